@@ -1,0 +1,8 @@
+package errs
+
+import "context"
+
+var (
+	errContextCanceled = context.Canceled
+	errContextDeadline = context.DeadlineExceeded
+)

@@ -1,0 +1,86 @@
+// Package storage is the object-store seam of the engine: a small Store
+// interface over a table root, a local-filesystem and an in-memory
+// implementation, and a scheme registry that cloud stores join by being
+// imported (see storage/cloud).
+//
+// A Store never interprets Delta: it moves bytes under keys. Keys are
+// slash-separated and relative to the store's root; a Store must refuse a key
+// that would escape that root. The only way a Delta commit is written is
+// PutIfAbsent, which must be atomic create-if-absent on every implementation.
+package storage
+
+import (
+	"context"
+	"errors"
+	"io"
+	"iter"
+	"time"
+)
+
+// ErrNotExist is returned (wrapped) when a key does not exist.
+var ErrNotExist = errors.New("object does not exist")
+
+// ErrExist is returned (wrapped) by PutIfAbsent when the key already exists:
+// for a Delta commit this means another writer won the race for that version.
+var ErrExist = errors.New("object already exists")
+
+// ObjectInfo describes one stored object.
+type ObjectInfo struct {
+	Key     string // relative to the store root, slash-separated
+	Size    int64
+	ModTime time.Time
+}
+
+// Reader is a ranged reader over one object, as Parquet needs for footers and
+// row groups. ReadAt must be safe for concurrent use.
+type Reader interface {
+	io.ReaderAt
+	io.Closer
+	Size() int64
+}
+
+// Store is a flat namespace of immutable objects under one root.
+type Store interface {
+	// URL names the root, e.g. "file:///data/t" or "s3://bucket/t".
+	URL() string
+	// Get streams a whole object.
+	Get(ctx context.Context, key string) (io.ReadCloser, error)
+	// Open returns a ranged reader; Size is known without reading the object.
+	Open(ctx context.Context, key string) (Reader, error)
+	// Head describes an object without reading it.
+	Head(ctx context.Context, key string) (ObjectInfo, error)
+	// List yields objects whose key starts with prefix and sorts strictly
+	// after startAfter (all of them when startAfter is ""), in ascending
+	// byte order of key.
+	List(ctx context.Context, prefix, startAfter string) iter.Seq2[ObjectInfo, error]
+	// PutIfAbsent writes data under key only if no object exists there, as one
+	// atomic step; it returns an error wrapping ErrExist if one does.
+	PutIfAbsent(ctx context.Context, key string, data []byte) error
+	// Put writes (or replaces) an object from a stream. Readers never see a
+	// partial object.
+	Put(ctx context.Context, key string, r io.Reader) error
+	// Delete removes objects; keys that do not exist are not an error.
+	Delete(ctx context.Context, keys ...string) error
+}
+
+// ReadAll reads one whole object.
+func ReadAll(ctx context.Context, s Store, key string) ([]byte, error) {
+	rc, err := s.Get(ctx, key)
+	if err != nil {
+		return nil, err
+	}
+	defer rc.Close()
+	return io.ReadAll(rc)
+}
+
+// Collect gathers a listing into a slice.
+func Collect(ctx context.Context, s Store, prefix, startAfter string) ([]ObjectInfo, error) {
+	var out []ObjectInfo
+	for o, err := range s.List(ctx, prefix, startAfter) {
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, o)
+	}
+	return out, nil
+}
