@@ -174,4 +174,3 @@ func formatFloat(f float64, bits int) string {
 	}
 	return s
 }
-
