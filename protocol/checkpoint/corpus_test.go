@@ -1,0 +1,4 @@
+package checkpoint
+
+// conformance is the shared corpus of real tables, relative to this package.
+const conformance = "../../../shared/conformance"
