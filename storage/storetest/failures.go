@@ -1,0 +1,79 @@
+package storetest
+
+import (
+	"bytes"
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/deltalite-go/deltalite/storage"
+)
+
+// ExpectFailures runs every Store operation on a store that cannot work
+// (wrong credentials, missing bucket, unreachable endpoint) and checks that
+// each fails within the bound, names the store, and never contains any of
+// the secrets. It returns the errors, by operation, for further checks.
+func ExpectFailures(t *testing.T, s storage.Store, within time.Duration, secrets ...string) map[string]error {
+	t.Helper()
+	ops := []struct {
+		name string
+		run  func(ctx context.Context) error
+	}{
+		{"Get", func(ctx context.Context) error {
+			rc, err := s.Get(ctx, "_delta_log/_last_checkpoint")
+			if err == nil {
+				rc.Close()
+			}
+			return err
+		}},
+		{"Head", func(ctx context.Context) error {
+			_, err := s.Head(ctx, "_delta_log/00000000000000000000.json")
+			return err
+		}},
+		{"Open", func(ctx context.Context) error {
+			r, err := s.Open(ctx, "part-0.parquet")
+			if err == nil {
+				r.Close()
+			}
+			return err
+		}},
+		{"List", func(ctx context.Context) error {
+			_, err := storage.Collect(ctx, s, "_delta_log/", "")
+			return err
+		}},
+		{"Put", func(ctx context.Context) error { return s.Put(ctx, "part-0.parquet", bytes.NewReader([]byte("data"))) }},
+		{"PutIfAbsent", func(ctx context.Context) error {
+			return s.PutIfAbsent(ctx, "_delta_log/00000000000000000000.json", []byte("{}"))
+		}},
+		{"Delete", func(ctx context.Context) error { return s.Delete(ctx, "part-0.parquet") }},
+	}
+	out := map[string]error{}
+	for _, op := range ops {
+		// The context is only a safety net far beyond the bound: the store
+		// itself must give up in time.
+		ctx, cancel := context.WithTimeout(context.Background(), 10*within)
+		begin := time.Now()
+		err := op.run(ctx)
+		took := time.Since(begin)
+		cancel()
+		if err == nil {
+			t.Errorf("%s on %s succeeded; want an error", op.name, s.URL())
+			continue
+		}
+		out[op.name] = err
+		msg := err.Error()
+		if took > within {
+			t.Errorf("%s took %v to fail (bound %v): %v", op.name, took.Round(time.Millisecond), within, msg)
+		}
+		for _, sec := range secrets {
+			if sec != "" && strings.Contains(msg, sec) {
+				t.Errorf("%s error reveals a credential: %s", op.name, msg)
+			}
+		}
+		if !strings.Contains(msg, s.URL()) {
+			t.Errorf("%s error does not name the store %s: %s", op.name, s.URL(), msg)
+		}
+	}
+	return out
+}
