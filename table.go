@@ -19,6 +19,7 @@ import (
 
 	"github.com/deltalite-go/deltalite/internal/errs"
 	"github.com/deltalite-go/deltalite/protocol"
+	"github.com/deltalite-go/deltalite/scan"
 	"github.com/deltalite-go/deltalite/schema"
 	"github.com/deltalite-go/deltalite/snapshot"
 	"github.com/deltalite-go/deltalite/storage"
@@ -237,3 +238,7 @@ func KindOf(err error) ErrorKind {
 	}
 	return errs.Internal
 }
+
+// Scan reads the version the table shows; see package scan for options
+// (columns, partition and statistics filters, limit, batch size).
+func (t *Table) Scan(opts ...scan.Option) *scan.Scan { return scan.New(t.Snapshot(), opts...) }

@@ -141,6 +141,8 @@ func ArrowType(t Type, opt ArrowOptions) (arrow.DataType, error) {
 			return &arrow.TimestampType{Unit: arrow.Microsecond, TimeZone: "UTC"}, nil
 		case TimestampNTZ:
 			return &arrow.TimestampType{Unit: arrow.Microsecond}, nil
+		case Void:
+			return arrow.Null, nil
 		case Variant:
 			return arrow.StructOf(
 				arrow.Field{Name: "value", Type: arrow.BinaryTypes.Binary},
@@ -224,6 +226,8 @@ func TypeFromArrow(t arrow.DataType) (Type, error) {
 		return p(Double)
 	case *arrow.BooleanType:
 		return p(Boolean)
+	case *arrow.NullType:
+		return p(Void)
 	case *arrow.Date32Type, *arrow.Date64Type:
 		return p(Date)
 	case *arrow.TimestampType:

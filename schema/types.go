@@ -37,11 +37,13 @@ const (
 	Timestamp    = "timestamp"
 	TimestampNTZ = "timestamp_ntz"
 	Variant      = "variant"
+	// Void is Spark's NullType: a column that only ever holds null.
+	Void = "void"
 )
 
 var primitiveNames = map[string]bool{String: true, Long: true, Integer: true, Short: true, Byte: true,
 	Float: true, Double: true, Boolean: true, Binary: true, Date: true, Timestamp: true,
-	TimestampNTZ: true, Variant: true}
+	TimestampNTZ: true, Variant: true, Void: true}
 
 func (p *Primitive) String() string { return p.Name }
 func (*Primitive) isType()          {}

@@ -1,0 +1,64 @@
+// Command deltalite reads, writes and maintains Delta Lake tables from the
+// shell, with no Python and no JVM.
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+
+	"github.com/spf13/cobra"
+
+	"github.com/deltalite-go/deltalite"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	err := newRoot().ExecuteContext(ctx)
+	stop()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "deltalite: "+oneLine(err.Error()))
+		os.Exit(1)
+	}
+}
+
+func newRoot() *cobra.Command {
+	root := &cobra.Command{
+		Use:           "deltalite",
+		Short:         "Read, write and maintain Delta Lake tables",
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.PersistentFlags().StringArray("storage-option", nil, "object store setting KEY=VALUE (repeatable; also read from the environment)")
+	root.AddCommand(newScanCmd(), newHistoryCmd(), newInspectCmd())
+	return root
+}
+
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// openTable opens TABLE with the global storage options and any extra
+// options the command adds.
+func openTable(cmd *cobra.Command, uri string, extra ...deltalite.Option) (*deltalite.Table, error) {
+	so, err := storageOptions(cmd)
+	if err != nil {
+		return nil, err
+	}
+	opts := append([]deltalite.Option{deltalite.WithStorageOptions(so)}, extra...)
+	return deltalite.Open(cmd.Context(), uri, opts...)
+}
+
+func storageOptions(cmd *cobra.Command) (map[string]string, error) {
+	kvs, _ := cmd.Flags().GetStringArray("storage-option")
+	out := map[string]string{}
+	for _, kv := range kvs {
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok || k == "" {
+			return nil, fmt.Errorf("--storage-option %q is not KEY=VALUE", kv)
+		}
+		out[k] = v
+	}
+	return out, nil
+}
