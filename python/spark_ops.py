@@ -1,0 +1,103 @@
+"""Runs Delta operations in one local Spark session, so that the JVM start-up
+is paid once for many operations.
+
+  spark_ops.py OPS.json [--out RESULTS.json]
+      OPS.json holds a JSON list of operations; prints {"results": [...]}.
+  spark_ops.py --serve
+      Reads one request per line on stdin, {"id": N, "ops": [...]}, and answers
+      each with one line {"id": N, "results": [...]}; exits at end of input.
+      Everything else the process prints goes to stderr.
+  spark_ops.py --resolve
+      Resolves the Delta jars into .cache (used by scripts/setup-test-env.sh),
+      then reads a small table to prove the session works.
+
+Operations (each takes "path", the table location):
+  read      [version] [timestamp] [columns] [where] -> canonical rows (see peerlib/canon.py)
+  write     mode, schema+rows or input (Parquet), [partition_by] [properties]
+            [replace_where] [schema_mode: merge|overwrite] [options]
+  create    schema+rows or input, [partition_by] [properties]
+  delete    [predicate]
+  update    set {col: sql expr}, [predicate]
+  merge     schema+rows or input, on [keys] or condition (aliases t, s),
+            [matched: update_all|delete|none] [not_matched: insert_all|none]
+            [not_matched_by_source: delete]
+  checkpoint, optimize [zorder] [where], vacuum [retention_hours], history [limit],
+  set_properties {k: v}, sql (with {table} replaced by the path's table name)
+An operation with "out": FILE writes its result to FILE instead of inline.
+Each result has "ok", and "error" when it failed; a failed operation does not
+stop the batch.
+"""
+
+import json
+import os
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+from peerlib import spark as peer_spark  # noqa: E402
+
+
+def serve():
+    proto = os.fdopen(os.dup(1), "w", buffering=1)
+    os.dup2(2, 1)  # anything else printed to stdout (the JVM included) goes to stderr
+    started = time.monotonic()
+    session = peer_spark.session()
+    print(json.dumps({"ready": True, "seconds": round(time.monotonic() - started, 3)}), file=proto, flush=True)
+    for line in sys.stdin:
+        line = line.strip()
+        if not line:
+            continue
+        try:
+            req = json.loads(line)
+            results = peer_spark.run_ops(session, req.get("ops", []))
+            resp = {"id": req.get("id"), "results": results}
+        except Exception as e:  # noqa: BLE001
+            resp = {"id": None, "error": f"{type(e).__name__}: {e}"}
+        print(json.dumps(resp), file=proto, flush=True)
+    session.stop()
+
+
+def resolve():
+    started = time.monotonic()
+    session, jars = peer_spark.resolve_jars()
+    session.sparkContext.setLogLevel("ERROR")
+    print(f"resolved {len(jars)} jars for {peer_spark.paths.DELTA_PACKAGE} in {time.monotonic() - started:.1f}s")
+    session.stop()
+
+
+def batch(ops_file, out_file):
+    with open(ops_file) as f:
+        ops = json.load(f)
+    started = time.monotonic()
+    session = peer_spark.session()
+    startup = time.monotonic() - started
+    doc = {"startup_seconds": round(startup, 3), "results": peer_spark.run_ops(session, ops)}
+    session.stop()
+    text = json.dumps(doc)
+    if out_file:
+        with open(out_file, "w") as f:
+            f.write(text)
+    else:
+        print(text)
+    return 0 if all(r.get("ok") for r in doc["results"]) else 1
+
+
+def main(argv):
+    if argv[:1] == ["--serve"]:
+        serve()
+        return 0
+    if argv[:1] == ["--resolve"]:
+        resolve()
+        return 0
+    if not argv or argv[0].startswith("-"):
+        print(__doc__, file=sys.stderr)
+        return 2
+    out = None
+    if len(argv) >= 3 and argv[1] == "--out":
+        out = argv[2]
+    return batch(argv[0], out)
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
