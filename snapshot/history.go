@@ -64,10 +64,14 @@ func History(ctx context.Context, st storage.Store, limit int) ([]Commit, error)
 	return out, nil
 }
 
-// commitTime prefers the in-commit timestamp, then the file's time.
+// commitTime prefers the in-commit timestamp, then the time the writer
+// recorded in commitInfo, then the commit file's time.
 func commitTime(ci *protocol.CommitInfo, mod time.Time) time.Time {
-	if ci != nil && ci.InCommitTimestamp != nil {
+	switch {
+	case ci != nil && ci.InCommitTimestamp != nil:
 		return time.UnixMilli(*ci.InCommitTimestamp).UTC()
+	case ci != nil && ci.Timestamp != nil:
+		return time.UnixMilli(*ci.Timestamp).UTC()
 	}
 	return mod.UTC()
 }
@@ -193,7 +197,7 @@ func ictEnablement(s *Snapshot) (int64, bool) {
 func (s *Snapshot) CommitTimestamp(ctx context.Context) (time.Time, error) {
 	ci, err := readCommitInfo(ctx, s.store, protocol.CommitKey(s.version))
 	if err != nil {
-		return s.modTime, nil //nolint:nilerr // a cleaned-up commit has no time but its checkpoint's
+		return time.Time{}, err
 	}
 	return commitTime(ci, s.modTime), nil
 }

@@ -9,18 +9,14 @@ import (
 	"testing"
 	"time"
 
-	"github.com/deltalite-go/deltalite/internal/conformance"
+	"github.com/deltalite-go/deltalite/internal/corpus"
 	"github.com/deltalite-go/deltalite/internal/errs"
 	"github.com/deltalite-go/deltalite/storage"
 )
 
 func table(t *testing.T, rel string) storage.Store {
 	t.Helper()
-	root := conformance.Root()
-	if root == "" {
-		t.Skip("conformance tables not found (../shared/conformance)")
-	}
-	st, err := storage.NewLocal(filepath.Join(root, rel))
+	st, err := storage.NewLocal(corpus.Path(t, rel))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -104,7 +100,7 @@ func TestLoadErrors(t *testing.T) {
 // commit's time as delta-rs's time travel tests do.
 func copyTable(t *testing.T, rel string, mtimes map[string]time.Time) *storage.Memory {
 	t.Helper()
-	src := filepath.Join(conformance.Root(), rel)
+	src := corpus.Path(t, rel)
 	m := storage.NewMemory()
 	err := filepath.Walk(src, func(p string, info os.FileInfo, err error) error {
 		if err != nil || info.IsDir() {
@@ -131,9 +127,6 @@ func copyTable(t *testing.T, rel string, mtimes map[string]time.Time) *storage.M
 }
 
 func TestLoadAtTimestamp(t *testing.T) {
-	if conformance.Root() == "" {
-		t.Skip("conformance tables not found")
-	}
 	ctx := context.Background()
 	zone := time.FixedZone("-07:00", -7*3600)
 	mtimes := map[string]time.Time{}
@@ -169,9 +162,6 @@ func TestLoadAtTimestamp(t *testing.T) {
 }
 
 func TestRefresh(t *testing.T) {
-	if conformance.Root() == "" {
-		t.Skip("conformance tables not found")
-	}
 	ctx := context.Background()
 	st := copyTable(t, "delta-rs/simple_table", nil)
 	s1, err := LoadVersion(ctx, st, 1)

@@ -13,6 +13,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/deltalite-go/deltalite/internal/corpus"
 )
 
 // Expect is what a case must do.
@@ -54,22 +56,8 @@ type Case struct {
 	FixExpected func(rows []string) []string
 }
 
-// Root finds ../shared/conformance from the module root or any package
-// directory below it; "" when absent.
-func Root() string {
-	if r := os.Getenv("DELTALITE_CONFORMANCE"); r != "" {
-		return r
-	}
-	dir, _ := os.Getwd()
-	for range 6 {
-		p := filepath.Join(dir, "..", "shared", "conformance")
-		if st, err := os.Stat(p); err == nil && st.IsDir() {
-			return filepath.Clean(p)
-		}
-		dir = filepath.Dir(dir)
-	}
-	return ""
-}
+// Root is where the corpus lives; see package corpus.
+func Root() string { return corpus.Root() }
 
 // mustFail lists the tables that must not open, with why.
 var mustFail = map[string]string{
