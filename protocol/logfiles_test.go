@@ -1,6 +1,9 @@
 package protocol
 
-import "testing"
+import (
+	"testing"
+	"time"
+)
 
 func TestParseLogFile(t *testing.T) {
 	cases := []struct {
@@ -108,5 +111,34 @@ func TestUnsupportedReaderFeatures(t *testing.T) {
 	}
 	if !(&Protocol{MinReaderVersion: 1, MinWriterVersion: 4}).HasFeature("changeDataFeed") {
 		t.Errorf("writer 4 implies changeDataFeed")
+	}
+}
+
+func TestParseInterval(t *testing.T) {
+	for s, want := range map[string]time.Duration{
+		"interval 1 week":          7 * 24 * time.Hour,
+		"interval 30 days":         30 * 24 * time.Hour,
+		"2 hours":                  2 * time.Hour,
+		"INTERVAL 1 day 12 hours":  36 * time.Hour,
+		"interval 100 millisecond": 100 * time.Millisecond,
+	} {
+		if got, err := ParseInterval(s); err != nil || got != want {
+			t.Errorf("ParseInterval(%q) = %v, %v; want %v", s, got, err, want)
+		}
+	}
+	for _, bad := range []string{"", "interval", "1 fortnight", "interval x days", "-1 days"} {
+		if _, err := ParseInterval(bad); err == nil {
+			t.Errorf("ParseInterval(%q) succeeded", bad)
+		}
+	}
+	p := Properties{PropCheckpointInterval: "10"}
+	if n, _ := p.CheckpointInterval(); n != 10 {
+		t.Errorf("checkpoint interval %d", n)
+	}
+	if n, _ := (Properties{}).CheckpointInterval(); n != 100 {
+		t.Errorf("default checkpoint interval %d", n)
+	}
+	if _, err := (Properties{PropCheckpointInterval: "x"}).CheckpointInterval(); err == nil {
+		t.Errorf("bad interval accepted")
 	}
 }
