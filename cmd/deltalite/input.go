@@ -1,0 +1,188 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/csv"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/apache/arrow-go/v18/parquet/file"
+	"github.com/apache/arrow-go/v18/parquet/pqarrow"
+)
+
+// inputFormat picks the reader from --input-format or the file extension.
+func inputFormat(path, explicit string) (string, error) {
+	if explicit != "" {
+		switch explicit {
+		case "parquet", "csv", "ndjson":
+			return explicit, nil
+		case "jsonl", "json":
+			return "ndjson", nil
+		}
+		return "", fmt.Errorf("unknown --input-format %q (use parquet, csv or ndjson)", explicit)
+	}
+	switch strings.ToLower(filepath.Ext(path)) {
+	case ".parquet", ".pq":
+		return "parquet", nil
+	case ".csv":
+		return "csv", nil
+	case ".ndjson", ".jsonl":
+		return "ndjson", nil
+	}
+	if path == "-" {
+		return "", fmt.Errorf("reading standard input needs --input-format parquet, csv or ndjson")
+	}
+	return "", fmt.Errorf("cannot tell the format of %q from its extension: pass --input-format", path)
+}
+
+// openInput returns a record stream over an input file. For NDJSON, like
+// is the schema to parse with (the table's, when it exists); without it the
+// schema is inferred from the first lines.
+func openInput(ctx context.Context, path, format string, like *arrow.Schema) (array.RecordReader, func() error, error) {
+	var f *os.File
+	if path == "-" {
+		f = os.Stdin
+	} else {
+		var err error
+		if f, err = os.Open(path); err != nil {
+			return nil, nil, err
+		}
+	}
+	closeFn := f.Close
+	mem := memory.DefaultAllocator
+	switch format {
+	case "parquet":
+		var ra interface {
+			io.ReaderAt
+			io.Seeker
+		} = f
+		if path == "-" {
+			data, err := io.ReadAll(f)
+			if err != nil {
+				return nil, nil, err
+			}
+			ra = strings.NewReader(string(data))
+		}
+		pf, err := file.NewParquetReader(ra)
+		if err != nil {
+			f.Close()
+			return nil, nil, fmt.Errorf("%s: not a readable Parquet file: %w", path, err)
+		}
+		fr, err := pqarrow.NewFileReader(pf, pqarrow.ArrowReadProperties{BatchSize: 64 << 10}, mem)
+		if err != nil {
+			f.Close()
+			return nil, nil, fmt.Errorf("%s: %w", path, err)
+		}
+		rr, err := fr.GetRecordReader(ctx, nil, nil)
+		if err != nil {
+			f.Close()
+			return nil, nil, fmt.Errorf("%s: %w", path, err)
+		}
+		return rr, func() error { pf.Close(); return closeFn() }, nil
+	case "csv":
+		r := csv.NewInferringReader(f, csv.WithHeader(true), csv.WithChunk(64<<10), csv.WithNullReader(true, ""), csv.WithAllocator(mem))
+		return r, closeFn, nil
+	case "ndjson":
+		br := bufio.NewReaderSize(f, 1<<20)
+		sc := like
+		if sc == nil {
+			var err error
+			if sc, err = inferJSONSchema(br); err != nil {
+				f.Close()
+				return nil, nil, fmt.Errorf("%s: %w", path, err)
+			}
+		}
+		r := array.NewJSONReader(br, sc, array.WithChunk(64<<10), array.WithAllocator(mem))
+		return r, closeFn, nil
+	}
+	return nil, nil, fmt.Errorf("unknown input format %q", format)
+}
+
+// inferJSONSchema looks at the first lines of an NDJSON stream (without
+// consuming them) and picks int64, float64, bool or string per key, in
+// first-seen order. Nested values need a schema: create the table first.
+func inferJSONSchema(br *bufio.Reader) (*arrow.Schema, error) {
+	peek, _ := br.Peek(1 << 20)
+	lines := strings.Split(string(peek), "\n")
+	if len(lines) > 1 && len(peek) == 1<<20 {
+		lines = lines[:len(lines)-1] // the last line may be cut
+	}
+	var order []string
+	kinds := map[string]string{}
+	for _, l := range lines {
+		l = strings.TrimSpace(l)
+		if l == "" {
+			continue
+		}
+		dec := json.NewDecoder(strings.NewReader(l))
+		dec.UseNumber()
+		var obj map[string]any
+		if err := dec.Decode(&obj); err != nil {
+			return nil, fmt.Errorf("line is not a JSON object: %.60s", l)
+		}
+		for k, v := range obj {
+			if kind := jsonKind(v); kind == "nested" {
+				return nil, fmt.Errorf("key %q holds a nested value: create the table first (deltalite create --schema) so its schema is used", k)
+			}
+			if _, seen := kinds[k]; !seen {
+				order = append(order, k)
+				kinds[k] = ""
+			}
+			kinds[k] = widen(kinds[k], jsonKind(v))
+		}
+	}
+	if len(order) == 0 {
+		return nil, fmt.Errorf("no JSON objects to infer a schema from")
+	}
+	fields := make([]arrow.Field, len(order))
+	for i, k := range order {
+		var t arrow.DataType = arrow.BinaryTypes.String
+		switch kinds[k] {
+		case "int":
+			t = arrow.PrimitiveTypes.Int64
+		case "float":
+			t = arrow.PrimitiveTypes.Float64
+		case "bool":
+			t = arrow.FixedWidthTypes.Boolean
+		}
+		fields[i] = arrow.Field{Name: k, Type: t, Nullable: true}
+	}
+	return arrow.NewSchema(fields, nil), nil
+}
+
+func jsonKind(v any) string {
+	switch x := v.(type) {
+	case nil:
+		return ""
+	case bool:
+		return "bool"
+	case json.Number:
+		if _, err := x.Int64(); err == nil {
+			return "int"
+		}
+		return "float"
+	case map[string]any, []any:
+		return "nested"
+	}
+	return "string"
+}
+
+func widen(a, b string) string {
+	switch {
+	case a == "" || a == b:
+		return b
+	case b == "":
+		return a
+	case (a == "int" && b == "float") || (a == "float" && b == "int"):
+		return "float"
+	}
+	return "string"
+}
