@@ -126,12 +126,18 @@ func decode(data []byte) (*Bitmap, error) {
 	if c.left() != 0 {
 		return nil, fmt.Errorf("%d unexpected bytes after the last bitmap", c.left())
 	}
+	// Every container was checked against its header; this guards the
+	// building of the in-memory set itself.
+	if got := rb.GetCardinality(); got != d.total {
+		return nil, fmt.Errorf("decoded %d rows where the headers promise %d", got, d.total)
+	}
 	return &Bitmap{rb: rb}, nil
 }
 
 type decoder struct {
 	rb       *roaring64.Bitmap
 	lastHigh uint32
+	total    uint64   // rows the container headers promise
 	buf      []uint64 // reused for the values of one container
 }
 
@@ -188,6 +194,7 @@ func (d *decoder) bitmap32(c *cursor, high uint32) error {
 			return fmt.Errorf("container keys not ascending: %d after %d", key, prevKey)
 		}
 		prevKey = int(key)
+		d.total += uint64(card)
 		base := uint64(high)<<32 | uint64(key)<<16
 		isRun := runFlags != nil && runFlags[i/8]&(1<<(i%8)) != 0
 		switch {
@@ -233,7 +240,13 @@ func (d *decoder) runContainer(c *cursor, base uint64, card int) error {
 	for j := 0; j < int(nruns); j++ {
 		start := uint64(binary.LittleEndian.Uint16(runs[4*j:]))
 		length := uint64(binary.LittleEndian.Uint16(runs[4*j+2:]))
-		d.rb.AddRange(base+start, base+start+length+1)
+		first, last := base+start, base+start+length
+		if last == ^uint64(0) { // the very last row: last+1 would wrap to 0
+			d.rb.AddRange(first, last)
+			d.rb.Add(last)
+			continue
+		}
+		d.rb.AddRange(first, last+1)
 	}
 	return nil
 }

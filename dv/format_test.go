@@ -110,6 +110,18 @@ func TestDecodeHandMade(t *testing.T) {
 	if got := b.ToArray(); !slices.Equal(got, []uint64{base + 5, base + 6, base + 7, base + 10}) {
 		t.Fatalf("runs = %v", got)
 	}
+	// A run up to the last 64-bit row, where an exclusive end would wrap.
+	top := le(magic, uint64(1), uint32(0xFFFFFFFF), uint32(cookieRuns), []byte{1},
+		uint16(0xFFFF), uint16(3), uint16(1), uint16(0xFFFC), uint16(3))
+	if b, err = Decode(top); err != nil {
+		t.Fatal(err)
+	}
+	if got := b.ToArray(); !slices.Equal(got, []uint64{1<<64 - 4, 1<<64 - 3, 1<<64 - 2, 1<<64 - 1}) {
+		t.Fatalf("top rows = %v", got)
+	}
+	if back, err := Decode(Encode(b)); err != nil || !back.Equal(b) {
+		t.Fatalf("top rows round trip: %v", err)
+	}
 	// Sparse keys (0 and 3) with an empty bitmap in between, as Spark may write.
 	sparse := le(magic, uint64(3),
 		uint32(0), uint32(cookieNoRuns), uint32(1), uint16(0), uint16(0), uint32(16), uint16(4),
