@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -48,15 +49,29 @@ func ExpectFailures(t *testing.T, s storage.Store, within time.Duration, secrets
 		}},
 		{"Delete", func(ctx context.Context) error { return s.Delete(ctx, "part-0.parquet") }},
 	}
+	type result struct {
+		err  error
+		took time.Duration
+	}
+	results := make([]result, len(ops))
+	var wg sync.WaitGroup
+	for i, op := range ops {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			// The context is only a safety net far beyond the bound: the
+			// store itself must give up in time.
+			ctx, cancel := context.WithTimeout(context.Background(), 10*within)
+			defer cancel()
+			begin := time.Now()
+			err := op.run(ctx)
+			results[i] = result{err, time.Since(begin)}
+		}()
+	}
+	wg.Wait()
 	out := map[string]error{}
-	for _, op := range ops {
-		// The context is only a safety net far beyond the bound: the store
-		// itself must give up in time.
-		ctx, cancel := context.WithTimeout(context.Background(), 10*within)
-		begin := time.Now()
-		err := op.run(ctx)
-		took := time.Since(begin)
-		cancel()
+	for i, op := range ops {
+		err, took := results[i].err, results[i].took
 		if err == nil {
 			t.Errorf("%s on %s succeeded; want an error", op.name, s.URL())
 			continue

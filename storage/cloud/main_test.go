@@ -1,0 +1,12 @@
+package cloud
+
+import (
+	"testing"
+
+	"github.com/deltalite-go/deltalite/internal/testservers"
+	"github.com/deltalite-go/deltalite/storage/storetest"
+)
+
+// TestMain routes through storetest.Main (the process race re-executes this
+// binary as its writers) and stops the servers the tests started.
+func TestMain(m *testing.M) { storetest.Main(m, testservers.StopAll) }

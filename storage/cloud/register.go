@@ -1,0 +1,17 @@
+package cloud
+
+import (
+	"context"
+	"net/url"
+	"os"
+
+	"github.com/deltalite-go/deltalite/storage"
+)
+
+func init() {
+	s3 := func(ctx context.Context, u *url.URL, o map[string]string) (storage.Store, error) {
+		return newS3Store(ctx, u, o, os.Getenv)
+	}
+	storage.Register("s3", s3)
+	storage.Register("s3a", s3)
+}
