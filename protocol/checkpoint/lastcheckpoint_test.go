@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/deltalite-go/deltalite/internal/corpus"
 	"github.com/deltalite-go/deltalite/internal/errs"
 )
 
@@ -32,8 +33,9 @@ func TestCanonicalJSONSpecVector(t *testing.T) {
 // Every _last_checkpoint in the corpus that carries a checksum (written by
 // Spark) must verify, and the lenient fields must decode.
 func TestDecodeLastCheckpointCorpus(t *testing.T) {
-	files, _ := filepath.Glob(filepath.Join(conformance, "*", "*", "_delta_log", "_last_checkpoint"))
-	more, _ := filepath.Glob(filepath.Join(conformance, "*", "*", "delta", "_delta_log", "_last_checkpoint"))
+	root := corpus.Path(t, "")
+	files, _ := filepath.Glob(filepath.Join(root, "*", "*", "_delta_log", "_last_checkpoint"))
+	more, _ := filepath.Glob(filepath.Join(root, "*", "*", "delta", "_delta_log", "_last_checkpoint"))
 	files = append(files, more...)
 	if len(files) < 20 {
 		t.Skipf("conformance corpus not found (%d files)", len(files))

@@ -146,7 +146,7 @@ func (pr *parquetReader) open(src parquet.ReaderAtSeeker) (err error) {
 	if err != nil {
 		return pr.corrupt(err, "not a readable Parquet file")
 	}
-	pr.fr, err = pqarrow.NewFileReader(pf, pqarrow.ArrowReadProperties{BatchSize: batchRows}, memory.DefaultAllocator)
+	pr.fr, err = pqarrow.NewFileReader(pf, pqarrow.ArrowReadProperties{BatchSize: batchRows, PreAllocBinaryData: true}, memory.DefaultAllocator)
 	if err != nil {
 		return pr.corrupt(err, "Parquet schema cannot be read")
 	}

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/deltalite-go/deltalite/internal/corpus"
 	"github.com/deltalite-go/deltalite/internal/errs"
 	"github.com/deltalite-go/deltalite/protocol"
 	"github.com/deltalite-go/deltalite/storage"
@@ -134,7 +135,7 @@ func TestReadMissingSidecar(t *testing.T) {
 func TestReadCallbackError(t *testing.T) {
 	st, root := table(t, "kernel-rs/v2-checkpoints-json-with-sidecars")
 	stop := errors.New("stop here")
-	for _, parts := range [][]storage.ObjectInfo{checkpointParts(t, root, 6), checkpointParts(t, filepath.Join(conformance, "dat/with_checkpoint/delta"), 2)} {
+	for _, parts := range [][]storage.ObjectInfo{checkpointParts(t, root, 6), checkpointParts(t, corpus.Path(t, "dat/with_checkpoint/delta"), 2)} {
 		if parts[0].Key == "_delta_log/00000000000000000002.checkpoint.parquet" {
 			st, _ = table(t, "dat/with_checkpoint/delta")
 		}

@@ -10,6 +10,7 @@ import (
 	"sort"
 	"testing"
 
+	"github.com/deltalite-go/deltalite/internal/corpus"
 	"github.com/deltalite-go/deltalite/protocol"
 	"github.com/deltalite-go/deltalite/storage"
 )
@@ -18,7 +19,7 @@ import (
 // not there.
 func table(t testing.TB, rel string) (storage.Store, string) {
 	t.Helper()
-	root := filepath.Join(conformance, rel)
+	root := corpus.Path(t, rel)
 	if _, err := os.Stat(filepath.Join(root, "_delta_log")); err != nil {
 		t.Skipf("conformance table %s not found", rel)
 	}
