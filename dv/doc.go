@@ -9,6 +9,6 @@
 //
 // It must never trust what it reads: every size, offset, checksum, magic
 // number and cardinality is checked, and bad input is an errs.CorruptTable
-// error naming the DV file, never a panic or an allocation larger than the
+// error naming the DV file, never a panic or memory out of proportion to the
 // input. It never reads the log or data files; callers hand it descriptors.
 package dv
