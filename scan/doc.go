@@ -1,0 +1,21 @@
+// Package scan reads the data files of a Delta table snapshot as Arrow
+// record batches.
+//
+// A Scan is a small immutable value built from a Source (a snapshot) and
+// options: the columns to read, filters, batch size, a row limit, read
+// parallelism and the allocator. It is planned to files first (Plan, and
+// Explain for why files were skipped: exact partition pruning and
+// statistics-based skipping), then streamed (Records, RecordReader) row
+// group by row group, so memory is bounded by the batch size and the
+// parallelism, never by the table.
+//
+// Reading turns each file into the table's logical shape: physical column
+// names or field ids (column mapping) become logical names, partition
+// values come from the log as constant columns, columns an older file lacks
+// are nulls, timestamps, narrower integers, other decimal widths and
+// dictionary-encoded values are cast to the table's types, and rows a
+// deletion vector removes are dropped.
+//
+// The package never writes, never reads the transaction log itself (the
+// Source did that) and never takes partition values from file paths.
+package scan

@@ -1,0 +1,345 @@
+package scan
+
+import (
+	"context"
+	"errors"
+	"io"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/compute"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/apache/arrow-go/v18/parquet"
+	"github.com/apache/arrow-go/v18/parquet/file"
+	"github.com/apache/arrow-go/v18/parquet/pqarrow"
+
+	"github.com/deltalite-go/deltalite/dv"
+	"github.com/deltalite-go/deltalite/internal/errs"
+	"github.com/deltalite-go/deltalite/schema"
+	"github.com/deltalite-go/deltalite/storage"
+)
+
+// fileReader turns one data file into output batches.
+type fileReader struct {
+	b    *bound
+	ctx  context.Context // with the compute allocator
+	task FileTask
+	conv conformer
+	emit func(arrow.RecordBatch) bool
+
+	deleted *dv.Bitmap
+	recCol  []int         // per bound.read: column of the file batch, -1 if the file lacks it
+	values  []any         // per output column: the constant's value (nil: null)
+	consts  []arrow.Array // per output column: a constant (partition or missing column), grown on demand
+	capRows int           // length to build constants with
+	keep    []bool        // selection scratch, reused across batches
+	idx     []int32
+}
+
+// readFile streams the batches of one file to emit, stopping early when
+// emit returns false. emit owns the batches it is given.
+func (b *bound) readFile(ctx context.Context, task FileTask, emit func(arrow.RecordBatch) bool) error {
+	cctx := compute.WithAllocator(ctx, b.mem)
+	fr := &fileReader{b: b, ctx: cctx, task: task, emit: emit,
+		conv: conformer{ctx: cctx, mem: b.mem, mode: b.mode}}
+	defer fr.release()
+	if err := fr.partitionValues(); err != nil {
+		return err
+	}
+	if d := task.Add.DeletionVector; d != nil {
+		bm, err := dv.Load(ctx, b.src.Store(), d)
+		if err != nil {
+			return err
+		}
+		fr.deleted = bm
+	}
+	r, err := b.src.Store().Open(ctx, task.Key)
+	if err != nil {
+		if errors.Is(err, storage.ErrNotExist) {
+			return errs.Wrap(errs.NotFound, task.Key, err, "data file listed in the table log is missing")
+		}
+		return errs.Wrap(errs.Internal, task.Key, err, "opening data file")
+	}
+	defer r.Close()
+	props := parquet.NewReaderProperties(b.mem)
+	props.BufferedStreamEnabled = true // read column chunks in bounded pieces, not whole
+	pf, err := file.NewParquetReader(io.NewSectionReader(r, 0, r.Size()), file.WithReadProps(props))
+	if err != nil {
+		return errs.Wrap(errs.CorruptTable, task.Key, err, "data file is not a readable Parquet file")
+	}
+	defer pf.Close()
+	pr, err := pqarrow.NewFileReader(pf, pqarrow.ArrowReadProperties{BatchSize: int64(b.batchSize)}, b.mem)
+	if err != nil {
+		return errs.Wrap(errs.CorruptTable, task.Key, err, "data file schema cannot be read as Arrow")
+	}
+	leafCols := fr.matchColumns(pr)
+	fr.capRows = int(min(int64(b.batchSize), max(pf.NumRows(), 1)))
+	var base int64
+	for rg := 0; rg < pf.NumRowGroups(); rg++ {
+		n := pf.MetaData().RowGroup(rg).NumRows()
+		var more bool
+		if len(leafCols) == 0 {
+			more, err = fr.countOnly(base, n)
+		} else {
+			more, err = fr.rowGroup(pr, leafCols, rg, base)
+		}
+		if err != nil {
+			return err
+		}
+		if !more {
+			return nil
+		}
+		base += n
+	}
+	return nil
+}
+
+func (fr *fileReader) release() {
+	for _, c := range fr.consts {
+		if c != nil {
+			c.Release()
+		}
+	}
+}
+
+// partitionValues parses the log's partition values of the file.
+func (fr *fileReader) partitionValues() error {
+	fr.values = make([]any, len(fr.b.out))
+	fr.consts = make([]arrow.Array, len(fr.b.out))
+	for i, oc := range fr.b.out {
+		if !oc.partition {
+			continue
+		}
+		raw := partitionString(fr.task.Add, oc.key, oc.field.Name)
+		v, _, err := schema.ParsePartitionValue(oc.field.Type, raw)
+		if err != nil {
+			return errs.Wrap(errs.CorruptTable, fr.task.Add.Path, err, "partition value of column %q", oc.field.Name)
+		}
+		fr.values[i] = v
+	}
+	return nil
+}
+
+// matchColumns finds the file column of every data column to read and
+// returns the Parquet leaves to decode, grouped by top-level field in read
+// order so that pqarrow's batch columns follow that order.
+func (fr *fileReader) matchColumns(pr *pqarrow.FileReader) []int {
+	top := manifestFields(pr.Manifest.Fields)
+	fr.recCol = make([]int, len(fr.b.read))
+	var cols []int
+	fieldCol := map[int]int{} // manifest field → batch column
+	for i, f := range fr.b.read {
+		j := matchField(top, f, fr.b.mode)
+		if j < 0 {
+			fr.recCol[i] = -1
+			continue
+		}
+		if c, ok := fieldCol[j]; ok {
+			fr.recCol[i] = c
+			continue
+		}
+		n := len(cols)
+		cols = leaves(cols, &pr.Manifest.Fields[j], f.Type, fr.b.mode)
+		if len(cols) == n {
+			fr.recCol[i] = -1
+			continue
+		}
+		fieldCol[j] = len(fieldCol)
+		fr.recCol[i] = fieldCol[j]
+	}
+	return cols
+}
+
+// rowGroup reads one row group batch by batch.
+func (fr *fileReader) rowGroup(pr *pqarrow.FileReader, leafCols []int, rg int, base int64) (bool, error) {
+	rr, err := pr.GetRecordReader(fr.ctx, leafCols, []int{rg})
+	if err != nil {
+		return false, errs.Wrap(errs.CorruptTable, fr.task.Key, err, "reading row group %d", rg)
+	}
+	defer rr.Release()
+	for rr.Next() {
+		rec := rr.RecordBatch()
+		more, err := fr.batch(rec, base)
+		if err != nil || !more {
+			return false, err
+		}
+		base += rec.NumRows()
+	}
+	if err := rr.Err(); err != nil {
+		return false, errs.Wrap(errs.CorruptTable, fr.task.Key, err, "reading row group %d", rg)
+	}
+	return true, nil
+}
+
+// countOnly serves a scan that needs no column of the file (only partition
+// columns, or columns the file lacks): rows are counted, not decoded.
+func (fr *fileReader) countOnly(base, n int64) (bool, error) {
+	for n > 0 {
+		if err := fr.ctx.Err(); err != nil {
+			return false, errs.Wrap(errs.Canceled, fr.task.Key, err, "reading data file")
+		}
+		m := min(n, int64(fr.b.batchSize))
+		empty := array.NewRecordBatch(arrow.NewSchema(nil, nil), nil, m)
+		more, err := fr.batch(empty, base)
+		empty.Release()
+		if err != nil || !more {
+			return false, err
+		}
+		base, n = base+m, n-m
+	}
+	return true, nil
+}
+
+// batch turns one file batch (rows base.. of the file) into an output batch.
+func (fr *fileReader) batch(rec arrow.RecordBatch, base int64) (bool, error) {
+	n := int(rec.NumRows())
+	read := make([]arrow.Array, len(fr.b.read))
+	defer releaseAll(read)
+	for i, f := range fr.b.read {
+		c := fr.recCol[i]
+		if c < 0 {
+			continue
+		}
+		a, err := fr.conv.conform(rec.Column(c), f.Type, fr.b.readTypes[i])
+		if err != nil {
+			return false, errs.Wrap(errs.CorruptTable, fr.task.Key, err, "column %q", f.Name)
+		}
+		read[i] = a
+	}
+	sel, count := fr.selection(read, base, n)
+	if count == 0 {
+		return true, nil
+	}
+	cols := make([]arrow.Array, len(fr.b.out))
+	defer releaseAll(cols)
+	var idxArr arrow.Array
+	if sel != nil && !contiguous(sel) {
+		idxArr = int32Array(sel)
+		defer idxArr.Release()
+	}
+	for j, oc := range fr.b.out {
+		var src arrow.Array
+		if oc.read >= 0 {
+			src = read[oc.read]
+		}
+		if src == nil { // partition column, or a column this file lacks
+			c, err := fr.constant(j, count)
+			if err != nil {
+				return false, err
+			}
+			cols[j] = c
+			continue
+		}
+		switch {
+		case sel == nil:
+			src.Retain()
+			cols[j] = src
+		case idxArr == nil:
+			cols[j] = array.NewSlice(src, int64(sel[0]), int64(sel[0])+int64(count))
+		default:
+			out, err := compute.TakeArray(fr.ctx, src, idxArr)
+			if err != nil {
+				return false, errs.Wrap(errs.Internal, fr.task.Key, err, "dropping deleted rows of column %q", oc.field.Name)
+			}
+			cols[j] = out
+		}
+	}
+	return fr.emit(array.NewRecordBatch(fr.b.outSchema, cols, int64(count))), nil
+}
+
+// selection returns the rows of the batch to keep: nil and n when all are;
+// otherwise their indexes, after dropping deleted rows and rows that fail
+// a filter on a data column.
+func (fr *fileReader) selection(read []arrow.Array, base int64, n int) ([]int32, int) {
+	hasDeleted := false
+	if fr.deleted != nil {
+		for range fr.deleted.Range(uint64(base), uint64(base)+uint64(n)) {
+			hasDeleted = true
+			break
+		}
+	}
+	if !hasDeleted && len(fr.b.dataFilters) == 0 {
+		return nil, n
+	}
+	if cap(fr.keep) < n {
+		fr.keep = make([]bool, n)
+		fr.idx = make([]int32, 0, n)
+	}
+	keep := fr.keep[:n]
+	for i := range keep {
+		keep[i] = true
+	}
+	if hasDeleted {
+		for pos := range fr.deleted.Range(uint64(base), uint64(base)+uint64(n)) {
+			keep[pos-uint64(base)] = false
+		}
+	}
+	for k, f := range fr.b.dataFilters {
+		arr := read[fr.b.filterRead[k]]
+		if arr == nil { // the file lacks the column: every value is null
+			clear(keep)
+			break
+		}
+		get := valueGetter(arr)
+		for i := range keep {
+			if keep[i] && (arr.IsNull(i) || get == nil || !f.matches(get(i))) {
+				keep[i] = false
+			}
+		}
+	}
+	idx := fr.idx[:0]
+	for i, k := range keep {
+		if k {
+			idx = append(idx, int32(i))
+		}
+	}
+	fr.idx = idx
+	if len(idx) == n {
+		return nil, n
+	}
+	return idx, len(idx)
+}
+
+func contiguous(sel []int32) bool {
+	return int(sel[len(sel)-1]-sel[0])+1 == len(sel)
+}
+
+// int32Array wraps indexes as an Arrow array without copying; it must not
+// outlive the next call that reuses the slice.
+func int32Array(v []int32) arrow.Array {
+	buf := memory.NewBufferBytes(arrow.Int32Traits.CastToBytes(v))
+	data := array.NewData(arrow.PrimitiveTypes.Int32, len(v), []*memory.Buffer{nil, buf}, nil, 0, 0)
+	defer data.Release()
+	return array.MakeFromData(data)
+}
+
+// constant returns n rows of output column j's constant: its partition
+// value, or nulls for a column the file lacks.
+func (fr *fileReader) constant(j, n int) (arrow.Array, error) {
+	c := fr.consts[j]
+	if c == nil || c.Len() < n {
+		if c != nil {
+			c.Release()
+			fr.consts[j] = nil
+		}
+		oc := fr.b.out[j]
+		nc, err := constantArray(fr.b.mem, oc.arrow.Type, fr.values[j], max(n, fr.capRows))
+		if err != nil {
+			return nil, errs.Wrap(errs.UnsupportedTable, fr.task.Add.Path, err, "column %q", oc.field.Name)
+		}
+		fr.consts[j], c = nc, nc
+	}
+	if c.Len() == n {
+		c.Retain()
+		return c, nil
+	}
+	return array.NewSlice(c, 0, int64(n)), nil
+}
+
+func releaseAll(arrs []arrow.Array) {
+	for _, a := range arrs {
+		if a != nil {
+			a.Release()
+		}
+	}
+}

@@ -1,0 +1,104 @@
+package scan
+
+import (
+	"github.com/apache/arrow-go/v18/arrow/memory"
+)
+
+// Defaults of the read options.
+const (
+	DefaultBatchSize   = 8192
+	DefaultParallelism = 2
+)
+
+// Scan is a planned-on-demand read of a Source. It is immutable: options
+// are fixed by New, and With derives a new Scan. Its methods are safe for
+// concurrent use.
+type Scan struct {
+	src         Source
+	columns     []string // nil: every column, in schema order
+	filters     []Filter
+	batchSize   int
+	limit       int64 // < 0: no limit
+	parallelism int
+	mem         memory.Allocator
+}
+
+// Option configures a Scan.
+type Option func(*Scan)
+
+// New returns a scan of src.
+func New(src Source, opts ...Option) *Scan {
+	s := &Scan{src: src, batchSize: DefaultBatchSize, limit: -1, parallelism: DefaultParallelism, mem: memory.DefaultAllocator}
+	for _, o := range opts {
+		o(s)
+	}
+	return s
+}
+
+// With returns a copy of s with more options applied.
+func (s *Scan) With(opts ...Option) *Scan {
+	c := *s
+	c.columns = append([]string(nil), s.columns...)
+	if s.columns == nil {
+		c.columns = nil
+	}
+	c.filters = append([]Filter(nil), s.filters...)
+	for _, o := range opts {
+		o(&c)
+	}
+	return &c
+}
+
+// WithColumns selects the columns to read, by logical name, in output
+// order. With no names the batches have no columns, only a row count.
+// Without this option every column is read in schema order.
+func WithColumns(names ...string) Option {
+	return func(s *Scan) { s.columns = append(make([]string, 0, len(names)), names...) }
+}
+
+// WithFilters adds filters; a row is returned only if it satisfies all of
+// them. Filters on partition columns prune files exactly; filters on data
+// columns skip files whose statistics prove no row matches, and are then
+// applied to the rows of the files that are read.
+func WithFilters(f ...Filter) Option {
+	return func(s *Scan) { s.filters = append(s.filters, f...) }
+}
+
+// WithBatchSize sets the number of rows per record batch read from a file
+// (default 8192). Batches never span files or row groups, and batches of
+// files with deleted or filtered rows are smaller.
+func WithBatchSize(n int) Option {
+	return func(s *Scan) {
+		if n > 0 {
+			s.batchSize = n
+		}
+	}
+}
+
+// WithLimit stops the scan once n rows were produced (n ≥ 0).
+func WithLimit(n int64) Option {
+	return func(s *Scan) {
+		if n >= 0 {
+			s.limit = n
+		}
+	}
+}
+
+// WithParallelism sets how many files are read at the same time (default
+// 2). Output order is the plan's file order whatever the parallelism.
+func WithParallelism(n int) Option {
+	return func(s *Scan) {
+		if n > 0 {
+			s.parallelism = n
+		}
+	}
+}
+
+// WithAllocator sets the allocator of every Arrow buffer the scan makes.
+func WithAllocator(mem memory.Allocator) Option {
+	return func(s *Scan) {
+		if mem != nil {
+			s.mem = mem
+		}
+	}
+}

@@ -1,0 +1,234 @@
+package scan
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/apache/arrow-go/v18/arrow"
+
+	"github.com/deltalite-go/deltalite/internal/errs"
+	"github.com/deltalite-go/deltalite/protocol"
+	"github.com/deltalite-go/deltalite/schema"
+	"github.com/deltalite-go/deltalite/stats"
+)
+
+// FileTask is one data file the scan reads.
+type FileTask struct {
+	Add *protocol.Add
+	// Key is the object key of the data file in the Source's store.
+	Key string
+	// Stats are the file's parsed statistics when filters on data columns
+	// needed them, nil otherwise.
+	Stats *stats.File
+}
+
+// SkippedFile is a live file the scan does not read, and why.
+type SkippedFile struct {
+	Add    *protocol.Add
+	Key    string
+	Reason string
+}
+
+// Explanation is a plan with the files it skipped.
+type Explanation struct {
+	Files   []FileTask
+	Skipped []SkippedFile
+}
+
+// Plan returns the files the scan reads, in the order it reads them.
+func (s *Scan) Plan(ctx context.Context) ([]FileTask, error) {
+	e, err := s.Explain(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return e.Files, nil
+}
+
+// Explain returns the files the scan reads and, for every other live file,
+// the filter that excluded it.
+func (s *Scan) Explain(ctx context.Context) (*Explanation, error) {
+	b, err := s.bind()
+	if err != nil {
+		return nil, err
+	}
+	return b.plan(ctx)
+}
+
+// bound is a Scan resolved against its Source's schema.
+type bound struct {
+	*Scan
+	sc          *schema.Struct
+	mode        schema.Mode
+	out         []outColumn
+	outSchema   *arrow.Schema
+	read        []*schema.Field // data columns read from files, output ones first
+	readTypes   []arrow.DataType
+	partFilters []*boundFilter
+	dataFilters []*boundFilter
+	filterRead  []int // for each data filter, its column's index in read
+}
+
+// outColumn is one column of the output.
+type outColumn struct {
+	field     *schema.Field
+	arrow     arrow.Field
+	partition bool
+	key       string // partitionValues key
+	read      int    // index in bound.read for data columns
+}
+
+func (s *Scan) bind() (*bound, error) {
+	if s.src == nil {
+		return nil, errs.New(errs.InvalidArgument, "", "scan has no source")
+	}
+	sc := s.src.Schema()
+	if sc == nil {
+		return nil, errs.New(errs.CorruptTable, "", "table has no schema")
+	}
+	b := &bound{Scan: s, sc: sc, mode: s.src.ColumnMapping()}
+	partCols := map[string]bool{}
+	for _, name := range s.src.PartitionColumns() {
+		f := sc.Field(name)
+		if f == nil {
+			return nil, errs.New(errs.CorruptTable, "", "partition column %q is not in the table schema", name)
+		}
+		partCols[f.Name] = true
+	}
+	fields := sc.Fields
+	if s.columns != nil {
+		fields = make([]*schema.Field, 0, len(s.columns))
+		seen := map[string]bool{}
+		for _, name := range s.columns {
+			f := sc.Field(name)
+			if f == nil {
+				return nil, errs.New(errs.InvalidArgument, "", "no column %q in the table (columns: %s)", name, columnNames(sc))
+			}
+			if seen[f.Name] {
+				return nil, errs.New(errs.InvalidArgument, "", "column %q selected twice", f.Name)
+			}
+			seen[f.Name] = true
+			fields = append(fields, f)
+		}
+	}
+	readIndex := map[*schema.Field]int{}
+	addRead := func(f *schema.Field) int {
+		if i, ok := readIndex[f]; ok {
+			return i
+		}
+		readIndex[f] = len(b.read)
+		b.read = append(b.read, f)
+		return len(b.read) - 1
+	}
+	arrowFields := make([]arrow.Field, len(fields))
+	for i, f := range fields {
+		af, err := schema.ArrowField(f, schema.ArrowOptions{})
+		if err != nil {
+			return nil, errs.Wrap(errs.UnsupportedTable, "", err, "cannot read column %q", f.Name)
+		}
+		arrowFields[i] = af
+		oc := outColumn{field: f, arrow: af, partition: partCols[f.Name], key: f.PhysicalName(b.mode), read: -1}
+		if !oc.partition {
+			oc.read = addRead(f)
+		}
+		b.out = append(b.out, oc)
+	}
+	b.outSchema = arrow.NewSchema(arrowFields, nil)
+	for _, f := range s.filters {
+		bf, err := bindFilter(f, sc, partCols, b.mode)
+		if err != nil {
+			return nil, err
+		}
+		if bf.partition {
+			b.partFilters = append(b.partFilters, bf)
+			continue
+		}
+		b.dataFilters = append(b.dataFilters, bf)
+		b.filterRead = append(b.filterRead, addRead(bf.field))
+	}
+	for _, f := range b.read {
+		dt, err := schema.ArrowType(f.Type, schema.ArrowOptions{})
+		if err != nil {
+			return nil, errs.Wrap(errs.UnsupportedTable, "", err, "cannot read column %q", f.Name)
+		}
+		b.readTypes = append(b.readTypes, dt)
+	}
+	return b, nil
+}
+
+func columnNames(sc *schema.Struct) string {
+	s := ""
+	for i, f := range sc.Fields {
+		if i > 0 {
+			s += ", "
+		}
+		s += fmt.Sprintf("%q", f.Name)
+	}
+	return s
+}
+
+func (b *bound) plan(ctx context.Context) (*Explanation, error) {
+	st := b.src.Store()
+	e := &Explanation{}
+	for i, add := range b.src.Files() {
+		if i%1024 == 0 {
+			if err := ctx.Err(); err != nil {
+				return nil, errs.Wrap(errs.Canceled, "", err, "planning the scan")
+			}
+		}
+		if add == nil {
+			continue
+		}
+		key, err := dataKey(st, add.Path)
+		if err != nil {
+			return nil, err
+		}
+		reason, err := b.prunePartition(add)
+		if err != nil {
+			return nil, err
+		}
+		var fs *stats.File
+		if reason == "" && len(b.dataFilters) > 0 {
+			fs = stats.Parse(add.Stats, b.sc, b.mode)
+			for _, f := range b.dataFilters {
+				if r := f.skipByStats(fs.Column(f.field.Name), fs.NumRecords); r != "" {
+					reason = fmt.Sprintf("filter %s: %s", f.Filter, r)
+					break
+				}
+			}
+		}
+		if reason != "" {
+			e.Skipped = append(e.Skipped, SkippedFile{Add: add, Key: key, Reason: reason})
+			continue
+		}
+		e.Files = append(e.Files, FileTask{Add: add, Key: key, Stats: fs})
+	}
+	return e, nil
+}
+
+// partitionString is the log's text for a partition column of a file: keyed
+// by physical name under column mapping, by logical name otherwise (and as
+// a fallback). A missing key is null.
+func partitionString(add *protocol.Add, key, logical string) string {
+	if v, ok := add.PartitionValues[key]; ok {
+		return v
+	}
+	return add.PartitionValues[logical]
+}
+
+// prunePartition returns why the partition filters exclude add, or "".
+func (b *bound) prunePartition(add *protocol.Add) (string, error) {
+	for _, f := range b.partFilters {
+		raw := partitionString(add, f.key, f.field.Name)
+		if raw == "" {
+			return fmt.Sprintf("filter %s: partition value is null", f.Filter), nil
+		}
+		v, err := stats.ParseValue(f.field.Type, raw)
+		if err != nil {
+			return "", errs.Wrap(errs.CorruptTable, add.Path, err, "partition value of column %q", f.field.Name)
+		}
+		if !f.matches(v) {
+			return fmt.Sprintf("filter %s: partition value %q", f.Filter, raw), nil
+		}
+	}
+	return "", nil
+}
