@@ -208,3 +208,36 @@ func EncodePath(key string) string {
 	u := url.URL{Path: key}
 	return u.EscapedPath()
 }
+
+// MarshalJSON writes the feature lists exactly when the versions call for
+// them (reader 3 / writer 7), as empty arrays when there are none: Spark
+// rejects a table-features protocol without its lists.
+func (p Protocol) MarshalJSON() ([]byte, error) {
+	out := map[string]any{"minReaderVersion": p.MinReaderVersion, "minWriterVersion": p.MinWriterVersion}
+	if p.MinReaderVersion >= 3 || p.ReaderFeatures != nil {
+		out["readerFeatures"] = nonNil(p.ReaderFeatures)
+	}
+	if p.MinWriterVersion >= 7 || p.WriterFeatures != nil {
+		out["writerFeatures"] = nonNil(p.WriterFeatures)
+	}
+	return json.Marshal(out)
+}
+
+func nonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}
+
+// MarshalJSON keeps partitionValues (as {} when empty) whenever the remove
+// claims extended file metadata, which promises the field is there.
+func (r Remove) MarshalJSON() ([]byte, error) {
+	type plain Remove
+	b, err := json.Marshal(plain(r))
+	if err != nil || r.ExtendedFileMetadata == nil || !*r.ExtendedFileMetadata || len(r.PartitionValues) > 0 {
+		return b, err
+	}
+	// plain omitted the empty map: add it back.
+	return append(b[:len(b)-1], []byte(`,"partitionValues":{}}`)...), nil
+}

@@ -142,3 +142,22 @@ func TestParseInterval(t *testing.T) {
 		t.Errorf("bad interval accepted")
 	}
 }
+
+func TestEncodeKeepsRequiredEmptyFields(t *testing.T) {
+	ext := true
+	b, err := EncodeCommit([]Action{
+		{Protocol: &Protocol{MinReaderVersion: 3, MinWriterVersion: 7}},
+		{Protocol: &Protocol{MinReaderVersion: 1, MinWriterVersion: 2}},
+		{Remove: &Remove{Path: "a", DataChange: true, ExtendedFileMetadata: &ext, PartitionValues: map[string]string{}}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{"protocol":{"minReaderVersion":3,"minWriterVersion":7,"readerFeatures":[],"writerFeatures":[]}}
+{"protocol":{"minReaderVersion":1,"minWriterVersion":2}}
+{"remove":{"path":"a","dataChange":true,"extendedFileMetadata":true,"partitionValues":{}}}
+`
+	if string(b) != want {
+		t.Errorf("got\n%s\nwant\n%s", b, want)
+	}
+}
