@@ -161,3 +161,24 @@ func TestEncodeKeepsRequiredEmptyFields(t *testing.T) {
 		t.Errorf("got\n%s\nwant\n%s", b, want)
 	}
 }
+
+func TestMinimalProtocol(t *testing.T) {
+	cases := []struct {
+		features []string
+		want     string
+	}{
+		{nil, "r1/w2"},
+		{[]string{"appendOnly"}, "r1/w2"},
+		{[]string{"changeDataFeed"}, "r1/w4"},
+		{[]string{"columnMapping"}, "r2/w5"},
+		{[]string{"timestampNtz"}, "r3/w7 [appendOnly, invariants, timestampNtz]"},
+		{[]string{"inCommitTimestamp"}, "r1/w7 [appendOnly, inCommitTimestamp, invariants]"},
+		{[]string{"deletionVectors", "columnMapping"}, "r3/w7 [appendOnly, columnMapping, deletionVectors, invariants]"},
+	}
+	for _, c := range cases {
+		p := MinimalProtocol(c.features)
+		if got := p.String(); got != c.want {
+			t.Errorf("MinimalProtocol(%v) = %s, want %s", c.features, got, c.want)
+		}
+	}
+}

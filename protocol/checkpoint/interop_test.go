@@ -105,68 +105,84 @@ func runPeer(t *testing.T, py string, jobs []peerJob) []peerView {
 // ours opens in delta-rs at the same version with the same rows, files,
 // partition values and statistics as the original; with stats only as
 // stats_parsed, delta-rs takes the statistics from there.
+type interopCase struct {
+	table   string
+	version int64
+	mode    string // json, json+struct or struct
+}
+
+var interopCases = []interopCase{
+	{"dat/with_checkpoint/delta", 2, "json"},
+	{"kernel-rs/v1-multi-part-partitioned-struct-stats-only", 5, "json+struct"},
+	{"kernel-rs/v1-multi-part-partitioned-struct-stats-only", 5, "struct"},
+}
+
+// withOurCheckpoint copies a corpus table to a temporary directory and
+// replaces its checkpoint at c.version by ours, removing the commits before
+// it and the old _last_checkpoint, so that a peer can only build the table
+// from our file. The commit at the checkpoint's version stays, as metadata
+// cleanup leaves it (Spark needs it for the version's timestamp). It returns the original root, the copy, and what
+// Write returned.
+func withOurCheckpoint(t *testing.T, c interopCase) (root, dir string, lc LastCheckpoint, opt WriteOptions) {
+	t.Helper()
+	src, root := table(t, c.table)
+	orig := readAll(t, src, checkpointParts(t, root, c.version))
+	dir = t.TempDir()
+	copyTree(t, root, dir)
+	logDir := filepath.Join(dir, "_delta_log")
+	ents, _ := os.ReadDir(logDir)
+	for _, e := range ents {
+		name := e.Name()
+		var v int64
+		if _, err := fmt.Sscanf(name, "%020d", &v); err == nil && v < c.version || strings.HasPrefix(name, fmt.Sprintf("%020d.checkpoint", c.version)) || strings.HasSuffix(name, ".crc") || name == "_last_checkpoint" {
+			if err := os.RemoveAll(filepath.Join(logDir, name)); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	var md *protocol.Metadata
+	for _, a := range orig {
+		if a.Metadata != nil {
+			md = a.Metadata
+		}
+	}
+	opt, err := OptionsFor(md)
+	if err != nil {
+		t.Fatal(err)
+	}
+	opt.WriteStatsAsJSON = c.mode != "struct"
+	opt.WriteStatsAsStruct = strings.Contains(c.mode, "struct")
+	st, _ := storage.NewLocal(dir)
+	if lc, err = Write(context.Background(), st, c.version, orig, opt); err != nil {
+		t.Fatal(err)
+	}
+	b, err := EncodeLastCheckpoint(lc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := st.Put(context.Background(), protocol.LastCheckpointKey, bytes.NewReader(b)); err != nil {
+		t.Fatal(err)
+	}
+	return root, dir, lc, opt
+}
+
+// delta-rs and pyarrow read the checkpoints this package writes: a copy of
+// a real table whose checkpoint (and the commits it covers) is replaced by
+// ours opens in delta-rs at the same version with the same rows, files,
+// partition values and statistics as the original; with stats only as
+// stats_parsed, delta-rs takes the statistics from there (it prefers them
+// even when both forms are written).
 func TestInteropPeersReadWrittenCheckpoint(t *testing.T) {
 	py := peerPython(t)
-	cases := []struct {
-		table   string
-		version int64
-		mode    string
-	}{
-		{"dat/with_checkpoint/delta", 2, "json"},
-		{"kernel-rs/v1-multi-part-partitioned-struct-stats-only", 5, "json+struct"},
-		{"kernel-rs/v1-multi-part-partitioned-struct-stats-only", 5, "struct"},
-	}
 	var jobs []peerJob
 	var written []LastCheckpoint
-	var structStats []bool
-	for _, c := range cases {
-		src, root := table(t, c.table)
-		orig := readAll(t, src, checkpointParts(t, root, c.version))
-		dir := t.TempDir()
-		copyTree(t, root, dir)
-		// Leave only the commits after the checkpoint, so that a peer can
-		// only build the table from our file.
-		logDir := filepath.Join(dir, "_delta_log")
-		ents, _ := os.ReadDir(logDir)
-		for _, e := range ents {
-			name := e.Name()
-			var v int64
-			if _, err := fmt.Sscanf(name, "%020d", &v); err == nil && v <= c.version || strings.HasSuffix(name, ".crc") || name == "_last_checkpoint" {
-				if err := os.RemoveAll(filepath.Join(logDir, name)); err != nil {
-					t.Fatal(err)
-				}
-			}
-		}
-		var md *protocol.Metadata
-		for _, a := range orig {
-			if a.Metadata != nil {
-				md = a.Metadata
-			}
-		}
-		opt, err := OptionsFor(md)
-		if err != nil {
-			t.Fatal(err)
-		}
-		opt.WriteStatsAsJSON = c.mode != "struct"
-		opt.WriteStatsAsStruct = strings.Contains(c.mode, "struct")
-		st, _ := storage.NewLocal(dir)
-		lc, err := Write(context.Background(), st, c.version, orig, opt)
-		if err != nil {
-			t.Fatal(err)
-		}
-		b, err := EncodeLastCheckpoint(lc)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := st.Put(context.Background(), LastCheckpointKey, bytes.NewReader(b)); err != nil {
-			t.Fatal(err)
-		}
-		jobs = append(jobs, peerJob{Table: root}, peerJob{Table: dir, Checkpoint: filepath.Join(dir, filepath.FromSlash(Key(c.version)))})
+	for _, c := range interopCases {
+		root, dir, lc, _ := withOurCheckpoint(t, c)
+		jobs = append(jobs, peerJob{Table: root}, peerJob{Table: dir, Checkpoint: filepath.Join(dir, filepath.FromSlash(protocol.CheckpointKey(c.version)))})
 		written = append(written, lc)
-		structStats = append(structStats, opt.WriteStatsAsStruct)
 	}
 	views := runPeer(t, py, jobs)
-	for i, c := range cases {
+	for i, c := range interopCases {
 		want, got, lc := views[2*i], views[2*i+1], written[i]
 		name := c.table + "/" + c.mode
 		if len(want.Adds) == 0 || got.Version != want.Version || got.Rows != want.Rows {
@@ -181,8 +197,58 @@ func TestInteropPeersReadWrittenCheckpoint(t *testing.T) {
 			continue
 		}
 		has := "," + strings.Join(cp.AddFields, ",") + ","
-		if strings.Contains(has, ",stats_parsed,") != structStats[i] || strings.Contains(has, ",stats,") != (c.mode != "struct") {
+		if strings.Contains(has, ",stats_parsed,") != strings.Contains(c.mode, "struct") || strings.Contains(has, ",stats,") != (c.mode != "struct") {
 			t.Errorf("%s: add fields %v", name, cp.AddFields)
+		}
+	}
+}
+
+// Spark (Delta Lake, through python/spark_ops.py) reads the same copies to
+// the same rows as the originals.
+func TestInteropSparkReadsWrittenCheckpoint(t *testing.T) {
+	if testing.Short() {
+		t.Skip("Spark takes tens of seconds to start")
+	}
+	py := peerPython(t)
+	repo := filepath.Dir(filepath.Dir(py)) // .venv
+	repo = filepath.Dir(repo)
+	script := filepath.Join(repo, "python", "spark_ops.py")
+	if _, err := os.Stat(filepath.Join(repo, ".cache", "spark", "jars.txt")); err != nil {
+		t.Skip("no Delta jars for Spark: run scripts/setup-test-env.sh")
+	}
+	var ops []map[string]any
+	for _, c := range interopCases[:2] {
+		root, dir, _, _ := withOurCheckpoint(t, c)
+		ops = append(ops, map[string]any{"op": "read", "path": root}, map[string]any{"op": "read", "path": dir})
+	}
+	opsFile := filepath.Join(t.TempDir(), "ops.json")
+	b, _ := json.Marshal(ops)
+	if err := os.WriteFile(opsFile, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var stdout, stderr bytes.Buffer
+	cmd := exec.Command(py, script, opsFile)
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	var doc struct {
+		Results []struct {
+			OK      bool   `json:"ok"`
+			Error   string `json:"error"`
+			NumRows int    `json:"num_rows"`
+			Rows    any    `json:"rows"`
+		} `json:"results"`
+	}
+	if jerr := json.Unmarshal(stdout.Bytes(), &doc); jerr != nil || len(doc.Results) != len(ops) {
+		t.Fatalf("spark_ops: %v %v\n%s", err, jerr, stderr.String())
+	}
+	for i := 0; i < len(ops); i += 2 {
+		want, got := doc.Results[i], doc.Results[i+1]
+		if !want.OK || !got.OK {
+			t.Errorf("%s: Spark read failed: original %q, with our checkpoint %q", interopCases[i/2].table, want.Error, got.Error)
+			continue
+		}
+		if want.NumRows == 0 || got.NumRows != want.NumRows || !reflect.DeepEqual(got.Rows, want.Rows) {
+			t.Errorf("%s: Spark reads %d rows with our checkpoint, %d without", interopCases[i/2].table, got.NumRows, want.NumRows)
 		}
 	}
 }
