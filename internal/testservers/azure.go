@@ -40,7 +40,7 @@ func Azurite(t testing.TB) *AzureServer {
 			return nil, nil, err
 		}
 		cmd := exec.Command(bin, "--blobHost", "127.0.0.1", "--blobPort", strconv.Itoa(port),
-			"--inMemoryPersistence", "--skipApiVersionCheck", "--silent", "--location", dir)
+			"--inMemoryPersistence", "--skipApiVersionCheck", "--silent")
 		cmd.Dir = dir
 		p, err := startProcess(cmd, port, 60*time.Second)
 		if err != nil {

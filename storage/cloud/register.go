@@ -14,4 +14,11 @@ func init() {
 	}
 	storage.Register("s3", s3)
 	storage.Register("s3a", s3)
+
+	azure := func(ctx context.Context, u *url.URL, o map[string]string) (storage.Store, error) {
+		return newAzureStore(ctx, u, o, os.Getenv)
+	}
+	for _, scheme := range []string{"az", "azure", "adl", "abfs", "abfss"} {
+		storage.Register(scheme, azure)
+	}
 }

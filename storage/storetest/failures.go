@@ -78,6 +78,7 @@ func ExpectFailures(t *testing.T, s storage.Store, within time.Duration, secrets
 		}
 		out[op.name] = err
 		msg := err.Error()
+		t.Logf("%s failed in %v: %s", op.name, took.Round(time.Millisecond), msg)
 		if took > within {
 			t.Errorf("%s took %v to fail (bound %v): %v", op.name, took.Round(time.Millisecond), within, msg)
 		}
