@@ -62,7 +62,7 @@ func BenchmarkReadLargeCheckpoint(b *testing.B) {
 				b.Fatal(err)
 			}
 			b.ReportMetric(float64(lc.SizeInBytes), "file-bytes")
-			parts := []storage.ObjectInfo{{Key: Key(100)}}
+			parts := []storage.ObjectInfo{{Key: protocol.CheckpointKey(100)}}
 			b.ReportAllocs()
 			b.ResetTimer()
 			for b.Loop() {

@@ -10,11 +10,8 @@ import (
 	"strings"
 
 	"github.com/deltalite-go/deltalite/internal/errs"
+	"github.com/deltalite-go/deltalite/protocol"
 )
-
-// LastCheckpointKey is where the _last_checkpoint pointer lives, relative to
-// the table root.
-const LastCheckpointKey = "_delta_log/_last_checkpoint"
 
 // LastCheckpoint is the content of _delta_log/_last_checkpoint: a hint to
 // the newest checkpoint, which readers must verify by listing.
@@ -33,16 +30,16 @@ func EncodeLastCheckpoint(lc LastCheckpoint) ([]byte, error) {
 	lc.Checksum = ""
 	b, err := json.Marshal(lc)
 	if err != nil {
-		return nil, errs.Wrap(errs.Internal, LastCheckpointKey, err, "encoding _last_checkpoint")
+		return nil, errs.Wrap(errs.Internal, protocol.LastCheckpointKey, err, "encoding _last_checkpoint")
 	}
 	sum, err := jsonChecksum(b)
 	if err != nil {
-		return nil, errs.Wrap(errs.Internal, LastCheckpointKey, err, "computing the _last_checkpoint checksum")
+		return nil, errs.Wrap(errs.Internal, protocol.LastCheckpointKey, err, "computing the _last_checkpoint checksum")
 	}
 	lc.Checksum = sum
 	b, err = json.Marshal(lc)
 	if err != nil {
-		return nil, errs.Wrap(errs.Internal, LastCheckpointKey, err, "encoding _last_checkpoint")
+		return nil, errs.Wrap(errs.Internal, protocol.LastCheckpointKey, err, "encoding _last_checkpoint")
 	}
 	return b, nil
 }
@@ -66,10 +63,10 @@ func DecodeLastCheckpoint(data []byte) (LastCheckpoint, error) {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()
 	if err := dec.Decode(&raw); err != nil {
-		return LastCheckpoint{}, errs.Wrap(errs.CorruptTable, LastCheckpointKey, err, "not a valid _last_checkpoint JSON object")
+		return LastCheckpoint{}, errs.Wrap(errs.CorruptTable, protocol.LastCheckpointKey, err, "not a valid _last_checkpoint JSON object")
 	}
 	if raw.Version == nil {
-		return LastCheckpoint{}, errs.New(errs.CorruptTable, LastCheckpointKey, "no version field")
+		return LastCheckpoint{}, errs.New(errs.CorruptTable, protocol.LastCheckpointKey, "no version field")
 	}
 	var lc LastCheckpoint
 	var err error
@@ -79,7 +76,7 @@ func DecodeLastCheckpoint(data []byte) (LastCheckpoint, error) {
 		}
 		v, e := strconv.ParseInt(n.String(), 10, 64)
 		if e != nil || v < 0 {
-			err = errs.New(errs.CorruptTable, LastCheckpointKey, "field %s is %q, not a non-negative integer", name, n.String())
+			err = errs.New(errs.CorruptTable, protocol.LastCheckpointKey, "field %s is %q, not a non-negative integer", name, n.String())
 		}
 		return v
 	}
@@ -101,10 +98,10 @@ func DecodeLastCheckpoint(data []byte) (LastCheckpoint, error) {
 		lc.Checksum = *raw.Checksum
 		sum, err := jsonChecksum(data)
 		if err != nil {
-			return LastCheckpoint{}, errs.Wrap(errs.CorruptTable, LastCheckpointKey, err, "computing the checksum")
+			return LastCheckpoint{}, errs.Wrap(errs.CorruptTable, protocol.LastCheckpointKey, err, "computing the checksum")
 		}
 		if !strings.EqualFold(sum, lc.Checksum) {
-			return LastCheckpoint{}, errs.New(errs.CorruptTable, LastCheckpointKey,
+			return LastCheckpoint{}, errs.New(errs.CorruptTable, protocol.LastCheckpointKey,
 				"checksum %s does not match the content (computed %s)", lc.Checksum, sum)
 		}
 	}

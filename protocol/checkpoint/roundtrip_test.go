@@ -106,7 +106,7 @@ func TestWriteReadRoundTrip(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				info, err := st.Head(context.Background(), Key(c.version))
+				info, err := st.Head(context.Background(), protocol.CheckpointKey(c.version))
 				if err != nil {
 					t.Fatal(err)
 				}

@@ -68,9 +68,6 @@ func errInvalid(format string, args ...any) error {
 // megabytes, which is what readers hold in memory at once.
 const rowsPerGroup = 32768
 
-// Key returns the key of the classic checkpoint of a version.
-func Key(version int64) string { return fmt.Sprintf("_delta_log/%020d.checkpoint.parquet", version) }
-
 // Write writes the classic single-file checkpoint of version from already
 // reconciled actions: one protocol, one metaData, the live adds, the
 // unexpired removes, the txns and the domainMetadata. commitInfo and cdc
@@ -81,7 +78,7 @@ func Key(version int64) string { return fmt.Sprintf("_delta_log/%020d.checkpoint
 // identical checkpoint is harmless. It returns the _last_checkpoint content
 // to store for it.
 func Write(ctx context.Context, st storage.Store, version int64, actions []protocol.Action, opt WriteOptions) (LastCheckpoint, error) {
-	key := Key(version)
+	key := protocol.CheckpointKey(version)
 	if version < 0 {
 		return LastCheckpoint{}, errs.New(errs.InvalidArgument, key, "negative version %d", version)
 	}
