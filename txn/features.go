@@ -1,0 +1,183 @@
+package txn
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/deltalite-go/deltalite/internal/errs"
+	"github.com/deltalite-go/deltalite/protocol"
+	"github.com/deltalite-go/deltalite/schema"
+	"github.com/deltalite-go/deltalite/snapshot"
+)
+
+// MaxWriterVersion is the highest writer protocol version this engine
+// writes to.
+const MaxWriterVersion = 7
+
+// tableView is what the writer checks look at.
+type tableView struct {
+	md     *protocol.Metadata
+	schema *schema.Struct
+	op     Operation
+}
+
+// writerFeatures lists every writer feature this engine can commit to a
+// table with, and the condition under which it still cannot: a rule
+// returns "" when the write is fine, else why not. A feature missing from
+// the table is refused by name.
+var writerFeatures = map[string]func(*tableView) string{
+	// delta.appendOnly=true is enforced on the commit's actions.
+	"appendOnly": func(v *tableView) string {
+		if appendOnly(v.md) && (v.op.Name == OpDelete || v.op.Name == OpUpdate) {
+			return "appendOnly (delta.appendOnly is true, so " + v.op.Name + " is not allowed)"
+		}
+		return ""
+	},
+	"invariants": func(v *tableView) string {
+		return columnsWith(v.schema, "invariants", func(k string) bool { return k == "delta.invariants" })
+	},
+	"checkConstraints": func(v *tableView) string {
+		var names []string
+		for k := range v.md.Configuration {
+			if strings.HasPrefix(k, "delta.constraints.") {
+				names = append(names, strings.TrimPrefix(k, "delta.constraints."))
+			}
+		}
+		if len(names) == 0 {
+			return ""
+		}
+		sort.Strings(names)
+		return "checkConstraints (CHECK constraints " + strings.Join(names, ", ") + ")"
+	},
+	// Without change data files, a commit's adds and removes are the
+	// change feed: right for appends and whole-file removes, wrong for
+	// operations that rewrite files keeping some of their rows.
+	"changeDataFeed": func(v *tableView) string {
+		if !propOn(v.md, protocol.PropEnableChangeDataFeed) {
+			return ""
+		}
+		switch v.op.Name {
+		case OpDelete, OpUpdate, OpMerge:
+			return "changeDataFeed (delta.enableChangeDataFeed is true and " + v.op.Name + " would need change data files)"
+		}
+		return ""
+	},
+	"generatedColumns": func(v *tableView) string {
+		return columnsWith(v.schema, "generatedColumns", func(k string) bool { return k == "delta.generationExpression" })
+	},
+	"identityColumns": func(v *tableView) string {
+		return columnsWith(v.schema, "identityColumns", func(k string) bool { return strings.HasPrefix(k, "delta.identity.") })
+	},
+	"columnMapping":       nil, // the data writer writes physical names
+	"deletionVectors":     nil,
+	"timestampNtz":        nil,
+	"domainMetadata":      nil, // domains are kept; same-domain commits conflict
+	"v2Checkpoint":        nil, // checkpoints carry checkpointMetadata (v2 content)
+	"inCommitTimestamp":   nil,
+	"vacuumProtocolCheck": nil,
+}
+
+// CheckWritable refuses, with errs.UnsupportedTable naming each feature, a
+// commit of op to the table snap shows when the table's protocol needs
+// writer support this engine lacks. Call it before writing data files;
+// Commit calls it again on the table as the commit leaves it.
+func CheckWritable(snap *snapshot.Snapshot, op Operation) error {
+	if snap == nil {
+		return errs.New(errs.InvalidArgument, "", "no snapshot to check")
+	}
+	return CheckProtocolWritable(snap.Protocol(), snap.Metadata(), op)
+}
+
+// CheckProtocolWritable is CheckWritable on a protocol and metaData action,
+// for tables no snapshot can be built for (unreadable) or not yet created.
+func CheckProtocolWritable(p *protocol.Protocol, md *protocol.Metadata, op Operation) error {
+	if p == nil || md == nil {
+		return errs.New(errs.InvalidArgument, "", "a writable table needs a protocol and a metaData action")
+	}
+	var missing []string
+	if p.MinWriterVersion > MaxWriterVersion {
+		missing = append(missing, fmt.Sprintf("writerVersion %d", p.MinWriterVersion))
+	}
+	// A writer must also read what it rewrites.
+	missing = append(missing, protocol.UnsupportedReaderFeatures(p)...)
+	sc, err := schema.Parse(md.SchemaString)
+	if err != nil {
+		return errs.Wrap(errs.CorruptTable, "", err, "table schema")
+	}
+	view := &tableView{md: md, schema: sc, op: op}
+	for _, f := range p.EffectiveWriterFeatures() {
+		rule, known := writerFeatures[f]
+		switch {
+		case !known:
+			missing = append(missing, f)
+		case rule != nil:
+			if why := rule(view); why != "" {
+				missing = append(missing, why)
+			}
+		}
+	}
+	if len(missing) == 0 {
+		return nil
+	}
+	sort.Strings(missing)
+	return errs.New(errs.UnsupportedTable, "", "the table needs writer support for %s, which this engine does not have",
+		strings.Join(uniq(missing), ", "))
+}
+
+func appendOnly(md *protocol.Metadata) bool {
+	return propOn(md, protocol.PropAppendOnly)
+}
+
+// propOn reads a boolean table property that switches on a writer
+// obligation; a value that is not a boolean counts as on, so that a typo
+// never disables an obligation.
+func propOn(md *protocol.Metadata, key string) bool {
+	if md == nil {
+		return false
+	}
+	b, err := protocol.Properties(md.Configuration).Bool(key, false)
+	return b || err != nil
+}
+
+// columnsWith names the columns (nested ones by dotted path) whose
+// metadata has a key keep accepts, as "feature (columns a, b.c)".
+func columnsWith(sc *schema.Struct, feature string, keep func(string) bool) string {
+	var cols []string
+	var walk func(prefix string, t schema.Type)
+	walk = func(prefix string, t schema.Type) {
+		switch t := t.(type) {
+		case *schema.Struct:
+			for _, f := range t.Fields {
+				name := prefix + f.Name
+				for k := range f.Metadata {
+					if keep(k) {
+						cols = append(cols, name)
+						break
+					}
+				}
+				walk(name+".", f.Type)
+			}
+		case *schema.Array:
+			walk(prefix, t.Element)
+		case *schema.Map:
+			walk(prefix, t.Key)
+			walk(prefix, t.Value)
+		}
+	}
+	walk("", sc)
+	if len(cols) == 0 {
+		return ""
+	}
+	return feature + " (columns " + strings.Join(cols, ", ") + ")"
+}
+
+func uniq(s []string) []string {
+	out := s[:0]
+	for i, v := range s {
+		if i == 0 || v != s[i-1] {
+			out = append(out, v)
+		}
+	}
+	return out
+}

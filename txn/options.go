@@ -1,0 +1,101 @@
+package txn
+
+import (
+	"math/rand/v2"
+	"runtime/debug"
+	"time"
+)
+
+// Operation names a commit in commitInfo ("WRITE", "DELETE", ...) and
+// carries its parameters. Parameters are written to
+// commitInfo.operationParameters with every non-string value rendered as
+// JSON text, because Spark reads that map as strings.
+type Operation struct {
+	Name       string
+	Parameters map[string]any
+}
+
+// Operation names this engine writes, spelled as Spark and delta-rs do.
+const (
+	OpWrite           = "WRITE"
+	OpCreateTable     = "CREATE TABLE"
+	OpCreateOrReplace = "CREATE OR REPLACE TABLE"
+	OpDelete          = "DELETE"
+	OpUpdate          = "UPDATE"
+	OpMerge           = "MERGE"
+	OpOptimize        = "OPTIMIZE"
+	OpVacuumStart     = "VACUUM START"
+	OpVacuumEnd       = "VACUUM END"
+	OpSetProperties   = "SET TBLPROPERTIES"
+)
+
+// DefaultMaxRetries is the number of retries after the first attempt when
+// Options.MaxRetries is 0 (delta-rs's commit_max_retries).
+const DefaultMaxRetries = 15
+
+// Options tune a transaction. The zero value is ready to use.
+type Options struct {
+	// MaxRetries is how many times a commit that lost the race for a version
+	// is retried at a later one (each after the conflict checker allowed
+	// it). 0 means DefaultMaxRetries; a negative value means no retry.
+	MaxRetries int
+	// Metadata is merged into commitInfo (e.g. "userMetadata", a job id).
+	// A key the engine writes itself (see EngineCommitInfoKeys) is refused
+	// with errs.InvalidArgument at Commit rather than silently dropped or
+	// allowed to falsify the record.
+	Metadata map[string]any
+	// EngineInfo is commitInfo.engineInfo; default "deltalite-go/<version>".
+	EngineInfo string
+	// Now is the clock, for tests; default time.Now.
+	Now func() time.Time
+	// Backoff is the pause before retry attempt n (1-based); default
+	// DefaultBackoff.
+	Backoff func(attempt int) time.Duration
+}
+
+// DefaultBackoff is exponential from 10ms, capped at 1s, with jitter in
+// [d/2, d] so that writers that lost together do not retry together.
+func DefaultBackoff(attempt int) time.Duration {
+	d := 10 * time.Millisecond
+	for i := 1; i < attempt && d < time.Second; i++ {
+		d *= 2
+	}
+	d = min(d, time.Second)
+	return d/2 + rand.N(d/2+1)
+}
+
+func (o Options) withDefaults() Options {
+	switch {
+	case o.MaxRetries == 0:
+		o.MaxRetries = DefaultMaxRetries
+	case o.MaxRetries < 0:
+		o.MaxRetries = 0
+	}
+	if o.EngineInfo == "" {
+		o.EngineInfo = "deltalite-go/" + moduleVersion()
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	if o.Backoff == nil {
+		o.Backoff = DefaultBackoff
+	}
+	return o
+}
+
+// moduleVersion is the version of this module as built into the binary, or
+// "dev" for a build from a work tree.
+func moduleVersion() string {
+	const path = "github.com/deltalite-go/deltalite"
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		if bi.Main.Path == path && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+			return bi.Main.Version
+		}
+		for _, d := range bi.Deps {
+			if d.Path == path && d.Version != "" {
+				return d.Version
+			}
+		}
+	}
+	return "dev"
+}
