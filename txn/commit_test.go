@@ -150,7 +150,9 @@ func TestCommitValidation(t *testing.T) {
 			m.PartitionColumns = []string{"nope"}
 			tx.Add(protocol.Action{Metadata: m})
 		}, "partition column"},
-		{"protocol drops a feature", func(tx *Txn) { tx.Add(protocol.Action{Protocol: &protocol.Protocol{MinReaderVersion: 1, MinWriterVersion: 1}}) }, "drops features"},
+		{"protocol drops a feature", func(tx *Txn) {
+			tx.Add(protocol.Action{Protocol: &protocol.Protocol{MinReaderVersion: 1, MinWriterVersion: 1}})
+		}, "drops features"},
 		{"ICT without the feature", func(tx *Txn) {
 			tx.Add(protocol.Action{Metadata: newMetadata(tableSpec{props: map[string]string{protocol.PropEnableInCommitTimestamps: "true"}})})
 		}, "inCommitTimestamp"},
