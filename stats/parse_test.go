@@ -6,19 +6,18 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/deltalite-go/deltalite/internal/corpus"
 	"github.com/deltalite-go/deltalite/protocol"
 	"github.com/deltalite-go/deltalite/schema"
 )
-
-const conformance = "../../shared/conformance"
 
 // commits returns the last schema and column mapping mode, and all adds, of
 // a conformance table's JSON commits.
 func commits(t *testing.T, table string) (*schema.Struct, schema.Mode, []*protocol.Add) {
 	t.Helper()
-	files, _ := filepath.Glob(filepath.Join(conformance, table, "_delta_log", "0*.json"))
+	files, _ := filepath.Glob(filepath.Join(corpus.Path(t, table), "_delta_log", "0*.json"))
 	if len(files) == 0 {
-		t.Fatalf("conformance table %s not found under %s", table, conformance)
+		t.Fatalf("conformance table %s has no commits", table)
 	}
 	var actions []protocol.Action
 	for _, name := range files {
