@@ -68,6 +68,11 @@ func (t *Txn) validate() error {
 		return invalid("%s is true but the protocol %s does not list the inCommitTimestamp writer feature",
 			protocol.PropEnableInCommitTimestamps, p)
 	}
+	for _, a := range t.actions {
+		if a.DomainMetadata != nil && !slices.Contains(p.EffectiveWriterFeatures(), "domainMetadata") {
+			return invalid("domainMetadata action for %q, but the protocol %s does not list the domainMetadata writer feature", a.DomainMetadata.Domain, p)
+		}
+	}
 	if appendOnly(md) {
 		for _, a := range t.actions {
 			if a.Remove != nil && a.Remove.DataChange {

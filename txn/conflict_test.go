@@ -1,0 +1,313 @@
+package txn
+
+import (
+	"context"
+	"testing"
+
+	"github.com/deltalite-go/deltalite/protocol"
+	"github.com/deltalite-go/deltalite/snapshot"
+	"github.com/deltalite-go/deltalite/storage"
+)
+
+// env is the table every conflict case starts from: partitions a (files
+// a1, a2) and b (file b1) at version 0.
+type env struct {
+	snap  *snapshot.Snapshot
+	files map[string]*protocol.Add
+}
+
+type build func(e env) *Txn
+
+func txnOn(e env, op string) *Txn { return Begin(e.snap, Operation{Name: op}, fast()) }
+
+func blindAppend(part string) build {
+	return func(e env) *Txn {
+		tx := txnOn(e, OpWrite)
+		tx.Add(addAction(addIn(part)))
+		return tx
+	}
+}
+
+// nonBlindAppend adds data that depends on the table (INSERT ... SELECT
+// from itself): not a blind append, though it removes nothing.
+func nonBlindAppend(part string) build {
+	return func(e env) *Txn {
+		tx := blindAppend(part)(e)
+		tx.SetBlindAppend(false)
+		return tx
+	}
+}
+
+func fullOverwrite(e env) *Txn {
+	tx := txnOn(e, OpWrite)
+	tx.ReadWholeTable()
+	for _, f := range e.snap.Files() {
+		tx.Add(removeAction(removeOf(f, true)))
+	}
+	tx.Add(addAction(addIn("a")))
+	return tx
+}
+
+func inPartition(p string) func(*protocol.Add) bool {
+	return func(a *protocol.Add) bool { return a.PartitionValues["part"] == p }
+}
+
+func partitionOverwrite(part string) build {
+	return func(e env) *Txn {
+		tx := txnOn(e, OpWrite)
+		tx.ReadPredicate(inPartition(part), "part = '"+part+"'")
+		for _, f := range e.snap.Files() {
+			if f.PartitionValues["part"] == part {
+				tx.Add(removeAction(removeOf(f, true)))
+			}
+		}
+		tx.Add(addAction(addIn(part)))
+		return tx
+	}
+}
+
+// deleteFiles is a DELETE that read and drops whole files.
+func deleteFiles(names ...string) build {
+	return func(e env) *Txn {
+		tx := txnOn(e, OpDelete)
+		for _, n := range names {
+			tx.ReadFiles(e.files[n])
+			tx.Add(removeAction(removeOf(e.files[n], true)))
+		}
+		return tx
+	}
+}
+
+// removeOnly removes files without declaring reads, so only the
+// delete-delete rule can catch an overlap.
+func removeOnly(names ...string) build {
+	return func(e env) *Txn {
+		tx := txnOn(e, OpDelete)
+		for _, n := range names {
+			tx.Add(removeAction(removeOf(e.files[n], true)))
+		}
+		return tx
+	}
+}
+
+func compaction(names ...string) build {
+	return func(e env) *Txn {
+		tx := txnOn(e, OpOptimize)
+		part := e.files[names[0]].PartitionValues["part"]
+		for _, n := range names {
+			tx.ReadFiles(e.files[n])
+			tx.Add(removeAction(removeOf(e.files[n], false)))
+		}
+		a := addIn(part)
+		a.DataChange = false
+		tx.Add(addAction(a))
+		return tx
+	}
+}
+
+// compactionWhere is OPTIMIZE WHERE part = ...: it reads the partition.
+func compactionWhere(names ...string) build {
+	return func(e env) *Txn {
+		tx := compaction(names...)(e)
+		part := e.files[names[0]].PartitionValues["part"]
+		tx.ReadPredicate(inPartition(part), "part = '"+part+"'")
+		return tx
+	}
+}
+
+// mergeInto reads partition part and rewrites file name of it.
+func mergeInto(part, name string) build {
+	return func(e env) *Txn {
+		tx := txnOn(e, OpMerge)
+		tx.ReadPredicate(inPartition(part), "part = '"+part+"'")
+		tx.ReadFiles(e.files[name])
+		tx.Add(removeAction(removeOf(e.files[name], true)), addAction(addIn(part)))
+		return tx
+	}
+}
+
+func setProperty(e env) *Txn {
+	tx := txnOn(e, OpSetProperties)
+	md := *e.snap.Metadata()
+	md.Configuration = map[string]string{"owner": "someone"}
+	tx.Add(protocol.Action{Metadata: &md})
+	return tx
+}
+
+func withProtocol(p *protocol.Protocol, inner build) build {
+	return func(e env) *Txn {
+		tx := inner(e)
+		tx.Add(protocol.Action{Protocol: p})
+		return tx
+	}
+}
+
+func appTxn(app string, read bool) build {
+	return func(e env) *Txn {
+		tx := blindAppend("a")(e)
+		if read {
+			tx.ReadAppTxn(app)
+		}
+		tx.Add(protocol.Action{Txn: &protocol.Txn{AppID: app, Version: 1}})
+		return tx
+	}
+}
+
+func domain(d string) build {
+	return func(e env) *Txn {
+		tx := txnOn(e, OpWrite)
+		tx.Add(protocol.Action{DomainMetadata: &protocol.DomainMetadata{Domain: d, Configuration: `{"k":1}`}})
+		return tx
+	}
+}
+
+func emptyCommit(e env) *Txn { return txnOn(e, OpWrite) }
+
+// rawCommit writes a commit another engine made, bypassing our checks,
+// and returns no transaction.
+func rawCommit(actions ...protocol.Action) build {
+	return func(e env) *Txn {
+		st := e.snap.Store()
+		latest, err := snapshot.Load(context.Background(), st)
+		if err != nil {
+			panic(err)
+		}
+		ts := int64(1_700_000_000_000)
+		data, _ := protocol.EncodeCommit(append([]protocol.Action{{CommitInfo: &protocol.CommitInfo{Timestamp: &ts, Operation: "UPGRADE"}}}, actions...))
+		if err := st.PutIfAbsent(context.Background(), protocol.CommitKey(latest.Version()+1), data); err != nil {
+			panic(err)
+		}
+		return nil
+	}
+}
+
+var (
+	domainProto     = &protocol.Protocol{MinReaderVersion: 1, MinWriterVersion: 7, WriterFeatures: []string{"appendOnly", "invariants", "domainMetadata"}}
+	compatibleProto = &protocol.Protocol{MinReaderVersion: 1, MinWriterVersion: 7, WriterFeatures: []string{"appendOnly", "invariants", "domainMetadata"}}
+	unknownProto    = &protocol.Protocol{MinReaderVersion: 1, MinWriterVersion: 7, WriterFeatures: []string{"appendOnly", "invariants", "rowTracking"}}
+)
+
+// TestConflictMatrix commits winners from the same read version as the
+// current transaction, then the current one, and checks which rule (if
+// any) stops it: the table of the Delta concurrency documentation.
+func TestConflictMatrix(t *testing.T) {
+	cases := []struct {
+		name    string
+		serial  bool // delta.isolationLevel = Serializable
+		proto   *protocol.Protocol
+		winners []build
+		current build
+		want    Rule // "" = commits at the version after the winners
+	}{
+		{name: "append vs append", winners: []build{blindAppend("a")}, current: blindAppend("a")},
+		{name: "append vs overwrite", winners: []build{fullOverwrite}, current: blindAppend("a")},
+		{name: "append vs compaction", winners: []build{compaction("a1", "a2")}, current: blindAppend("a")},
+		{name: "append vs delete", winners: []build{deleteFiles("a1")}, current: blindAppend("a")},
+		{name: "append vs metadata", winners: []build{setProperty}, current: blindAppend("a"), want: RuleMetadataChanged},
+		{name: "append under Serializable vs append", serial: true, winners: []build{blindAppend("a")}, current: blindAppend("a")},
+
+		{name: "overwrite vs blind append (WriteSerializable)", winners: []build{blindAppend("b")}, current: fullOverwrite},
+		{name: "overwrite vs blind append (Serializable)", serial: true, winners: []build{blindAppend("b")}, current: fullOverwrite, want: RuleConcurrentAppend},
+		{name: "overwrite vs non-blind append", winners: []build{nonBlindAppend("b")}, current: fullOverwrite, want: RuleConcurrentAppend},
+		{name: "overwrite vs overwrite", winners: []build{fullOverwrite}, current: fullOverwrite, want: RuleConcurrentAppend},
+		{name: "overwrite vs compaction", winners: []build{compaction("b1")}, current: fullOverwrite, want: RuleConcurrentAppend},
+		{name: "overwrite vs delete", winners: []build{deleteFiles("b1")}, current: fullOverwrite, want: RuleConcurrentDeleteRead},
+
+		{name: "partition overwrite vs append elsewhere", winners: []build{blindAppend("b")}, current: partitionOverwrite("a")},
+		{name: "partition overwrite vs append elsewhere (Serializable)", serial: true, winners: []build{blindAppend("b")}, current: partitionOverwrite("a")},
+		{name: "partition overwrite vs blind append same partition", winners: []build{blindAppend("a")}, current: partitionOverwrite("a")},
+		{name: "partition overwrite vs append same partition (Serializable)", serial: true, winners: []build{blindAppend("a")}, current: partitionOverwrite("a"), want: RuleConcurrentAppend},
+		{name: "partition overwrite vs overwrite of another partition", winners: []build{partitionOverwrite("b")}, current: partitionOverwrite("a")},
+		{name: "partition overwrite vs overwrite of the same partition", winners: []build{partitionOverwrite("a")}, current: partitionOverwrite("a"), want: RuleConcurrentAppend},
+		{name: "partition overwrite vs delete in it", winners: []build{deleteFiles("a2")}, current: partitionOverwrite("a"), want: RuleConcurrentDeleteRead},
+		{name: "partition overwrite vs delete elsewhere", winners: []build{deleteFiles("b1")}, current: partitionOverwrite("a")},
+		{name: "partition overwrite vs compaction elsewhere", winners: []build{compaction("b1")}, current: partitionOverwrite("a")},
+		{name: "partition overwrite vs compaction in it", winners: []build{compaction("a1", "a2")}, current: partitionOverwrite("a"), want: RuleConcurrentAppend},
+
+		{name: "merge vs blind append into its partition", winners: []build{blindAppend("a")}, current: mergeInto("a", "a1")},
+		{name: "merge vs non-blind append into its partition", winners: []build{nonBlindAppend("a")}, current: mergeInto("a", "a1"), want: RuleConcurrentAppend},
+		{name: "merge vs non-blind append elsewhere", winners: []build{nonBlindAppend("b")}, current: mergeInto("a", "a1")},
+		{name: "merge vs delete of a file it read", winners: []build{deleteFiles("a1")}, current: mergeInto("a", "a1"), want: RuleConcurrentDeleteRead},
+
+		{name: "delete vs delete of the same file (read)", winners: []build{deleteFiles("a1")}, current: deleteFiles("a1"), want: RuleConcurrentDeleteRead},
+		{name: "delete vs delete of the same file", winners: []build{removeOnly("a1")}, current: removeOnly("a1"), want: RuleConcurrentDeleteDelete},
+		{name: "delete vs delete of another file", winners: []build{removeOnly("a1")}, current: removeOnly("a2")},
+
+		{name: "compaction vs blind append", winners: []build{blindAppend("a")}, current: compaction("a1", "a2")},
+		{name: "compaction vs non-blind append (snapshot isolation)", winners: []build{nonBlindAppend("a")}, current: compaction("a1", "a2")},
+		{name: "partition compaction vs non-blind append into it", winners: []build{nonBlindAppend("a")}, current: compactionWhere("a1", "a2")},
+		{name: "partition compaction vs append into it (Serializable)", serial: true, winners: []build{blindAppend("a")}, current: compactionWhere("a1", "a2")},
+		{name: "compaction vs append (Serializable)", serial: true, winners: []build{nonBlindAppend("a")}, current: compaction("a1", "a2")},
+		{name: "compaction vs delete of its file", winners: []build{deleteFiles("a2")}, current: compaction("a1", "a2"), want: RuleConcurrentDeleteRead},
+		{name: "compaction vs compaction", winners: []build{compaction("a1", "a2")}, current: compaction("a1", "a2"), want: RuleConcurrentDeleteRead},
+		{name: "empty commit vs overwrite", winners: []build{fullOverwrite}, current: emptyCommit},
+
+		{name: "app txn read vs same app", winners: []build{appTxn("app", false)}, current: appTxn("app", true), want: RuleConcurrentTransaction},
+		{name: "app txn write vs same app", winners: []build{appTxn("app", false)}, current: appTxn("app", false), want: RuleConcurrentTransaction},
+		{name: "app txn vs another app", winners: []build{appTxn("other", false)}, current: appTxn("app", true)},
+
+		{name: "domain vs same domain", proto: domainProto, winners: []build{domain("x")}, current: domain("x"), want: RuleConcurrentDomainChange},
+		{name: "domain vs other domain", proto: domainProto, winners: []build{domain("y")}, current: domain("x")},
+
+		{name: "append vs compatible protocol upgrade", winners: []build{withProtocol(compatibleProto, emptyCommit)}, current: blindAppend("a")},
+		{name: "append vs protocol needing an unknown feature", winners: []build{rawCommit(protocol.Action{Protocol: unknownProto})}, current: blindAppend("a"), want: RuleProtocolChanged},
+		{name: "protocol change vs protocol change", winners: []build{withProtocol(compatibleProto, emptyCommit)}, current: withProtocol(compatibleProto, blindAppend("a")), want: RuleProtocolChanged},
+
+		{name: "overwrite after two harmless winners conflicts with the third", winners: []build{blindAppend("a"), blindAppend("b"), deleteFiles("b1")}, current: fullOverwrite, want: RuleConcurrentDeleteRead},
+		{name: "partition overwrite after three harmless winners", winners: []build{blindAppend("a"), deleteFiles("b1"), nonBlindAppend("b")}, current: partitionOverwrite("a")},
+	}
+	ctx := context.Background()
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			st := storage.NewMemory()
+			spec := tableSpec{partitioned: true, proto: c.proto}
+			if c.serial {
+				spec.props = map[string]string{protocol.PropIsolationLevel: "Serializable"}
+			}
+			files := map[string]*protocol.Add{"a1": addIn("a"), "a2": addIn("a"), "b1": addIn("b")}
+			e := env{snap: create(t, st, spec, files["a1"], files["a2"], files["b1"]), files: files}
+			cur := c.current(e)
+			var conflictAt int64 = -1
+			for i, w := range c.winners {
+				tx := w(e)
+				if tx == nil {
+					continue
+				}
+				if _, err := tx.Commit(ctx); err != nil {
+					t.Fatalf("winner %d: %v", i, err)
+				}
+			}
+			res, err := cur.Commit(ctx)
+			if c.want == "" {
+				if err != nil {
+					t.Fatalf("want a commit, got %v", err)
+				}
+				want := int64(len(c.winners) + 1)
+				if res.Version != want || res.Attempts != 2 || res.Snapshot.Version() != want {
+					t.Fatalf("committed at %d after %d attempts (snapshot v%d), want %d after 2", res.Version, res.Attempts, res.Snapshot.Version(), want)
+				}
+				ci := commitInfoOf(t, st, want)
+				if *ci.ReadVersion != 0 || ci.Operation != cur.op.Name {
+					t.Fatalf("commitInfo of the retried commit: %+v", ci.Raw)
+				}
+				// The post-commit snapshot matches a fresh load.
+				fresh := load(t, st)
+				if got, want := paths(res.Snapshot.Files()), paths(fresh.Files()); len(got) != len(want) {
+					t.Fatalf("result snapshot files %v, loaded %v", got, want)
+				}
+				return
+			}
+			if err == nil {
+				t.Fatalf("committed at %d, want %s", res.Version, c.want)
+			}
+			cf := conflictRule(t, err)
+			conflictAt = int64(len(c.winners))
+			if cf.Rule != c.want || cf.WinningVersion != conflictAt {
+				t.Fatalf("conflict %s at version %d (%v), want %s at %d", cf.Rule, cf.WinningVersion, err, c.want, conflictAt)
+			}
+			if v := load(t, st).Version(); v != int64(len(c.winners)) {
+				t.Fatalf("the conflicting commit landed: version %d", v)
+			}
+		})
+	}
+}
