@@ -30,35 +30,36 @@ func render(c config, cases []*benchCase, ll, wide *gen.Manifest, elapsed time.D
 
 	logFiles, logBytes := dirSize(filepath.Join(c.tables, "longlog", "_delta_log"))
 	p("Tables:\n\n")
-	p("- **long log** (`%s`): %v; versions 0..%d, checkpoints at %s, %d JSON commits after the last one; "+
+	p("- **long log** (`%s`): %s; versions 0..%d, checkpoints at %s, %d JSON commits after the last one; "+
 		"%d add and %d remove actions in all, %d live files at the latest version, %d at version %d; "+
 		"`_delta_log` holds %d files, %.1f MiB. No data files: both engines read the log only.\n",
-		filepath.Join(c.tables, "longlog"), ll.Options, ll.Latest, joinInts(ll.Checkpoints), trailing(ll),
+		filepath.Join(c.tables, "longlog"), options(ll), ll.Latest, joinInts(ll.Checkpoints), trailing(ll),
 		ll.Adds, ll.Removes, ll.LatestFiles, ll.MidFiles, ll.Mid, logFiles, float64(logBytes)/(1<<20))
-	p("- **wide** (`%s`): %v; %d Parquet files (snappy), %d rows, %d columns (int64, float64, string, "+
-		"timestamp, bool in turn), %.1f MiB on disk, one commit.\n\n",
-		filepath.Join(c.tables, "wide"), wide.Options, wide.LatestFiles, wide.Rows, len(wide.Columns), float64(wide.Bytes)/(1<<20))
+	p("- **wide** (`%s`): %s; %d Parquet files (snappy), %d rows, %d columns (int64, float64, string, "+
+		"timestamp, bool in turn), %.1f MiB on disk, one commit. The projected scan reads `%s`.\n\n",
+		filepath.Join(c.tables, "wide"), options(wide), wide.LatestFiles, wide.Rows, len(wide.Columns),
+		float64(wide.Bytes)/(1<<20), projection(c, wide))
 
 	p("Each program runs in its own process: one warm-up run, then %d measured runs (%d for the reference readers), interleaved across engines. "+
 		"*op* is the operation timed inside the process (start-up and imports excluded); *process* is the wall time "+
-		"of the whole process as the harness saw it; peak RSS is the kernel's `ru_maxrss` of the process (wait4). "+
+		"of the whole process as the harness saw it and *CPU* its user + system time (both include start-up); peak RSS is the kernel's `ru_maxrss` of the process (wait4). "+
 		"Every run's version, file count and row count are checked against the generator's manifest.\n\n", c.reps, min(c.refReps, c.reps))
 
-	p("| case | engine | op median (s) | op min (s) | process median (s) | peak RSS median (MiB) | peak RSS max (MiB) |\n")
-	p("|---|---|--:|--:|--:|--:|--:|\n")
+	p("| case | engine | op median (s) | op min (s) | process median (s) | CPU median (s) | peak RSS median (MiB) | peak RSS max (MiB) |\n")
+	p("|---|---|--:|--:|--:|--:|--:|--:|\n")
 	for _, bc := range cases {
 		if bc.samples == nil {
 			continue
 		}
 		for _, r := range bc.runners {
 			ss := bc.samples[r.engine]
-			op, wall, rss := series(ss)
-			p("| %s | %s | %.3f | %.3f | %.3f | %.0f | %.0f |\n", bc.name, r.engine,
-				median(op), slices.Min(op), median(wall), median(rss), slices.Max(rss))
+			op, wall, cpu, rss := series(ss)
+			p("| %s | %s | %.3f | %.3f | %.3f | %.3f | %.0f | %.0f |\n", bc.name, r.engine,
+				median(op), slices.Min(op), median(wall), median(cpu), median(rss), slices.Max(rss))
 		}
 	}
 	p("\nRatios deltalite / delta-rs (medians; below 1 means deltalite is faster or smaller):\n\n")
-	p("| case | op time | process wall | peak RSS |\n|---|--:|--:|--:|\n")
+	p("| case | op time | process wall | CPU | peak RSS |\n|---|--:|--:|--:|--:|\n")
 	for _, bc := range cases {
 		if bc.samples == nil {
 			continue
@@ -72,17 +73,19 @@ func render(c config, cases []*benchCase, ll, wide *gen.Manifest, elapsed time.D
 				peer = bc.samples[r.engine]
 			}
 		}
-		oo, ow, or := series(ours)
-		po, pw, pr := series(peer)
-		p("| %s | %s | %s | %s |\n", bc.name, ratio(median(oo), median(po)), ratio(median(ow), median(pw)), ratio(median(or), median(pr)))
+		oo, ow, oc, or := series(ours)
+		po, pw, pc, pr := series(peer)
+		p("| %s | %s | %s | %s | %s |\n", bc.name, ratio(median(oo), median(po)), ratio(median(ow), median(pw)),
+			ratio(median(oc), median(pc)), ratio(median(or), median(pr)))
 	}
 	return b.String()
 }
 
-func series(ss []sample) (op, wall, rssMiB []float64) {
+func series(ss []sample) (op, wall, cpu, rssMiB []float64) {
 	for _, s := range ss {
 		op = append(op, s.res.Seconds)
 		wall = append(wall, s.wall.Seconds())
+		cpu = append(cpu, s.cpu.Seconds())
 		rssMiB = append(rssMiB, float64(s.maxRSS)/1024)
 	}
 	return
@@ -201,4 +204,18 @@ func loadAvg() string {
 		return "unknown"
 	}
 	return strings.Join(f[:3], " ")
+}
+
+// options renders a manifest's generator options as sorted key=value pairs.
+func options(m *gen.Manifest) string {
+	keys := make([]string, 0, len(m.Options))
+	for k := range m.Options {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		parts[i] = fmt.Sprintf("%s=%v", k, m.Options[k])
+	}
+	return strings.Join(parts, " ")
 }
