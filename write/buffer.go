@@ -1,0 +1,255 @@
+package write
+
+import (
+	"maps"
+
+	"github.com/apache/arrow-go/v18/arrow"
+
+	"github.com/deltalite-go/deltalite/protocol"
+)
+
+// partition is the state of one partition value set: the rows waiting to
+// be written and the data file they go to, once one is open.
+type partition struct {
+	values map[string]string // partitionValues of its add actions
+	dir    string            // key prefix of its files, "" or ending in "/"
+	chunks []chunk
+	rows   int64
+	bytes  int64
+	file   *dataFile
+}
+
+// chunk is a buffered batch of the file schema and its accounted size.
+type chunk struct {
+	rec   arrow.RecordBatch
+	bytes int64
+}
+
+// partition finds or creates the partition of a value set (nil for an
+// unpartitioned table).
+func (w *Writer) partition(values []string, ok []bool) (*partition, error) {
+	key := partitionKey(values, ok)
+	if p := w.partitions[key]; p != nil {
+		return p, nil
+	}
+	p := &partition{values: map[string]string{}}
+	for k, pc := range w.parts {
+		p.values[pc.key] = values[k] // "" is null in the log
+		if w.ColumnMapping == "none" {
+			p.dir += partitionSegment(pc.field.Name, values[k], ok[k]) + "/"
+		}
+	}
+	if len(w.parts) > 0 && w.ColumnMapping != "none" {
+		p.dir = randomPrefix() + "/"
+	}
+	w.partitions[key] = p
+	w.order = append(w.order, p)
+	return p, nil
+}
+
+// buffer keeps a file batch for p, writing p's rows as a row group when
+// they make a full one.
+func (w *Writer) buffer(p *partition, rec arrow.RecordBatch) error {
+	rec.Retain()
+	b := recordBytes(rec)
+	p.chunks = append(p.chunks, chunk{rec: rec, bytes: b})
+	p.rows += rec.NumRows()
+	p.bytes += b
+	w.buffered += b
+	if p.rows >= DefaultMaxRowGroupRows || p.bytes >= w.MaxBufferedBytes {
+		return w.flush(p)
+	}
+	return nil
+}
+
+// relieve writes the largest buffers until the total is within the bound.
+func (w *Writer) relieve() error {
+	for w.buffered > w.MaxBufferedBytes {
+		var big *partition
+		for _, p := range w.order {
+			if p.rows > 0 && (big == nil || p.bytes > big.bytes) {
+				big = p
+			}
+		}
+		if big == nil {
+			return nil
+		}
+		if err := w.flush(big); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// flush writes all of p's buffered rows, rolling files at the target size:
+// the rows that fit in the current file are estimated from the Parquet
+// bytes per Arrow byte learned so far.
+func (w *Writer) flush(p *partition) error {
+	for p.rows > 0 {
+		if err := w.ctx.Err(); err != nil {
+			return err
+		}
+		if p.file == nil {
+			if err := w.open(p); err != nil {
+				return err
+			}
+		}
+		f := p.file
+		room := w.target - f.size
+		if f.stats.rows > 0 && room < w.target/16 {
+			if err := w.finish(p); err != nil {
+				return err
+			}
+			continue
+		}
+		n := p.rows
+		if est := w.estimate(p.bytes); est > room {
+			n = max(1, int64(float64(p.rows)*float64(max(room, 0))/float64(est)))
+		}
+		recs, bytes := p.take(n, w)
+		before := f.size
+		w.uses++
+		f.lastUse = w.uses
+		err := f.writeRows(recs, w.fileSchema, DefaultMaxRowGroupRows)
+		for _, r := range recs {
+			r.Release()
+		}
+		if err != nil {
+			return err
+		}
+		w.arrowFlushed += bytes
+		w.parquetFlushed += f.size - before
+		if f.size >= w.target {
+			if err := w.finish(p); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// estimate guesses the Parquet size of Arrow data: as the bytes so far,
+// or as large until something was written.
+func (w *Writer) estimate(arrowBytes int64) int64 {
+	if w.arrowFlushed == 0 {
+		return arrowBytes
+	}
+	return int64(float64(arrowBytes) * float64(w.parquetFlushed) / float64(w.arrowFlushed))
+}
+
+// take removes the first n buffered rows of p and returns them with their
+// accounted size. A chunk cut in two is shared by both parts and accounted
+// in proportion.
+func (p *partition) take(n int64, w *Writer) ([]arrow.RecordBatch, int64) {
+	var out []arrow.RecordBatch
+	var bytes int64
+	for n > 0 {
+		c := &p.chunks[0]
+		rows := c.rec.NumRows()
+		if rows <= n {
+			out = append(out, c.rec) // ownership moves to out
+			bytes += c.bytes
+			n -= rows
+			p.chunks[0] = chunk{}
+			p.chunks = p.chunks[1:]
+			continue
+		}
+		head := c.rec.NewSlice(0, n)
+		tail := c.rec.NewSlice(n, rows)
+		hb := c.bytes * n / rows
+		c.rec.Release()
+		*c = chunk{rec: tail, bytes: c.bytes - hb}
+		out = append(out, head)
+		bytes += hb
+		n = 0
+	}
+	if len(p.chunks) == 0 {
+		p.chunks = nil
+	}
+	for _, r := range out {
+		p.rows -= r.NumRows()
+	}
+	p.bytes -= bytes
+	w.buffered -= bytes
+	return out, bytes
+}
+
+// open starts a file for p, first finishing the least recently written file
+// when too many are open.
+func (w *Writer) open(p *partition) error {
+	if w.openFiles >= w.MaxOpenFiles {
+		var lru *partition
+		for _, q := range w.order {
+			if q.file != nil && q != p && (lru == nil || q.file.lastUse < lru.file.lastUse) {
+				lru = q
+			}
+		}
+		if lru != nil {
+			if err := w.finish(lru); err != nil {
+				return err
+			}
+		}
+	}
+	f, err := w.createFile(p.dir)
+	if err != nil {
+		return err
+	}
+	p.file = f
+	w.openFiles++
+	return nil
+}
+
+// finish completes p's open file and records its add action.
+func (w *Writer) finish(p *partition) error {
+	f := p.file
+	p.file = nil
+	w.openFiles--
+	if err := f.finish(); err != nil {
+		return err
+	}
+	w.stored = append(w.stored, f.key)
+	w.adds = append(w.adds, &protocol.Add{
+		Path:             protocol.EncodePath(f.key),
+		PartitionValues:  maps.Clone(p.values),
+		Size:             f.size,
+		ModificationTime: w.Now().UnixMilli(),
+		DataChange:       w.DataChange,
+		Stats:            f.stats.JSON(),
+	})
+	return nil
+}
+
+// drop releases p's buffered rows.
+func (p *partition) drop(w *Writer) {
+	for _, c := range p.chunks {
+		c.rec.Release()
+	}
+	w.buffered -= p.bytes
+	p.chunks, p.rows, p.bytes = nil, 0, 0
+}
+
+// recordBytes is the memory a batch holds: every buffer, whole (a slice
+// keeps its parent's buffers alive).
+func recordBytes(rec arrow.RecordBatch) int64 {
+	var n int64
+	for _, c := range rec.Columns() {
+		n += dataBytes(c.Data())
+	}
+	return n
+}
+
+func dataBytes(d arrow.ArrayData) int64 {
+	var n int64
+	for _, b := range d.Buffers() {
+		if b != nil {
+			n += int64(b.Len())
+		}
+	}
+	for _, c := range d.Children() {
+		n += dataBytes(c)
+	}
+	if d.DataType().ID() == arrow.DICTIONARY {
+		n += dataBytes(d.Dictionary())
+	}
+	return n
+}

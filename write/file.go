@@ -1,0 +1,141 @@
+package write
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/parquet/pqarrow"
+
+	"github.com/deltalite-go/deltalite/internal/errs"
+	"github.com/deltalite-go/deltalite/storage"
+)
+
+// dataFile is one Parquet file being written: the Parquet writer feeds a
+// pipe that storage.Put drains, so nothing but the current page is held.
+type dataFile struct {
+	key     string
+	pw      *io.PipeWriter
+	done    chan error // storage.Put's result
+	size    int64      // bytes handed to Put so far
+	fw      *pqarrow.FileWriter
+	stats   *fileStats
+	lastUse uint64
+}
+
+var (
+	errAborted     = errors.New("write aborted")
+	errPutReturned = errors.New("storage stopped reading before the data file was complete")
+)
+
+// createFile starts a data file under dir, choosing a name no object has.
+func (w *Writer) createFile(dir string) (*dataFile, error) {
+	var key string
+	for attempt := 0; ; attempt++ {
+		w.counter++
+		key = dir + fmt.Sprintf("part-%05d-%s-c000%s.parquet", w.counter-1, newUUID(), w.codec.ext)
+		_, err := w.st.Head(w.ctx, key)
+		if errors.Is(err, storage.ErrNotExist) {
+			break
+		}
+		if err != nil {
+			return nil, errs.Wrap(errs.Internal, key, err, "checking that a new data file name is free")
+		}
+		if attempt == 3 {
+			return nil, errs.New(errs.Internal, key, "data file names keep colliding with existing objects")
+		}
+	}
+	pr, pw := io.Pipe()
+	f := &dataFile{key: key, pw: pw, done: make(chan error, 1), stats: newFileStats(w.plan)}
+	go func(ctx context.Context) {
+		err := w.st.Put(ctx, key, pr)
+		// Unblocks the Parquet writer if Put stopped reading early.
+		if err != nil {
+			pr.CloseWithError(err)
+		} else {
+			pr.CloseWithError(errPutReturned)
+		}
+		f.done <- err
+	}(w.ctx)
+	fw, err := pqarrow.NewFileWriter(w.fileSchema, &countingWriter{w: pw, n: &f.size}, w.props, pqarrow.DefaultWriterProps())
+	if err != nil {
+		f.abort()
+		return nil, errs.Wrap(errs.Internal, key, err, "starting a Parquet file")
+	}
+	f.fw = fw
+	return f, nil
+}
+
+// writeRows writes batches of the file schema as one row group (more when
+// past the row group row cap) and accumulates their statistics.
+func (f *dataFile) writeRows(recs []arrow.RecordBatch, schema *arrow.Schema, maxRows int64) error {
+	tbl := array.NewTableFromRecords(schema, recs)
+	defer tbl.Release()
+	if err := f.fw.WriteTable(tbl, maxRows); err != nil {
+		return f.writeErr(err)
+	}
+	for _, r := range recs {
+		f.stats.add(r)
+	}
+	return nil
+}
+
+// writeErr prefers the storage error behind a failed pipe write.
+func (f *dataFile) writeErr(err error) error {
+	if errors.Is(err, io.ErrClosedPipe) || f.putFailed() != nil {
+		if perr := f.putFailed(); perr != nil {
+			return errs.Wrap(errs.Internal, f.key, perr, "writing data file")
+		}
+	}
+	return errs.Wrap(errs.Internal, f.key, err, "writing data file")
+}
+
+// putFailed returns Put's error if it has already failed, without waiting.
+func (f *dataFile) putFailed() error {
+	select {
+	case err := <-f.done:
+		f.done <- err
+		return err
+	default:
+		return nil
+	}
+}
+
+// finish writes the footer and waits for the object to be stored.
+func (f *dataFile) finish() error {
+	if err := f.fw.Close(); err != nil {
+		f.pw.CloseWithError(err)
+		<-f.done
+		return f.writeErr(err)
+	}
+	f.pw.Close()
+	if err := <-f.done; err != nil {
+		return errs.Wrap(errs.Internal, f.key, err, "storing data file")
+	}
+	return nil
+}
+
+// abort stops the file: Put fails, so no object appears.
+func (f *dataFile) abort() {
+	f.pw.CloseWithError(errAborted)
+	if f.fw != nil {
+		_ = f.fw.Close()
+	}
+	<-f.done
+}
+
+// countingWriter counts the bytes the Parquet writer emits: the size of the
+// file so far, which decides when to roll it.
+type countingWriter struct {
+	w io.Writer
+	n *int64
+}
+
+func (c *countingWriter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	*c.n += int64(n)
+	return n, err
+}

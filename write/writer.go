@@ -1,0 +1,325 @@
+package write
+
+import (
+	"context"
+	"runtime/debug"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/compute"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/apache/arrow-go/v18/parquet"
+
+	"github.com/deltalite-go/deltalite/internal/errs"
+	"github.com/deltalite-go/deltalite/protocol"
+	"github.com/deltalite-go/deltalite/schema"
+	"github.com/deltalite-go/deltalite/storage"
+)
+
+// Writer writes batches of one table into data files. It is not safe for
+// concurrent use. After an error other than a rejected batch, the Writer
+// only returns that error; call Abort to delete what it wrote.
+type Writer struct {
+	*settings
+	ctx   context.Context
+	cctx  context.Context // ctx with the allocator, for compute kernels
+	st    storage.Store
+	props *parquet.WriterProperties
+
+	logical    *arrow.Schema // what Write takes
+	fileSchema *arrow.Schema // what the files hold
+	dataCols   []int         // columns of the logical batch stored in files
+	parts      []partCol
+	plan       *statsPlan
+
+	partitions map[string]*partition
+	order      []*partition // in order of first row, for a stable Close
+	buffered   int64        // Arrow bytes waiting over all partitions
+	openFiles  int
+	uses       uint64 // clock for least recently written files
+
+	// Learned Parquet bytes per Arrow byte, to cut files near the target.
+	arrowFlushed, parquetFlushed int64
+
+	counter int
+	adds    []*protocol.Add
+	stored  []string // keys of finished files, for Abort
+	err     error
+	closed  bool
+}
+
+// NewWriter prepares a write into the table rooted at st. Nothing is
+// stored before the first row group is due.
+func NewWriter(ctx context.Context, st storage.Store, opt Options) (_ *Writer, err error) {
+	defer guard(&err)
+	s, err := resolve(opt)
+	if err != nil {
+		return nil, err
+	}
+	logical, err := schema.ToArrow(s.Schema, schema.ArrowOptions{})
+	if err != nil {
+		return nil, errs.Wrap(errs.InvalidArgument, "", err, "table schema")
+	}
+	w := &Writer{settings: s, ctx: ctx, cctx: compute.WithAllocator(ctx, s.Allocator), st: st, logical: logical,
+		partitions: map[string]*partition{}}
+	isPart := map[*schema.Field]bool{}
+	for _, f := range s.parts {
+		isPart[f] = true
+		w.parts = append(w.parts, partCol{field: f, index: s.Schema.Index(f.Name), key: f.PhysicalName(s.ColumnMapping)})
+	}
+	var fields []arrow.Field
+	var data []*schema.Field
+	for i, f := range s.Schema.Fields {
+		if isPart[f] {
+			continue
+		}
+		data = append(data, f)
+		if isVoid(f.Type) {
+			continue
+		}
+		af, err := fileField(f, s.ColumnMapping)
+		if err != nil {
+			return nil, errs.Wrap(errs.InvalidArgument, "", err, "table schema")
+		}
+		fields = append(fields, af)
+		w.dataCols = append(w.dataCols, i)
+	}
+	if len(fields) == 0 {
+		return nil, errs.New(errs.InvalidArgument, "", "the table has no column to store in data files besides partition and void columns")
+	}
+	w.fileSchema = arrow.NewSchema(fields, nil)
+	w.plan = newStatsPlan(data, s.ColumnMapping, s.statsConfig)
+	w.props = parquet.NewWriterProperties(
+		parquet.WithAllocator(s.Allocator),
+		parquet.WithCompression(s.codec.c),
+		parquet.WithMaxRowGroupLength(DefaultMaxRowGroupRows),
+		parquet.WithDictionaryDefault(true),
+		parquet.WithStats(true),
+	)
+	return w, nil
+}
+
+// Write adds a batch of the table's logical Arrow schema (see Conform). A
+// batch of the wrong shape, or with nulls where the schema forbids them, is
+// refused with ErrSchemaMismatch and leaves the Writer usable. Write does
+// not keep rec; it copies or retains what it needs.
+func (w *Writer) Write(rec arrow.RecordBatch) (err error) {
+	if w.err != nil {
+		return w.err
+	}
+	if w.closed {
+		return errs.New(errs.InvalidArgument, "", "Write after Close or Abort")
+	}
+	defer guard(&err)
+	if err := w.ctx.Err(); err != nil {
+		return errs.Wrap(errs.Canceled, "", err, "write")
+	}
+	if err := checkBatch(rec, w.Schema, w.logical); err != nil {
+		return err
+	}
+	if len(w.parts) > 0 {
+		if err := w.checkPartitions(rec); err != nil {
+			return err
+		}
+	}
+	if rec.NumRows() == 0 {
+		return nil
+	}
+	defer func() {
+		if err != nil {
+			w.err = err
+		}
+	}()
+	file := w.fileBatch(rec)
+	defer file.Release()
+	if len(w.parts) == 0 {
+		p, err := w.partition(nil, nil)
+		if err != nil {
+			return err
+		}
+		if err := w.buffer(p, file); err != nil {
+			return err
+		}
+		return w.relieve()
+	}
+	if err := w.fanOut(rec, file); err != nil {
+		return err
+	}
+	return w.relieve()
+}
+
+// checkPartitions refuses partition values the log cannot hold before
+// anything is buffered, so a rejected batch leaves no trace.
+func (w *Writer) checkPartitions(rec arrow.RecordBatch) error {
+	for _, pc := range w.parts {
+		arr := rec.Column(pc.index)
+		switch arr.(type) {
+		case *array.String, *array.Binary:
+			for i := 0; i < arr.Len(); i++ {
+				if _, _, err := partitionValue(pc, arr, i); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// fileBatch shares the data columns of a logical batch under the file schema.
+func (w *Writer) fileBatch(rec arrow.RecordBatch) arrow.RecordBatch {
+	cols := make([]arrow.Array, len(w.dataCols))
+	for k, i := range w.dataCols {
+		d := retype(rec.Column(i).Data(), w.Schema.Fields[i].Type, w.fileSchema.Field(k).Type)
+		cols[k] = array.MakeFromData(d)
+		d.Release()
+	}
+	out := array.NewRecordBatch(w.fileSchema, cols, rec.NumRows())
+	for _, c := range cols {
+		c.Release()
+	}
+	return out
+}
+
+// fanOut splits a batch by partition values and buffers each part.
+func (w *Writer) fanOut(rec, file arrow.RecordBatch) error {
+	ids, groups, err := groupRows(rec, w.parts)
+	if err != nil {
+		return err
+	}
+	// Counting sort of row numbers by group.
+	start := make([]int32, groups+1)
+	first := make([]int32, groups)
+	for i := range first {
+		first[i] = -1
+	}
+	for row, g := range ids {
+		start[g+1]++
+		if first[g] < 0 {
+			first[g] = int32(row)
+		}
+	}
+	for g := 1; g <= groups; g++ {
+		start[g] += start[g-1]
+	}
+	rows := make([]int32, len(ids))
+	next := append([]int32(nil), start[:groups]...)
+	for row, g := range ids {
+		rows[next[g]] = int32(row)
+		next[g]++
+	}
+	values := make([]string, len(w.parts))
+	ok := make([]bool, len(w.parts))
+	for g := 0; g < groups; g++ {
+		for k, pc := range w.parts {
+			if values[k], ok[k], err = partitionValue(pc, rec.Column(pc.index), int(first[g])); err != nil {
+				return err
+			}
+		}
+		p, err := w.partition(values, ok)
+		if err != nil {
+			return err
+		}
+		if groups == 1 {
+			return w.buffer(p, file)
+		}
+		chunk, err := w.take(file, rows[start[g]:start[g+1]])
+		if err != nil {
+			return err
+		}
+		err = w.buffer(p, chunk)
+		chunk.Release()
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// take copies the given rows of a file batch.
+func (w *Writer) take(file arrow.RecordBatch, rows []int32) (arrow.RecordBatch, error) {
+	d := array.NewData(arrow.PrimitiveTypes.Int32, len(rows),
+		[]*memory.Buffer{nil, memory.NewBufferBytes(arrow.Int32Traits.CastToBytes(rows))}, nil, 0, 0)
+	idx := array.NewInt32Data(d)
+	d.Release()
+	defer idx.Release()
+	cols := make([]arrow.Array, file.NumCols())
+	defer func() {
+		for _, c := range cols {
+			if c != nil {
+				c.Release()
+			}
+		}
+	}()
+	for i := range cols {
+		c, err := compute.TakeArray(w.cctx, file.Column(i), idx)
+		if err != nil {
+			return nil, errs.Wrap(errs.Internal, "", err, "splitting a batch by partition")
+		}
+		cols[i] = c
+	}
+	return array.NewRecordBatch(w.fileSchema, cols, int64(len(rows))), nil
+}
+
+// Close writes everything still buffered and returns one add action per
+// data file, in the order the files were finished. A write of no rows
+// returns no action.
+func (w *Writer) Close() (_ []*protocol.Add, err error) {
+	if w.err != nil {
+		return nil, w.err
+	}
+	if w.closed {
+		return nil, errs.New(errs.InvalidArgument, "", "Close after Close or Abort")
+	}
+	defer guard(&err)
+	defer func() {
+		if err != nil {
+			w.err = err
+		}
+	}()
+	for _, p := range w.order {
+		if err := w.flush(p); err != nil {
+			return nil, err
+		}
+		if p.file != nil {
+			if err := w.finish(p); err != nil {
+				return nil, err
+			}
+		}
+	}
+	w.closed = true
+	return w.adds, nil
+}
+
+// Abort stops the write and deletes, best effort, every file it stored;
+// files being written never appear. The Writer cannot be used afterwards.
+func (w *Writer) Abort(ctx context.Context) (err error) {
+	defer guard(&err)
+	w.closed = true
+	if w.err == nil {
+		w.err = errs.New(errs.InvalidArgument, "", "the write was aborted")
+	}
+	for _, p := range w.order {
+		p.drop(w)
+		if p.file != nil {
+			p.file.abort()
+			p.file = nil
+			w.openFiles--
+		}
+	}
+	keys := w.stored
+	w.stored, w.adds = nil, nil
+	if len(keys) == 0 {
+		return nil
+	}
+	if err := w.st.Delete(ctx, keys...); err != nil {
+		return errs.Wrap(errs.Internal, "", err, "deleting %d data files of an aborted write", len(keys))
+	}
+	return nil
+}
+
+// guard turns a panic in a dependency into an error.
+func guard(err *error) {
+	if r := recover(); r != nil {
+		*err = errs.New(errs.Internal, "", "write: unexpected failure: %v\n%s", r, debug.Stack())
+	}
+}
