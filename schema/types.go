@@ -263,6 +263,31 @@ func (s *Struct) JSON() string {
 	return string(b)
 }
 
+// The JSON forms, with fields in Spark's order.
+type (
+	structJSON struct {
+		Type   string      `json:"type"`
+		Fields []fieldJSON `json:"fields"`
+	}
+	fieldJSON struct {
+		Name     string         `json:"name"`
+		Type     any            `json:"type"`
+		Nullable bool           `json:"nullable"`
+		Metadata map[string]any `json:"metadata"`
+	}
+	arrayJSON struct {
+		Type         string `json:"type"`
+		ElementType  any    `json:"elementType"`
+		ContainsNull bool   `json:"containsNull"`
+	}
+	mapJSON struct {
+		Type              string `json:"type"`
+		KeyType           any    `json:"keyType"`
+		ValueType         any    `json:"valueType"`
+		ValueContainsNull bool   `json:"valueContainsNull"`
+	}
+)
+
 func typeJSON(t Type) any {
 	switch t := t.(type) {
 	case *Primitive:
@@ -270,19 +295,19 @@ func typeJSON(t Type) any {
 	case *Decimal:
 		return t.String()
 	case *Struct:
-		fields := make([]map[string]any, len(t.Fields))
+		fields := make([]fieldJSON, len(t.Fields))
 		for i, f := range t.Fields {
 			md := f.Metadata
 			if md == nil {
 				md = map[string]any{}
 			}
-			fields[i] = map[string]any{"name": f.Name, "type": typeJSON(f.Type), "nullable": f.Nullable, "metadata": md}
+			fields[i] = fieldJSON{Name: f.Name, Type: typeJSON(f.Type), Nullable: f.Nullable, Metadata: md}
 		}
-		return map[string]any{"type": "struct", "fields": fields}
+		return structJSON{Type: "struct", Fields: fields}
 	case *Array:
-		return map[string]any{"type": "array", "elementType": typeJSON(t.Element), "containsNull": t.ContainsNull}
+		return arrayJSON{Type: "array", ElementType: typeJSON(t.Element), ContainsNull: t.ContainsNull}
 	case *Map:
-		return map[string]any{"type": "map", "keyType": typeJSON(t.Key), "valueType": typeJSON(t.Value), "valueContainsNull": t.ValueContainsNull}
+		return mapJSON{Type: "map", KeyType: typeJSON(t.Key), ValueType: typeJSON(t.Value), ValueContainsNull: t.ValueContainsNull}
 	}
 	return nil
 }

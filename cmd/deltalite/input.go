@@ -89,7 +89,13 @@ func openInput(ctx context.Context, path, format string, like *arrow.Schema) (ar
 		return rr, func() error { pf.Close(); return closeFn() }, nil
 	case "csv":
 		r := csv.NewInferringReader(f, csv.WithHeader(true), csv.WithChunk(64<<10), csv.WithNullReader(true, ""), csv.WithAllocator(mem))
-		return r, closeFn, nil
+		// The schema is known once the first chunk is read.
+		pr, err := peek(r)
+		if err != nil {
+			f.Close()
+			return nil, nil, fmt.Errorf("%s: %w", path, err)
+		}
+		return pr, closeFn, nil
 	case "ndjson":
 		br := bufio.NewReaderSize(f, 1<<20)
 		sc := like
@@ -186,3 +192,48 @@ func widen(a, b string) string {
 	}
 	return "string"
 }
+
+// peeked replays a first batch read ahead (to learn the schema) and then
+// continues with the stream.
+type peeked struct {
+	array.RecordReader
+	first arrow.RecordBatch
+	cur   arrow.RecordBatch
+	sc    *arrow.Schema
+}
+
+func peek(r array.RecordReader) (array.RecordReader, error) {
+	p := &peeked{RecordReader: r}
+	if r.Next() {
+		p.first = r.RecordBatch()
+		p.first.Retain()
+		p.sc = p.first.Schema()
+	} else if err := r.Err(); err != nil {
+		return nil, err
+	} else if p.sc = r.Schema(); p.sc == nil {
+		return nil, fmt.Errorf("the input is empty: no header to take a schema from")
+	}
+	return p, nil
+}
+
+func (p *peeked) Schema() *arrow.Schema { return p.sc }
+
+func (p *peeked) Next() bool {
+	if p.cur != nil && p.cur == p.first {
+		p.first.Release()
+		p.first = nil
+	}
+	if p.first != nil {
+		p.cur = p.first
+		return true
+	}
+	if !p.RecordReader.Next() {
+		p.cur = nil
+		return false
+	}
+	p.cur = p.RecordReader.RecordBatch()
+	return true
+}
+
+func (p *peeked) RecordBatch() arrow.RecordBatch { return p.cur }
+func (p *peeked) Record() arrow.RecordBatch      { return p.cur }

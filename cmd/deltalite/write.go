@@ -1,0 +1,244 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/spf13/cobra"
+
+	"github.com/deltalite-go/deltalite"
+	"github.com/deltalite-go/deltalite/schema"
+)
+
+func newCreateCmd() *cobra.Command {
+	var schemaFile, like string
+	var partitionBy, props []string
+	cmd := &cobra.Command{
+		Use:   "create TABLE (--schema FILE.json | --like FILE)",
+		Short: "Create an empty table",
+		Long: `Create an empty table from a Delta schema (the JSON of a metaData schemaString) or
+from the schema of a data file (.parquet, .csv, .ndjson).`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if (schemaFile == "") == (like == "") {
+				return fmt.Errorf("give exactly one of --schema FILE.json and --like FILE")
+			}
+			var sc *schema.Struct
+			if schemaFile != "" {
+				data, err := os.ReadFile(schemaFile)
+				if err != nil {
+					return err
+				}
+				if sc, err = schema.Parse(string(data)); err != nil {
+					return fmt.Errorf("%s: %w", schemaFile, err)
+				}
+			} else {
+				format, err := inputFormat(like, "")
+				if err != nil {
+					return err
+				}
+				rr, closeFn, err := openInput(cmd.Context(), like, format, nil)
+				if err != nil {
+					return err
+				}
+				sc, err = schema.FromArrow(rr.Schema())
+				rr.Release()
+				closeFn()
+				if err != nil {
+					return fmt.Errorf("%s: %w", like, err)
+				}
+			}
+			properties, err := keyValues("--property", props)
+			if err != nil {
+				return err
+			}
+			so, err := storageOptions(cmd)
+			if err != nil {
+				return err
+			}
+			t, err := deltalite.Create(cmd.Context(), args[0], sc, deltalite.CreateOptions{
+				PartitionBy: partitionBy, Properties: properties,
+			}, deltalite.WithStorageOptions(so))
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "created %s at version %d (%s)\n", t.URI(), t.Version(), t.Protocol())
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&schemaFile, "schema", "", "Delta schema JSON file")
+	cmd.Flags().StringVar(&like, "like", "", "take the schema of this data file")
+	cmd.Flags().StringSliceVar(&partitionBy, "partition-by", nil, "partition columns (comma-separated)")
+	cmd.Flags().StringArrayVar(&props, "property", nil, "table property KEY=VALUE (repeatable)")
+	return cmd
+}
+
+func newWriteCmd() *cobra.Command {
+	var (
+		input, inputFmt, mode, replaceWhere, schemaMode, compression string
+		partitionBy, props, meta                                     []string
+		asJSON                                                       bool
+	)
+	cmd := &cobra.Command{
+		Use:   "write TABLE --input FILE",
+		Short: "Write rows to a table, creating it if needed",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if input == "" {
+				return fmt.Errorf("--input FILE is required (- for standard input)")
+			}
+			format, err := inputFormat(input, inputFmt)
+			if err != nil {
+				return err
+			}
+			properties, err := keyValues("--property", props)
+			if err != nil {
+				return err
+			}
+			metadata, err := keyValues("--metadata", meta)
+			if err != nil {
+				return err
+			}
+			so, err := storageOptions(cmd)
+			if err != nil {
+				return err
+			}
+			// NDJSON parses with the table's schema when the table exists.
+			var like *arrow.Schema
+			if format == "ndjson" {
+				if t, err := deltalite.Open(cmd.Context(), args[0], deltalite.WithStorageOptions(so)); err == nil {
+					like, _ = t.Schema()
+				}
+			}
+			rr, closeFn, err := openInput(cmd.Context(), input, format, like)
+			if err != nil {
+				return err
+			}
+			defer closeFn()
+			defer rr.Release()
+			var src array.RecordReader = rr
+			if isTerminal(os.Stderr) {
+				p := newProgress(rr)
+				defer p.stop()
+				src = p
+			}
+			res, err := deltalite.Write(cmd.Context(), args[0], src, deltalite.WriteOptions{
+				Mode:           deltalite.WriteMode(mode),
+				SchemaMode:     deltalite.SchemaMode(schemaMode),
+				PartitionBy:    partitionBy,
+				ReplaceWhere:   replaceWhere,
+				Properties:     properties,
+				Compression:    compression,
+				CommitMetadata: anyMap(metadata),
+			}, deltalite.WithStorageOptions(so))
+			if err != nil {
+				return err
+			}
+			out := cmd.OutOrStdout()
+			if asJSON {
+				enc := json.NewEncoder(out)
+				enc.SetIndent("", "  ")
+				return enc.Encode(res)
+			}
+			switch {
+			case res.Skipped:
+				fmt.Fprintf(out, "table exists at version %d: nothing written\n", res.Version)
+			default:
+				verb := "wrote"
+				if res.Created {
+					verb = "created table and wrote"
+				}
+				fmt.Fprintf(out, "%s %d rows in %d files (%d bytes), removed %d files: version %d\n",
+					verb, res.RowsWritten, res.FilesAdded, res.BytesWritten, res.FilesRemoved, res.Version)
+			}
+			for _, w := range res.Warnings {
+				fmt.Fprintln(cmd.ErrOrStderr(), "warning: "+oneLine(w.Error()))
+			}
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&input, "input", "", "input file (.parquet, .csv, .ndjson, .jsonl) or - for standard input")
+	f.StringVar(&inputFmt, "input-format", "", "parquet, csv or ndjson (default: from the extension)")
+	f.StringVar(&mode, "mode", "append", "append, overwrite, error, ignore or create_or_replace")
+	f.StringSliceVar(&partitionBy, "partition-by", nil, "partition columns of a new table (comma-separated)")
+	f.StringVar(&replaceWhere, "replace-where", "", "with --mode overwrite: replace only the rows this predicate selects")
+	f.StringVar(&schemaMode, "schema-mode", "", "merge (add new columns) or overwrite (replace the schema; with --mode overwrite)")
+	f.StringArrayVar(&props, "property", nil, "table property KEY=VALUE for a new table (repeatable)")
+	f.StringArrayVar(&meta, "metadata", nil, "commit metadata KEY=VALUE (repeatable)")
+	f.StringVar(&compression, "compression", "snappy", "snappy or zstd")
+	f.BoolVar(&asJSON, "json", false, "print the result as JSON")
+	return cmd
+}
+
+func keyValues(flag string, kvs []string) (map[string]string, error) {
+	out := map[string]string{}
+	for _, kv := range kvs {
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok || strings.TrimSpace(k) == "" {
+			return nil, fmt.Errorf("%s %q is not KEY=VALUE", flag, kv)
+		}
+		out[strings.TrimSpace(k)] = v
+	}
+	return out, nil
+}
+
+func anyMap(m map[string]string) map[string]any {
+	if len(m) == 0 {
+		return nil
+	}
+	out := make(map[string]any, len(m))
+	for k, v := range m {
+		out[k] = v
+	}
+	return out
+}
+
+// progress wraps a record stream and prints a progress line on standard
+// error once a second while the write runs.
+type progress struct {
+	array.RecordReader
+	rows  atomic.Int64
+	done  chan struct{}
+	start time.Time
+}
+
+func newProgress(rr array.RecordReader) *progress {
+	p := &progress{RecordReader: rr, done: make(chan struct{}), start: time.Now()}
+	go func() {
+		tick := time.NewTicker(time.Second)
+		defer tick.Stop()
+		for {
+			select {
+			case <-p.done:
+				return
+			case <-tick.C:
+				el := time.Since(p.start).Seconds()
+				n := p.rows.Load()
+				fmt.Fprintf(os.Stderr, "\r%d rows read, %.0f rows/s", n, float64(n)/el)
+			}
+		}
+	}()
+	return p
+}
+
+func (p *progress) Next() bool {
+	ok := p.RecordReader.Next()
+	if ok {
+		p.rows.Add(p.RecordReader.RecordBatch().NumRows())
+	}
+	return ok
+}
+
+func (p *progress) stop() {
+	close(p.done)
+	if time.Since(p.start) > time.Second {
+		fmt.Fprintln(os.Stderr)
+	}
+}

@@ -1,0 +1,576 @@
+package deltalite
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/google/uuid"
+
+	"github.com/deltalite-go/deltalite/internal/errs"
+	"github.com/deltalite-go/deltalite/protocol"
+	"github.com/deltalite-go/deltalite/schema"
+	"github.com/deltalite-go/deltalite/snapshot"
+	"github.com/deltalite-go/deltalite/storage"
+	"github.com/deltalite-go/deltalite/txn"
+	"github.com/deltalite-go/deltalite/write"
+)
+
+// WriteMode says what Write does when the table exists (or not).
+type WriteMode string
+
+const (
+	// ModeAppend adds rows; it creates the table when there is none.
+	ModeAppend WriteMode = "append"
+	// ModeOverwrite replaces the table's rows, or only those ReplaceWhere
+	// selects; it creates the table when there is none.
+	ModeOverwrite WriteMode = "overwrite"
+	// ModeError fails with ErrTableExists when the table exists.
+	ModeError WriteMode = "error"
+	// ModeIgnore writes nothing when the table exists.
+	ModeIgnore WriteMode = "ignore"
+	// ModeCreateOrReplace replaces schema, partitioning, properties and
+	// rows in one commit, keeping the history.
+	ModeCreateOrReplace WriteMode = "create_or_replace"
+)
+
+// SchemaMode says how Write treats a source schema that differs from the
+// table's.
+type SchemaMode string
+
+const (
+	// SchemaStrict (the default) requires the source to fit the table.
+	SchemaStrict SchemaMode = ""
+	// SchemaMerge adds new source columns (nullable) and relaxes
+	// nullability, in the same commit as the data.
+	SchemaMerge SchemaMode = "merge"
+	// SchemaOverwrite replaces the schema; only with ModeOverwrite.
+	SchemaOverwrite SchemaMode = "overwrite"
+)
+
+// WriteOptions configure Write. An empty Mode means ModeError, as in
+// delta-rs's write_deltalake, so that nothing is changed by accident.
+type WriteOptions struct {
+	Mode       WriteMode
+	SchemaMode SchemaMode
+	// PartitionBy names partition columns for a new table (or a
+	// create_or_replace); for an existing table it must match, if given.
+	PartitionBy []string
+	// ReplaceWhere limits an overwrite to the rows the SQL predicate
+	// selects, e.g. `day = '2026-01-01'`. Written rows must satisfy it.
+	ReplaceWhere string
+	// Properties are table properties for a new table (delta.* and user keys).
+	Properties map[string]string
+	// Name and Description of a new table.
+	Name, Description string
+	// TargetFileSize overrides delta.targetFileSize (bytes).
+	TargetFileSize int64
+	// Compression of data files: "snappy" (default) or "zstd" (also gzip, lz4, none).
+	Compression string
+	// CommitMaxRetries bounds retries after lost commit races (default 15).
+	CommitMaxRetries int
+	// CommitMetadata is merged into commitInfo.
+	CommitMetadata map[string]any
+	// AppID and AppVersion make the write idempotent: a write whose
+	// (AppID, AppVersion) the table has already seen is skipped.
+	AppID      string
+	AppVersion int64
+	// Allocator for Arrow buffers (default Go allocator).
+	Allocator memory.Allocator
+}
+
+// WriteResult reports a write.
+type WriteResult struct {
+	Version      int64 // the version committed (or the current one when skipped)
+	Created      bool  // the write created the table
+	Skipped      bool  // nothing was written (ModeIgnore on an existing table, or an AppID/AppVersion already applied)
+	FilesAdded   int
+	FilesRemoved int
+	RowsWritten  int64
+	BytesWritten int64
+	Warnings     []error // failures after the commit (checkpoint, log cleanup); the commit stands
+}
+
+// Write writes a stream of record batches to the Delta table at uri as one
+// commit, creating the table when the mode allows. Nothing is visible
+// until the commit; a failure leaves the table as it was (data files
+// written before the failure are orphans that vacuum removes).
+func Write(ctx context.Context, uri string, src array.RecordReader, wo WriteOptions, opts ...Option) (*WriteResult, error) {
+	return write1(ctx, uri, src, nil, wo, opts)
+}
+
+// CreateOptions configure Create.
+type CreateOptions struct {
+	PartitionBy       []string
+	Properties        map[string]string
+	Name, Description string
+	CommitMetadata    map[string]any
+}
+
+// Create makes an empty table with the given schema at uri; it fails with
+// ErrTableExists when a table is there already.
+func Create(ctx context.Context, uri string, sc *schema.Struct, co CreateOptions, opts ...Option) (*Table, error) {
+	if sc == nil || len(sc.Fields) == 0 {
+		return nil, errs.New(errs.InvalidArgument, uri, "a table needs at least one column")
+	}
+	as, err := schema.ToArrow(sc, schema.ArrowOptions{})
+	if err != nil {
+		return nil, errs.Wrap(errs.InvalidArgument, uri, err, "schema")
+	}
+	empty, err := array.NewRecordReader(as, nil)
+	if err != nil {
+		return nil, errs.Wrap(errs.Internal, uri, err, "empty source")
+	}
+	defer empty.Release()
+	wo := WriteOptions{Mode: ModeError, PartitionBy: co.PartitionBy, Properties: co.Properties,
+		Name: co.Name, Description: co.Description, CommitMetadata: co.CommitMetadata}
+	if _, err := write1(ctx, uri, empty, sc, wo, opts); err != nil {
+		return nil, err
+	}
+	return Open(ctx, uri, opts...)
+}
+
+func write1(ctx context.Context, uri string, src array.RecordReader, sc *schema.Struct, wo WriteOptions, opts []Option) (*WriteResult, error) {
+	if src == nil || src.Schema() == nil {
+		return nil, errs.New(errs.InvalidArgument, uri, "the source has no schema")
+	}
+	if wo.Mode == "" {
+		wo.Mode = ModeError
+	}
+	switch wo.Mode {
+	case ModeAppend, ModeOverwrite, ModeError, ModeIgnore, ModeCreateOrReplace:
+	default:
+		return nil, errs.New(errs.InvalidArgument, uri, "unknown write mode %q (use append, overwrite, error, ignore or create_or_replace)", wo.Mode)
+	}
+	switch wo.SchemaMode {
+	case SchemaStrict, SchemaMerge:
+	case SchemaOverwrite:
+		if wo.Mode != ModeOverwrite {
+			return nil, errs.New(errs.InvalidArgument, uri, "schema mode overwrite needs mode overwrite")
+		}
+	default:
+		return nil, errs.New(errs.InvalidArgument, uri, "unknown schema mode %q (use merge or overwrite)", wo.SchemaMode)
+	}
+	if wo.ReplaceWhere != "" && wo.Mode != ModeOverwrite {
+		return nil, errs.New(errs.InvalidArgument, uri, "a replace-where predicate needs mode overwrite")
+	}
+	_, st, err := resolve(ctx, uri, opts)
+	if err != nil {
+		return nil, err
+	}
+	snap, err := snapshot.Load(ctx, st)
+	if err != nil && !errors.Is(err, errs.ErrTableNotFound) {
+		return nil, err
+	}
+	w := &writeJob{ctx: ctx, st: st, src: src, wo: wo, snap: snap, schema: sc}
+	if w.wo.Allocator == nil {
+		w.wo.Allocator = memory.DefaultAllocator
+	}
+	if snap == nil {
+		return w.create()
+	}
+	switch wo.Mode {
+	case ModeError:
+		return nil, errs.New(errs.TableExists, st.URL(), "a Delta table exists here (version %d); use mode append, overwrite or ignore", snap.Version())
+	case ModeIgnore:
+		return &WriteResult{Version: snap.Version(), Skipped: true}, nil
+	case ModeCreateOrReplace:
+		return w.replace()
+	}
+	return w.update()
+}
+
+type writeJob struct {
+	ctx  context.Context
+	st   storage.Store
+	src  array.RecordReader
+	wo   WriteOptions
+	snap *snapshot.Snapshot
+	// schema is the schema of a new table when the caller gave it as Delta
+	// types (Create); nil means: from the source's Arrow schema.
+	schema *schema.Struct
+}
+
+func (w *writeJob) txnOptions() txn.Options {
+	return txn.Options{MaxRetries: w.wo.CommitMaxRetries, Metadata: w.wo.CommitMetadata}
+}
+
+// newMetadata builds the metaData of a new (or replaced) table from the
+// source schema and the options.
+func (w *writeJob) newMetadata(id string) (*protocol.Metadata, *protocol.Protocol, error) {
+	sc := w.schema
+	if sc == nil {
+		var err error
+		if sc, err = schema.FromArrow(w.src.Schema()); err != nil {
+			return nil, nil, errs.Wrap(errs.SchemaMismatch, w.st.URL(), err, "source schema")
+		}
+	}
+	sc = sc.Clone()
+	parts, err := partitionColumns(sc, w.wo.PartitionBy)
+	if err != nil {
+		return nil, nil, errs.Wrap(errs.InvalidArgument, w.st.URL(), err, "partition columns")
+	}
+	props := maps.Clone(w.wo.Properties)
+	if props == nil {
+		props = map[string]string{}
+	}
+	mode, err := schema.ParseMode(props[protocol.PropColumnMappingMode])
+	if err != nil {
+		return nil, nil, errs.Wrap(errs.InvalidArgument, w.st.URL(), err, "table properties")
+	}
+	if mode != schema.MappingNone {
+		props[protocol.PropColumnMappingMaxID] = fmt.Sprint(schema.AssignColumnMapping(sc, 0))
+	}
+	p := protocol.MinimalProtocol(protocol.RequiredFeatures(sc, props))
+	if bad := protocol.UnsupportedReaderFeatures(&p); len(bad) > 0 {
+		return nil, nil, errs.New(errs.UnsupportedTable, w.st.URL(), "the table would need %s, which this engine cannot read", strings.Join(bad, ", "))
+	}
+	created := time.Now().UnixMilli()
+	md := &protocol.Metadata{
+		ID:               id,
+		Format:           protocol.Format{Provider: "parquet", Options: map[string]string{}},
+		SchemaString:     sc.JSON(),
+		PartitionColumns: parts,
+		Configuration:    props,
+		CreatedTime:      &created,
+	}
+	if w.wo.Name != "" {
+		md.Name = &w.wo.Name
+	}
+	if w.wo.Description != "" {
+		md.Description = &w.wo.Description
+	}
+	return md, &p, nil
+}
+
+// partitionColumns resolves the requested partition columns against the
+// schema (case-insensitively, keeping the schema's spelling).
+func partitionColumns(sc *schema.Struct, names []string) ([]string, error) {
+	out := []string{}
+	for _, n := range names {
+		f := sc.Field(strings.TrimSpace(n))
+		if f == nil {
+			return nil, fmt.Errorf("partition column %q is not in the schema (%s)", n, fieldNames(sc))
+		}
+		if slices.Contains(out, f.Name) {
+			return nil, fmt.Errorf("partition column %q is listed twice", f.Name)
+		}
+		out = append(out, f.Name)
+	}
+	if len(out) > 0 && len(out) == len(sc.Fields) {
+		return nil, fmt.Errorf("every column is a partition column: a table needs at least one data column")
+	}
+	return out, nil
+}
+
+func fieldNames(sc *schema.Struct) string {
+	names := make([]string, len(sc.Fields))
+	for i, f := range sc.Fields {
+		names[i] = f.Name
+	}
+	return strings.Join(names, ", ")
+}
+
+func (w *writeJob) create() (*WriteResult, error) {
+	md, p, err := w.newMetadata(uuid.NewString())
+	if err != nil {
+		return nil, err
+	}
+	sc, _ := schema.Parse(md.SchemaString)
+	res := &WriteResult{Created: true}
+	adds, err := w.writeFiles(sc, md, res)
+	if err != nil {
+		return nil, err
+	}
+	actions := addActions(adds)
+	if w.wo.AppID != "" {
+		actions = append(actions, appTxn(w.wo.AppID, w.wo.AppVersion))
+	}
+	op := txn.Operation{Name: txn.OpWrite, Parameters: map[string]any{"mode": "ErrorIfExists", "partitionBy": md.PartitionColumns}}
+	if w.wo.Mode == ModeCreateOrReplace {
+		op.Name = txn.OpCreateOrReplace
+	} else if len(adds) == 0 {
+		op.Name = txn.OpCreateTable
+	}
+	r, err := txn.Create(w.ctx, w.st, p, md, actions, op, w.txnOptions())
+	if err != nil {
+		w.abort(adds)
+		return nil, err
+	}
+	res.Version, res.Warnings = r.Version, r.Warnings
+	return res, nil
+}
+
+// update appends to or overwrites an existing table.
+func (w *writeJob) update() (*WriteResult, error) {
+	snap := w.snap
+	if w.wo.AppID != "" {
+		if v, ok := snap.AppTransactionVersion(w.wo.AppID); ok && v >= w.wo.AppVersion {
+			return &WriteResult{Version: snap.Version(), Skipped: true}, nil
+		}
+	}
+	if len(w.wo.PartitionBy) > 0 {
+		want, err := partitionColumns(snap.Schema(), w.wo.PartitionBy)
+		if err != nil || !slices.Equal(want, snap.PartitionColumns()) {
+			return nil, errs.New(errs.SchemaMismatch, w.st.URL(), "the table is partitioned by [%s], not [%s]",
+				strings.Join(snap.PartitionColumns(), ", "), strings.Join(w.wo.PartitionBy, ", "))
+		}
+	}
+	md, err := w.evolvedMetadata()
+	if err != nil {
+		return nil, err
+	}
+	target := snap.Schema()
+	if md != nil {
+		if target, err = schema.Parse(md.SchemaString); err != nil {
+			return nil, errs.Wrap(errs.Internal, w.st.URL(), err, "evolved schema")
+		}
+	} else {
+		md = snap.Metadata()
+	}
+	mode := "Append"
+	if w.wo.Mode == ModeOverwrite {
+		mode = "Overwrite"
+	}
+	op := txn.Operation{Name: txn.OpWrite, Parameters: map[string]any{"mode": mode, "partitionBy": snap.PartitionColumns()}}
+	if err := txn.CheckWritable(snap, op); err != nil {
+		return nil, err
+	}
+	var removeSel func(*protocol.Add) bool
+	if w.wo.Mode == ModeOverwrite {
+		sel, desc, err := w.replaceSelector(snap)
+		if err != nil {
+			return nil, err
+		}
+		removeSel = sel
+		if desc != "" {
+			op.Parameters["predicate"] = desc
+		}
+	}
+	res := &WriteResult{}
+	adds, err := w.writeFiles(target, md, res)
+	if err != nil {
+		return nil, err
+	}
+	t := txn.Begin(snap, op, w.txnOptions())
+	if md != snap.Metadata() {
+		t.Add(protocol.Action{Metadata: md})
+	}
+	if removeSel != nil {
+		t.ReadPredicate(removeSel, fmt.Sprint(op.Parameters["predicate"]))
+		if w.wo.ReplaceWhere == "" {
+			t.ReadWholeTable()
+		}
+		now := time.Now().UnixMilli()
+		for _, f := range snap.Files() {
+			if removeSel(f) {
+				t.Add(protocol.Action{Remove: removeOf(f, now)})
+				res.FilesRemoved++
+			}
+		}
+	} else {
+		t.SetBlindAppend(md == snap.Metadata())
+	}
+	t.Add(addActions(adds)...)
+	if w.wo.AppID != "" {
+		t.ReadAppTxn(w.wo.AppID)
+		t.Add(appTxn(w.wo.AppID, w.wo.AppVersion))
+	}
+	r, err := t.Commit(w.ctx)
+	if err != nil {
+		w.abort(adds)
+		return nil, err
+	}
+	res.Version, res.Warnings = r.Version, r.Warnings
+	return res, nil
+}
+
+// replace is create_or_replace on an existing table: new metadata (same
+// table id), every old file removed, the new ones added, one commit.
+func (w *writeJob) replace() (*WriteResult, error) {
+	md, p, err := w.newMetadata(w.snap.Metadata().ID)
+	if err != nil {
+		return nil, err
+	}
+	op := txn.Operation{Name: txn.OpCreateOrReplace, Parameters: map[string]any{"partitionBy": md.PartitionColumns}}
+	if err := txn.CheckWritable(w.snap, op); err != nil {
+		return nil, err
+	}
+	// Never downgrade the protocol: keep the old one when it is higher.
+	old := w.snap.Protocol()
+	if old.MinReaderVersion > p.MinReaderVersion || old.MinWriterVersion > p.MinWriterVersion {
+		merged := protocol.MinimalProtocol(append(protocol.RequiredFeatures(mustSchema(md), md.Configuration), old.EffectiveWriterFeatures()...))
+		p = &merged
+	}
+	sc := mustSchema(md)
+	res := &WriteResult{}
+	adds, err := w.writeFiles(sc, md, res)
+	if err != nil {
+		return nil, err
+	}
+	t := txn.Begin(w.snap, op, w.txnOptions())
+	t.ReadWholeTable()
+	if p.MinReaderVersion != old.MinReaderVersion || p.MinWriterVersion != old.MinWriterVersion ||
+		!slices.Equal(p.ReaderFeatures, old.ReaderFeatures) || !slices.Equal(p.WriterFeatures, old.WriterFeatures) {
+		t.Add(protocol.Action{Protocol: p})
+	}
+	t.Add(protocol.Action{Metadata: md})
+	now := time.Now().UnixMilli()
+	for _, f := range w.snap.Files() {
+		t.Add(protocol.Action{Remove: removeOf(f, now)})
+		res.FilesRemoved++
+	}
+	t.Add(addActions(adds)...)
+	r, err := t.Commit(w.ctx)
+	if err != nil {
+		w.abort(adds)
+		return nil, err
+	}
+	res.Version, res.Warnings = r.Version, r.Warnings
+	return res, nil
+}
+
+func mustSchema(md *protocol.Metadata) *schema.Struct {
+	sc, err := schema.Parse(md.SchemaString)
+	if err != nil {
+		panic(err) // built by newMetadata from a valid schema
+	}
+	return sc
+}
+
+// evolvedMetadata returns new metadata when the schema mode changes the
+// schema, nil when the table's stays.
+func (w *writeJob) evolvedMetadata() (*protocol.Metadata, error) {
+	snap := w.snap
+	src, err := schema.FromArrow(w.src.Schema())
+	if err != nil {
+		return nil, errs.Wrap(errs.SchemaMismatch, w.st.URL(), err, "source schema")
+	}
+	var next *schema.Struct
+	switch w.wo.SchemaMode {
+	case SchemaOverwrite:
+		next = src
+		for _, c := range snap.PartitionColumns() {
+			if next.Field(c) == nil {
+				return nil, errs.New(errs.SchemaMismatch, w.st.URL(), "the new schema lacks partition column %q", c)
+			}
+		}
+	case SchemaMerge:
+		merged, changed, err := schema.Merge(snap.Schema(), src)
+		if err != nil {
+			return nil, errs.Wrap(errs.SchemaMismatch, w.st.URL(), err, "merging schemas")
+		}
+		if !changed {
+			return nil, nil
+		}
+		next = merged
+	default:
+		return nil, nil
+	}
+	md := *snap.Metadata()
+	md.Configuration = maps.Clone(md.Configuration)
+	if snap.ColumnMapping() != schema.MappingNone {
+		maxID, _ := protocol.Properties(md.Configuration).Int(protocol.PropColumnMappingMaxID, 0)
+		md.Configuration[protocol.PropColumnMappingMaxID] = fmt.Sprint(schema.AssignColumnMapping(next, maxID))
+	}
+	md.SchemaString = next.JSON()
+	return &md, nil
+}
+
+// writeFiles streams the source through the data-file writer.
+func (w *writeJob) writeFiles(sc *schema.Struct, md *protocol.Metadata, res *WriteResult) ([]*protocol.Add, error) {
+	mode, err := schema.ParseMode(md.Configuration[protocol.PropColumnMappingMode])
+	if err != nil {
+		return nil, errs.Wrap(errs.UnsupportedTable, w.st.URL(), err, "column mapping")
+	}
+	fw, err := write.NewWriter(w.ctx, w.st, write.Options{
+		Schema:           sc,
+		PartitionColumns: md.PartitionColumns,
+		ColumnMapping:    mode,
+		Properties:       protocol.Properties(md.Configuration),
+		TargetFileSize:   w.wo.TargetFileSize,
+		Compression:      w.wo.Compression,
+		DataChange:       true,
+		Allocator:        w.wo.Allocator,
+	})
+	if err != nil {
+		return nil, err
+	}
+	check, err := w.rowCheck(sc, md)
+	if err != nil {
+		return nil, err
+	}
+	for w.src.Next() {
+		rec, err := write.Conform(w.src.RecordBatch(), sc, w.wo.Allocator)
+		if err == nil && check != nil {
+			err = check(rec)
+		}
+		if err == nil {
+			err = fw.Write(rec)
+		}
+		if rec != nil {
+			res.RowsWritten += rec.NumRows()
+			rec.Release()
+		}
+		if err != nil {
+			_ = fw.Abort(w.ctx)
+			return nil, err
+		}
+	}
+	if err := w.src.Err(); err != nil {
+		_ = fw.Abort(w.ctx)
+		return nil, errs.Wrap(errs.InvalidArgument, w.st.URL(), err, "reading the source")
+	}
+	adds, err := fw.Close()
+	if err != nil {
+		_ = fw.Abort(w.ctx)
+		return nil, err
+	}
+	for _, a := range adds {
+		res.BytesWritten += a.Size
+	}
+	res.FilesAdded = len(adds)
+	return adds, nil
+}
+
+// abort deletes data files written for a commit that did not happen.
+func (w *writeJob) abort(adds []*protocol.Add) {
+	keys := make([]string, 0, len(adds))
+	for _, a := range adds {
+		if k, err := protocol.DecodePath(a.Path); err == nil {
+			keys = append(keys, k)
+		}
+	}
+	_ = w.st.Delete(context.WithoutCancel(w.ctx), keys...)
+}
+
+func addActions(adds []*protocol.Add) []protocol.Action {
+	out := make([]protocol.Action, len(adds))
+	for i, a := range adds {
+		out[i] = protocol.Action{Add: a}
+	}
+	return out
+}
+
+func appTxn(appID string, version int64) protocol.Action {
+	now := time.Now().UnixMilli()
+	return protocol.Action{Txn: &protocol.Txn{AppID: appID, Version: version, LastUpdated: &now}}
+}
+
+// removeOf is the tombstone of a live file, with extended file metadata
+// and its deletion vector, as PROTOCOL.md asks of writers.
+func removeOf(a *protocol.Add, now int64) *protocol.Remove {
+	ext := true
+	size := a.Size
+	return &protocol.Remove{
+		Path: a.Path, DeletionTimestamp: &now, DataChange: true, ExtendedFileMetadata: &ext,
+		PartitionValues: a.PartitionValues, Size: &size, Tags: a.Tags, DeletionVector: a.DeletionVector,
+		BaseRowID: a.BaseRowID, DefaultRowCommitVersion: a.DefaultRowCommitVersion,
+	}
+}
