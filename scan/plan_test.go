@@ -249,3 +249,41 @@ func TestFilterErrors(t *testing.T) {
 		t.Errorf("filter on a struct: %v", err)
 	}
 }
+
+// TestStatisticsAllTypes runs the golden data-skipping tables (one file,
+// one row of zeros) with and without column mapping: equality with the
+// stored value keeps the file, a bound past it skips it.
+func TestStatisticsAllTypes(t *testing.T) {
+	keep := map[string]string{
+		"as_int": "0", "as_long": "0", "as_byte": "0", "as_short": "0", "as_float": "0", "as_double": "0",
+		"as_string": "0", "as_date": "2000-01-01", "as_timestamp": "2000-01-01T08:00:00Z", "as_big_decimal": "0",
+	}
+	above := map[string]string{
+		"as_int": "1", "as_long": "1", "as_byte": "1", "as_short": "1", "as_float": "0.5", "as_double": "0.001",
+		"as_string": "1", "as_date": "2000-01-02", "as_timestamp": "2000-01-01T08:00:01Z", "as_big_decimal": "1",
+	}
+	for _, table := range []string{"golden/data-skipping-basic-stats-all-types/delta", "golden/data-skipping-basic-stats-all-types-columnmapping-name/delta"} {
+		src := openTable(t, table)
+		for col, v := range keep {
+			for _, f := range []Filter{mustFilter(t, col, "=", v), mustFilter(t, col, "<=", v), mustFilter(t, col, "in", above[col], v)} {
+				plan, err := New(src, WithFilters(f)).Plan(context.Background())
+				if err != nil || len(plan) != 1 {
+					t.Errorf("%s: %s: %d files, %v; want the file kept", table, f, len(plan), err)
+				}
+			}
+			skip := []Filter{mustFilter(t, col, "=", above[col]), mustFilter(t, col, ">=", above[col]), mustFilter(t, col, "<", v)}
+			if col != "as_timestamp" { // a millisecond bound cannot prove every value equal
+				skip = append(skip, mustFilter(t, col, "!=", v))
+			}
+			for _, f := range skip {
+				plan, err := New(src, WithFilters(f)).Plan(context.Background())
+				if err != nil || len(plan) != 0 {
+					t.Errorf("%s: %s: %d files, %v; want the file skipped", table, f, len(plan), err)
+				}
+			}
+		}
+		if got := readRows(t, src, WithColumns("as_int"), WithFilters(mustFilter(t, "as_timestamp", "=", "2000-01-01T08:00:00Z"))); len(got) != 1 {
+			t.Errorf("%s: timestamp row filter kept %d rows", table, len(got))
+		}
+	}
+}
