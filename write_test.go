@@ -1,0 +1,230 @@
+package deltalite_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/deltalite-go/deltalite"
+	"github.com/deltalite-go/deltalite/internal/arrowrows"
+	"github.com/deltalite-go/deltalite/schema"
+)
+
+// people builds a batch of (id long, name string, day string) rows.
+func people(t testing.TB, ids []int64, names []string, days []string) array.RecordReader {
+	t.Helper()
+	sc := arrow.NewSchema([]arrow.Field{
+		{Name: "id", Type: arrow.PrimitiveTypes.Int64, Nullable: true},
+		{Name: "name", Type: arrow.BinaryTypes.String, Nullable: true},
+		{Name: "day", Type: arrow.BinaryTypes.String, Nullable: true},
+	}, nil)
+	b := array.NewRecordBuilder(memory.DefaultAllocator, sc)
+	defer b.Release()
+	b.Field(0).(*array.Int64Builder).AppendValues(ids, nil)
+	b.Field(1).(*array.StringBuilder).AppendValues(names, nil)
+	b.Field(2).(*array.StringBuilder).AppendValues(days, nil)
+	rec := b.NewRecordBatch()
+	defer rec.Release()
+	rr, err := array.NewRecordReader(sc, []arrow.RecordBatch{rec})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rr
+}
+
+// readRows reads a table with this engine as canonical rows.
+func readRows(t testing.TB, uri string, opts ...deltalite.Option) []string {
+	t.Helper()
+	tb, err := deltalite.Open(context.Background(), uri, opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, batches, err := tb.Scan().Records(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rows []string
+	for rec, err := range batches {
+		if err != nil {
+			t.Fatal(err)
+		}
+		rows = append(rows, arrowrows.Rows(rec)...)
+	}
+	return sortedCopy(rows)
+}
+
+func sortedCopy(rows []string) []string { return slices.Sorted(slices.Values(rows)) }
+
+func row(id int64, name, day string) string {
+	return fmt.Sprintf(`day="%s", id=%d, name="%s"`, day, id, name)
+}
+
+func mustWrite(t *testing.T, uri string, src array.RecordReader, wo deltalite.WriteOptions) *deltalite.WriteResult {
+	t.Helper()
+	res, err := deltalite.Write(context.Background(), uri, src, wo)
+	if err != nil {
+		t.Fatalf("write %+v: %v", wo, err)
+	}
+	return res
+}
+
+func TestWriteModes(t *testing.T) {
+	ctx := context.Background()
+	uri := t.TempDir()
+	// error mode creates the table
+	res := mustWrite(t, uri, people(t, []int64{1, 2}, []string{"a", "b"}, []string{"d1", "d2"}),
+		deltalite.WriteOptions{PartitionBy: []string{"day"}})
+	if !res.Created || res.Version != 0 || res.FilesAdded != 2 || res.RowsWritten != 2 {
+		t.Fatalf("create: %+v", res)
+	}
+	// error mode on an existing table
+	if _, err := deltalite.Write(ctx, uri, people(t, []int64{3}, []string{"c"}, []string{"d1"}), deltalite.WriteOptions{}); !errors.Is(err, deltalite.ErrTableExists) {
+		t.Fatalf("error mode on an existing table: %v", err)
+	}
+	// ignore mode
+	res = mustWrite(t, uri, people(t, []int64{3}, []string{"c"}, []string{"d1"}), deltalite.WriteOptions{Mode: deltalite.ModeIgnore})
+	if !res.Skipped || res.Version != 0 {
+		t.Fatalf("ignore: %+v", res)
+	}
+	// append
+	mustWrite(t, uri, people(t, []int64{3}, []string{"c"}, []string{"d1"}), deltalite.WriteOptions{Mode: deltalite.ModeAppend})
+	want := sortedCopy([]string{row(1, "a", "d1"), row(2, "b", "d2"), row(3, "c", "d1")})
+	if got := readRows(t, uri); strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("after append:\n%s", strings.Join(got, "\n"))
+	}
+	// overwrite the whole table
+	res = mustWrite(t, uri, people(t, []int64{9}, []string{"z"}, []string{"d9"}), deltalite.WriteOptions{Mode: deltalite.ModeOverwrite})
+	if res.FilesRemoved != 3 || res.Version != 2 {
+		t.Fatalf("overwrite: %+v", res)
+	}
+	if got := readRows(t, uri); len(got) != 1 || got[0] != row(9, "z", "d9") {
+		t.Fatalf("after overwrite: %v", got)
+	}
+	// time travel still sees the old rows
+	if got := readRows(t, uri, deltalite.WithVersion(1)); len(got) != 3 {
+		t.Fatalf("version 1: %v", got)
+	}
+	// create_or_replace with a new schema and partitioning, history kept
+	sc := arrow.NewSchema([]arrow.Field{{Name: "k", Type: arrow.BinaryTypes.String, Nullable: true}}, nil)
+	b := array.NewRecordBuilder(memory.DefaultAllocator, sc)
+	b.Field(0).(*array.StringBuilder).AppendValues([]string{"x", "y"}, nil)
+	rec := b.NewRecordBatch()
+	b.Release()
+	rr, _ := array.NewRecordReader(sc, []arrow.RecordBatch{rec})
+	res = mustWrite(t, uri, rr, deltalite.WriteOptions{Mode: deltalite.ModeCreateOrReplace})
+	if res.Version != 3 || res.FilesRemoved != 1 {
+		t.Fatalf("create_or_replace: %+v", res)
+	}
+	tb, err := deltalite.Open(ctx, uri)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := tb.DeltaSchema().String(); got != "struct<k:string>" || len(tb.PartitionColumns()) != 0 {
+		t.Fatalf("replaced schema %s partitions %v", got, tb.PartitionColumns())
+	}
+	if got := readRows(t, uri); strings.Join(got, "|") != `k="x"|k="y"` {
+		t.Fatalf("after create_or_replace: %v", got)
+	}
+	h, _ := tb.History(ctx, 0)
+	if len(h) != 4 || h[0].Info.Operation != "CREATE OR REPLACE TABLE" {
+		t.Fatalf("history: %+v", h[0].Info)
+	}
+}
+
+func TestWriteSchemaModes(t *testing.T) {
+	ctx := context.Background()
+	uri := t.TempDir()
+	mustWrite(t, uri, people(t, []int64{1}, []string{"a"}, []string{"d1"}), deltalite.WriteOptions{})
+	// an extra column is a mismatch in strict mode
+	extra := arrow.NewSchema([]arrow.Field{
+		{Name: "id", Type: arrow.PrimitiveTypes.Int32, Nullable: true},
+		{Name: "score", Type: arrow.PrimitiveTypes.Float64, Nullable: true},
+	}, nil)
+	mk := func() array.RecordReader {
+		b := array.NewRecordBuilder(memory.DefaultAllocator, extra)
+		defer b.Release()
+		b.Field(0).(*array.Int32Builder).AppendValues([]int32{2}, nil)
+		b.Field(1).(*array.Float64Builder).AppendValues([]float64{0.5}, nil)
+		rec := b.NewRecordBatch()
+		rr, _ := array.NewRecordReader(extra, []arrow.RecordBatch{rec})
+		return rr
+	}
+	_, err := deltalite.Write(ctx, uri, mk(), deltalite.WriteOptions{Mode: deltalite.ModeAppend})
+	if !errors.Is(err, deltalite.ErrSchemaMismatch) || !strings.Contains(err.Error(), "score") {
+		t.Fatalf("strict append of an extra column: %v", err)
+	}
+	// merge mode adds it; missing columns are null; int32 widens to the long column
+	mustWrite(t, uri, mk(), deltalite.WriteOptions{Mode: deltalite.ModeAppend, SchemaMode: deltalite.SchemaMerge})
+	tb, _ := deltalite.Open(ctx, uri)
+	if got := tb.DeltaSchema().String(); got != "struct<id:long,name:string,day:string,score:double>" {
+		t.Fatalf("merged schema %s", got)
+	}
+	got := readRows(t, uri)
+	want := []string{`day="d1", id=1, name="a", score=null`, `day=null, id=2, name=null, score=0.5`}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("rows after merge:\n%s", strings.Join(got, "\n"))
+	}
+	// schema overwrite only with mode overwrite
+	if _, err := deltalite.Write(ctx, uri, mk(), deltalite.WriteOptions{Mode: deltalite.ModeAppend, SchemaMode: deltalite.SchemaOverwrite}); !errors.Is(err, deltalite.ErrInvalidArgument) {
+		t.Fatalf("schema overwrite with append: %v", err)
+	}
+	mustWrite(t, uri, mk(), deltalite.WriteOptions{Mode: deltalite.ModeOverwrite, SchemaMode: deltalite.SchemaOverwrite})
+	tb, _ = deltalite.Open(ctx, uri)
+	if got := tb.DeltaSchema().String(); got != "struct<id:integer,score:double>" {
+		t.Fatalf("overwritten schema %s", got)
+	}
+}
+
+func TestWriteAppTransaction(t *testing.T) {
+	uri := t.TempDir()
+	wo := deltalite.WriteOptions{Mode: deltalite.ModeAppend, AppID: "job-7", AppVersion: 3}
+	mustWrite(t, uri, people(t, []int64{1}, []string{"a"}, []string{"d"}), wo)
+	res := mustWrite(t, uri, people(t, []int64{1}, []string{"a"}, []string{"d"}), wo)
+	if !res.Skipped {
+		t.Fatalf("redelivered write was applied again: %+v", res)
+	}
+	wo.AppVersion = 4
+	if res := mustWrite(t, uri, people(t, []int64{2}, []string{"b"}, []string{"d"}), wo); res.Skipped || res.Version != 1 {
+		t.Fatalf("next app version: %+v", res)
+	}
+	if got := readRows(t, uri); len(got) != 2 {
+		t.Fatalf("rows %v", got)
+	}
+}
+
+func TestCreate(t *testing.T) {
+	ctx := context.Background()
+	sc, err := schema.Parse(`{"type":"struct","fields":[{"name":"id","type":"long","nullable":false,"metadata":{"comment":"key"}},{"name":"ts","type":"timestamp_ntz","nullable":true,"metadata":{}},{"name":"p","type":"string","nullable":true,"metadata":{}}]}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	uri := t.TempDir()
+	tb, err := deltalite.Create(ctx, uri, sc, deltalite.CreateOptions{PartitionBy: []string{"p"}, Properties: map[string]string{"owner": "team-a", "delta.columnMapping.mode": "name"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := tb.Protocol()
+	if p.MinReaderVersion != 3 || p.MinWriterVersion != 7 || !p.HasFeature("timestampNtz") || !p.HasFeature("columnMapping") {
+		t.Fatalf("protocol %s", p)
+	}
+	f := tb.DeltaSchema().Field("id")
+	if f.Nullable || f.Metadata["comment"] != "key" || f.PhysicalName(schema.MappingName) == "id" {
+		t.Fatalf("field %+v", f)
+	}
+	if tb.Metadata().Configuration["owner"] != "team-a" || tb.Metadata().Configuration["delta.columnMapping.maxColumnId"] != "3" {
+		t.Fatalf("configuration %v", tb.Metadata().Configuration)
+	}
+	if _, err := deltalite.Create(ctx, uri, sc, deltalite.CreateOptions{}); !errors.Is(err, deltalite.ErrTableExists) {
+		t.Fatalf("second create: %v", err)
+	}
+	if _, err := deltalite.Create(ctx, t.TempDir(), sc, deltalite.CreateOptions{PartitionBy: []string{"nope"}}); !errors.Is(err, deltalite.ErrInvalidArgument) {
+		t.Fatalf("bad partition column: %v", err)
+	}
+}
