@@ -73,6 +73,7 @@ func TestAzureConformance(t *testing.T) {
 		Reopen: func(t *testing.T, s storage.Store) (string, map[string]string) {
 			return s.URL(), opts
 		},
+		DeleteKeys: 300, // deletes are one request each: no batch boundary to cross
 	})
 }
 

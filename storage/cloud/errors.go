@@ -30,13 +30,16 @@ const (
 
 // netClass classifies the failures every HTTP client shares; backends call
 // it for errors their service codes do not explain.
+// A failure to connect wins over a context error in the same chain: a
+// retry loop that ran out of time against a dead endpoint is reported as
+// the dead endpoint.
 func netClass(err error) errClass {
 	switch {
-	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
-		return classCanceled
 	case errors.Is(err, syscall.ECONNREFUSED), errors.Is(err, syscall.ECONNRESET),
 		errors.Is(err, syscall.EHOSTUNREACH), errors.Is(err, syscall.ENETUNREACH):
 		return classUnreachable
+	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
+		return classCanceled
 	}
 	var dns *net.DNSError
 	if errors.As(err, &dns) {
@@ -117,6 +120,10 @@ func (e *redactedError) Error() string { return e.msg }
 
 func (e *redactedError) Is(target error) bool { return errors.Is(e.orig, target) }
 
+// writeOps are the operations (as describeFailure names them) that create
+// objects.
+var writeOps = map[string]bool{"write": true, "conditional write": true, "conditional write probe": true}
+
 // describeFailure turns a classified backend error into the one error type
 // of the module, naming the object and never a credential.
 func (s *store) describeFailure(op, key string, err error) error {
@@ -129,7 +136,11 @@ func (s *store) describeFailure(op, key string, err error) error {
 	}
 	path := s.objectURL(key)
 	cause := s.red.wrap(err)
-	switch s.b.classify(err) {
+	class := s.b.classify(err)
+	if class == classNotFound && writeOps[op] {
+		class = classNoBucket // a write cannot miss its object, only its bucket
+	}
+	switch class {
 	case classNotFound:
 		return &errs.Error{Kind: errs.NotFound, Path: path, Err: storage.ErrNotExist}
 	case classExists:

@@ -21,4 +21,8 @@ func init() {
 	for _, scheme := range []string{"az", "azure", "adl", "abfs", "abfss"} {
 		storage.Register(scheme, azure)
 	}
+
+	storage.Register("gs", func(ctx context.Context, u *url.URL, o map[string]string) (storage.Store, error) {
+		return newGCSStore(ctx, u, o, os.Getenv)
+	})
 }

@@ -30,6 +30,9 @@ type Harness struct {
 	// CancelAfter is how much a cancelled upload sends before its context
 	// ends; 0 means 12 MiB.
 	CancelAfter int64
+	// DeleteKeys is how many objects the batch-delete test writes and
+	// deletes; 0 means 1100, more than one S3 DeleteObjects request.
+	DeleteKeys int
 	// AllowsCancelledCommit skips one check, that PutIfAbsent with an
 	// already cancelled context writes nothing, for a store with that known
 	// gap. Remove it once the store is fixed.
@@ -43,6 +46,9 @@ func Run(t *testing.T, h Harness) {
 	}
 	if h.CancelAfter == 0 {
 		h.CancelAfter = 12 << 20
+	}
+	if h.DeleteKeys == 0 {
+		h.DeleteKeys = 1100
 	}
 	t.Run("PutGetHead", func(t *testing.T) { testPutGetHead(t, h.New(t)) })
 	t.Run("BadKeys", func(t *testing.T) { testBadKeys(t, h.New(t)) })
@@ -60,7 +66,7 @@ func Run(t *testing.T, h Harness) {
 	})
 	t.Run("LargePut", func(t *testing.T) { testLargePut(t, h.New(t), h.LargeSize) })
 	t.Run("CancelledPut", func(t *testing.T) { testCancelledPut(t, h.New(t), h.CancelAfter, h.AllowsCancelledCommit) })
-	t.Run("DeleteMany", func(t *testing.T) { testDeleteMany(t, h.New(t)) })
+	t.Run("DeleteMany", func(t *testing.T) { testDeleteMany(t, h.New(t), h.DeleteKeys) })
 }
 
 func ctxFor(t *testing.T) context.Context {
@@ -510,9 +516,8 @@ func testCancelledPut(t *testing.T, s storage.Store, after int64, allowsCancelle
 	check("_delta_log/00000000000000000000.json")
 }
 
-func testDeleteMany(t *testing.T, s storage.Store) {
+func testDeleteMany(t *testing.T, s storage.Store, n int) {
 	ctx := ctxFor(t)
-	const n = 1100 // more than one S3 DeleteObjects batch
 	keys := make([]string, n)
 	for i := range keys {
 		keys[i] = fmt.Sprintf("files/part-%05d.parquet", i)
