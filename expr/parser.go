@@ -1,0 +1,521 @@
+package expr
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/deltalite-go/deltalite/schema"
+)
+
+// maxDepth bounds nesting so that hostile input cannot exhaust the stack.
+const maxDepth = 256
+
+// Binding powers, loosest first. Predicates (IS, IN, BETWEEN, LIKE) bind
+// looser than comparisons, as in Spark's grammar: a = b IS NULL is
+// (a = b) IS NULL, and NOT applies to a whole predicate.
+const (
+	bpOr = iota + 1
+	bpAnd
+	bpNot
+	bpPredicate
+	bpCompare
+	bpAdditive
+	bpMultiplicative
+	bpUnary
+	bpPostfix
+)
+
+type parser struct {
+	src   string
+	toks  []token
+	i     int
+	depth int
+}
+
+// Parse parses one expression in the Spark SQL subset this package
+// supports. Errors are InvalidArgument and carry a *SyntaxError with the
+// column of the problem.
+func Parse(src string) (e Expr, err error) {
+	toks, err := lex(src)
+	if err != nil {
+		return nil, err
+	}
+	p := &parser{src: src, toks: toks}
+	e, err = p.expr(0)
+	if err != nil {
+		return nil, err
+	}
+	if t := p.peek(); t.kind != tkEOF {
+		return nil, p.errAt(t, "unexpected %s after the end of the expression", t.describe())
+	}
+	return e, nil
+}
+
+func (p *parser) peek() token { return p.toks[p.i] }
+
+func (p *parser) peekAt(k int) token {
+	if p.i+k < len(p.toks) {
+		return p.toks[p.i+k]
+	}
+	return p.toks[len(p.toks)-1]
+}
+
+func (p *parser) next() token {
+	t := p.toks[p.i]
+	if t.kind != tkEOF {
+		p.i++
+	}
+	return t
+}
+
+func (p *parser) errAt(t token, format string, args ...any) error {
+	return syntaxErr(p.src, t.pos, format, args...)
+}
+
+// isKw reports whether t is the (unquoted, case-insensitive) keyword kw.
+func isKw(t token, kw string) bool { return t.kind == tkIdent && strings.EqualFold(t.text, kw) }
+
+func isSym(t token, s string) bool { return t.kind == tkSym && t.text == s }
+
+func (p *parser) acceptKw(kw string) bool {
+	if isKw(p.peek(), kw) {
+		p.i++
+		return true
+	}
+	return false
+}
+
+func (p *parser) expectSym(s string) error {
+	if t := p.peek(); !isSym(t, s) {
+		return p.errAt(t, "expected '%s', found %s", s, t.describe())
+	}
+	p.i++
+	return nil
+}
+
+func (p *parser) expectKw(kw string) error {
+	if t := p.peek(); !isKw(t, kw) {
+		return p.errAt(t, "expected %s, found %s", kw, t.describe())
+	}
+	p.i++
+	return nil
+}
+
+// expr parses an expression whose operators all bind tighter than minBP.
+func (p *parser) expr(minBP int) (Expr, error) {
+	p.depth++
+	defer func() { p.depth-- }()
+	if p.depth > maxDepth {
+		return nil, p.errAt(p.peek(), "expression nested too deeply")
+	}
+	left, err := p.prefix()
+	if err != nil {
+		return nil, err
+	}
+	for {
+		t := p.peek()
+		bp := infixBP(t, p.peekAt(1))
+		if bp == 0 || bp <= minBP {
+			return left, nil
+		}
+		left, err = p.infix(left)
+		if err != nil {
+			return nil, err
+		}
+	}
+}
+
+// infixBP is the binding power of t as an infix or postfix operator, 0 when
+// it is none; nt is the token after t.
+func infixBP(t, nt token) int {
+	switch t.kind {
+	case tkSym:
+		switch t.text {
+		case "=", "==", "!=", "<>", "<", "<=", ">", ">=", "<=>":
+			return bpCompare
+		case "+", "-", "||":
+			return bpAdditive
+		case "*", "/", "%":
+			return bpMultiplicative
+		case "::":
+			return bpPostfix
+		}
+	case tkIdent:
+		switch strings.ToUpper(t.text) {
+		case "OR":
+			return bpOr
+		case "AND":
+			return bpAnd
+		case "IS", "IN", "BETWEEN", "LIKE", "ILIKE", "RLIKE", "REGEXP":
+			return bpPredicate
+		case "NOT":
+			if nt.kind == tkIdent {
+				switch strings.ToUpper(nt.text) {
+				case "IN", "BETWEEN", "LIKE", "ILIKE", "RLIKE", "REGEXP":
+					return bpPredicate
+				}
+			}
+		case "DIV":
+			return bpMultiplicative
+		}
+	}
+	return 0
+}
+
+var binaryOps = map[string]Op{"=": Eq, "==": Eq, "!=": Ne, "<>": Ne, "<": Lt, "<=": Le, ">": Gt, ">=": Ge,
+	"<=>": NullSafeEq, "+": Add, "-": Sub, "||": Concat, "*": Mul, "/": Div, "%": Mod}
+
+func (p *parser) infix(left Expr) (Expr, error) {
+	t := p.next()
+	at := left.Pos()
+	if t.kind == tkSym {
+		if t.text == "::" {
+			typ, err := p.typeName()
+			if err != nil {
+				return nil, err
+			}
+			return &Cast{At: at, X: left, Type: typ}, nil
+		}
+		op := binaryOps[t.text]
+		right, err := p.expr(infixBP(t, token{}))
+		if err != nil {
+			return nil, err
+		}
+		return &Binary{At: at, Op: op, L: left, R: right}, nil
+	}
+	switch kw := strings.ToUpper(t.text); kw {
+	case "OR", "AND", "DIV":
+		op := map[string]Op{"OR": Or, "AND": And, "DIV": IntDiv}[kw]
+		right, err := p.expr(infixBP(t, token{}))
+		if err != nil {
+			return nil, err
+		}
+		return &Binary{At: at, Op: op, L: left, R: right}, nil
+	case "IS":
+		return p.isPredicate(left)
+	}
+	not := false
+	if isKw(t, "NOT") {
+		not = true
+		t = p.next()
+	}
+	switch strings.ToUpper(t.text) {
+	case "IN":
+		return p.inList(left, not)
+	case "BETWEEN":
+		lo, err := p.expr(bpPredicate)
+		if err != nil {
+			return nil, err
+		}
+		if err := p.expectKw("AND"); err != nil {
+			return nil, err
+		}
+		hi, err := p.expr(bpPredicate)
+		if err != nil {
+			return nil, err
+		}
+		return &Between{At: at, X: left, Lo: lo, Hi: hi, Not: not}, nil
+	case "LIKE", "ILIKE":
+		if nt := p.peek(); isKw(nt, "ANY") || isKw(nt, "ALL") || isKw(nt, "SOME") {
+			return nil, p.errAt(nt, "LIKE %s is not supported", strings.ToUpper(nt.text))
+		}
+		pat, err := p.expr(bpPredicate)
+		if err != nil {
+			return nil, err
+		}
+		l := &Like{At: at, X: left, Pattern: pat, Not: not, Fold: isKw(t, "ILIKE")}
+		if p.acceptKw("ESCAPE") {
+			et := p.next()
+			if et.kind != tkString || len([]rune(et.text)) != 1 {
+				return nil, p.errAt(et, "ESCAPE takes a string of one character, found %s", et.describe())
+			}
+			l.Escape = []rune(et.text)[0]
+		}
+		return l, nil
+	}
+	return nil, p.errAt(t, "%s is not supported", strings.ToUpper(t.text))
+}
+
+func (p *parser) isPredicate(left Expr) (Expr, error) {
+	at := left.Pos()
+	not := p.acceptKw("NOT")
+	t := p.next()
+	switch {
+	case isKw(t, "NULL"), isKw(t, "UNKNOWN"):
+		return &IsNull{At: at, X: left, Not: not}, nil
+	case isKw(t, "TRUE"), isKw(t, "FALSE"):
+		return &IsBool{At: at, X: left, Value: isKw(t, "TRUE"), Not: not}, nil
+	case isKw(t, "DISTINCT"):
+		if err := p.expectKw("FROM"); err != nil {
+			return nil, err
+		}
+		right, err := p.expr(bpPredicate)
+		if err != nil {
+			return nil, err
+		}
+		var e Expr = &Binary{At: at, Op: NullSafeEq, L: left, R: right}
+		if !not {
+			e = &Unary{At: at, Op: Not, X: e}
+		}
+		return e, nil
+	}
+	return nil, p.errAt(t, "expected NULL, TRUE, FALSE, UNKNOWN or DISTINCT FROM after IS, found %s", t.describe())
+}
+
+func (p *parser) inList(left Expr, not bool) (Expr, error) {
+	if err := p.expectSym("("); err != nil {
+		return nil, err
+	}
+	if t := p.peek(); isKw(t, "SELECT") || isKw(t, "WITH") {
+		return nil, p.errAt(t, "IN with a subquery is not supported")
+	}
+	in := &In{At: left.Pos(), X: left, Not: not}
+	for {
+		e, err := p.expr(0)
+		if err != nil {
+			return nil, err
+		}
+		in.List = append(in.List, e)
+		t := p.next()
+		if isSym(t, ")") {
+			return in, nil
+		}
+		if !isSym(t, ",") {
+			return nil, p.errAt(t, "expected ',' or ')' in the IN list, found %s", t.describe())
+		}
+	}
+}
+
+func (p *parser) prefix() (Expr, error) {
+	t := p.next()
+	switch t.kind {
+	case tkEOF:
+		return nil, p.errAt(t, "expected an expression, found end of input")
+	case tkNumber:
+		return &Literal{At: t.pos, Kind: LitNumber, Text: t.text}, nil
+	case tkString:
+		s := t.text
+		// Spark joins adjacent string literals: 'a' 'b' is 'ab'.
+		for p.peek().kind == tkString {
+			s += p.next().text
+		}
+		return &Literal{At: t.pos, Kind: LitString, Text: s}, nil
+	case tkBinary:
+		return &Literal{At: t.pos, Kind: LitBinary, Text: t.text}, nil
+	case tkQIdent:
+		return p.column(t)
+	case tkSym:
+		switch t.text {
+		case "(":
+			if nt := p.peek(); isKw(nt, "SELECT") || isKw(nt, "WITH") {
+				return nil, p.errAt(nt, "subqueries are not supported")
+			}
+			e, err := p.expr(0)
+			if err != nil {
+				return nil, err
+			}
+			if err := p.expectSym(")"); err != nil {
+				return nil, err
+			}
+			return e, nil
+		case "-", "+":
+			x, err := p.expr(bpUnary)
+			if err != nil {
+				return nil, err
+			}
+			op := Neg
+			if t.text == "+" {
+				op = Plus
+			}
+			return &Unary{At: t.pos, Op: op, X: x}, nil
+		case "!":
+			x, err := p.expr(bpNot)
+			if err != nil {
+				return nil, err
+			}
+			return &Unary{At: t.pos, Op: Not, X: x}, nil
+		}
+		return nil, p.errAt(t, "expected an expression, found %s", t.describe())
+	}
+	// A plain word: keyword, typed literal, function call or column.
+	switch strings.ToUpper(t.text) {
+	case "NOT":
+		x, err := p.expr(bpNot)
+		if err != nil {
+			return nil, err
+		}
+		return &Unary{At: t.pos, Op: Not, X: x}, nil
+	case "NULL":
+		return &Literal{At: t.pos, Kind: LitNull}, nil
+	case "TRUE", "FALSE":
+		return &Literal{At: t.pos, Kind: LitBool, Text: strings.ToLower(t.text)}, nil
+	case "DATE", "TIMESTAMP", "TIMESTAMP_NTZ", "TIMESTAMP_LTZ":
+		if nt := p.peek(); nt.kind == tkString {
+			p.next()
+			kind := map[string]LitKind{"DATE": LitDate, "TIMESTAMP": LitTimestamp,
+				"TIMESTAMP_NTZ": LitTimestampNTZ, "TIMESTAMP_LTZ": LitTimestamp}[strings.ToUpper(t.text)]
+			return &Literal{At: t.pos, Kind: kind, Text: nt.text}, nil
+		}
+	case "CAST", "TRY_CAST":
+		if isSym(p.peek(), "(") {
+			if isKw(t, "TRY_CAST") {
+				return nil, p.errAt(t, "TRY_CAST is not supported")
+			}
+			return p.cast(t)
+		}
+	case "CASE", "INTERVAL", "EXISTS":
+		return nil, p.errAt(t, "%s is not supported", strings.ToUpper(t.text))
+	case "AND", "OR", "IS", "IN", "BETWEEN", "LIKE", "ILIKE", "ESCAPE", "AS", "DIV":
+		return nil, p.errAt(t, "expected an expression, found %s", t.describe())
+	}
+	if isSym(p.peek(), "(") {
+		return p.call(t)
+	}
+	return p.column(t)
+}
+
+// column parses a dotted name starting with t.
+func (p *parser) column(t token) (Expr, error) {
+	c := &Column{At: t.pos, Parts: []string{t.text}}
+	for isSym(p.peek(), ".") {
+		p.next()
+		nt := p.next()
+		if nt.kind != tkIdent && nt.kind != tkQIdent {
+			return nil, p.errAt(nt, "expected a field name after '.', found %s", nt.describe())
+		}
+		c.Parts = append(c.Parts, nt.text)
+	}
+	return c, nil
+}
+
+func (p *parser) call(name token) (Expr, error) {
+	p.next() // (
+	c := &Call{At: name.pos, Name: strings.ToLower(name.text)}
+	if isSym(p.peek(), ")") {
+		p.next()
+		return c, nil
+	}
+	if t := p.peek(); isKw(t, "DISTINCT") || isKw(t, "ALL") {
+		return nil, p.errAt(t, "%s in a function call is not supported", strings.ToUpper(t.text))
+	}
+	for {
+		if isSym(p.peek(), "*") {
+			return nil, p.errAt(p.peek(), "'*' is not supported as an argument")
+		}
+		e, err := p.expr(0)
+		if err != nil {
+			return nil, err
+		}
+		c.Args = append(c.Args, e)
+		t := p.next()
+		if isSym(t, ")") {
+			return c, nil
+		}
+		if c.Name == "substring" && len(c.Args) < 3 && (isKw(t, "FROM") && len(c.Args) == 1 || isKw(t, "FOR") && len(c.Args) == 2) {
+			continue // substring(s FROM p FOR n)
+		}
+		if !isSym(t, ",") {
+			return nil, p.errAt(t, "expected ',' or ')' in the arguments of %s, found %s", c.Name, t.describe())
+		}
+	}
+}
+
+func (p *parser) cast(kw token) (Expr, error) {
+	p.next() // (
+	x, err := p.expr(0)
+	if err != nil {
+		return nil, err
+	}
+	if err := p.expectKw("AS"); err != nil {
+		return nil, err
+	}
+	typ, err := p.typeName()
+	if err != nil {
+		return nil, err
+	}
+	if err := p.expectSym(")"); err != nil {
+		return nil, err
+	}
+	return &Cast{At: kw.pos, X: x, Type: typ}, nil
+}
+
+// typeName parses a Spark type name: int, bigint, decimal(10,2), string,
+// varchar(20), date, timestamp, ...
+func (p *parser) typeName() (schema.Type, error) {
+	t := p.next()
+	if t.kind != tkIdent {
+		return nil, p.errAt(t, "expected a type name, found %s", t.describe())
+	}
+	var args []int
+	if isSym(p.peek(), "(") {
+		p.next()
+		for {
+			nt := p.next()
+			n, err := strconv.Atoi(nt.text)
+			if nt.kind != tkNumber || err != nil || n < 0 {
+				return nil, p.errAt(nt, "expected a type parameter, found %s", nt.describe())
+			}
+			args = append(args, n)
+			st := p.next()
+			if isSym(st, ")") {
+				break
+			}
+			if !isSym(st, ",") {
+				return nil, p.errAt(st, "expected ',' or ')', found %s", st.describe())
+			}
+		}
+	}
+	prim := func(name string) (schema.Type, error) {
+		if args != nil {
+			return nil, p.errAt(t, "type %s takes no parameters", strings.ToUpper(t.text))
+		}
+		return &schema.Primitive{Name: name}, nil
+	}
+	switch strings.ToLower(t.text) {
+	case "string":
+		return prim(schema.String)
+	case "varchar", "char", "character":
+		if len(args) != 1 {
+			return nil, p.errAt(t, "type %s takes one length parameter", strings.ToUpper(t.text))
+		}
+		return &schema.Primitive{Name: schema.String}, nil
+	case "int", "integer":
+		return prim(schema.Integer)
+	case "bigint", "long":
+		return prim(schema.Long)
+	case "smallint", "short":
+		return prim(schema.Short)
+	case "tinyint", "byte":
+		return prim(schema.Byte)
+	case "float", "real":
+		return prim(schema.Float)
+	case "double":
+		return prim(schema.Double)
+	case "boolean", "bool":
+		return prim(schema.Boolean)
+	case "binary":
+		return prim(schema.Binary)
+	case "date":
+		return prim(schema.Date)
+	case "timestamp", "timestamp_ltz":
+		return prim(schema.Timestamp)
+	case "timestamp_ntz":
+		return prim(schema.TimestampNTZ)
+	case "decimal", "dec", "numeric":
+		prec, scale := 10, 0
+		switch len(args) {
+		case 0:
+		case 1:
+			prec = args[0]
+		case 2:
+			prec, scale = args[0], args[1]
+		default:
+			return nil, p.errAt(t, "DECIMAL takes at most two parameters")
+		}
+		if prec < 1 || prec > 38 || scale > prec {
+			return nil, p.errAt(t, "invalid DECIMAL(%d,%d): precision must be 1 to 38 and scale at most the precision", prec, scale)
+		}
+		return &schema.Decimal{Precision: prec, Scale: scale}, nil
+	}
+	return nil, p.errAt(t, "unknown or unsupported type %s", t.describe())
+}

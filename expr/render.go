@@ -1,0 +1,256 @@
+package expr
+
+import (
+	"encoding/hex"
+	"fmt"
+	"strings"
+
+	"github.com/deltalite-go/deltalite/schema"
+)
+
+const bpAtom = 100
+
+// reserved words are backquoted when they appear as identifiers, so that
+// rendered text parses back to the same expression.
+var reserved = map[string]bool{"NOT": true, "AND": true, "OR": true, "IS": true, "IN": true, "BETWEEN": true,
+	"LIKE": true, "ILIKE": true, "RLIKE": true, "REGEXP": true, "NULL": true, "TRUE": true, "FALSE": true,
+	"CAST": true, "TRY_CAST": true, "CASE": true, "DIV": true, "ESCAPE": true, "AS": true, "INTERVAL": true,
+	"EXISTS": true, "DISTINCT": true, "FROM": true, "FOR": true, "SELECT": true, "WITH": true, "UNKNOWN": true,
+	"ANY": true, "ALL": true, "SOME": true}
+
+func quoteIdent(s string) string {
+	plain := s != "" && isIdentStart(s[0]) && !reserved[strings.ToUpper(s)]
+	for i := 0; plain && i < len(s); i++ {
+		plain = isIdentPart(s[i])
+	}
+	if plain {
+		return s
+	}
+	return "`" + strings.ReplaceAll(s, "`", "``") + "`"
+}
+
+func quoteString(s string) string {
+	var sb strings.Builder
+	sb.WriteByte('\'')
+	for _, r := range s {
+		switch r {
+		case '\\':
+			sb.WriteString(`\\`)
+		case '\'':
+			sb.WriteString(`\'`)
+		case '\n':
+			sb.WriteString(`\n`)
+		case '\r':
+			sb.WriteString(`\r`)
+		case '\t':
+			sb.WriteString(`\t`)
+		default:
+			if r < 0x20 || r == 0x7f {
+				fmt.Fprintf(&sb, `\u%04X`, r)
+			} else {
+				sb.WriteRune(r)
+			}
+		}
+	}
+	sb.WriteByte('\'')
+	return sb.String()
+}
+
+// typeSQL is the Spark SQL spelling of a type, as CAST takes it.
+func typeSQL(t schema.Type) string {
+	switch t := t.(type) {
+	case *schema.Decimal:
+		return fmt.Sprintf("DECIMAL(%d,%d)", t.Precision, t.Scale)
+	case *schema.Primitive:
+		switch t.Name {
+		case schema.Integer:
+			return "INT"
+		case schema.Long:
+			return "BIGINT"
+		case schema.Short:
+			return "SMALLINT"
+		case schema.Byte:
+			return "TINYINT"
+		}
+		return strings.ToUpper(t.Name)
+	}
+	if t == nil {
+		return "VOID"
+	}
+	return strings.ToUpper(t.String())
+}
+
+// bindingPower is how tightly e holds together when rendered.
+func bindingPower(e Expr) int {
+	switch e := e.(type) {
+	case *Binary:
+		switch e.Op {
+		case Or:
+			return bpOr
+		case And:
+			return bpAnd
+		case Add, Sub, Concat:
+			return bpAdditive
+		case Mul, Div, Mod, IntDiv:
+			return bpMultiplicative
+		}
+		return bpCompare
+	case *Unary:
+		if e.Op == Not {
+			return bpNot
+		}
+		return bpUnary
+	case *In, *Between, *IsNull, *IsBool, *Like:
+		return bpPredicate
+	case *Literal:
+		if e.Kind == LitNumber && strings.HasPrefix(e.Text, "-") {
+			return bpUnary
+		}
+	}
+	return bpAtom
+}
+
+// operand renders e, in parentheses unless it binds tighter than min.
+func operand(sb *strings.Builder, e Expr, min int) {
+	if bindingPower(e) > min {
+		render(sb, e)
+		return
+	}
+	sb.WriteByte('(')
+	render(sb, e)
+	sb.WriteByte(')')
+}
+
+func render(sb *strings.Builder, e Expr) {
+	switch e := e.(type) {
+	case *Column:
+		for i, p := range e.Parts {
+			if i > 0 {
+				sb.WriteByte('.')
+			}
+			sb.WriteString(quoteIdent(p))
+		}
+	case *Literal:
+		switch e.Kind {
+		case LitNull:
+			sb.WriteString("NULL")
+		case LitBool:
+			sb.WriteString(strings.ToUpper(e.Text))
+		case LitNumber:
+			sb.WriteString(e.Text)
+		case LitString:
+			sb.WriteString(quoteString(e.Text))
+		case LitBinary:
+			sb.WriteString("X'" + strings.ToUpper(hex.EncodeToString([]byte(e.Text))) + "'")
+		case LitDate:
+			sb.WriteString("DATE " + quoteString(e.Text))
+		case LitTimestamp:
+			sb.WriteString("TIMESTAMP " + quoteString(e.Text))
+		case LitTimestampNTZ:
+			sb.WriteString("TIMESTAMP_NTZ " + quoteString(e.Text))
+		}
+	case *Unary:
+		switch e.Op {
+		case Not:
+			sb.WriteString("NOT ")
+			operand(sb, e.X, bpNot)
+		case Neg:
+			sb.WriteByte('-')
+			operand(sb, e.X, bpUnary)
+		default:
+			sb.WriteByte('+')
+			operand(sb, e.X, bpUnary)
+		}
+	case *Binary:
+		bp := bindingPower(e)
+		operand(sb, e.L, bp-1)
+		sb.WriteString(" " + string(e.Op) + " ")
+		operand(sb, e.R, bp)
+	case *In:
+		operand(sb, e.X, bpPredicate-1)
+		if e.Not {
+			sb.WriteString(" NOT")
+		}
+		sb.WriteString(" IN (")
+		for i, x := range e.List {
+			if i > 0 {
+				sb.WriteString(", ")
+			}
+			render(sb, x)
+		}
+		sb.WriteByte(')')
+	case *Between:
+		operand(sb, e.X, bpPredicate-1)
+		if e.Not {
+			sb.WriteString(" NOT")
+		}
+		sb.WriteString(" BETWEEN ")
+		operand(sb, e.Lo, bpPredicate)
+		sb.WriteString(" AND ")
+		operand(sb, e.Hi, bpPredicate)
+	case *IsNull:
+		operand(sb, e.X, bpPredicate-1)
+		sb.WriteString(" IS ")
+		if e.Not {
+			sb.WriteString("NOT ")
+		}
+		sb.WriteString("NULL")
+	case *IsBool:
+		operand(sb, e.X, bpPredicate-1)
+		sb.WriteString(" IS ")
+		if e.Not {
+			sb.WriteString("NOT ")
+		}
+		if e.Value {
+			sb.WriteString("TRUE")
+		} else {
+			sb.WriteString("FALSE")
+		}
+	case *Like:
+		operand(sb, e.X, bpPredicate-1)
+		if e.Not {
+			sb.WriteString(" NOT")
+		}
+		if e.Fold {
+			sb.WriteString(" ILIKE ")
+		} else {
+			sb.WriteString(" LIKE ")
+		}
+		operand(sb, e.Pattern, bpPredicate)
+		if e.Escape != 0 {
+			sb.WriteString(" ESCAPE " + quoteString(string(e.Escape)))
+		}
+	case *Cast:
+		sb.WriteString("CAST(")
+		render(sb, e.X)
+		sb.WriteString(" AS " + typeSQL(e.Type) + ")")
+	case *Call:
+		sb.WriteString(e.Name)
+		sb.WriteByte('(')
+		for i, a := range e.Args {
+			if i > 0 {
+				sb.WriteString(", ")
+			}
+			render(sb, a)
+		}
+		sb.WriteByte(')')
+	}
+}
+
+func renderString(e Expr) string {
+	var sb strings.Builder
+	render(&sb, e)
+	return sb.String()
+}
+
+func (e *Column) String() string  { return renderString(e) }
+func (e *Literal) String() string { return renderString(e) }
+func (e *Unary) String() string   { return renderString(e) }
+func (e *Binary) String() string  { return renderString(e) }
+func (e *In) String() string      { return renderString(e) }
+func (e *Between) String() string { return renderString(e) }
+func (e *IsNull) String() string  { return renderString(e) }
+func (e *IsBool) String() string  { return renderString(e) }
+func (e *Like) String() string    { return renderString(e) }
+func (e *Cast) String() string    { return renderString(e) }
+func (e *Call) String() string    { return renderString(e) }
