@@ -5,6 +5,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 
+	"github.com/deltalite-go/deltalite/internal/errs"
 	"github.com/deltalite-go/deltalite/protocol"
 )
 
@@ -87,7 +88,7 @@ func (w *Writer) relieve() error {
 func (w *Writer) flush(p *partition) error {
 	for p.rows > 0 {
 		if err := w.ctx.Err(); err != nil {
-			return err
+			return errs.Wrap(errs.Canceled, "", err, "write")
 		}
 		if p.file == nil {
 			if err := w.open(p); err != nil {
@@ -110,11 +111,7 @@ func (w *Writer) flush(p *partition) error {
 		before := f.size
 		w.uses++
 		f.lastUse = w.uses
-		err := f.writeRows(recs, w.fileSchema, DefaultMaxRowGroupRows)
-		for _, r := range recs {
-			r.Release()
-		}
-		if err != nil {
+		if err := f.writeRows(recs, w.fileSchema, w.Allocator); err != nil {
 			return err
 		}
 		w.arrowFlushed += bytes

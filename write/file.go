@@ -8,6 +8,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 
 	"github.com/deltalite-go/deltalite/internal/errs"
@@ -69,18 +70,60 @@ func (w *Writer) createFile(dir string) (*dataFile, error) {
 	return f, nil
 }
 
-// writeRows writes batches of the file schema as one row group (more when
-// past the row group row cap) and accumulates their statistics.
-func (f *dataFile) writeRows(recs []arrow.RecordBatch, schema *arrow.Schema, maxRows int64) error {
-	tbl := array.NewTableFromRecords(schema, recs)
-	defer tbl.Release()
-	if err := f.fw.WriteTable(tbl, maxRows); err != nil {
+// writeRows writes batches of the file schema as one closed row group
+// (more past the row cap), so nothing of it stays in the Parquet writer,
+// and accumulates their statistics. It takes ownership of recs. Columns
+// are concatenated one at a time and their parts released at once, so the
+// copy adds one column of the row group to memory, not the row group.
+func (f *dataFile) writeRows(recs []arrow.RecordBatch, schema *arrow.Schema, mem memory.Allocator) error {
+	parts := make([][]arrow.Array, schema.NumFields())
+	var rows int64
+	for _, r := range recs {
+		for j := range parts {
+			c := r.Column(j)
+			c.Retain()
+			parts[j] = append(parts[j], c)
+		}
+		rows += r.NumRows()
+		r.Release()
+	}
+	cols := make([]arrow.Array, len(parts))
+	defer func() {
+		for j := range parts {
+			releaseAll(parts[j])
+			if cols[j] != nil {
+				cols[j].Release()
+			}
+		}
+	}()
+	for j, ps := range parts {
+		if len(ps) == 1 {
+			cols[j], ps[0] = ps[0], nil
+			continue
+		}
+		c, err := array.Concatenate(ps, mem)
+		if err != nil {
+			return errs.Wrap(errs.Internal, f.key, err, "assembling a row group")
+		}
+		cols[j] = c
+		releaseAll(ps)
+	}
+	rec := array.NewRecordBatch(schema, cols, rows)
+	defer rec.Release()
+	f.stats.add(rec)
+	if err := f.fw.Write(rec); err != nil {
 		return f.writeErr(err)
 	}
-	for _, r := range recs {
-		f.stats.add(r)
-	}
 	return nil
+}
+
+func releaseAll(as []arrow.Array) {
+	for i, a := range as {
+		if a != nil {
+			a.Release()
+			as[i] = nil
+		}
+	}
 }
 
 // writeErr prefers the storage error behind a failed pipe write.

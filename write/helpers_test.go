@@ -2,6 +2,7 @@ package write
 
 import (
 	"context"
+	"sort"
 	"strings"
 	"testing"
 
@@ -13,6 +14,7 @@ import (
 	"github.com/deltalite-go/deltalite/protocol"
 	"github.com/deltalite-go/deltalite/scan"
 	"github.com/deltalite-go/deltalite/schema"
+	"github.com/deltalite-go/deltalite/stats"
 	"github.com/deltalite-go/deltalite/storage"
 )
 
@@ -114,11 +116,7 @@ func readRows(t testing.TB, src scan.Source, opts ...scan.Option) []string {
 
 func sorted(rows []string) []string {
 	out := append([]string(nil), rows...)
-	for i := 1; i < len(out); i++ {
-		for j := i; j > 0 && out[j] < out[j-1]; j-- {
-			out[j], out[j-1] = out[j-1], out[j]
-		}
-	}
+	sort.Strings(out)
 	return out
 }
 
@@ -140,4 +138,14 @@ func diffRows(t testing.TB, got, want []string) {
 			t.Errorf("row %d:\n got  %s\n want %s", i, g, w)
 		}
 	}
+}
+
+// statsNumRecords reads numRecords from an add's statistics.
+func statsNumRecords(t testing.TB, a *protocol.Add, sc *schema.Struct) int64 {
+	t.Helper()
+	n := stats.Parse(a.Stats, sc, schema.MappingNone).NumRecords
+	if n < 0 {
+		t.Fatalf("%s: no numRecords in %s", a.Path, a.Stats)
+	}
+	return n
 }
