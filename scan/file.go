@@ -28,7 +28,9 @@ type fileReader struct {
 	emit func(arrow.RecordBatch) bool
 
 	deleted *dv.Bitmap
-	recCol  []int         // per bound.read: column of the file batch, -1 if the file lacks it
+	recCol  []int // per bound.read: column of the file batch, -1 if not read by pqarrow
+	int96   []*int96Column
+	i96Col  []int         // per bound.read: index in int96, -1 if not an INT96 column
 	values  []any         // per output column: the constant's value (nil: null)
 	consts  []arrow.Array // per output column: a constant (partition or missing column), grown on demand
 	capRows int           // length to build constants with
@@ -68,6 +70,11 @@ func (b *bound) readFile(ctx context.Context, task FileTask, emit func(arrow.Rec
 		return errs.Wrap(errs.CorruptTable, task.Key, err, "data file is not a readable Parquet file")
 	}
 	defer pf.Close()
+	defer func() { // before the file closes
+		for _, c := range fr.int96 {
+			c.close()
+		}
+	}()
 	pr, err := pqarrow.NewFileReader(pf, pqarrow.ArrowReadProperties{BatchSize: int64(b.batchSize)}, b.mem)
 	if err != nil {
 		return errs.Wrap(errs.CorruptTable, task.Key, err, "data file schema cannot be read as Arrow")
@@ -77,6 +84,11 @@ func (b *bound) readFile(ctx context.Context, task FileTask, emit func(arrow.Rec
 	var base int64
 	for rg := 0; rg < pf.NumRowGroups(); rg++ {
 		n := pf.MetaData().RowGroup(rg).NumRows()
+		for _, c := range fr.int96 {
+			if err := c.openRowGroup(pf, rg); err != nil {
+				return errs.Wrap(errs.CorruptTable, task.Key, err, "reading row group %d", rg)
+			}
+		}
 		var more bool
 		if len(leafCols) == 0 {
 			more, err = fr.countOnly(base, n)
@@ -125,13 +137,20 @@ func (fr *fileReader) partitionValues() error {
 // order so that pqarrow's batch columns follow that order.
 func (fr *fileReader) matchColumns(pr *pqarrow.FileReader) []int {
 	top := manifestFields(pr.Manifest.Fields)
+	descr := pr.ParquetReader().MetaData().Schema
 	fr.recCol = make([]int, len(fr.b.read))
+	fr.i96Col = make([]int, len(fr.b.read))
 	var cols []int
 	fieldCol := map[int]int{} // manifest field → batch column
 	for i, f := range fr.b.read {
+		fr.recCol[i], fr.i96Col[i] = -1, -1
 		j := matchField(top, f, fr.b.mode)
 		if j < 0 {
-			fr.recCol[i] = -1
+			continue
+		}
+		if sf := &pr.Manifest.Fields[j]; sf.IsLeaf() && descr.Column(sf.ColIndex).PhysicalType() == parquet.Types.Int96 {
+			fr.i96Col[i] = len(fr.int96)
+			fr.int96 = append(fr.int96, &int96Column{col: sf.ColIndex, maxDef: descr.Column(sf.ColIndex).MaxDefinitionLevel()})
 			continue
 		}
 		if c, ok := fieldCol[j]; ok {
@@ -141,7 +160,6 @@ func (fr *fileReader) matchColumns(pr *pqarrow.FileReader) []int {
 		n := len(cols)
 		cols = leaves(cols, &pr.Manifest.Fields[j], f.Type, fr.b.mode)
 		if len(cols) == n {
-			fr.recCol[i] = -1
 			continue
 		}
 		fieldCol[j] = len(fieldCol)
@@ -171,8 +189,9 @@ func (fr *fileReader) rowGroup(pr *pqarrow.FileReader, leafCols []int, rg int, b
 	return true, nil
 }
 
-// countOnly serves a scan that needs no column of the file (only partition
-// columns, or columns the file lacks): rows are counted, not decoded.
+// countOnly serves a scan that needs no column of the file through pqarrow
+// (only partition columns, columns the file lacks or INT96 columns): rows
+// are counted, and INT96 columns read directly.
 func (fr *fileReader) countOnly(base, n int64) (bool, error) {
 	for n > 0 {
 		if err := fr.ctx.Err(); err != nil {
@@ -196,11 +215,21 @@ func (fr *fileReader) batch(rec arrow.RecordBatch, base int64) (bool, error) {
 	read := make([]arrow.Array, len(fr.b.read))
 	defer releaseAll(read)
 	for i, f := range fr.b.read {
-		c := fr.recCol[i]
-		if c < 0 {
+		var src arrow.Array
+		switch c, k := fr.recCol[i], fr.i96Col[i]; {
+		case c >= 0:
+			src = rec.Column(c)
+			src.Retain()
+		case k >= 0:
+			var err error
+			if src, err = fr.int96[k].read(fr.b.mem, n); err != nil {
+				return false, errs.Wrap(errs.CorruptTable, fr.task.Key, err, "column %q", f.Name)
+			}
+		default:
 			continue
 		}
-		a, err := fr.conv.conform(rec.Column(c), f.Type, fr.b.readTypes[i])
+		a, err := fr.conv.conform(src, f.Type, fr.b.readTypes[i])
+		src.Release()
 		if err != nil {
 			return false, errs.Wrap(errs.CorruptTable, fr.task.Key, err, "column %q", f.Name)
 		}

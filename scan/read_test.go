@@ -156,11 +156,20 @@ func TestKnownContents(t *testing.T) {
 			`Company Very Short="BMS", Super Name="Nathan Bennett"`,
 			`Company Very Short="BMS", Super Name="Stephanie Mcgrath"`,
 		}},
+		// INT96 timestamps past 2262, beyond Arrow's nanosecond range.
+		{"delta-rs/table_with_edge_timestamps", []string{
+			"BIG_DATE=9999-12-30T00:00:00.000000Z, NORMAL_DATE=2022-02-01T00:00:00.000000Z, SOME_VALUE=2",
+			"BIG_DATE=9999-12-31T00:00:00.000000Z, NORMAL_DATE=2022-01-01T00:00:00.000000Z, SOME_VALUE=1",
+		}},
 	}
 	for _, c := range cases {
 		t.Run(c.table, func(t *testing.T) {
 			diffRows(t, readRows(t, openTable(t, c.table)), c.want)
 		})
+	}
+	edge := openTable(t, "delta-rs/table_with_edge_timestamps")
+	if got := values(t, edge, "SOME_VALUE", WithFilters(mustFilter(t, "BIG_DATE", ">=", "9999-12-31"))); strings.Join(got, " ") != "1" {
+		t.Errorf("filter on an INT96 column: %v", got)
 	}
 }
 

@@ -1,0 +1,119 @@
+package scan
+
+import (
+	"encoding/binary"
+	"fmt"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/bitutil"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/apache/arrow-go/v18/parquet"
+	"github.com/apache/arrow-go/v18/parquet/file"
+)
+
+// int96Column reads a top-level INT96 timestamp column straight to
+// microseconds. Arrow's Parquet reader turns INT96 into nanoseconds, which
+// cannot hold dates past 2262 such as the 9999-12-31 "end of time" Spark
+// tables are full of; microseconds hold them all.
+type int96Column struct {
+	col    int // leaf column index
+	maxDef int16
+	rdr    *file.Int96ColumnChunkReader
+	vals   []parquet.Int96
+	defs   []int16
+}
+
+const (
+	julianUnixEpoch = 2_440_588 // Julian day number of 1970-01-01
+	microsPerDay    = 86_400_000_000
+)
+
+func (c *int96Column) openRowGroup(pf *file.Reader, rg int) error {
+	c.close()
+	cr, err := pf.RowGroup(rg).Column(c.col)
+	if err != nil {
+		return err
+	}
+	r, ok := cr.(*file.Int96ColumnChunkReader)
+	if !ok {
+		return fmt.Errorf("column %d is %s, not INT96", c.col, cr.Type())
+	}
+	c.rdr = r
+	return nil
+}
+
+// close frees the page buffers of the current row group's reader.
+func (c *int96Column) close() {
+	if c.rdr != nil {
+		c.rdr.Close()
+		c.rdr = nil
+	}
+}
+
+// read returns the next n rows as timestamp[us] (no zone; the conformer
+// sets the table's).
+func (c *int96Column) read(mem memory.Allocator, n int) (arrow.Array, error) {
+	if cap(c.vals) < n {
+		c.vals, c.defs = make([]parquet.Int96, n), make([]int16, n)
+	}
+	vals, defs := c.vals[:n], c.defs[:n]
+	levels, nvals := 0, 0
+	for levels < n {
+		if !c.rdr.HasNext() {
+			if err := c.rdr.Err(); err != nil {
+				return nil, err
+			}
+			return nil, fmt.Errorf("INT96 column %d ends after %d of %d rows", c.col, levels, n)
+		}
+		var defOut []int16
+		if c.maxDef > 0 {
+			defOut = defs[levels:]
+		}
+		total, got, err := c.rdr.ReadBatch(int64(n-levels), vals[nvals:], defOut, nil)
+		if err != nil {
+			return nil, err
+		}
+		levels += int(total)
+		nvals += got
+	}
+	data := memory.NewResizableBuffer(mem)
+	data.Resize(arrow.Int64Traits.BytesRequired(n))
+	defer data.Release()
+	out := arrow.Int64Traits.CastFromBytes(data.Bytes())
+	var valid *memory.Buffer
+	nulls := 0
+	if c.maxDef > 0 && nvals < n {
+		valid = memory.NewResizableBuffer(mem)
+		valid.Resize(int(bitutil.BytesForBits(int64(n))))
+		defer valid.Release()
+		bits := valid.Bytes()
+		clear(bits)
+		v := 0
+		for i := range n {
+			if defs[i] == c.maxDef {
+				bitutil.SetBit(bits, i)
+				out[i] = int96Micros(vals[v])
+				v++
+			} else {
+				out[i] = 0
+				nulls++
+			}
+		}
+	} else {
+		for i := range n {
+			out[i] = int96Micros(vals[i])
+		}
+	}
+	d := array.NewData(&arrow.TimestampType{Unit: arrow.Microsecond}, n, []*memory.Buffer{valid, data}, nil, nulls, 0)
+	defer d.Release()
+	return array.MakeFromData(d), nil
+}
+
+// int96Micros reads an INT96 (nanoseconds of the day, then the Julian day)
+// as microseconds since the epoch.
+func int96Micros(v parquet.Int96) int64 {
+	nanos := binary.LittleEndian.Uint64(v[:8])
+	days := int64(binary.LittleEndian.Uint32(v[8:])) - julianUnixEpoch
+	return days*microsPerDay + int64(nanos/1000)
+}
