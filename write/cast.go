@@ -210,7 +210,7 @@ func (c *conformer) mapInt64(src arrow.Array, dt arrow.DataType, path string, f 
 		defer validity.Release()
 	}
 	defer vals.Release()
-	return array.MakeFromData(array.NewData(dt, n, []*memory.Buffer{validity, vals}, nil, src.NullN(), 0))
+	return owned(array.NewData(dt, n, []*memory.Buffer{validity, vals}, nil, src.NullN(), 0))
 }
 
 // shiftBitmap copies n bits from offset into a new bitmap at offset 0.

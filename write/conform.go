@@ -248,7 +248,7 @@ func (c *conformer) structArray(src arrow.Array, t *schema.Struct, dt arrow.Data
 	if failed {
 		return nil
 	}
-	return array.MakeFromData(array.NewData(dt, d.Len(), d.Buffers()[:1], children, d.NullN(), d.Offset()))
+	return owned(array.NewData(dt, d.Len(), d.Buffers()[:1], children, d.NullN(), d.Offset()))
 }
 
 // listArray casts the elements of any list kind and rebuilds list offsets.
@@ -305,7 +305,7 @@ func (c *conformer) listArray(src arrow.Array, t *schema.Array, dt arrow.DataTyp
 		return nil
 	}
 	defer ce.Release()
-	return array.MakeFromData(array.NewData(dt, d.Len(), []*memory.Buffer{validity, offsets}, []arrow.ArrayData{ce.Data()}, d.NullN(), offset))
+	return owned(array.NewData(dt, d.Len(), []*memory.Buffer{validity, offsets}, []arrow.ArrayData{ce.Data()}, d.NullN(), offset))
 }
 
 // mapArray casts keys and values of a map, keeping its offsets.
@@ -334,5 +334,12 @@ func (c *conformer) mapArray(src arrow.Array, t *schema.Map, dt arrow.DataType, 
 	}
 	e := array.NewData(mdt.Elem(), entries.Len(), entries.Buffers()[:1], []arrow.ArrayData{ck.Data(), ci.Data()}, entries.NullN(), entries.Offset())
 	defer e.Release()
-	return array.MakeFromData(array.NewData(dt, d.Len(), d.Buffers()[:2], []arrow.ArrayData{e}, d.NullN(), d.Offset()))
+	return owned(array.NewData(dt, d.Len(), d.Buffers()[:2], []arrow.ArrayData{e}, d.NullN(), d.Offset()))
+}
+
+// owned wraps fresh array data in an array that holds the only reference.
+func owned(d *array.Data) arrow.Array {
+	a := array.MakeFromData(d)
+	d.Release()
+	return a
 }
