@@ -77,7 +77,7 @@ func (s *store) commitMode(ctx context.Context) (condMode, error) {
 	if c.mode == condRefused {
 		return condRefused, &errs.Error{Kind: errs.InvalidArgument, Path: s.info.url,
 			Msg: fmt.Sprintf("%s does not enforce If-None-Match: * on writes; "+
-				"use an endpoint that does (AWS S3, versitygw, MinIO, Ceph RGW 18+, ...), "+
+				"use an endpoint that does (AWS S3, versitygw, MinIO, ...), "+
 				"or, if only one process ever writes this table, set AWS_S3_ALLOW_UNSAFE_RENAME=true", s.info.endpoint),
 			Err: ErrNoConditionalWrites}
 	}

@@ -163,3 +163,15 @@ func (s *store) describeFailure(op, key string, err error) error {
 	}
 	return &errs.Error{Kind: errs.Internal, Path: path, Msg: op + " failed", Err: cause}
 }
+
+// at names the table in an option error that was raised before the store
+// existed.
+func at(url string, err error) error {
+	var e *errs.Error
+	if errors.As(err, &e) && e.Path == "" {
+		c := *e
+		c.Path = url
+		return &c
+	}
+	return err
+}

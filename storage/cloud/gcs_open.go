@@ -48,7 +48,7 @@ func newGCSStore(ctx context.Context, u *url.URL, given map[string]string, geten
 		return nil, err
 	}
 	if loc.host != "" {
-		return nil, errs.New(errs.InvalidArgument, u.Scheme+"://", "GCS table URLs have the form gs://<bucket>/<path>")
+		return nil, errs.New(errs.InvalidArgument, "", "GCS table URLs have the form gs://<bucket>/<path>")
 	}
 	cfg, err := gcsOptions.resolve(given, getenv)
 	if err != nil {

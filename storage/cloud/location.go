@@ -25,7 +25,7 @@ type location struct {
 func parseLocation(u *url.URL) (location, error) {
 	l := location{scheme: u.Scheme}
 	if _, hasPassword := u.User.Password(); hasPassword || u.RawQuery != "" || u.Fragment != "" {
-		return l, errs.New(errs.InvalidArgument, u.Scheme+"://", "table URL must not carry credentials, a query or a fragment; pass credentials as storage options")
+		return l, errs.New(errs.InvalidArgument, "", "table URL must not carry credentials, a query or a fragment; pass credentials as storage options")
 	}
 	if u.User != nil {
 		l.bucket = u.User.Username()
@@ -34,7 +34,7 @@ func parseLocation(u *url.URL) (location, error) {
 		l.bucket = u.Host
 	}
 	if l.bucket == "" {
-		return l, errs.New(errs.InvalidArgument, u.Scheme+"://", "table URL names no bucket or container: want %s://<bucket>/<path>", u.Scheme)
+		return l, errs.New(errs.InvalidArgument, "", "table URL names no bucket or container: want %s://<bucket>/<path>", u.Scheme)
 	}
 	p := strings.Trim(u.Path, "/")
 	if p != "" {

@@ -201,12 +201,3 @@ func (c *config) invalid(key, want string) error {
 	}
 	return errs.New(errs.InvalidArgument, "", "storage option %s=%q is malformed: want %s", key, c.values[key], want)
 }
-
-// knownKeys lists the canonical keys, for documentation tests.
-func (s *optionSet) knownKeys() []string {
-	out := make([]string, 0, len(s.specs))
-	for _, sp := range s.specs {
-		out = append(out, sp.key)
-	}
-	return out
-}

@@ -59,7 +59,7 @@ func newS3Store(ctx context.Context, u *url.URL, given map[string]string, getenv
 		return nil, err
 	}
 	if loc.host != "" {
-		return nil, errs.New(errs.InvalidArgument, u.Scheme+"://", "S3 table URLs have the form %s://<bucket>/<path>", u.Scheme)
+		return nil, errs.New(errs.InvalidArgument, "", "S3 table URLs have the form %s://<bucket>/<path>", u.Scheme)
 	}
 	cfg, err := s3Options.resolve(given, getenv)
 	if err != nil {
