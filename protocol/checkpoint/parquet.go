@@ -111,7 +111,7 @@ func readParquet(ctx context.Context, st storage.Store, key string, fn func(prot
 	defer r.Close()
 	tr := &trackedReader{r: r}
 	pr := &parquetReader{ctx: ctx, key: key, tr: tr}
-	err = pr.run(io.NewSectionReader(tr, 0, r.Size()), fn)
+	err = pr.run(io.NewSectionReader(tr, 0, r.Size()), r.Size(), fn)
 	if err == nil {
 		return nil
 	}
@@ -140,7 +140,7 @@ func (pr *parquetReader) corrupt(err error, what string) error {
 	return errs.Wrap(errs.CorruptTable, pr.key, err, "%s", what)
 }
 
-func (pr *parquetReader) open(src parquet.ReaderAtSeeker) (err error) {
+func (pr *parquetReader) open(src parquet.ReaderAtSeeker, size int64) (err error) {
 	defer recovered(pr.key, &err)
 	pf, err := file.NewParquetReader(src, file.WithReadProps(parquet.NewReaderProperties(memory.DefaultAllocator)))
 	if err != nil {
@@ -154,11 +154,41 @@ func (pr *parquetReader) open(src parquet.ReaderAtSeeker) (err error) {
 	if len(pr.p.main) == 0 {
 		return errs.New(errs.CorruptTable, pr.key, "Parquet file has none of the checkpoint action columns")
 	}
+	return pr.checkChunks(pf, size)
+}
+
+// checkChunks verifies that every column chunk to be read lies inside the
+// file. The Parquet reader sets up nested columns on goroutines of its own,
+// where a bad offset or length would be a panic no recover here can catch.
+func (pr *parquetReader) checkChunks(pf *file.Reader, size int64) error {
+	md := pf.MetaData()
+	ncols := md.Schema.NumColumns()
+	cols := append(append([]int(nil), pr.p.main...), pr.p.parsed...)
+	for rg := 0; rg < pf.NumRowGroups(); rg++ {
+		rgm := md.RowGroup(rg)
+		if rgm.NumColumns() != ncols || rgm.NumRows() < 0 {
+			return errs.New(errs.CorruptTable, pr.key, "row group %d has %d columns and %d rows for a schema of %d columns", rg, rgm.NumColumns(), rgm.NumRows(), ncols)
+		}
+		for _, c := range cols {
+			cc, err := rgm.ColumnChunk(c)
+			if err != nil {
+				return pr.corrupt(err, "bad column chunk metadata")
+			}
+			start := cc.DataPageOffset()
+			if cc.HasDictionaryPage() && cc.DictionaryPageOffset() > 0 && start > cc.DictionaryPageOffset() {
+				start = cc.DictionaryPageOffset()
+			}
+			n := cc.TotalCompressedSize()
+			if start < 0 || n < 0 || start > size || n > size-start {
+				return errs.New(errs.CorruptTable, pr.key, "row group %d column %d spans bytes %d+%d of a %d-byte file", rg, c, start, n, size)
+			}
+		}
+	}
 	return nil
 }
 
-func (pr *parquetReader) run(src parquet.ReaderAtSeeker, fn func(protocol.Action) error) error {
-	if err := pr.open(src); err != nil {
+func (pr *parquetReader) run(src parquet.ReaderAtSeeker, size int64, fn func(protocol.Action) error) error {
+	if err := pr.open(src, size); err != nil {
 		return err
 	}
 	var actions []protocol.Action
@@ -170,6 +200,9 @@ func (pr *parquetReader) run(src parquet.ReaderAtSeeker, fn func(protocol.Action
 		err := func() error {
 			defer rgr.release()
 			for {
+				if err := pr.ctx.Err(); err != nil {
+					return err
+				}
 				var more bool
 				var err error
 				actions, more, err = rgr.next(actions[:0])
@@ -264,13 +297,17 @@ func (r *rowGroupReader) parsedBatch(n int64) (arrow.RecordBatch, error) {
 			return nil, r.pr.corrupt(err, "reading row group")
 		}
 	}
-	if r.parsedPos != r.pos {
-		if err := r.parsed.SeekToRow(r.pos); err != nil {
-			return nil, r.pr.corrupt(err, "reading row group")
+	// Skip to the batch of the main reader by reading: the reader's own
+	// seek runs on a goroutine, out of reach of this package's recover.
+	// Typed columns are needed for every batch or for none in the common
+	// cases, so this rarely skips anything.
+	for r.parsedPos < r.pos {
+		if !r.parsed.Next() {
+			break
 		}
-		r.parsedPos = r.pos
+		r.parsedPos += r.parsed.RecordBatch().NumRows()
 	}
-	if !r.parsed.Next() {
+	if r.parsedPos != r.pos || !r.parsed.Next() {
 		err := r.parsed.Err()
 		if err == nil {
 			err = errors.New("fewer rows than the action columns")
