@@ -62,11 +62,32 @@ func (d *DeletionVector) UniqueID() string {
 	return id
 }
 
+// PartitionValues map partition columns to the log's text form of their
+// values; "" means null. It is written with JSON null for null, as Spark
+// does, because some readers take "" for an empty string.
+type PartitionValues map[string]string
+
+// MarshalJSON writes "" as null.
+func (pv PartitionValues) MarshalJSON() ([]byte, error) {
+	if pv == nil {
+		return []byte("{}"), nil
+	}
+	m := make(map[string]*string, len(pv))
+	for k, v := range pv {
+		if v != "" {
+			m[k] = &v
+		} else {
+			m[k] = nil
+		}
+	}
+	return json.Marshal(m)
+}
+
 // Add is the add action: a data file that is part of the table.
 // PartitionValues hold the log's strings; "" means null.
 type Add struct {
 	Path                    string            `json:"path"`
-	PartitionValues         map[string]string `json:"partitionValues"`
+	PartitionValues         PartitionValues   `json:"partitionValues"`
 	Size                    int64             `json:"size"`
 	ModificationTime        int64             `json:"modificationTime"`
 	DataChange              bool              `json:"dataChange"`
@@ -84,7 +105,7 @@ type Remove struct {
 	DeletionTimestamp       *int64            `json:"deletionTimestamp,omitempty"`
 	DataChange              bool              `json:"dataChange"`
 	ExtendedFileMetadata    *bool             `json:"extendedFileMetadata,omitempty"`
-	PartitionValues         map[string]string `json:"partitionValues,omitempty"`
+	PartitionValues         PartitionValues   `json:"partitionValues,omitempty"`
 	Size                    *int64            `json:"size,omitempty"`
 	Stats                   string            `json:"stats,omitempty"`
 	Tags                    map[string]string `json:"tags,omitempty"`
@@ -103,7 +124,7 @@ type Txn struct {
 // CDC is a change data file of the change data feed.
 type CDC struct {
 	Path            string            `json:"path"`
-	PartitionValues map[string]string `json:"partitionValues"`
+	PartitionValues PartitionValues   `json:"partitionValues"`
 	Size            int64             `json:"size"`
 	DataChange      bool              `json:"dataChange"`
 	Tags            map[string]string `json:"tags,omitempty"`

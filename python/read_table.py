@@ -104,9 +104,10 @@ def _assemble(schema, partition_cols, pieces, columns):
         cols = []
         for field in schema:
             if field.name in partition_cols:
+                # delta-rs gives partition values already typed (dates,
+                # booleans, numbers): build the column with the field's type.
                 v = parts.get(field.name)
-                arr = pa.array([v] * data.num_rows, type=pa.string() if not isinstance(v, (int, float)) else None)
-                cols.append(arr.cast(field.type) if arr.type != field.type else arr)
+                cols.append(pa.array([v] * data.num_rows, type=field.type))
             else:
                 cols.append(data.column(field.name).cast(field.type))
         tables.append(pa.Table.from_arrays(cols, schema=schema))
@@ -153,6 +154,7 @@ def read_spark(args):
         op["where"] = " AND ".join(f"`{k}` = '{v}'" for k, _, v in (p.partition("=") for p in args.partition))
     result = peer_spark.run_op(session, op)
     session.stop()
+    peer_spark.cleanup()
     if not result.get("ok"):
         raise SystemExit(result.get("error"))
     return result, args.version
