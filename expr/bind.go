@@ -409,7 +409,7 @@ func (b *binder) unify(ns []node, srcs []Expr, whole Expr) ([]node, error) {
 				t, changed = l.t, true
 				continue
 			}
-			if _, err := convertLit(l, t); err == nil {
+			if litFits(l, t) {
 				continue
 			}
 			lt := l.t
@@ -458,7 +458,13 @@ func (b *binder) coerce(n node, t schema.Type, src Expr) (node, error) {
 		if err != nil {
 			return nil, errAt(src, "%v", err)
 		}
-		return &lit{v: v, t: t}, nil
+		c := &lit{v: v, t: t}
+		if isNumeric(l.t) && isNumeric(t) && v != nil {
+			// A number renders as written (0, not 0.00): it coerces the
+			// same way again against the same operand.
+			c.src = unbind(l, false)
+		}
+		return c, nil
 	}
 	if !canCast(n.Type(), t) {
 		return nil, errAt(src, "cannot use %s (%s) as %s", src, typeName(n.Type()), typeName(t))
@@ -466,8 +472,28 @@ func (b *binder) coerce(n node, t schema.Type, src Expr) (node, error) {
 	return &castN{x: n, t: t, implicit: true}, nil
 }
 
+// litFits reports whether a literal converts to t without changing its
+// value, so that the other operands need not widen.
+func litFits(l *lit, t schema.Type) bool {
+	if isNumeric(l.t) && isNumeric(t) {
+		_, ok := exactNumber(l.v, l.t, t)
+		return ok
+	}
+	if isString(l.t) && isNumeric(t) {
+		v, vt, err := stringValue(l.v.(string), t)
+		if err != nil {
+			return false
+		}
+		_, ok := exactNumber(v, vt, t)
+		return ok
+	}
+	_, err := convertLit(l, t)
+	return err == nil
+}
+
 // convertLit converts a literal's value to type t as an implicit coercion:
-// numbers only when exact, strings by parsing.
+// to a float by rounding, to other numbers only when exact, strings by
+// parsing.
 func convertLit(l *lit, t schema.Type) (any, error) {
 	from := l.t
 	switch {
@@ -476,20 +502,14 @@ func convertLit(l *lit, t schema.Type) (any, error) {
 	case sameType(from, t):
 		return l.v, nil
 	case isNumeric(from) && isNumeric(t):
-		if v, ok := exactNumber(l.v, from, t); ok {
-			return v, nil
-		}
-		return nil, fmt.Errorf("%s does not fit %s", literalExpr(l), typeName(t))
+		return convertNumber(l.v, from, t, literalExpr(l).String())
 	case isString(from):
 		v, vt, err := stringValue(l.v.(string), t)
 		if err != nil {
 			return nil, err
 		}
 		if isNumeric(vt) && !sameType(vt, t) {
-			if x, ok := exactNumber(v, vt, t); ok {
-				return x, nil
-			}
-			return nil, fmt.Errorf("%s does not fit %s", quoteString(l.v.(string)), typeName(t))
+			return convertNumber(v, vt, t, quoteString(l.v.(string)))
 		}
 		return v, nil
 	case isType(from, schema.Date) && isTimestamp(t):
@@ -500,6 +520,16 @@ func convertLit(l *lit, t schema.Type) (any, error) {
 		return string(l.v.([]byte)), nil
 	}
 	return nil, fmt.Errorf("%s cannot be used as %s", literalExpr(l), typeName(t))
+}
+
+func convertNumber(v any, from, t schema.Type, text string) (any, error) {
+	if isFloating(t) {
+		return castNumber(v, from, t)
+	}
+	if x, ok := exactNumber(v, from, t); ok {
+		return x, nil
+	}
+	return nil, fmt.Errorf("%s does not fit %s", text, typeName(t))
 }
 
 // canCast reports whether CAST(x AS to) is defined for x of type from.

@@ -92,21 +92,8 @@ func lex(src string) ([]token, error) {
 			}
 			toks = append(toks, token{kind: tkBinary, text: string(b), pos: start})
 			i = n
-		case isIdentStart(c):
-			for i < len(src) && isIdentPart(src[i]) {
-				i++
-			}
-			toks = append(toks, token{kind: tkIdent, text: src[start:i], pos: start})
-		case c >= 0x80:
-			r, size := utf8.DecodeRuneInString(src[i:])
-			if r == utf8.RuneError {
-				return nil, syntaxErr(src, i, "invalid UTF-8")
-			}
+		case isIdentStart(c) || c >= 0x80:
 			// Spark's lexer accepts letters beyond ASCII in identifiers.
-			if !isLetterRune(r) {
-				return nil, syntaxErr(src, i, "unexpected character %q", r)
-			}
-			i += size
 			for i < len(src) {
 				if isIdentPart(src[i]) {
 					i++
@@ -117,6 +104,13 @@ func lex(src string) ([]token, error) {
 					break
 				}
 				i += size
+			}
+			if i == start {
+				r, _ := utf8.DecodeRuneInString(src[i:])
+				if r == utf8.RuneError {
+					return nil, syntaxErr(src, i, "invalid UTF-8")
+				}
+				return nil, syntaxErr(src, i, "unexpected character %q", r)
 			}
 			toks = append(toks, token{kind: tkIdent, text: src[start:i], pos: start})
 		case c >= '0' && c <= '9' || c == '.' && i+1 < len(src) && isDigit(src[i+1]) && !afterName(toks):

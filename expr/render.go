@@ -153,7 +153,7 @@ func render(sb *strings.Builder, e Expr) {
 		switch e.Op {
 		case Not:
 			sb.WriteString("NOT ")
-			operand(sb, e.X, bpNot)
+			operand(sb, e.X, bpNot-1)
 		case Neg:
 			sb.WriteByte('-')
 			operand(sb, e.X, bpUnary)
