@@ -235,9 +235,9 @@ func TestReadMatchesJSONReplay(t *testing.T) {
 	}
 }
 
-func nonNil(m map[string]string) map[string]string {
+func nonNil(m protocol.PartitionValues) protocol.PartitionValues {
 	if m == nil {
-		return map[string]string{}
+		return protocol.PartitionValues{}
 	}
 	return m
 }
