@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -304,6 +305,7 @@ func TestConcurrentGoroutines(t *testing.T) {
 			want := map[string]int{}
 			var mu sync.Mutex
 			errsOut := make(chan error, writers)
+			var retried atomic.Int64
 			var wg sync.WaitGroup
 			for w := range writers {
 				snap := load(t, st)
@@ -321,12 +323,14 @@ func TestConcurrentGoroutines(t *testing.T) {
 							errsOut <- err
 							return
 						}
+						retried.Add(int64(res.Attempts - 1))
 						snap = res.Snapshot
 					}
 				})
 			}
 			wg.Wait()
 			close(errsOut)
+			t.Logf("%d commits, %d retries after lost races", writers*each, retried.Load())
 			for err := range errsOut {
 				t.Fatal(err)
 			}
