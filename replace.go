@@ -3,23 +3,117 @@ package deltalite
 import (
 	"github.com/apache/arrow-go/v18/arrow"
 
+	"github.com/deltalite-go/deltalite/expr"
 	"github.com/deltalite-go/deltalite/internal/errs"
 	"github.com/deltalite-go/deltalite/protocol"
+	"github.com/deltalite-go/deltalite/scan"
 	"github.com/deltalite-go/deltalite/schema"
 	"github.com/deltalite-go/deltalite/snapshot"
+	"github.com/deltalite-go/deltalite/stats"
 )
 
-// replaceSelector says which live files an overwrite removes: all of them,
-// or those a replace-where predicate selects.
+// replaceWhere is a bound replace-where predicate and what it means for
+// the files of the snapshot being overwritten.
+type replaceWhere struct {
+	pred *expr.Bound
+	// decide classifies a live file: True, removed whole; False, kept;
+	// Unknown, rewritten without the rows the predicate selects.
+	decide func(*protocol.Add) expr.Tristate
+}
+
+func (w *writeJob) bindReplaceWhere(snap *snapshot.Snapshot) (*replaceWhere, error) {
+	pred, err := expr.ParsePredicate(w.wo.ReplaceWhere, snap.Schema())
+	if err != nil {
+		return nil, errs.Wrap(errs.InvalidArgument, w.st.URL(), err, "replace-where predicate")
+	}
+	sc, mode := snap.Schema(), snap.ColumnMapping()
+	partsOnly := expr.OnlyPartitionColumns(pred, snap.PartitionColumns())
+	return &replaceWhere{pred: pred, decide: func(a *protocol.Add) expr.Tristate {
+		f := expr.File{PartitionValues: a.PartitionValues}
+		if !partsOnly && a.DeletionVector == nil {
+			// Statistics of a file with a DV may be wide: only partition
+			// values decide it then.
+			f.Stats = stats.Parse(a.Stats, sc, mode)
+		}
+		return expr.Decide(pred, f)
+	}}, nil
+}
+
+// replaceSelector says which live files an overwrite removes (all of them
+// without a replace-where predicate) and describes the predicate. Files
+// the predicate selects only in part are also returned in w.rewrite: their
+// other rows are written again.
 func (w *writeJob) replaceSelector(snap *snapshot.Snapshot) (func(*protocol.Add) bool, string, error) {
 	if w.wo.ReplaceWhere == "" {
 		return func(*protocol.Add) bool { return true }, "", nil
 	}
-	return nil, "", errs.New(errs.InvalidArgument, w.st.URL(), "replace-where predicates are not available yet")
+	rw, err := w.bindReplaceWhere(snap)
+	if err != nil {
+		return nil, "", err
+	}
+	w.replaceWhere = rw
+	for _, f := range snap.Files() {
+		if rw.decide(f) == expr.Unknown {
+			w.rewrite = append(w.rewrite, f)
+		}
+	}
+	return func(a *protocol.Add) bool { return rw.decide(a) != expr.False }, rw.pred.String(), nil
 }
 
-// rowCheck returns a check every written batch must pass (rows inside the
-// replace-where predicate), or nil.
+// rowCheck returns the check every written batch must pass: under a
+// replace-where predicate, every new row must satisfy it (as Spark
+// requires), else nothing is committed.
 func (w *writeJob) rowCheck(sc *schema.Struct, md *protocol.Metadata) (func(arrow.RecordBatch) error, error) {
-	return nil, nil
+	if w.replaceWhere == nil {
+		return nil, nil
+	}
+	return func(rec arrow.RecordBatch) error {
+		mask, err := expr.Mask(w.ctx, rec, w.replaceWhere.pred)
+		if err != nil {
+			return errs.Wrap(errs.InvalidArgument, w.st.URL(), err, "evaluating the replace-where predicate")
+		}
+		defer mask.Release()
+		for i := 0; i < mask.Len(); i++ {
+			if mask.IsNull(i) || !mask.Value(i) {
+				return errs.New(errs.InvalidArgument, w.st.URL(),
+					"row %d of the data does not satisfy the replace-where predicate %s: nothing was written", i, w.replaceWhere.pred)
+			}
+		}
+		return nil
+	}, nil
 }
+
+// keptRows streams the rows of the partly selected files that the
+// replace-where predicate does not select, for writing again.
+func (w *writeJob) keptRows(emit func(arrow.RecordBatch) error) error {
+	if len(w.rewrite) == 0 {
+		return nil
+	}
+	_, batches, err := scan.New(subset{w.snap, w.rewrite}).Records(w.ctx)
+	if err != nil {
+		return err
+	}
+	for rec, err := range batches {
+		if err != nil {
+			return err
+		}
+		kept, err := expr.FilterNot(w.ctx, rec, w.replaceWhere.pred)
+		if err != nil {
+			return errs.Wrap(errs.Internal, w.st.URL(), err, "filtering rows to keep")
+		}
+		err = emit(kept)
+		kept.Release()
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// subset is a snapshot seen through some of its files.
+type subset struct {
+	*snapshot.Snapshot
+	files []*protocol.Add
+}
+
+func (s subset) Files() []*protocol.Add { return s.files }

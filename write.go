@@ -195,6 +195,10 @@ type writeJob struct {
 	// schema is the schema of a new table when the caller gave it as Delta
 	// types (Create); nil means: from the source's Arrow schema.
 	schema *schema.Struct
+	// replace is the bound replace-where predicate of an overwrite, and
+	// rewrite the files it selects in part (their other rows are kept).
+	replaceWhere *replaceWhere
+	rewrite []*protocol.Add
 }
 
 func (w *writeJob) txnOptions() txn.Options {
@@ -526,6 +530,10 @@ func (w *writeJob) writeFiles(sc *schema.Struct, md *protocol.Metadata, res *Wri
 	if err := w.src.Err(); err != nil {
 		_ = fw.Abort(w.ctx)
 		return nil, errs.Wrap(errs.InvalidArgument, w.st.URL(), err, "reading the source")
+	}
+	if err := w.keptRows(fw.Write); err != nil {
+		_ = fw.Abort(w.ctx)
+		return nil, err
 	}
 	adds, err := fw.Close()
 	if err != nil {

@@ -17,9 +17,12 @@ import (
 	"github.com/deltalite-go/deltalite/schema"
 )
 
-// people builds a batch of (id long, name string, day string) rows.
+// people builds a batch of (id long, name string, day string) rows; t may
+// be nil in writer processes.
 func people(t testing.TB, ids []int64, names []string, days []string) array.RecordReader {
-	t.Helper()
+	if t != nil {
+		t.Helper()
+	}
 	sc := arrow.NewSchema([]arrow.Field{
 		{Name: "id", Type: arrow.PrimitiveTypes.Int64, Nullable: true},
 		{Name: "name", Type: arrow.BinaryTypes.String, Nullable: true},
@@ -34,7 +37,7 @@ func people(t testing.TB, ids []int64, names []string, days []string) array.Reco
 	defer rec.Release()
 	rr, err := array.NewRecordReader(sc, []arrow.RecordBatch{rec})
 	if err != nil {
-		t.Fatal(err)
+		panic(err) // the schema is the batch's own
 	}
 	return rr
 }
@@ -226,5 +229,38 @@ func TestCreate(t *testing.T) {
 	}
 	if _, err := deltalite.Create(ctx, t.TempDir(), sc, deltalite.CreateOptions{PartitionBy: []string{"nope"}}); !errors.Is(err, deltalite.ErrInvalidArgument) {
 		t.Fatalf("bad partition column: %v", err)
+	}
+}
+
+func TestWriteReplaceWhere(t *testing.T) {
+	ctx := context.Background()
+	uri := t.TempDir()
+	mustWrite(t, uri, people(t, []int64{1, 2, 3, 4}, []string{"a", "b", "c", "d"}, []string{"d1", "d1", "d2", "d3"}),
+		deltalite.WriteOptions{PartitionBy: []string{"day"}})
+	// a partition predicate: only d1's file goes, nothing outside it is rewritten
+	res := mustWrite(t, uri, people(t, []int64{10}, []string{"x"}, []string{"d1"}),
+		deltalite.WriteOptions{Mode: deltalite.ModeOverwrite, ReplaceWhere: "day = 'd1'"})
+	if res.FilesRemoved != 1 || res.FilesAdded != 1 {
+		t.Fatalf("partition replace: %+v", res)
+	}
+	want := sortedCopy([]string{row(10, "x", "d1"), row(3, "c", "d2"), row(4, "d", "d3")})
+	if got := readRows(t, uri); strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("after partition replace:\n%s", strings.Join(got, "\n"))
+	}
+	// rows outside the predicate are refused, and nothing changes
+	if _, err := deltalite.Write(ctx, uri, people(t, []int64{11}, []string{"y"}, []string{"d2"}),
+		deltalite.WriteOptions{Mode: deltalite.ModeOverwrite, ReplaceWhere: "day = 'd1'"}); !errors.Is(err, deltalite.ErrInvalidArgument) {
+		t.Fatalf("row outside the predicate: %v", err)
+	}
+	// a data predicate: rows with id >= 4 are replaced; d2's row is kept
+	mustWrite(t, uri, people(t, []int64{7}, []string{"z"}, []string{"d2"}),
+		deltalite.WriteOptions{Mode: deltalite.ModeOverwrite, ReplaceWhere: "id >= 4"})
+	want = sortedCopy([]string{row(3, "c", "d2"), row(7, "z", "d2")})
+	if got := readRows(t, uri); strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("after data replace:\n%s", strings.Join(got, "\n"))
+	}
+	if _, err := deltalite.Write(ctx, uri, people(t, []int64{1}, []string{"a"}, []string{"d1"}),
+		deltalite.WriteOptions{Mode: deltalite.ModeOverwrite, ReplaceWhere: "nope = 1"}); !errors.Is(err, deltalite.ErrInvalidArgument) || !strings.Contains(err.Error(), "nope") {
+		t.Fatalf("unknown column: %v", err)
 	}
 }
