@@ -198,7 +198,7 @@ type writeJob struct {
 	// replace is the bound replace-where predicate of an overwrite, and
 	// rewrite the files it selects in part (their other rows are kept).
 	replaceWhere *replaceWhere
-	rewrite []*protocol.Add
+	rewrite      []*protocol.Add
 }
 
 func (w *writeJob) txnOptions() txn.Options {
