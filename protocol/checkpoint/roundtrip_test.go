@@ -3,12 +3,15 @@ package checkpoint
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
 	"testing"
 
+	"github.com/deltalite-go/deltalite/internal/errs"
 	"github.com/deltalite-go/deltalite/protocol"
+	"github.com/deltalite-go/deltalite/schema"
 	"github.com/deltalite-go/deltalite/storage"
 )
 
@@ -188,6 +191,35 @@ func compareStructStats(t *testing.T, orig, back []protocol.Action) {
 					t.Errorf("add %s: %s.%s = %v, want %v", a.Add.Path, k, col, g[col], v)
 				}
 			}
+		}
+	}
+}
+
+// Bad input to Write is an invalid-argument error naming the checkpoint.
+func TestWriteRejectsBadInput(t *testing.T) {
+	created := int64(1)
+	proto := protocol.Action{Protocol: &protocol.Protocol{MinReaderVersion: 1, MinWriterVersion: 2}}
+	meta := protocol.Action{Metadata: &protocol.Metadata{ID: "x", Format: protocol.Format{Provider: "parquet"}, CreatedTime: &created,
+		SchemaString:     `{"type":"struct","fields":[{"name":"d","type":"date","nullable":true,"metadata":{}},{"name":"v","type":"long","nullable":true,"metadata":{}}]}`,
+		PartitionColumns: []string{"d"}}}
+	badDate := protocol.Action{Add: &protocol.Add{Path: "d=x/a.parquet", PartitionValues: map[string]string{"d": "not a date"}, Size: 1}}
+	for name, c := range map[string]struct {
+		actions []protocol.Action
+		opt     WriteOptions
+	}{
+		"no protocol":         {[]protocol.Action{meta}, WriteOptions{}},
+		"no metaData":         {[]protocol.Action{proto}, WriteOptions{}},
+		"two protocols":       {[]protocol.Action{proto, proto, meta}, WriteOptions{}},
+		"bad partition value": {[]protocol.Action{proto, meta, badDate}, WriteOptions{WriteStatsAsStruct: true}},
+		"unknown partition":   {[]protocol.Action{proto, meta}, WriteOptions{WriteStatsAsStruct: true, Schema: &schema.Struct{}, PartitionColumns: []string{"d"}}},
+	} {
+		st := storage.NewMemory()
+		_, err := Write(context.Background(), st, 3, c.actions, c.opt)
+		if !errors.Is(err, errs.ErrInvalidArgument) || !strings.Contains(err.Error(), "00000000000000000003.checkpoint.parquet") {
+			t.Errorf("%s: want an invalid-argument error naming the checkpoint, got %v", name, err)
+		}
+		if _, err := st.Head(context.Background(), protocol.CheckpointKey(3)); err == nil {
+			t.Errorf("%s: a checkpoint was stored", name)
 		}
 	}
 }

@@ -2,6 +2,7 @@ package checkpoint
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"slices"
@@ -63,6 +64,15 @@ func errInvalid(format string, args ...any) error {
 	return errs.New(errs.InvalidArgument, "", format, args...)
 }
 
+// named gives an error raised without a file the key of the checkpoint.
+func named(err error, key string) error {
+	var e *errs.Error
+	if errors.As(err, &e) && e.Path == "" {
+		e.Path = key
+	}
+	return err
+}
+
 // rowsPerGroup bounds a row group (and the Arrow batch built for it): with
 // stats of a few hundred bytes per file, a row group stays in the tens of
 // megabytes, which is what readers hold in memory at once.
@@ -106,7 +116,7 @@ func Write(ctx context.Context, st storage.Store, version int64, actions []proto
 		if opt.Schema == nil {
 			tableOpt, err := OptionsFor(meta)
 			if err != nil {
-				return LastCheckpoint{}, err
+				return LastCheckpoint{}, named(err, key)
 			}
 			opt.Schema, opt.PartitionColumns, opt.ColumnMapping = tableOpt.Schema, tableOpt.PartitionColumns, tableOpt.ColumnMapping
 		}
@@ -115,7 +125,7 @@ func Write(ctx context.Context, st storage.Store, version int64, actions []proto
 		}
 		var err error
 		if parsed, err = newParsedTypes(opt.Schema, opt.PartitionColumns, opt.ColumnMapping); err != nil {
-			return LastCheckpoint{}, errs.Wrap(errs.InvalidArgument, key, err, "typing stats_parsed")
+			return LastCheckpoint{}, named(err, key)
 		}
 	}
 	v2 := slices.Contains(proto.WriterFeatures, "v2Checkpoint")
@@ -133,7 +143,7 @@ func Write(ctx context.Context, st storage.Store, version int64, actions []proto
 	pw.CloseWithError(werr)
 	perr := <-putDone
 	if werr != nil {
-		return LastCheckpoint{}, errs.Wrap(errs.Internal, key, werr, "writing checkpoint")
+		return LastCheckpoint{}, errs.Wrap(errs.Internal, key, named(werr, key), "writing checkpoint")
 	}
 	if perr != nil {
 		return LastCheckpoint{}, errs.Wrap(errs.Internal, key, perr, "storing checkpoint")
