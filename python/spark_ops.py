@@ -30,6 +30,7 @@ stop the batch.
 
 import json
 import os
+import signal
 import sys
 import time
 
@@ -40,22 +41,39 @@ from peerlib import spark as peer_spark  # noqa: E402
 
 def serve():
     proto = os.fdopen(os.dup(1), "w", buffering=1)
+    if os.environ.get("DELTALITE_SPARK_LOG"):
+        log = os.open(os.environ["DELTALITE_SPARK_LOG"], os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+        os.dup2(log, 2)
     os.dup2(2, 1)  # anything else printed to stdout (the JVM included) goes to stderr
+    # The Go side's process ending (SIGTERM) ends the server like end of input.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
     started = time.monotonic()
-    session = peer_spark.session()
-    print(json.dumps({"ready": True, "seconds": round(time.monotonic() - started, 3)}), file=proto, flush=True)
-    for line in sys.stdin:
-        line = line.strip()
-        if not line:
-            continue
+    session = None
+    try:
+        session = peer_spark.session()
+        print(json.dumps({"ready": True, "seconds": round(time.monotonic() - started, 3)}), file=proto, flush=True)
+        for line in sys.stdin:
+            line = line.strip()
+            if not line:
+                continue
+            try:
+                req = json.loads(line)
+                results = peer_spark.run_ops(session, req.get("ops", []))
+                resp = {"id": req.get("id"), "results": results}
+            except Exception as e:  # noqa: BLE001
+                resp = {"id": None, "error": f"{type(e).__name__}: {e}"}
+            print(json.dumps(resp), file=proto, flush=True)
+    finally:
+        # The Go side may be gone, and stderr with it: nothing here may raise
+        # before the scratch space is removed.
         try:
-            req = json.loads(line)
-            results = peer_spark.run_ops(session, req.get("ops", []))
-            resp = {"id": req.get("id"), "results": results}
-        except Exception as e:  # noqa: BLE001
-            resp = {"id": None, "error": f"{type(e).__name__}: {e}"}
-        print(json.dumps(resp), file=proto, flush=True)
-    session.stop()
+            if session is not None:
+                session.stop()
+        except BaseException:  # noqa: BLE001
+            pass
+        finally:
+            peer_spark.cleanup()
+            print("spark_ops: server stopped", file=sys.stderr, flush=True)
 
 
 def resolve():
@@ -64,6 +82,7 @@ def resolve():
     session.sparkContext.setLogLevel("ERROR")
     print(f"resolved {len(jars)} jars for {peer_spark.paths.DELTA_PACKAGE} in {time.monotonic() - started:.1f}s")
     session.stop()
+    peer_spark.cleanup()
 
 
 def batch(ops_file, out_file):
@@ -72,8 +91,11 @@ def batch(ops_file, out_file):
     started = time.monotonic()
     session = peer_spark.session()
     startup = time.monotonic() - started
-    doc = {"startup_seconds": round(startup, 3), "results": peer_spark.run_ops(session, ops)}
-    session.stop()
+    try:
+        doc = {"startup_seconds": round(startup, 3), "results": peer_spark.run_ops(session, ops)}
+    finally:
+        session.stop()
+        peer_spark.cleanup()
     text = json.dumps(doc)
     if out_file:
         with open(out_file, "w") as f:

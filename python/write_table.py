@@ -180,6 +180,7 @@ def run_spark(steps):
         if not r.get("ok"):
             break
     session.stop()
+    peer_spark.cleanup()
     return results
 
 

@@ -17,12 +17,17 @@ Canonical form of a value, by Arrow type:
   null                          null
 Rows are JSON objects keyed by column name and are sorted by their compact JSON
 text with sorted keys.
+
+The document also carries "schema": the fields with their types in a small JSON
+form that the Go side turns back into Arrow (see describe_type), so that the
+peer's rows can be rebuilt as Arrow records exactly, float32 and all.
 """
 
 import datetime
 import json
 import math
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.types as pat
 
@@ -77,6 +82,10 @@ def values(arr):
     if pat.is_binary(t) or pat.is_large_binary(t) or pat.is_fixed_size_binary(t) or _is_binary_view(t):
         return [None if v is None else v.hex() for v in arr.to_pylist()]
     if pat.is_floating(t):
+        if t.bit_width < 64:
+            # The shortest decimal that reads back as the same float32, as Go's
+            # strconv.FormatFloat(v, 'g', -1, 32) prints it, not its float64 widening.
+            return [_float(v if v is None or not math.isfinite(v) else float(str(np.float32(v)))) for v in arr.to_pylist()]
         return [_float(v) for v in arr.to_pylist()]
     if pat.is_struct(t):
         valid = arr.is_valid().to_pylist()
@@ -148,11 +157,57 @@ def rows(table: pa.Table):
     return out
 
 
+def describe_type(t):
+    """A type as the Go side reads it back: a string for a primitive
+    ("int8".."int64", "uint8".."uint64", "float16", "float32", "float64", "bool",
+    "string", "binary", "date", "timestamp", "timestamp_ntz", "time",
+    "decimal(p,s)", "null") or an object for a nested type
+    ({"struct": [field...]}, {"list": field}, {"map": [key field, value field]}).
+    Values follow the canonical forms of this module, so timestamps are always
+    microseconds and every string or binary kind is one kind."""
+    if pat.is_dictionary(t):
+        return describe_type(t.value_type)
+    if pat.is_integer(t):
+        return ("int" if pat.is_signed_integer(t) else "uint") + str(t.bit_width)
+    if pat.is_floating(t):
+        return "float" + str(t.bit_width)
+    if pat.is_boolean(t):
+        return "bool"
+    if pat.is_string(t) or pat.is_large_string(t) or str(t) == "string_view":
+        return "string"
+    if pat.is_binary(t) or pat.is_large_binary(t) or pat.is_fixed_size_binary(t) or _is_binary_view(t):
+        return "binary"
+    if pat.is_date(t):
+        return "date"
+    if pat.is_timestamp(t):
+        return "timestamp" if t.tz is not None else "timestamp_ntz"
+    if pat.is_time(t):
+        return "time"
+    if pat.is_duration(t):
+        return "int64"
+    if pat.is_decimal(t):
+        return f"decimal({t.precision},{t.scale})"
+    if pat.is_null(t):
+        return "null"
+    if pat.is_struct(t):
+        return {"struct": [describe_field(t.field(i)) for i in range(t.num_fields)]}
+    if pat.is_map(t):
+        return {"map": [describe_field(t.key_field), describe_field(t.item_field)]}
+    if pat.is_list(t) or pat.is_large_list(t) or pat.is_fixed_size_list(t) or _is_list_view(t):
+        return {"list": describe_field(t.value_field)}
+    raise ValueError(f"no canonical form for Arrow type {t}")
+
+
+def describe_field(f):
+    return {"name": f.name, "type": describe_type(f.type), "nullable": f.nullable}
+
+
 def document(table: pa.Table, **extra):
     """The JSON document the read scripts print: columns, types and rows."""
     doc = dict(extra)
     doc["columns"] = list(table.column_names)
     doc["types"] = [str(f.type) for f in table.schema]
+    doc["schema"] = [describe_field(f) for f in table.schema]
     doc["num_rows"] = table.num_rows
     doc["rows"] = rows(table)
     return doc

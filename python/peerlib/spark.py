@@ -5,6 +5,7 @@ see spark_ops.py for the batch file and the line-by-line server modes.
 
 import json
 import os
+import shutil
 import sys
 import tempfile
 import time
@@ -53,6 +54,15 @@ def jar_list():
     return jars
 
 
+_scratch_dirs = []
+
+
+def cleanup():
+    """Removes the scratch directories of the sessions this process made."""
+    while _scratch_dirs:
+        shutil.rmtree(_scratch_dirs.pop(), ignore_errors=True)
+
+
 def _builder(extra):
     os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
@@ -60,6 +70,7 @@ def _builder(extra):
     from pyspark.sql import SparkSession
 
     scratch = tempfile.mkdtemp(prefix="deltalite-spark-")
+    _scratch_dirs.append(scratch)
     conf = {
         "spark.sql.extensions": "io.delta.sql.DeltaSparkSessionExtension",
         "spark.sql.catalog.spark_catalog": "org.apache.spark.sql.delta.catalog.DeltaCatalog",
@@ -96,7 +107,11 @@ def _qualified(path):
 
 
 def _frame(spark, step):
-    return spark.createDataFrame(data.load(step))
+    from pyspark.sql.pandas.types import from_arrow_schema
+
+    table = data.load(step)
+    # Timestamps without a time zone stay TIMESTAMP_NTZ; nullability is kept.
+    return spark.createDataFrame(table, schema=from_arrow_schema(table.schema, prefer_timestamp_ntz=True))
 
 
 def _read(spark, op):
@@ -120,7 +135,7 @@ def _create(spark, op, df_schema=None):
     if df_schema is not None:
         b = b.addColumns(df_schema)
     else:
-        b = b.addColumns(spark.createDataFrame(data.load(op)).schema)
+        b = b.addColumns(_frame(spark, op).schema)
     if op.get("partition_by"):
         b = b.partitionedBy(*op["partition_by"])
     for k, v in (op.get("properties") or {}).items():

@@ -1,0 +1,56 @@
+# deltalite — build, test and lint.
+#
+#   make test         the full suite: installs the test peers (scripts/setup-test-env.sh),
+#                     then runs every test with the peers required
+#   make test-short   go test without the peers (tests that need them skip)
+#   make lint         gofmt, go vet, staticcheck
+#   make build        static binary bin/deltalite
+#   make bench        Go benchmarks (BENCH=regexp, PKG=packages)
+
+GO            ?= go
+PKG           ?= ./...
+TEST_TIMEOUT  ?= 25m
+TEST_FLAGS    ?=
+BENCH         ?= .
+BENCH_FLAGS   ?= -benchmem
+STATICCHECK_VERSION := v0.8.2
+CACHE_BIN     := $(CURDIR)/.cache/bin
+STATICCHECK   := $(CACHE_BIN)/staticcheck
+
+.PHONY: all test test-short setup lint fmt-check vet staticcheck build bench clean
+
+all: build
+
+setup:
+	scripts/setup-test-env.sh
+
+test: setup
+	DELTALITE_REQUIRE_PEERS=1 $(GO) test -timeout $(TEST_TIMEOUT) $(TEST_FLAGS) $(PKG)
+
+test-short:
+	DELTALITE_REQUIRE_PEERS=0 $(GO) test -short -timeout 15m $(TEST_FLAGS) $(PKG)
+
+lint: fmt-check vet staticcheck
+
+fmt-check:
+	@out="$$(find . -name '*.go' -not -path './.venv/*' -not -path './.cache/*' -not -path './bench/out/*' -print0 | xargs -0 gofmt -l)"; \
+	if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
+
+vet:
+	$(GO) vet $(PKG)
+
+$(STATICCHECK):
+	GOBIN=$(CACHE_BIN) $(GO) install honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION)
+
+staticcheck: $(STATICCHECK)
+	@$(STATICCHECK) -version | grep -q '($(STATICCHECK_VERSION:v%=%))' || GOBIN=$(CACHE_BIN) $(GO) install honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION)
+	$(STATICCHECK) $(PKG)
+
+build:
+	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '-s -w' -o bin/deltalite ./cmd/deltalite
+
+bench: setup
+	DELTALITE_REQUIRE_PEERS=1 $(GO) test -run '^$$' -bench '$(BENCH)' $(BENCH_FLAGS) -timeout 60m $(PKG)
+
+clean:
+	rm -rf bin
