@@ -207,6 +207,9 @@ func TestProjection(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if only, err := New(src, WithColumns("number", "letter")).Schema(); err != nil || !only.Equal(sc) {
+		t.Fatalf("Schema() = %v, %v; want %s", only, err, sc)
+	}
 	if got := sc.String(); !strings.Contains(got, "number: type=int64") || sc.Field(0).Name != "number" || sc.Field(1).Name != "letter" || sc.NumFields() != 2 {
 		t.Fatalf("schema %s", got)
 	}

@@ -12,6 +12,16 @@ import (
 	"github.com/deltalite-go/deltalite/internal/errs"
 )
 
+// Schema is the output schema: the logical Arrow schema of the selected
+// columns, in selection order. It does not plan the scan.
+func (s *Scan) Schema() (*arrow.Schema, error) {
+	b, err := s.bind()
+	if err != nil {
+		return nil, err
+	}
+	return b.outSchema, nil
+}
+
 // Records plans the scan and returns the output schema (the logical Arrow
 // schema of the selected columns) and the batches, in plan file order.
 //
