@@ -160,7 +160,15 @@ func (t *Txn) finish(ctx context.Context, version int64, attempts int, winners [
 		return res
 	}
 	res.Snapshot = post
-	t.afterCommit(ctx, res)
+	func() {
+		// The commit stands whatever happens after it.
+		defer func() {
+			if r := recover(); r != nil {
+				res.Warnings = append(res.Warnings, fmt.Errorf("after commit %d: unexpected failure: %v", version, r))
+			}
+		}()
+		t.afterCommit(ctx, res)
+	}()
 	return res
 }
 

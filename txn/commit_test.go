@@ -369,3 +369,36 @@ func stores(t *testing.T) map[string]storage.Store {
 	}
 	return map[string]storage.Store{"memory": storage.NewMemory(), "local": local}
 }
+
+func TestCanceledCommitWritesNothing(t *testing.T) {
+	st := storage.NewMemory()
+	snap := create(t, st, tableSpec{})
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	tx := Begin(snap, Operation{Name: OpWrite}, fast())
+	tx.Add(addAction(addIn("")))
+	if _, err := tx.Commit(ctx); !errors.Is(err, errs.ErrCanceled) {
+		t.Fatalf("canceled commit: %v", err)
+	}
+	if v := load(t, st).Version(); v != 0 {
+		t.Fatalf("canceled commit landed at %d", v)
+	}
+}
+
+func TestPanickingPredicateIsAnError(t *testing.T) {
+	ctx := context.Background()
+	st := storage.NewMemory()
+	snap := create(t, st, tableSpec{partitioned: true}, addIn("a"))
+	tx := Begin(snap, Operation{Name: OpWrite}, fast())
+	tx.ReadPredicate(func(*protocol.Add) bool { panic("boom") }, "bad")
+	tx.Add(addAction(addIn("a")))
+	winner := Begin(snap, Operation{Name: OpWrite}, fast())
+	winner.SetBlindAppend(false)
+	winner.Add(addAction(addIn("b")))
+	if _, err := winner.Commit(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tx.Commit(ctx); !errors.Is(err, errs.ErrInternal) || !strings.Contains(err.Error(), "boom") {
+		t.Fatalf("panicking predicate: %v", err)
+	}
+}

@@ -3,6 +3,7 @@ package txn
 import (
 	"math/rand/v2"
 	"runtime/debug"
+	"sync"
 	"time"
 )
 
@@ -85,7 +86,7 @@ func (o Options) withDefaults() Options {
 
 // moduleVersion is the version of this module as built into the binary, or
 // "dev" for a build from a work tree.
-func moduleVersion() string {
+var moduleVersion = sync.OnceValue(func() string {
 	const path = "github.com/deltalite-go/deltalite"
 	if bi, ok := debug.ReadBuildInfo(); ok {
 		if bi.Main.Path == path && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
@@ -98,4 +99,4 @@ func moduleVersion() string {
 		}
 	}
 	return "dev"
-}
+})
