@@ -29,15 +29,14 @@ const (
 type Rule string
 
 const (
-	RuleProtocolChanged         Rule = "ProtocolChanged"
-	RuleMetadataChanged         Rule = "MetadataChanged"
-	RuleConcurrentAppend        Rule = "ConcurrentAppend"
-	RuleConcurrentDeleteRead    Rule = "ConcurrentDeleteRead"
-	RuleConcurrentDeleteDelete  Rule = "ConcurrentDeleteDelete"
-	RuleConcurrentTransaction   Rule = "ConcurrentTransaction"
-	RuleConcurrentDomainChange  Rule = "ConcurrentDomainMetadata"
-	RuleRetriesExhausted        Rule = "RetriesExhausted"
-	RuleConcurrentTableCreation Rule = "ConcurrentTableCreation"
+	RuleProtocolChanged        Rule = "ProtocolChanged"
+	RuleMetadataChanged        Rule = "MetadataChanged"
+	RuleConcurrentAppend       Rule = "ConcurrentAppend"
+	RuleConcurrentDeleteRead   Rule = "ConcurrentDeleteRead"
+	RuleConcurrentDeleteDelete Rule = "ConcurrentDeleteDelete"
+	RuleConcurrentTransaction  Rule = "ConcurrentTransaction"
+	RuleConcurrentDomainChange Rule = "ConcurrentDomainMetadata"
+	RuleRetriesExhausted       Rule = "RetriesExhausted"
 )
 
 // ConflictError details a commit conflict; it is the Err of the
