@@ -105,25 +105,24 @@ type callN struct {
 	t    schema.Type
 }
 
-func (n *colRef) Type() schema.Type     { return n.fields[len(n.fields)-1].Type }
-func (n *lit) Type() schema.Type        { return n.t }
-func (n *castN) Type() schema.Type      { return n.t }
-func (*notN) Type() schema.Type         { return tBool }
-func (*logicN) Type() schema.Type       { return tBool }
-func (*cmpN) Type() schema.Type         { return tBool }
-func (n *arithN) Type() schema.Type     { return n.t }
-func (*dateArithN) Type() schema.Type   { return tDate }
-func (n *negN) Type() schema.Type       { return n.x.Type() }
-func (*inN) Type() schema.Type          { return tBool }
-func (*betweenN) Type() schema.Type     { return tBool }
-func (*isNullN) Type() schema.Type      { return tBool }
-func (*isBoolN) Type() schema.Type      { return tBool }
-func (*likeN) Type() schema.Type        { return tBool }
-func (n *callN) Type() schema.Type      { return n.t }
-func (n *colRef) top() *schema.Field    { return n.fields[0] }
-func (n *colRef) nested() bool          { return len(n.fields) > 1 }
-func (n *colRef) key() string           { return n.rel + "\x00" + strings.Join(n.path, "\x00") }
-func (n *colRef) sameAs(o *colRef) bool { return n.key() == o.key() }
+func (n *colRef) Type() schema.Type   { return n.fields[len(n.fields)-1].Type }
+func (n *lit) Type() schema.Type      { return n.t }
+func (n *castN) Type() schema.Type    { return n.t }
+func (*notN) Type() schema.Type       { return tBool }
+func (*logicN) Type() schema.Type     { return tBool }
+func (*cmpN) Type() schema.Type       { return tBool }
+func (n *arithN) Type() schema.Type   { return n.t }
+func (*dateArithN) Type() schema.Type { return tDate }
+func (n *negN) Type() schema.Type     { return n.x.Type() }
+func (*inN) Type() schema.Type        { return tBool }
+func (*betweenN) Type() schema.Type   { return tBool }
+func (*isNullN) Type() schema.Type    { return tBool }
+func (*isBoolN) Type() schema.Type    { return tBool }
+func (*likeN) Type() schema.Type      { return tBool }
+func (n *callN) Type() schema.Type    { return n.t }
+func (n *colRef) top() *schema.Field  { return n.fields[0] }
+func (n *colRef) nested() bool        { return len(n.fields) > 1 }
+func (n *colRef) key() string         { return n.rel + "\x00" + strings.Join(n.path, "\x00") }
 
 // children lists the operands of n.
 func children(n node) []node {

@@ -276,9 +276,6 @@ func (d *decider) analyze(n node) outcomes {
 // colStats returns the statistics of a data column of the file's relation,
 // also through an implicit widening cast; ok is false for anything else.
 func (d *decider) colStats(n node) (c stats.Column, float, ok bool) {
-	if d.fs == nil {
-		return c, false, false
-	}
 	cast, isCast := n.(*castN)
 	if isCast {
 		if !cast.implicit {
@@ -293,7 +290,7 @@ func (d *decider) colStats(n node) (c stats.Column, float, ok bool) {
 	if _, fixed := d.partitionValue(col); fixed {
 		return c, false, false
 	}
-	c = d.fs.Column(col.path...)
+	c = d.fs.Column(col.path...) // a nil File knows nothing
 	if col.nested() {
 		// A null parent struct may not count as a null leaf; assume nulls.
 		c.NullCount = -1
@@ -523,6 +520,13 @@ func (d *decider) like(n *likeN) outcomes {
 	}
 	if _, isCol := n.x.(*colRef); !isCol {
 		return oAny // a cast to string does not keep the order of values
+	}
+	if s, ok := n.m.exact(); ok { // no wildcard: an equality
+		o := d.compareStats(Eq, c, false, s)
+		if n.not {
+			o = o.not()
+		}
+		return o
 	}
 	num := d.numRecords()
 	if num > 0 && c.NullCount == num {

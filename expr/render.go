@@ -74,10 +74,19 @@ func typeSQL(t schema.Type) string {
 		}
 		return strings.ToUpper(t.Name)
 	}
-	if t == nil {
-		return "VOID"
+	switch t := t.(type) {
+	case *schema.Struct:
+		parts := make([]string, len(t.Fields))
+		for i, f := range t.Fields {
+			parts[i] = quoteIdent(f.Name) + ": " + typeSQL(f.Type)
+		}
+		return "STRUCT<" + strings.Join(parts, ", ") + ">"
+	case *schema.Array:
+		return "ARRAY<" + typeSQL(t.Element) + ">"
+	case *schema.Map:
+		return "MAP<" + typeSQL(t.Key) + ", " + typeSQL(t.Value) + ">"
 	}
-	return strings.ToUpper(t.String())
+	return "VOID"
 }
 
 // bindingPower is how tightly e holds together when rendered.
