@@ -264,3 +264,8 @@ func TestWriteReplaceWhere(t *testing.T) {
 		t.Fatalf("unknown column: %v", err)
 	}
 }
+
+func readRowsAt(t testing.TB, uri string, v int64) []string {
+	t.Helper()
+	return readRows(t, uri, deltalite.WithVersion(v))
+}
