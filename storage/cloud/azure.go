@@ -110,7 +110,7 @@ func (b *azureBackend) putBytes(ctx context.Context, key string, data []byte) er
 
 // putMultipart stages blocks and commits the block list last: until then
 // the blob (or its previous version) is all a reader sees.
-func (b *azureBackend) putMultipart(ctx context.Context, key string, head []byte, rest io.Reader, mp Multipart) error {
+func (b *azureBackend) putMultipart(ctx context.Context, key string, head []byte, rest io.Reader, mp uploadPlan) error {
 	_, err := b.client.NewBlockBlobClient(key).UploadStream(ctx, io.MultiReader(bytes.NewReader(head), rest), &blockblob.UploadStreamOptions{
 		BlockSize:   mp.PartSize,
 		Concurrency: mp.Concurrency,

@@ -26,7 +26,7 @@ type backend interface {
 	putBytes(ctx context.Context, key string, data []byte) error
 	// putMultipart writes head and then rest as a multipart upload that
 	// becomes visible only when complete.
-	putMultipart(ctx context.Context, key string, head []byte, rest io.Reader, mp Multipart) error
+	putMultipart(ctx context.Context, key string, head []byte, rest io.Reader, mp uploadPlan) error
 	// deleteKeys removes objects; missing keys are not an error.
 	deleteKeys(ctx context.Context, keys []string) error
 	classify(err error) errClass

@@ -112,7 +112,7 @@ func (b *gcsBackend) putBytes(ctx context.Context, key string, data []byte) erro
 
 // putMultipart is a resumable upload in chunks of the part size; the object
 // appears only when the last chunk is in. GCS sends chunks one at a time.
-func (b *gcsBackend) putMultipart(ctx context.Context, key string, head []byte, rest io.Reader, mp Multipart) error {
+func (b *gcsBackend) putMultipart(ctx context.Context, key string, head []byte, rest io.Reader, mp uploadPlan) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	w := b.bucket.Object(key).NewWriter(ctx)

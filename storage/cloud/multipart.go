@@ -7,11 +7,11 @@ import (
 	"github.com/deltalite-go/deltalite/internal/errs"
 )
 
-// Multipart sets how Put uploads large objects. An object of at most
+// uploadPlan sets how Put uploads large objects. An object of at most
 // Threshold bytes goes up in one request; a larger one in parts of PartSize
 // bytes, Concurrency of them in flight. A Put holds up to Threshold bytes
 // plus PartSize × (Concurrency+1) in memory.
-type Multipart struct {
+type uploadPlan struct {
 	Threshold   int64
 	PartSize    int64
 	Concurrency int
@@ -32,24 +32,24 @@ const minPartSize = 5 << 20
 // maxPartSize keeps one part's buffer sane.
 const maxPartSize = 4 << 30
 
-func (c *config) multipart() (Multipart, error) {
+func (c *config) multipart() (uploadPlan, error) {
 	t, err := c.int64(optMultipartThresh, DefaultMultipartThreshold)
 	if err != nil {
-		return Multipart{}, err
+		return uploadPlan{}, err
 	}
 	p, err := c.int64(optMultipartPart, DefaultMultipartPartSize)
 	if err != nil {
-		return Multipart{}, err
+		return uploadPlan{}, err
 	}
 	n, err := c.int64(optMultipartConc, DefaultMultipartConcurrency)
 	if err != nil {
-		return Multipart{}, err
+		return uploadPlan{}, err
 	}
-	m := Multipart{Threshold: t, PartSize: p, Concurrency: int(n)}
+	m := uploadPlan{Threshold: t, PartSize: p, Concurrency: int(n)}
 	return m, m.validate()
 }
 
-func (m Multipart) validate() error {
+func (m uploadPlan) validate() error {
 	if m.PartSize < minPartSize || m.PartSize > maxPartSize {
 		return errs.New(errs.InvalidArgument, "", "multipart part size %d is out of range: it must be between 5 MiB (the S3 minimum) and 4 GiB", m.PartSize)
 	}

@@ -111,7 +111,7 @@ func TestMultipartDefaultsAndLimits(t *testing.T) {
 		t.Fatal(err)
 	}
 	mp, err := cfg.multipart()
-	if err != nil || mp != (Multipart{Threshold: 64 << 20, PartSize: 16 << 20, Concurrency: 4}) {
+	if err != nil || mp != (uploadPlan{Threshold: 64 << 20, PartSize: 16 << 20, Concurrency: 4}) {
 		t.Fatalf("defaults = %+v, %v", mp, err)
 	}
 	for _, bad := range []map[string]string{

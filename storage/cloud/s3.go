@@ -103,7 +103,7 @@ func (b *s3Backend) putBytes(ctx context.Context, key string, data []byte) error
 	return b.put(ctx, key, data, false)
 }
 
-func (b *s3Backend) putMultipart(ctx context.Context, key string, head []byte, rest io.Reader, mp Multipart) error {
+func (b *s3Backend) putMultipart(ctx context.Context, key string, head []byte, rest io.Reader, mp uploadPlan) error {
 	tm := transfermanager.New(b.client, func(o *transfermanager.Options) {
 		o.PartSizeBytes = mp.PartSize
 		o.MultipartUploadThreshold = mp.PartSize // the store already decided: multipart

@@ -1,8 +1,11 @@
 package cloud
 
 import (
+	"bytes"
+	"cmp"
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"sync"
 	"testing"
@@ -119,4 +122,34 @@ func TestS3Failures(t *testing.T) {
 			}
 		}
 	})
+}
+
+// TestS3MultipartThreshold: objects above the threshold go up in parts of
+// the part size (S3 marks such an ETag "-<parts>"), smaller ones in one PUT.
+func TestS3MultipartThreshold(t *testing.T) {
+	srv := s3Server(t)
+	prefix := uniqueName("mp-")
+	s := openStore(t, "s3://"+s3TestBucket+"/"+prefix, withOptions(s3TestOptions(srv), testMultipart))
+	ctx := context.Background()
+	client := s3.New(s3.Options{
+		Region: srv.Region, BaseEndpoint: aws.String(srv.Endpoint), UsePathStyle: true,
+		Credentials: credentials.NewStaticCredentialsProvider(srv.AccessKey, srv.SecretKey, ""),
+	})
+	for _, c := range []struct {
+		size  int
+		parts string
+	}{{7 << 20, ""}, {8 << 20, ""}, {8<<20 + 1, "-2"}, {12 << 20, "-3"}} {
+		key := fmt.Sprintf("obj-%d", c.size)
+		if err := s.Put(ctx, key, bytes.NewReader(make([]byte, c.size))); err != nil {
+			t.Fatal(err)
+		}
+		out, err := client.HeadObject(ctx, &s3.HeadObjectInput{Bucket: aws.String(s3TestBucket), Key: aws.String(prefix + "/" + key)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		etag := strings.Trim(aws.ToString(out.ETag), `"`)
+		if got := etag[max(0, strings.LastIndex(etag, "-")):]; (c.parts == "" && strings.Contains(etag, "-")) || (c.parts != "" && got != c.parts) {
+			t.Errorf("%d bytes: ETag %s; want %s", c.size, etag, cmp.Or(c.parts, "a single-part ETag"))
+		}
+	}
 }

@@ -26,7 +26,7 @@ type storeInfo struct {
 type store struct {
 	b    backend
 	info storeInfo
-	mp   Multipart
+	mp   uploadPlan
 	red  *redactor
 	cond *conditional
 }
