@@ -45,6 +45,9 @@ func withData(s map[string]any, data map[string]any) map[string]any {
 // column mapping by name and id with a rename, v2 checkpoints) read here
 // with the rows the writer itself reads.
 func TestWeReadWhatPeersWrite(t *testing.T) {
+	if testing.Short() {
+		t.Skip("interop with delta-rs and Spark: not in -short mode")
+	}
 	peers.Python(t)
 	dir := t.TempDir()
 

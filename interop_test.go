@@ -107,6 +107,9 @@ func writtenTables(t *testing.T) map[string]string {
 // TestPeersReadWhatWeWrite: delta-rs, pyarrow (files planned by delta-rs)
 // and Spark read every table shape this engine writes with the same rows.
 func TestPeersReadWhatWeWrite(t *testing.T) {
+	if testing.Short() {
+		t.Skip("interop with delta-rs and Spark: not in -short mode")
+	}
 	peers.Python(t)
 	tables := writtenTables(t)
 	names := slices.Sorted(func(yield func(string) bool) {
@@ -161,6 +164,9 @@ func TestPeersReadWhatWeWrite(t *testing.T) {
 // TestDeltaRSSkipsWithOurStats: delta-rs parses the statistics we write
 // and prunes partitions with them.
 func TestDeltaRSSkipsWithOurStats(t *testing.T) {
+	if testing.Short() {
+		t.Skip("interop with delta-rs and Spark: not in -short mode")
+	}
 	peers.Python(t)
 	uri := t.TempDir()
 	mustWrite(t, uri, people(t, []int64{1, 5, 7}, []string{"a", "b", "c"}, []string{"d1", "d1", "d2"}), deltalite.WriteOptions{PartitionBy: []string{"day"}})
