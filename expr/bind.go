@@ -52,7 +52,7 @@ func BindValue(e Expr, rels map[string]*schema.Struct) (*Bound, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Bound{root: n, rels: rels}, nil
+	return &Bound{root: n, rels: rels, cache: &constCache{}}, nil
 }
 
 // BindTable binds a predicate against a single table schema.

@@ -179,8 +179,9 @@ func hasColumns(n node) bool {
 // ready to evaluate, to prune files with and to render. It is immutable and
 // safe for concurrent use.
 type Bound struct {
-	root node
-	rels map[string]*schema.Struct
+	root  node
+	rels  map[string]*schema.Struct
+	cache *constCache
 }
 
 // Type is the Delta type of the expression's value.

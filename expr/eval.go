@@ -112,22 +112,6 @@ func filter(ctx context.Context, rec arrow.RecordBatch, pred *Bound, complement 
 	return out, nil
 }
 
-// truthMask is a null-free mask: where the predicate IS TRUE, or (with want
-// false) where it IS NOT TRUE.
-func truthMask(mem memory.Allocator, m *array.Boolean, want bool) *array.Boolean {
-	n := m.Len()
-	buf := memory.NewResizableBuffer(mem)
-	buf.Resize(int(bitutil.BytesForBits(int64(n))))
-	bits := buf.Bytes()
-	for i := 0; i < n; i++ {
-		isTrue := m.IsValid(i) && m.Value(i)
-		bitutil.SetBitTo(bits, i, isTrue == want)
-	}
-	out := array.NewBoolean(n, buf, nil, 0)
-	buf.Release()
-	return out
-}
-
 // value is an intermediate result: an array, or a scalar that stands for
 // every row. It owns one reference.
 type value struct {

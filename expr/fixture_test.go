@@ -6,6 +6,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/decimal128"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/deltalite-go/deltalite/schema"
@@ -99,3 +100,5 @@ func sortStrings(s []string) []string {
 	}
 	return out
 }
+
+func decimalOfInt(n int64) decimal128.Num { return decimal128.FromI64(n) }

@@ -260,6 +260,7 @@ func (ev *evaluator) stringMap(x value, f func(string) string) (value, error) {
 	b := array.NewStringBuilder(ev.mem)
 	defer b.Release()
 	b.Reserve(in.Len())
+	b.ReserveData(len(in.ValueBytes()))
 	for i := 0; i < in.Len(); i++ {
 		if in.IsNull(i) {
 			b.AppendNull()

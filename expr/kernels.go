@@ -62,16 +62,6 @@ func validity(v value) func(int) bool {
 	return v.arr.IsValid
 }
 
-// boolsOf returns a per-row accessor of a boolean value.
-func boolsOf(v value) func(int) bool {
-	if v.arr == nil {
-		b, _ := v.sc.(*scalar.Boolean)
-		c := b != nil && b.Valid && b.Value
-		return func(int) bool { return c }
-	}
-	return v.arr.(*array.Boolean).Value
-}
-
 // floatsOf returns a per-row accessor of a float or double value.
 func floatsOf(v value) func(int) float64 {
 	if v.arr == nil {
@@ -228,44 +218,49 @@ func (ev *evaluator) compare(op Op, l, r value, t schema.Type) (value, error) {
 	return ev.call(compareFuncs[op], nil, l, r)
 }
 
-// nullSafe turns an equality result into <=>: true when both sides are
-// null, false when one is.
-func (ev *evaluator) nullSafe(eq, l, r value) value {
-	lv, rv := validity(l), validity(r)
-	ev2, eb := validity(eq), boolsOf(eq)
-	return boolResult(ev.mem, ev.n, func(i int) (bool, bool) {
-		a, b := lv(i), rv(i)
-		if a && b {
-			return ev2(i) && eb(i), true
-		}
-		return !a && !b, true
-	})
-}
-
 // compareFloats orders floats as Spark does: NaN equals NaN and is above
 // every other value; -0.0 equals 0.0.
 func (ev *evaluator) compareFloats(op Op, l, r value) value {
-	lv, rv := validity(l), validity(r)
-	lf, rf := floatsOf(l), floatsOf(r)
-	return boolResult(ev.mem, ev.n, func(i int) (bool, bool) {
-		if !lv(i) || !rv(i) {
-			return false, false
+	var test func(c int) bool
+	switch op {
+	case Eq:
+		test = func(c int) bool { return c == 0 }
+	case Ne:
+		test = func(c int) bool { return c != 0 }
+	case Lt:
+		test = func(c int) bool { return c < 0 }
+	case Le:
+		test = func(c int) bool { return c <= 0 }
+	case Gt:
+		test = func(c int) bool { return c > 0 }
+	default:
+		test = func(c int) bool { return c >= 0 }
+	}
+	data := ev.newBits(false)
+	d := data.Bytes()
+	la, lIsArr := l.arr.(*array.Float64)
+	if lIsArr && r.arr == nil {
+		// The common shape, column against constant, on the raw values.
+		c := floatsOf(r)(0)
+		for i, a := range la.Float64Values() {
+			if test(floatOrder(a, c)) {
+				bitutil.SetBit(d, i)
+			}
 		}
-		c := floatOrder(lf(i), rf(i))
-		switch op {
-		case Eq:
-			return c == 0, true
-		case Ne:
-			return c != 0, true
-		case Lt:
-			return c < 0, true
-		case Le:
-			return c <= 0, true
-		case Gt:
-			return c > 0, true
+	} else {
+		lf, rf := floatsOf(l), floatsOf(r)
+		for i := 0; i < ev.n; i++ {
+			if test(floatOrder(lf(i), rf(i))) {
+				bitutil.SetBit(d, i)
+			}
 		}
-		return c >= 0, true
-	})
+	}
+	valid, rv := ev.newBits(true), ev.newBits(true)
+	ev.validInto(valid.Bytes(), l)
+	ev.validInto(rv.Bytes(), r)
+	andInto(valid.Bytes(), rv.Bytes())
+	rv.Release()
+	return ev.boolArray(data, valid)
 }
 
 func floatOrder(a, b float64) int {
@@ -285,14 +280,6 @@ func floatOrder(a, b float64) int {
 	return 0
 }
 
-func (ev *evaluator) isBool(x value, want, not bool) (value, error) {
-	valid, vals := validity(x), boolsOf(x)
-	return boolResult(ev.mem, ev.n, func(i int) (bool, bool) {
-		is := valid(i) && vals(i) == want
-		return is != not, true
-	}), nil
-}
-
 // in evaluates x IN (list) with SQL semantics: null when x is null, or
 // when no element matches and the list holds a null.
 func (ev *evaluator) in(n *inN) (value, error) {
@@ -305,8 +292,11 @@ func (ev *evaluator) in(n *inN) (value, error) {
 	var consts []any
 	var others []node
 	hasNull := false
+	// A short list is cheaper as a chain of vectorised equalities than as
+	// a hash lookup; floats always compare one by one for NaN semantics.
+	useSet := len(n.list) > 16 && !isFloating(t)
 	for _, e := range n.list {
-		if l, ok := e.(*lit); ok && !isFloating(t) {
+		if l, ok := e.(*lit); ok && (useSet || l.v == nil) {
 			if l.v == nil {
 				hasNull = true
 			} else {
@@ -329,9 +319,12 @@ func (ev *evaluator) in(n *inN) (value, error) {
 			return value{}, err
 		}
 		fv := fromDatum(found)
-		xv, fb, fok := validity(x), boolsOf(fv), validity(fv)
-		res := boolResult(ev.mem, ev.n, func(i int) (bool, bool) { return fok(i) && fb(i), xv(i) })
+		data := ev.newBits(false)
+		ev.truthInto(data.Bytes(), fv)
 		fv.release()
+		valid := ev.newBits(true)
+		ev.validInto(valid.Bytes(), x) // null in, null out
+		res := ev.boolArray(data, valid)
 		acc.release()
 		acc = res
 	}
@@ -420,6 +413,19 @@ func (ev *evaluator) between(n *betweenN) (value, error) {
 
 func (ev *evaluator) like(n *likeN) (value, error) {
 	return ev.binaryOp(n.x, n.pat, func(x, p value) (value, error) {
+		if sa, ok := x.arr.(*array.String); ok && n.m != nil {
+			// Column against a constant pattern, on the raw strings.
+			data := ev.newBits(false)
+			d := data.Bytes()
+			for i := 0; i < ev.n; i++ {
+				if n.m.match(sa.Value(i)) != n.not {
+					bitutil.SetBit(d, i)
+				}
+			}
+			valid := ev.newBits(true)
+			ev.validInto(valid.Bytes(), x)
+			return ev.boolArray(data, valid), nil
+		}
 		xv, pv := validity(x), validity(p)
 		xs, ps := stringsOf(x), stringsOf(p)
 		var cached *likeMatcher

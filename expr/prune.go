@@ -2,6 +2,7 @@ package expr
 
 import (
 	"strings"
+	"sync"
 
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
 
@@ -58,7 +59,7 @@ func Decide(pred *Bound, f File) Tristate {
 	if f.Stats != nil && f.Stats.NumRecords == 0 {
 		return False
 	}
-	d := &decider{rel: rel, pv: f.PartitionValues, fs: f.Stats}
+	d := &decider{rel: rel, pv: f.PartitionValues, fs: f.Stats, cache: pred.cache}
 	o := d.analyze(pred.root)
 	switch {
 	case o == oTrue:
@@ -164,17 +165,31 @@ func (o outcomes) mapEach(f func(v any) any) outcomes {
 }
 
 type decider struct {
-	rel string
-	pv  map[string]string
-	fs  *stats.File
+	rel   string
+	pv    map[string]string
+	fs    *stats.File
+	cache *constCache
 }
 
 // partitionValue is the value of a top-level column of the file's relation
 // that the partition values fix; ok is false for any other column and for
 // a value that does not parse.
 func (d *decider) partitionValue(c *colRef) (any, bool) {
-	if c.rel != d.rel || c.nested() || d.pv == nil {
+	raw, ok := d.rawPartition(c)
+	if !ok {
 		return nil, false
+	}
+	v, _, err := schema.ParsePartitionValue(c.top().Type, raw)
+	if err != nil {
+		return nil, false
+	}
+	return v, true
+}
+
+// rawPartition is the log's text of a partition column ("" is null).
+func (d *decider) rawPartition(c *colRef) (string, bool) {
+	if c.rel != d.rel || c.nested() || d.pv == nil {
+		return "", false
 	}
 	f := c.top()
 	raw, ok := d.pv[f.PhysicalName(schema.MappingName)]
@@ -188,14 +203,7 @@ func (d *decider) partitionValue(c *colRef) (any, bool) {
 			}
 		}
 	}
-	if !ok {
-		return nil, false
-	}
-	v, _, err := schema.ParsePartitionValue(f.Type, raw)
-	if err != nil {
-		return nil, false
-	}
-	return v, true
+	return raw, ok
 }
 
 // constant evaluates n when every column it reads is fixed by the
@@ -205,18 +213,69 @@ func (d *decider) constant(n node) (any, bool) {
 		return l.v, true
 	}
 	known := true
+	var key strings.Builder
 	walk(n, func(m node) {
-		if c, ok := m.(*colRef); ok {
-			if _, ok := d.partitionValue(c); !ok {
-				known = false
-			}
+		if c, ok := m.(*colRef); ok && known {
+			raw, ok := d.rawPartition(c)
+			known = ok
+			key.WriteString(raw)
+			key.WriteByte(0)
 		}
 	})
 	if !known {
 		return nil, false
 	}
+	k := constKey{n: n, vals: key.String()}
+	if r, ok := d.cache.get(k); ok {
+		return r.v, r.ok
+	}
 	v, err := constValue(d.substitute(n))
+	d.cache.put(k, constResult{v: v, ok: err == nil})
 	return v, err == nil
+}
+
+// constCache memoises subtrees evaluated on partition values: the files of
+// one partition share them, so pruning costs one evaluation per partition.
+type constCache struct {
+	mu sync.Mutex
+	m  map[constKey]constResult
+}
+
+type constKey struct {
+	n    node
+	vals string // the raw partition values the subtree reads
+}
+
+type constResult struct {
+	v  any
+	ok bool
+}
+
+// maxConstCache bounds the memory a long-lived predicate keeps.
+const maxConstCache = 1 << 14
+
+func (c *constCache) get(k constKey) (constResult, bool) {
+	if c == nil {
+		return constResult{}, false
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	r, ok := c.m[k]
+	return r, ok
+}
+
+func (c *constCache) put(k constKey, r constResult) {
+	if c == nil {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.m == nil {
+		c.m = map[constKey]constResult{}
+	}
+	if len(c.m) < maxConstCache {
+		c.m[k] = r
+	}
 }
 
 // substitute replaces fixed columns with their values.

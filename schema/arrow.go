@@ -270,5 +270,5 @@ func TypeFromArrow(t arrow.DataType) (Type, error) {
 		}
 		return &Array{Element: e, ContainsNull: t.ElemField().Nullable}, nil
 	}
-	return nil, fmt.Errorf("Arrow type %s has no Delta equivalent", t)
+	return nil, fmt.Errorf("the Arrow type %s has no Delta equivalent", t)
 }

@@ -130,11 +130,9 @@ func (l *Local) Head(ctx context.Context, key string) (ObjectInfo, error) {
 // are not listed, and temporary files of in-flight writes are skipped.
 func (l *Local) List(ctx context.Context, prefix, startAfter string) iter.Seq2[ObjectInfo, error] {
 	return func(yield func(ObjectInfo, error) bool) {
-		dirKey := prefix
+		dirKey := ""
 		if i := strings.LastIndex(prefix, "/"); i >= 0 {
 			dirKey = prefix[:i]
-		} else {
-			dirKey = ""
 		}
 		base := l.root
 		if dirKey != "" {

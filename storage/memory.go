@@ -117,6 +117,9 @@ func (m *Memory) PutIfAbsent(ctx context.Context, key string, data []byte) error
 	if err != nil {
 		return err
 	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if _, ok := m.objs[k]; ok {

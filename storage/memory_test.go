@@ -10,7 +10,5 @@ import (
 func TestMemoryConformance(t *testing.T) {
 	storetest.Run(t, storetest.Harness{
 		New: func(t *testing.T) storage.Store { return storage.NewMemory() },
-		// Memory.PutIfAbsent does not look at its context yet.
-		AllowsCancelledCommit: true,
 	})
 }

@@ -69,7 +69,11 @@ func Open(ctx context.Context, uri string, options map[string]string) (Store, er
 	}
 	upper := make(map[string]string, len(options))
 	for k, v := range options {
-		upper[strings.ToUpper(k)] = v
+		u := strings.ToUpper(k)
+		if _, dup := upper[u]; dup {
+			return nil, fmt.Errorf("storage option %s is given twice (keys are case-insensitive)", u)
+		}
+		upper[u] = v
 	}
 	return o(ctx, u, upper)
 }

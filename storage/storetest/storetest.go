@@ -33,10 +33,6 @@ type Harness struct {
 	// DeleteKeys is how many objects the batch-delete test writes and
 	// deletes; 0 means 1100, more than one S3 DeleteObjects request.
 	DeleteKeys int
-	// AllowsCancelledCommit skips one check, that PutIfAbsent with an
-	// already cancelled context writes nothing, for a store with that known
-	// gap. Remove it once the store is fixed.
-	AllowsCancelledCommit bool
 }
 
 // Run runs the whole suite as subtests of t.
@@ -65,7 +61,7 @@ func Run(t *testing.T, h Harness) {
 		testRaceProcesses(t, s, uri, opts)
 	})
 	t.Run("LargePut", func(t *testing.T) { testLargePut(t, h.New(t), h.LargeSize) })
-	t.Run("CancelledPut", func(t *testing.T) { testCancelledPut(t, h.New(t), h.CancelAfter, h.AllowsCancelledCommit) })
+	t.Run("CancelledPut", func(t *testing.T) { testCancelledPut(t, h.New(t), h.CancelAfter) })
 	t.Run("DeleteMany", func(t *testing.T) { testDeleteMany(t, h.New(t), h.DeleteKeys) })
 }
 
@@ -476,7 +472,7 @@ func (f *failingReader) Read(p []byte) (int, error) {
 	return int(m), nil
 }
 
-func testCancelledPut(t *testing.T, s storage.Store, after int64, allowsCancelledCommit bool) {
+func testCancelledPut(t *testing.T, s storage.Store, after int64) {
 	ctx := ctxFor(t)
 	check := func(key string) {
 		t.Helper()
@@ -505,9 +501,6 @@ func testCancelledPut(t *testing.T, s storage.Store, after int64, allowsCancelle
 	}
 	check("failed/part.parquet")
 
-	if allowsCancelledCommit {
-		return
-	}
 	cctx, cancel = context.WithCancel(ctx)
 	cancel()
 	if err := s.PutIfAbsent(cctx, "_delta_log/00000000000000000000.json", []byte("x")); err == nil {
