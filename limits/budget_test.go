@@ -548,7 +548,7 @@ func TestManyCallsShareProcessBytes(t *testing.T) {
 				t.Errorf("process in use %d > %d", n, process)
 			}
 			time.Sleep(5 * time.Millisecond)
-			observe(-perCall / 2) // before the bytes go back, so observed <= held
+			observe(-perCall / 2)                            // before the bytes go back, so observed <= held
 			if err := r.Resize(ctx, perCall/2); err != nil { // shrink: never waits
 				t.Error(err)
 			}
