@@ -43,6 +43,8 @@ type benchCase struct {
 	runners []runner
 	check   func(procstat.Result) error
 	samples map[string][]sample
+	// failures holds, per engine, one line per run that failed.
+	failures map[string][]string
 }
 
 type config struct {
@@ -78,23 +80,34 @@ func main() {
 	cases := buildCases(c, ll, wide)
 	start := time.Now()
 	loadBefore := loadAvg()
+	// The report is rewritten after every case, so a long run that is
+	// interrupted still leaves what it measured.
+	write := func() string {
+		report := render(c, cases, ll, wide, time.Since(start), loadBefore, loadAvg())
+		if err := os.MkdirAll(filepath.Dir(c.out), 0o755); err != nil {
+			fail(err)
+		}
+		if err := os.WriteFile(c.out, []byte(report), 0o644); err != nil {
+			fail(err)
+		}
+		return report
+	}
+	failed := 0
 	for _, bc := range cases {
 		if c.only != "" && !strings.Contains(bc.name, c.only) {
 			continue
 		}
-		if err := runCase(c, bc); err != nil {
-			fail(fmt.Errorf("%s: %w", bc.name, err))
+		runCase(c, bc)
+		for _, r := range bc.runners {
+			failed += len(bc.failures[r.engine])
 		}
+		write()
 	}
-	report := render(c, cases, ll, wide, time.Since(start), loadBefore, loadAvg())
-	fmt.Print(report)
-	if err := os.MkdirAll(filepath.Dir(c.out), 0o755); err != nil {
-		fail(err)
-	}
-	if err := os.WriteFile(c.out, []byte(report), 0o644); err != nil {
-		fail(err)
-	}
+	fmt.Print(write())
 	fmt.Fprintln(os.Stderr, "benchrun: report written to", c.out)
+	if failed > 0 {
+		fail(fmt.Errorf("%d runs failed; see the report", failed))
+	}
 }
 
 func buildCases(c config, ll, wide *gen.Manifest) []*benchCase {
@@ -218,28 +231,46 @@ func defaultProjection(cols []string) string {
 
 // runCase runs each program once to warm caches, then reps times,
 // interleaving the programs so drift in the machine's load hits all alike.
-func runCase(c config, bc *benchCase) error {
+// A run that fails or gives a wrong answer is recorded, not measured, and
+// the harness carries on.
+func runCase(c config, bc *benchCase) {
 	bc.samples = map[string][]sample{}
+	bc.failures = map[string][]string{}
 	for rep := -1; rep < c.reps; rep++ {
 		for _, r := range bc.runners {
 			if !r.ours && !r.peer && rep >= c.refReps {
 				continue
 			}
-			s, err := runOnce(r.argv)
-			if err != nil {
-				return fmt.Errorf("%s: %w", r.engine, err)
+			label := "warm-up"
+			if rep >= 0 {
+				label = fmt.Sprintf("rep %d", rep+1)
 			}
-			if err := bc.check(s.res); err != nil {
-				return err
+			s, err := runOnce(r.argv)
+			if err == nil {
+				err = bc.check(s.res)
+			}
+			if err != nil {
+				fmt.Fprintf(os.Stderr, "benchrun: %s, %s, %s: FAILED: %v\n", bc.name, r.engine, label, err)
+				bc.failures[r.engine] = append(bc.failures[r.engine], label+": "+summary(err.Error()))
+				continue
 			}
 			if rep >= 0 {
 				bc.samples[r.engine] = append(bc.samples[r.engine], s)
 			}
-			fmt.Fprintf(os.Stderr, "benchrun: %-28s %-26s rep %d: op %.3fs wall %.3fs cpu %.3fs rss %d MiB\n",
-				bc.name, r.engine, rep+1, s.res.Seconds, s.wall.Seconds(), s.cpu.Seconds(), s.maxRSS/1024)
+			fmt.Fprintf(os.Stderr, "benchrun: %-28s %-26s %-7s: op %.3fs wall %.3fs cpu %.3fs rss %d MiB\n",
+				bc.name, r.engine, label, s.res.Seconds, s.wall.Seconds(), s.cpu.Seconds(), s.maxRSS/1024)
 		}
 	}
-	return nil
+}
+
+// summary keeps the first and last line of an error (the command and its
+// exit status, and the program's last word on stderr).
+func summary(s string) string {
+	lines := strings.Split(strings.TrimSpace(s), "\n")
+	if len(lines) == 1 {
+		return lines[0]
+	}
+	return lines[0] + " / " + strings.TrimSpace(lines[len(lines)-1])
 }
 
 func runOnce(argv []string) (sample, error) {

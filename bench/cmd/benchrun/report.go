@@ -53,6 +53,10 @@ func render(c config, cases []*benchCase, ll, wide *gen.Manifest, elapsed time.D
 		}
 		for _, r := range bc.runners {
 			ss := bc.samples[r.engine]
+			if len(ss) == 0 {
+				p("| %s | %s | failed | | | | | |\n", bc.name, r.engine)
+				continue
+			}
 			op, wall, cpu, rss := series(ss)
 			p("| %s | %s | %.3f | %.3f | %.3f | %.3f | %.0f | %.0f |\n", bc.name, r.engine,
 				median(op), slices.Min(op), median(wall), median(cpu), median(rss), slices.Max(rss))
@@ -78,7 +82,24 @@ func render(c config, cases []*benchCase, ll, wide *gen.Manifest, elapsed time.D
 		p("| %s | %s | %s | %s | %s |\n", bc.name, ratio(median(oo), median(po)), ratio(median(ow), median(pw)),
 			ratio(median(oc), median(pc)), ratio(median(or), median(pr)))
 	}
+	failures(p, cases)
 	return b.String()
+}
+
+// failures lists the runs that failed, if any.
+func failures(p func(string, ...any), cases []*benchCase) {
+	first := true
+	for _, bc := range cases {
+		for _, r := range bc.runners {
+			for _, f := range bc.failures[r.engine] {
+				if first {
+					p("\nFailed runs (not measured):\n\n")
+					first = false
+				}
+				p("- %s, %s, %s\n", bc.name, r.engine, f)
+			}
+		}
+	}
 }
 
 func series(ss []sample) (op, wall, cpu, rssMiB []float64) {
@@ -104,7 +125,7 @@ func median(xs []float64) float64 {
 }
 
 func ratio(a, b float64) string {
-	if b == 0 {
+	if a == 0 || b == 0 {
 		return "n/a"
 	}
 	return fmt.Sprintf("%.2f", a/b)
