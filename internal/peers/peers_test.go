@@ -1,23 +1,24 @@
 package peers_test
 
 import (
-	"os"
 	"path/filepath"
 	"slices"
 	"testing"
 
+	"github.com/deltalite-go/deltalite/internal/corpus"
 	"github.com/deltalite-go/deltalite/internal/peers"
 )
 
 // simpleTable is delta-rs's simple_table from the shared conformance corpus:
-// after its five commits the ids are 5, 7 and 9.
+// after its five commits the ids are 5, 7 and 9. These tests prove the peer
+// environment, so with peers required a missing corpus fails them too.
 func simpleTable(t *testing.T) string {
 	t.Helper()
-	p := filepath.Join(peers.Root(t), "..", "shared", "conformance", "delta-rs", "simple_table")
-	if _, err := os.Stat(p); err != nil {
-		t.Skipf("conformance corpus not found at %s", p)
+	root := corpus.Root()
+	if root == "" {
+		peers.Missing(t, "conformance tables not found (../shared/conformance; set DELTALITE_CONFORMANCE)")
 	}
-	return p
+	return filepath.Join(root, "delta-rs", "simple_table")
 }
 
 func TestDeltaRSReadsSimpleTable(t *testing.T) {
@@ -31,8 +32,9 @@ func TestDeltaRSReadsSimpleTable(t *testing.T) {
 }
 
 func TestSparkReadsSimpleTable(t *testing.T) {
+	path := simpleTable(t)
 	s := peers.Spark(t)
-	tb := s.Read(t, simpleTable(t), peers.ReadOptions{})
+	tb := s.Read(t, path, peers.ReadOptions{})
 	if got, want := tb.Int64s(t, "id"), []int64{5, 7, 9}; !slices.Equal(got, want) {
 		t.Fatalf("ids = %v, want %v", got, want)
 	}
