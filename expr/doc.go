@@ -6,8 +6,43 @@
 // values and file statistics whether a file can hold a matching row, and
 // renders a bound expression back to canonical SQL text.
 //
+// The flow is Parse (text to Expr), Bind (Expr to *Bound, against
+// relation schemas), then any of Eval / Filter / FilterNot (rows),
+// Decide / EvalPartition / CanSkip (files) and String (commit info).
+// ParsePredicate and Compile do the first two steps at once and name the
+// column of the input in their errors.
+//
+// Grammar: comparisons (= == != <> < <= > >= and null-safe <=>), AND, OR,
+// NOT (also !), parentheses, [NOT] IN (...), [NOT] BETWEEN a AND b,
+// IS [NOT] NULL / TRUE / FALSE / UNKNOWN, IS [NOT] DISTINCT FROM,
+// [NOT] LIKE / ILIKE with % and _ and ESCAPE, arithmetic + - * / % DIV and
+// || on strings, CAST(x AS type) and x::type; literals: integers, decimals,
+// floats (1e3) with Spark's suffixes (10L, 1S, 1Y, 2.5D, 2.5F, 1.5BD),
+// strings in single or double quotes with backslash escapes (adjacent ones
+// join), X'hex', TRUE, FALSE, NULL, DATE '...', TIMESTAMP '...' and
+// TIMESTAMP_NTZ '...'; identifiers plain or `backquoted`, dotted for a
+// relation qualifier (s.id) or struct fields (a.b.c), matched
+// case-insensitively; functions lower, upper, trim, ltrim, rtrim, length,
+// coalesce, ifnull, nvl, abs, substring, substr, concat, date, to_date,
+// year, month, day, isnull, isnotnull, startswith, endswith, contains.
+//
+// Semantics follow Spark with ANSI mode on (Spark 4's default): integer
+// overflow, division by zero and a cast of an invalid string are errors,
+// never silent nulls; a string literal compared with a date, timestamp,
+// number or boolean column is parsed as that type when the predicate is
+// bound; / on integers divides as doubles. The session time zone is UTC: a
+// timestamp literal without a zone is a UTC instant, and date(ts) takes
+// the UTC date. Floats order as Spark orders them: NaN equals NaN and sorts
+// above every number; -0.0 equals 0.0.
+//
+// File decisions are conservative: a file is ruled out only when no
+// content its log entry allows could match. Writers disagree on whether a
+// NaN shows in a float column's max statistic, so float maxima never rule
+// out x > v or x != v.
+//
 // Every failure is an *errs.Error: InvalidArgument for a predicate that does
 // not parse, bind or evaluate. No panic reaches a caller. The package never
 // does I/O and keeps no global mutable state; evaluation allocates through
-// the allocator carried by the context (compute.WithAllocator).
+// the allocator carried by the context (exec.WithAllocator of arrow's
+// compute/exec package), else the default one.
 package expr

@@ -21,7 +21,7 @@ import (
 // relation, matched by logical name (exactly, then case-insensitively;
 // nested fields through struct columns). The result has one value per row;
 // for a predicate it is a boolean array where null means unknown. Memory
-// comes from the allocator in ctx (compute.WithAllocator), else the
+// comes from the allocator in ctx (exec.WithAllocator), else the
 // default one; the caller releases the result.
 func (b *Bound) Eval(ctx context.Context, rec arrow.RecordBatch) (arrow.Array, error) {
 	in := make(map[string]arrow.RecordBatch, len(b.rels))
