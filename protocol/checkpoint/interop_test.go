@@ -12,28 +12,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/deltalite-go/deltalite/internal/peers"
 	"github.com/deltalite-go/deltalite/protocol"
 	"github.com/deltalite-go/deltalite/storage"
 )
-
-// peerPython returns the project's test Python (scripts/setup-test-env.sh
-// installs it with pyarrow and deltalake), skipping when it is absent.
-func peerPython(t *testing.T) string {
-	t.Helper()
-	dir, _ := os.Getwd()
-	for range 6 {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			py := filepath.Join(dir, ".venv", "bin", "python")
-			if _, err := os.Stat(py); err != nil {
-				t.Skip("no .venv: run scripts/setup-test-env.sh for the interop tests")
-			}
-			return py
-		}
-		dir = filepath.Dir(dir)
-	}
-	t.Skip("module root not found")
-	return ""
-}
 
 // peerScript reads jobs (a JSON list on stdin) and prints, for each, what
 // delta-rs sees of the table (version, row count, and each file with its
@@ -173,7 +155,7 @@ func withOurCheckpoint(t *testing.T, c interopCase) (root, dir string, lc LastCh
 // stats_parsed, delta-rs takes the statistics from there (it prefers them
 // even when both forms are written).
 func TestInteropPeersReadWrittenCheckpoint(t *testing.T) {
-	py := peerPython(t)
+	py := peers.Python(t)
 	var jobs []peerJob
 	var written []LastCheckpoint
 	for _, c := range interopCases {
@@ -203,52 +185,23 @@ func TestInteropPeersReadWrittenCheckpoint(t *testing.T) {
 	}
 }
 
-// Spark (Delta Lake, through python/spark_ops.py) reads the same copies to
-// the same rows as the originals.
+// Spark (Delta Lake, through internal/peers) reads the same copies to the
+// same rows as the originals.
 func TestInteropSparkReadsWrittenCheckpoint(t *testing.T) {
 	if testing.Short() {
 		t.Skip("Spark takes tens of seconds to start")
 	}
-	py := peerPython(t)
-	repo := filepath.Dir(filepath.Dir(py)) // .venv
-	repo = filepath.Dir(repo)
-	script := filepath.Join(repo, "python", "spark_ops.py")
-	if _, err := os.Stat(filepath.Join(repo, ".cache", "spark", "jars.txt")); err != nil {
-		t.Skip("no Delta jars for Spark: run scripts/setup-test-env.sh")
-	}
-	var ops []map[string]any
+	spark := peers.Spark(t)
+	var ops []peers.Op
 	for _, c := range interopCases[:2] {
 		root, dir, _, _ := withOurCheckpoint(t, c)
-		ops = append(ops, map[string]any{"op": "read", "path": root}, map[string]any{"op": "read", "path": dir})
+		ops = append(ops, peers.ReadOp(root, peers.ReadOptions{}), peers.ReadOp(dir, peers.ReadOptions{}))
 	}
-	opsFile := filepath.Join(t.TempDir(), "ops.json")
-	b, _ := json.Marshal(ops)
-	if err := os.WriteFile(opsFile, b, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	var stdout, stderr bytes.Buffer
-	cmd := exec.Command(py, script, opsFile)
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	err := cmd.Run()
-	var doc struct {
-		Results []struct {
-			OK      bool   `json:"ok"`
-			Error   string `json:"error"`
-			NumRows int    `json:"num_rows"`
-			Rows    any    `json:"rows"`
-		} `json:"results"`
-	}
-	if jerr := json.Unmarshal(stdout.Bytes(), &doc); jerr != nil || len(doc.Results) != len(ops) {
-		t.Fatalf("spark_ops: %v %v\n%s", err, jerr, stderr.String())
-	}
+	res := spark.Run(t, ops...)
 	for i := 0; i < len(ops); i += 2 {
-		want, got := doc.Results[i], doc.Results[i+1]
-		if !want.OK || !got.OK {
-			t.Errorf("%s: Spark read failed: original %q, with our checkpoint %q", interopCases[i/2].table, want.Error, got.Error)
-			continue
-		}
-		if want.NumRows == 0 || got.NumRows != want.NumRows || !reflect.DeepEqual(got.Rows, want.Rows) {
-			t.Errorf("%s: Spark reads %d rows with our checkpoint, %d without", interopCases[i/2].table, got.NumRows, want.NumRows)
+		want, got := res[i].Table(t), res[i+1].Table(t)
+		if want.NumRows == 0 || !reflect.DeepEqual(got.Lines(t), want.Lines(t)) {
+			t.Errorf("%s: Spark reads %d rows with our checkpoint, %d without, or other rows", interopCases[i/2].table, got.NumRows, want.NumRows)
 		}
 	}
 }

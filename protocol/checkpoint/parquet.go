@@ -110,7 +110,7 @@ func readParquet(ctx context.Context, st storage.Store, key string, fn func(prot
 	}
 	defer r.Close()
 	tr := &trackedReader{r: r}
-	pr := &parquetReader{ctx: ctx, key: key, tr: tr}
+	pr := &parquetReader{ctx: ctx, key: key}
 	err = pr.run(io.NewSectionReader(tr, 0, r.Size()), r.Size(), fn)
 	if err == nil {
 		return nil
@@ -131,7 +131,6 @@ func readParquet(ctx context.Context, st storage.Store, key string, fn func(prot
 type parquetReader struct {
 	ctx context.Context
 	key string
-	tr  *trackedReader
 	fr  *pqarrow.FileReader
 	p   projection
 }

@@ -5,7 +5,6 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"fmt"
 	"io"
 	"net/url"
 	"path"
@@ -159,6 +158,6 @@ func readJSON(ctx context.Context, st storage.Store, key string, fn func(protoco
 // error naming it: the Parquet decoder can panic on garbage input.
 func recovered(key string, err *error) {
 	if r := recover(); r != nil {
-		*err = errs.New(errs.CorruptTable, key, "checkpoint file is damaged: %v", fmt.Sprint(r))
+		*err = errs.New(errs.CorruptTable, key, "checkpoint file is damaged: %v", r)
 	}
 }
