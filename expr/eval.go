@@ -342,7 +342,7 @@ func arrowFieldList(fields []arrow.Field) string {
 // withParentNulls returns child with the struct's own nulls added: a field
 // of a null struct is null.
 func withParentNulls(mem memory.Allocator, parent *array.Struct, child arrow.Array) arrow.Array {
-	if parent.NullN() == 0 {
+	if parent.NullN() == 0 || child.DataType().ID() == arrow.NULL {
 		child.Retain()
 		return child
 	}

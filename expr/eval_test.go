@@ -84,6 +84,8 @@ var evalCases = []struct{ pred, want string }{
 	{`s LIKE '%p%a'`, "TFNFF"},
 	{`s NOT LIKE '%a%'`, "FFNFT"},
 	{`s ILIKE 'BETA'`, "FTNFF"},
+	{`s ILIKE 'A%'`, "TFNTF"},
+	{`s ILIKE 'aX%bX_c' ESCAPE 'X'`, "FFNTF"},
 	{`s LIKE s`, "TTNTT"},
 	{`lower(s) = 'beta'`, "FTNFF"},
 	{`upper(s) = 'ALPHA'`, "TFNFF"},

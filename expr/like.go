@@ -3,6 +3,7 @@ package expr
 import (
 	"fmt"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -28,10 +29,13 @@ type likeSeg struct {
 // compileLike parses a pattern with Spark's rules: escape may precede only
 // '_', '%' or itself, and may not end the pattern.
 func compileLike(pattern string, esc rune, fold bool) (*likeMatcher, error) {
-	if fold {
-		pattern = strings.ToLower(pattern)
-	}
 	m := &likeMatcher{fold: fold}
+	lit := func(r rune) rune {
+		if fold {
+			return unicode.ToLower(r)
+		}
+		return r
+	}
 	cur := likeSeg{}
 	flush := func() {
 		if !cur.wild {
@@ -52,7 +56,7 @@ func compileLike(pattern string, esc rune, fold bool) (*likeMatcher, error) {
 			if n != '_' && n != '%' && n != esc {
 				return nil, fmt.Errorf("LIKE pattern %s: the escape character may not precede %q", quoteString(pattern), n)
 			}
-			cur.runes = append(cur.runes, n)
+			cur.runes = append(cur.runes, lit(n))
 			cur.any = append(cur.any, false)
 			i++
 		case r == '%':
@@ -68,7 +72,7 @@ func compileLike(pattern string, esc rune, fold bool) (*likeMatcher, error) {
 			cur.any = append(cur.any, true)
 			cur.wild = true
 		default:
-			cur.runes = append(cur.runes, r)
+			cur.runes = append(cur.runes, lit(r))
 			cur.any = append(cur.any, false)
 		}
 	}
