@@ -67,6 +67,20 @@ func TestReadDamagedParquet(t *testing.T) {
 	} {
 		wantCorrupt(t, c.name, key, readBytes(t, key, c.data))
 	}
+
+	// The same on disk: a copy of the table's log with the checkpoint cut
+	// in half.
+	dir := t.TempDir()
+	copyTree(t, filepath.Join(root, "_delta_log"), filepath.Join(dir, "_delta_log"))
+	if err := os.WriteFile(filepath.Join(dir, filepath.FromSlash(key)), orig[:len(orig)/2], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	st, err := storage.NewLocal(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = Read(context.Background(), st, []storage.ObjectInfo{{Key: key}}, func(protocol.Action) error { return nil })
+	wantCorrupt(t, "half on disk", key, err)
 }
 
 // Flipping bytes anywhere in a checkpoint never panics: the read either
