@@ -1,0 +1,311 @@
+package upsert
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/deltalite-go/deltalite/internal/errs"
+	"github.com/deltalite-go/deltalite/limits"
+	"github.com/deltalite-go/deltalite/metrics"
+	"github.com/deltalite-go/deltalite/protocol"
+	"github.com/deltalite-go/deltalite/schema"
+	"github.com/deltalite-go/deltalite/snapshot"
+)
+
+// Prune strategies.
+const (
+	// PruneProbe prunes files by statistics, then reads the key columns of
+	// the rest and rewrites only files holding a source key.
+	PruneProbe = "probe"
+	// PruneStats prunes files by statistics only and rewrites the rest.
+	PruneStats = "stats"
+	// PruneNone rewrites every file of a touched partition.
+	PruneNone = "none"
+)
+
+// Defaults of the options.
+const (
+	DefaultMaxParallelPartitions = 2
+	DefaultMaxParallelFiles      = 4
+	DefaultMaxBufferedBytes      = 64 << 20
+	DefaultProbeConcurrency      = 8
+	DefaultReadBatchSize         = 8192
+	DefaultCommitMaxRetries      = 15
+)
+
+// Options configure one upsert. The zero value of a knob means its default,
+// except MaxSourceBytes, where 0 disables the guard and -1 means the
+// process limit.
+type Options struct {
+	// PrimaryKeys name the key columns: top-level table columns of any
+	// comparable type (integers, floats, booleans, decimals, dates,
+	// timestamps, strings, binaries). Required.
+	PrimaryKeys []string
+	// PartitionKey is an optional hint: the table's partitioning decides.
+	// On a partitioned table it must name one of its partition columns (or
+	// list them all, comma-separated); an unpartitioned table ignores it.
+	PartitionKey string
+	// MaxParallelPartitions is how many partitions are rewritten at once
+	// (default 2).
+	MaxParallelPartitions int
+	// MaxParallelFiles is how many files of one partition are read at once
+	// (default 4).
+	MaxParallelFiles int
+	// MaxBufferedBytes bounds the data buffered in memory (default 64 MiB):
+	// half for decoded batches in flight, half for the writers' buffers.
+	MaxBufferedBytes int64
+	// PruneStrategy is PruneProbe (default), PruneStats or PruneNone.
+	PruneStrategy string
+	// ProbeConcurrency is how many files are probed at once (default 8).
+	ProbeConcurrency int
+	// ReadBatchSize caps the rows of a decoded batch (default 8192); wide
+	// rows get smaller batches.
+	ReadBatchSize int
+	// TargetFileSize is the size of written files; 0 takes the table's
+	// delta.targetFileSize, else 100 MiB.
+	TargetFileSize int64
+	// MaxSourceBytes refuses a source whose estimated footprint (its Arrow
+	// bytes, row selections and key sets) exceeds it, with
+	// errs.SourceTooLarge. -1 takes the process limit
+	// (DELTALITE_MAX_SOURCE_BYTES, default 2 GiB); 0 disables the guard.
+	MaxSourceBytes int64
+	// MultipartThreshold and MultipartPartSize tune large uploads; 0 takes
+	// the process defaults. Stores take them when opened (storage options
+	// MULTIPART_THRESHOLD_BYTES and MULTIPART_PART_SIZE_BYTES); a store
+	// that cannot change them per call ignores these.
+	MultipartThreshold, MultipartPartSize int64
+	// CommitMaxRetries is how many times a commit that lost the race for a
+	// version is retried (default 15); negative means none.
+	CommitMaxRetries int
+	// CommitMetadata is merged into commitInfo.
+	CommitMetadata map[string]any
+	// AppID and AppVersion make the upsert idempotent: the commit carries a
+	// txn action (AppID, AppVersion), and an upsert whose AppID the table
+	// has already seen at AppVersion or later is skipped (Stats.Skipped).
+	AppID      string
+	AppVersion int64
+	// DeleteColumn names an optional boolean source column: rows where it
+	// is true delete their key (the matched row is removed, nothing is
+	// inserted). It is not written to the table.
+	DeleteColumn string
+	// AllowEmptyCommit makes an upsert of an empty source commit one
+	// action-less commit (carrying CommitMetadata and the txn action);
+	// otherwise an empty source commits nothing.
+	AllowEmptyCommit bool
+	// Limits are the process limits the call's budget draws from (default
+	// limits.Process()).
+	Limits *limits.Limits
+	// Metrics record the upsert (default metrics.Default()).
+	Metrics *metrics.Metrics
+
+	// mem allocates every Arrow buffer; tests count allocations with it.
+	mem memory.Allocator
+}
+
+// config is Options resolved against a snapshot.
+type config struct {
+	Options
+	strategy  string
+	maxSource int64
+	budget    limits.CallConfig
+	writerBuf int64 // MaxBufferedBytes of each partition's writer
+	mem       memory.Allocator
+
+	table     *schema.Struct
+	tableArw  *arrow.Schema
+	mode      schema.Mode
+	parts     []*schema.Field // partition columns, in table order of PartitionColumns
+	partKeys  []string        // their partitionValues keys
+	keyFields []*schema.Field // key columns that are not partition columns, in PrimaryKeys order
+	keyIdx    []int           // their index in the table schema
+	keyTypes  []arrow.DataType
+	allKeys   []*schema.Field // every primary key column, for messages
+}
+
+func invalid(format string, args ...any) error {
+	return errs.New(errs.InvalidArgument, "", format, args...)
+}
+
+// resolve validates opt against the table snap shows.
+func resolve(snap *snapshot.Snapshot, opt Options) (*config, error) {
+	c := &config{Options: opt}
+	if len(opt.PrimaryKeys) == 0 {
+		return nil, invalid("an upsert needs at least one primary key column (PrimaryKeys)")
+	}
+	switch s := strings.ToLower(strings.TrimSpace(opt.PruneStrategy)); s {
+	case "":
+		c.strategy = PruneProbe
+	case PruneProbe, PruneStats, PruneNone:
+		c.strategy = s
+	default:
+		return nil, invalid("unknown PruneStrategy %q (want %q, %q or %q)", opt.PruneStrategy, PruneProbe, PruneStats, PruneNone)
+	}
+	for name, v := range map[string]int64{
+		"MaxParallelPartitions": int64(opt.MaxParallelPartitions), "MaxParallelFiles": int64(opt.MaxParallelFiles),
+		"MaxBufferedBytes": opt.MaxBufferedBytes, "ProbeConcurrency": int64(opt.ProbeConcurrency),
+		"ReadBatchSize": int64(opt.ReadBatchSize), "TargetFileSize": opt.TargetFileSize,
+		"MultipartThreshold": opt.MultipartThreshold, "MultipartPartSize": opt.MultipartPartSize,
+	} {
+		if v < 0 {
+			return nil, invalid("%s must not be negative (got %d)", name, v)
+		}
+	}
+	if opt.MaxSourceBytes < -1 {
+		return nil, invalid("MaxSourceBytes must be -1 (process limit), 0 (no limit) or positive (got %d)", opt.MaxSourceBytes)
+	}
+	if opt.AppID == "" && opt.AppVersion != 0 {
+		return nil, invalid("AppVersion %d was given without an AppID", opt.AppVersion)
+	}
+	if opt.AppID != "" && opt.AppVersion < 0 {
+		return nil, invalid("AppVersion must not be negative (got %d)", opt.AppVersion)
+	}
+	c.MaxParallelPartitions = orDefault(opt.MaxParallelPartitions, DefaultMaxParallelPartitions)
+	c.MaxParallelFiles = orDefault(opt.MaxParallelFiles, DefaultMaxParallelFiles)
+	c.ProbeConcurrency = orDefault(opt.ProbeConcurrency, DefaultProbeConcurrency)
+	c.ReadBatchSize = orDefault(opt.ReadBatchSize, DefaultReadBatchSize)
+	c.CommitMaxRetries = orDefault(opt.CommitMaxRetries, DefaultCommitMaxRetries)
+	if opt.CommitMaxRetries < 0 {
+		c.CommitMaxRetries = -1
+	}
+	buffered := opt.MaxBufferedBytes
+	if buffered == 0 {
+		buffered = DefaultMaxBufferedBytes
+	}
+	c.MaxBufferedBytes = buffered
+	if c.Limits == nil {
+		c.Limits = limits.Process()
+	}
+	if c.Metrics == nil {
+		c.Metrics = metrics.Default()
+	}
+	c.maxSource = opt.MaxSourceBytes
+	if c.maxSource < 0 {
+		c.maxSource = c.Limits.Config().MaxSourceBytes
+	}
+	// Half the buffer bounds decoded batches through the budget; the other
+	// half is split among the partition writers, whose buffers a budget
+	// cannot hold without a writer ever waiting on it.
+	c.budget = limits.CallConfig{
+		MaxParallelPartitions: c.MaxParallelPartitions,
+		MaxParallelFiles:      c.MaxParallelPartitions * c.MaxParallelFiles,
+		MaxBufferedBytes:      max(buffered/2, 1),
+	}
+	c.writerBuf = max(buffered/2/int64(c.MaxParallelPartitions), 256<<10)
+	c.mem = opt.mem
+	if c.mem == nil {
+		c.mem = memory.DefaultAllocator
+	}
+
+	c.table = snap.Schema()
+	c.mode = snap.ColumnMapping()
+	arw, err := schema.ToArrow(c.table, schema.ArrowOptions{})
+	if err != nil {
+		return nil, errs.Wrap(errs.UnsupportedTable, "", err, "table schema")
+	}
+	c.tableArw = arw
+	isPart := map[*schema.Field]bool{}
+	for _, name := range snap.PartitionColumns() {
+		f := c.table.Field(name)
+		if f == nil {
+			return nil, errs.New(errs.CorruptTable, "", "partition column %q is not in the table schema", name)
+		}
+		isPart[f] = true
+		c.parts = append(c.parts, f)
+		c.partKeys = append(c.partKeys, f.PhysicalName(c.mode))
+	}
+	if err := c.checkHint(); err != nil {
+		return nil, err
+	}
+	seen := map[*schema.Field]bool{}
+	for _, name := range opt.PrimaryKeys {
+		f := c.table.Field(name)
+		if f == nil {
+			return nil, errs.New(errs.SchemaMismatch, "", "primary key column %q is not in the table (columns: %s)", name, columnList(c.table))
+		}
+		if seen[f] {
+			return nil, invalid("primary key column %q is named twice", f.Name)
+		}
+		seen[f] = true
+		c.allKeys = append(c.allKeys, f)
+		dt := arw.Field(c.table.Index(f.Name)).Type
+		if !keyType(dt) {
+			return nil, invalid("primary key column %q has type %s, which cannot be a key (keys are integers, floats, booleans, decimals, dates, timestamps, strings or binaries)", f.Name, f.Type)
+		}
+		if isPart[f] {
+			continue // the partition is part of the identity anyway
+		}
+		c.keyFields = append(c.keyFields, f)
+		c.keyIdx = append(c.keyIdx, c.table.Index(f.Name))
+		c.keyTypes = append(c.keyTypes, dt)
+	}
+	if opt.DeleteColumn != "" && c.table.Field(opt.DeleteColumn) != nil {
+		return nil, invalid("DeleteColumn %q is also a table column; name a source-only column", opt.DeleteColumn)
+	}
+	return c, nil
+}
+
+// checkHint compares PartitionKey with the table's partitioning.
+func (c *config) checkHint() error {
+	hint := strings.TrimSpace(c.PartitionKey)
+	if hint == "" || len(c.parts) == 0 {
+		return nil
+	}
+	names := make([]string, len(c.parts))
+	for i, f := range c.parts {
+		names[i] = f.Name
+	}
+	var given []string
+	for _, h := range strings.Split(hint, ",") {
+		given = append(given, strings.TrimSpace(h))
+	}
+	ok := len(given) == 1 && slices.ContainsFunc(names, func(n string) bool { return strings.EqualFold(n, given[0]) })
+	if !ok && len(given) == len(names) {
+		ok = true
+		for i := range given {
+			ok = ok && strings.EqualFold(given[i], names[i])
+		}
+	}
+	if !ok {
+		return invalid("the table is partitioned by %s but the upsert was given partition key %q", strings.Join(quoted(names), ", "), c.PartitionKey)
+	}
+	return nil
+}
+
+func keyType(dt arrow.DataType) bool {
+	switch dt.ID() {
+	case arrow.INT8, arrow.INT16, arrow.INT32, arrow.INT64, arrow.DATE32, arrow.TIMESTAMP, arrow.BOOL,
+		arrow.FLOAT32, arrow.FLOAT64, arrow.DECIMAL128, arrow.STRING, arrow.BINARY:
+		return true
+	}
+	return false
+}
+
+func orDefault(v, def int) int {
+	if v == 0 {
+		return def
+	}
+	return v
+}
+
+func quoted(names []string) []string {
+	out := make([]string, len(names))
+	for i, n := range names {
+		out[i] = fmt.Sprintf("%q", n)
+	}
+	return out
+}
+
+func columnList(sc *schema.Struct) string {
+	names := make([]string, len(sc.Fields))
+	for i, f := range sc.Fields {
+		names[i] = f.Name
+	}
+	return strings.Join(quoted(names), ", ")
+}
+
+// properties are the table's configuration as typed properties.
+func properties(snap *snapshot.Snapshot) protocol.Properties { return protocol.Properties(snap.Properties()) }

@@ -1,0 +1,457 @@
+package upsert
+
+import (
+	"context"
+	"sync"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/compute"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/deltalite-go/deltalite/internal/errs"
+	"github.com/deltalite-go/deltalite/limits"
+	"github.com/deltalite-go/deltalite/protocol"
+	"github.com/deltalite-go/deltalite/scan"
+	"github.com/deltalite-go/deltalite/write"
+)
+
+// scanInFlight is how many decoded batches of one file a scan holds at
+// most: two queued, one being decoded, one with its consumer.
+const scanInFlight = 4
+
+// readerInFlight adds the survivors on their way to the writer.
+const readerInFlight = scanInFlight + 1
+
+// Bounds of the decoded size of one batch read for a rewrite.
+const (
+	minBatchBytes = 64 << 10
+	maxBatchBytes = 8 << 20
+)
+
+// item is a batch on its way to a partition's writer.
+type item struct {
+	rec arrow.RecordBatch
+	res *limits.Reservation // released once the writer took the batch; may be nil
+}
+
+// batchTarget is the decoded size of one rewrite batch: the budget shared
+// by every reader that may run at once, each holding readerInFlight.
+func (r *run) batchTarget() int64 {
+	readers := int64(r.c.MaxParallelPartitions * r.c.MaxParallelFiles)
+	t := r.c.budget.MaxBufferedBytes / (readers * readerInFlight)
+	return min(max(t, minBatchBytes), maxBatchBytes)
+}
+
+// batchRows is how many rows of bytesPerRow make one batch.
+func (r *run) batchRows(bytesPerRow float64) int {
+	if bytesPerRow <= 0 {
+		return r.c.ReadBatchSize
+	}
+	n := int(float64(r.batchTarget()) / bytesPerRow)
+	return min(max(n, 1), r.c.ReadBatchSize)
+}
+
+// rewrite writes every touched partition, MaxParallelPartitions at once,
+// largest first.
+func (r *run) rewrite(ctx context.Context) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var (
+		wg    sync.WaitGroup
+		mu    sync.Mutex
+		first error
+	)
+	fail := func(err error) {
+		mu.Lock()
+		if first == nil {
+			first = err
+		}
+		mu.Unlock()
+		cancel()
+	}
+	for _, p := range r.order() {
+		release, err := r.budget.AcquirePartition(ctx)
+		if err != nil {
+			fail(errs.Wrap(errs.Canceled, "", err, "rewriting"))
+			break
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer release()
+			defer func() {
+				if v := recover(); v != nil {
+					fail(errs.New(errs.Internal, "", "rewrite: unexpected failure: %v", v))
+				}
+			}()
+			if err := r.rewritePartition(ctx, p); err != nil {
+				fail(err)
+			}
+		}()
+	}
+	wg.Wait()
+	if first != nil {
+		return first
+	}
+	return ctxErr(ctx, "rewriting")
+}
+
+// order sorts partitions by the work they carry, largest first, so the
+// longest ones do not start last.
+func (r *run) order() []*part {
+	out := append([]*part(nil), r.parts...)
+	work := func(p *part) int64 {
+		var n int64
+		for _, f := range p.files {
+			if f.rewrite {
+				n += f.add.Size
+			}
+		}
+		return n + p.rows
+	}
+	for i := 1; i < len(out); i++ {
+		for j := i; j > 0 && work(out[j]) > work(out[j-1]); j-- {
+			out[j], out[j-1] = out[j-1], out[j]
+		}
+	}
+	return out
+}
+
+// rewritePartition streams the partition's rewritten files and then its
+// source rows into one writer. On failure the writer's files are deleted.
+func (r *run) rewritePartition(ctx context.Context, p *part) (err error) {
+	c := r.c
+	files := p.rewriteFiles()
+	if len(files) == 0 && p.keys.upserts == 0 {
+		return nil // only deletes, and nothing to delete from
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	w, err := write.NewWriter(ctx, r.snap.Store(), write.Options{
+		Schema:           c.table,
+		PartitionColumns: r.snap.PartitionColumns(),
+		ColumnMapping:    c.mode,
+		Properties:       properties(r.snap),
+		TargetFileSize:   c.TargetFileSize,
+		MaxBufferedBytes: c.writerBuf,
+		DataChange:       true,
+		Allocator:        c.mem,
+	})
+	if err != nil {
+		return err
+	}
+	items := make(chan item)
+	werr := make(chan error, 1)
+	go func() { werr <- writeLoop(w, items, cancel) }()
+	defer func() {
+		if err != nil {
+			_ = w.Abort(context.WithoutCancel(ctx))
+		}
+	}()
+
+	ferr := r.readFiles(ctx, p, files, items)
+	if ferr == nil {
+		ferr = r.sourceRows(ctx, p, items)
+	}
+	close(items)
+	if err := <-werr; err != nil {
+		return err
+	}
+	if ferr != nil {
+		return ferr
+	}
+	adds, err := w.Close()
+	if err != nil {
+		return err
+	}
+	p.adds = adds
+	return nil
+}
+
+// writeLoop writes batches until items closes. After a failure it keeps
+// draining (releasing what arrives) so producers never block.
+func writeLoop(w *write.Writer, items <-chan item, stop func()) (err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			err = errs.New(errs.Internal, "", "writing: unexpected failure: %v", v)
+			stop()
+			for it := range items {
+				it.rec.Release()
+				it.res.Release()
+			}
+		}
+	}()
+	for it := range items {
+		if err == nil {
+			if err = w.Write(it.rec); err != nil {
+				stop()
+			}
+		}
+		it.rec.Release()
+		it.res.Release()
+	}
+	return err
+}
+
+// send hands a batch to the writer, or gives it back when the partition
+// stopped.
+func send(ctx context.Context, items chan<- item, it item) error {
+	select {
+	case items <- it:
+		return nil
+	case <-ctx.Done():
+		it.rec.Release()
+		it.res.Release()
+		return errs.Wrap(errs.Canceled, "", ctx.Err(), "rewriting")
+	}
+}
+
+// readFiles streams the partition's files to rewrite, MaxParallelFiles at
+// once, each holding a file permit of the budget.
+func (r *run) readFiles(ctx context.Context, p *part, files []*fileWork, items chan<- item) error {
+	if len(files) == 0 {
+		return nil
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	sem := make(chan struct{}, r.c.MaxParallelFiles)
+	var (
+		wg    sync.WaitGroup
+		mu    sync.Mutex
+		first error
+	)
+	fail := func(err error) {
+		mu.Lock()
+		if first == nil {
+			first = err
+		}
+		mu.Unlock()
+		cancel()
+	}
+	for _, f := range files {
+		select {
+		case sem <- struct{}{}:
+		case <-ctx.Done():
+		}
+		if ctx.Err() != nil {
+			break
+		}
+		release, err := r.budget.AcquireFile(ctx)
+		if err != nil {
+			<-sem
+			fail(errs.Wrap(errs.Canceled, "", err, "rewriting"))
+			break
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer func() { release(); <-sem }()
+			defer func() {
+				if v := recover(); v != nil {
+					fail(errs.New(errs.Internal, f.add.Path, "rewrite: unexpected failure: %v", v))
+				}
+			}()
+			if err := r.rewriteFile(ctx, p, f, items); err != nil {
+				fail(err)
+			}
+		}()
+	}
+	wg.Wait()
+	if first != nil {
+		return first
+	}
+	return ctxErr(ctx, "rewriting")
+}
+
+// rewriteFile reads one file through scan (deletion vectors applied,
+// columns conformed to the table) and sends its rows without a source key
+// to the writer. Decoded batches hold a reservation of the budget sized
+// for everything the read has in flight.
+func (r *run) rewriteFile(ctx context.Context, p *part, f *fileWork, items chan<- item) error {
+	c := r.c
+	if f.bytesPerRow == 0 && f.key != "" {
+		f.bytesPerRow = r.footerBytesPerRow(ctx, f.key)
+	}
+	rows := r.batchRows(f.bytesPerRow)
+	per := max(int64(float64(rows)*f.bytesPerRow), minBatchBytes)
+	res, err := r.budget.AcquireBytes(ctx, per*readerInFlight)
+	if err != nil {
+		return errs.Wrap(errs.Canceled, "", err, "rewriting")
+	}
+	defer res.Release()
+	sc := scan.New(oneFile{r.snap, f.add}, scan.WithBatchSize(rows), scan.WithParallelism(1), scan.WithAllocator(c.mem))
+	_, seq, err := sc.Records(ctx)
+	if err != nil {
+		return err
+	}
+	cctx := compute.WithAllocator(ctx, c.mem)
+	cols := make([]arrow.Array, len(c.keyIdx))
+	var keep []bool
+	// Without a deletion vector batch rows are file positions, and rows
+	// before checkFrom need no key check.
+	pos, positional := int64(0), f.add.DeletionVector == nil
+	for rec, err := range seq {
+		if err != nil {
+			return err
+		}
+		n := int(rec.NumRows())
+		if got := recordBytes(rec); got > per {
+			per = got
+			if err := res.Resize(ctx, per*readerInFlight); err != nil {
+				return errs.Wrap(errs.Canceled, "", err, "rewriting")
+			}
+		}
+		from := 0
+		if positional && pos < f.checkFrom {
+			from = int(min(f.checkFrom-pos, int64(n)))
+		}
+		pos += int64(n)
+		for j, idx := range c.keyIdx {
+			cols[j] = rec.Column(idx)
+		}
+		b, err := p.keys.set.Bind(cols)
+		if err != nil {
+			return errs.Wrap(errs.Internal, f.add.Path, err, "binding key columns")
+		}
+		if cap(keep) < n {
+			keep = make([]bool, n)
+		}
+		keep = keep[:n]
+		var updated, deleted int64
+		for i := range keep {
+			keep[i] = true
+			if i < from {
+				continue
+			}
+			e := b.Find(i)
+			if e < 0 {
+				continue
+			}
+			keep[i] = false
+			p.keys.markMatched(e)
+			if p.keys.isDelete(e) {
+				deleted++
+			} else {
+				updated++
+			}
+		}
+		p.updated.Add(updated)
+		p.deleted.Add(deleted)
+		survivors := int64(n) - updated - deleted
+		p.copied.Add(survivors)
+		if survivors == 0 {
+			continue
+		}
+		out := rec
+		if survivors == int64(n) {
+			rec.Retain()
+		} else if out, err = filterRows(cctx, c.mem, rec, keep); err != nil {
+			return errs.Wrap(errs.Internal, f.add.Path, err, "dropping replaced rows")
+		}
+		if err := send(ctx, items, item{rec: out}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// filterRows copies the rows keep selects.
+func filterRows(ctx context.Context, mem memory.Allocator, rec arrow.RecordBatch, keep []bool) (arrow.RecordBatch, error) {
+	b := array.NewBooleanBuilder(mem)
+	defer b.Release()
+	b.AppendValues(keep, nil)
+	mask := b.NewBooleanArray()
+	defer mask.Release()
+	return compute.FilterRecordBatch(ctx, rec, mask, compute.DefaultFilterOptions())
+}
+
+// sourceRows sends the partition's source rows that are not deletes,
+// ReadBatchSize at a time, as compact copies so that the writer neither
+// holds nor accounts the whole source batch behind a slice.
+func (r *run) sourceRows(ctx context.Context, p *part, items chan<- item) error {
+	c := r.c
+	cctx := compute.WithAllocator(ctx, c.mem)
+	var res *limits.Reservation
+	defer func() { res.Release() }()
+	idx := make([]int32, 0, min(int64(c.ReadBatchSize), p.rows))
+	flush := func(b int) error {
+		if len(idx) == 0 {
+			return nil
+		}
+		rec := r.src.batches[b]
+		est := recordBytes(rec) * int64(len(idx)) / max(rec.NumRows(), 1)
+		// Held from the copy until the writer took it, and for the next one.
+		var err error
+		if res == nil {
+			res, err = r.budget.AcquireBytes(ctx, est*2)
+		} else if est*2 > res.Bytes() {
+			err = res.Resize(ctx, est*2)
+		}
+		if err != nil {
+			return errs.Wrap(errs.Canceled, "", err, "writing source rows")
+		}
+		out, err := takeRows(cctx, c.mem, rec, idx)
+		idx = idx[:0]
+		if err != nil {
+			return errs.Wrap(errs.Internal, "", err, "selecting source rows")
+		}
+		return send(ctx, items, item{rec: out})
+	}
+	for _, sel := range p.sels {
+		for i := 0; i < sel.len(); i++ {
+			row := sel.row(i)
+			if r.src.isDelete(sel.batch, row) {
+				continue
+			}
+			idx = append(idx, int32(row))
+			if len(idx) == c.ReadBatchSize {
+				if err := flush(sel.batch); err != nil {
+					return err
+				}
+			}
+		}
+		if err := flush(sel.batch); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// takeRows copies the given rows of a batch.
+func takeRows(ctx context.Context, mem memory.Allocator, rec arrow.RecordBatch, rows []int32) (arrow.RecordBatch, error) {
+	b := array.NewInt32Builder(mem)
+	defer b.Release()
+	b.AppendValues(rows, nil)
+	idx := b.NewInt32Array()
+	defer idx.Release()
+	cols := make([]arrow.Array, rec.NumCols())
+	defer func() {
+		for _, a := range cols {
+			if a != nil {
+				a.Release()
+			}
+		}
+	}()
+	for i := range cols {
+		a, err := compute.TakeArray(ctx, rec.Column(i), idx)
+		if err != nil {
+			return nil, err
+		}
+		cols[i] = a
+	}
+	return array.NewRecordBatch(rec.Schema(), cols, int64(len(rows))), nil
+}
+
+// deleteAdds removes files an attempt wrote and will not commit.
+func deleteAdds(ctx context.Context, r *run, adds []*protocol.Add) {
+	var keys []string
+	for _, a := range adds {
+		if k, ok := objectKey(r.snap.Store(), a.Path); ok {
+			keys = append(keys, k)
+		}
+	}
+	if len(keys) > 0 {
+		_ = r.snap.Store().Delete(context.WithoutCancel(ctx), keys...)
+	}
+}

@@ -1,0 +1,307 @@
+package upsert
+
+import (
+	"context"
+	"errors"
+	"math/rand/v2"
+	"runtime/debug"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/apache/arrow-go/v18/arrow/array"
+
+	"github.com/deltalite-go/deltalite/internal/errs"
+	"github.com/deltalite-go/deltalite/metrics"
+	"github.com/deltalite-go/deltalite/protocol"
+	"github.com/deltalite-go/deltalite/snapshot"
+	"github.com/deltalite-go/deltalite/txn"
+)
+
+// maxReplans is how many times an upsert whose commit conflicts plans
+// again from the newer table before it gives up with the conflict.
+const maxReplans = 4
+
+// Run upserts the rows src yields into the table snap shows and returns
+// the stats and the table after the commit (snap itself when nothing was
+// committed). The source is read to the end but not released.
+//
+// A source row replaces the table row with the same primary key and
+// partition values, or is inserted; with DeleteColumn, a row flagged true
+// removes the table row with its key instead. Source columns the table
+// lacks are an errs.SchemaMismatch error, missing ones are null, values
+// are cast to the table's types. Two source rows with one key in one
+// partition are an errs.InvalidArgument error naming the key; a null
+// partition value is one too. Errors are *errs.Error values: match them
+// with errors.Is against errs.ErrCommitConflict, ErrSchemaMismatch,
+// ErrUnsupportedTable, ErrSourceTooLarge, ErrInvalidArgument, ...
+//
+// On failure or cancellation the table is unchanged and the files the call
+// wrote are deleted (files of a commit whose outcome is unknown stay for
+// vacuum).
+func Run(ctx context.Context, snap *snapshot.Snapshot, src array.RecordReader, opt Options) (s Stats, post *snapshot.Snapshot, err error) {
+	start := time.Now()
+	strategy := strings.ToLower(strings.TrimSpace(opt.PruneStrategy))
+	if strategy == "" {
+		strategy = PruneProbe
+	}
+	m := opt.Metrics
+	if m == nil {
+		m = metrics.Default()
+	}
+	defer func() {
+		if v := recover(); v != nil {
+			s, post, err = Stats{}, nil, errs.New(errs.Internal, "", "upsert: unexpected failure: %v\n%s", v, debug.Stack())
+		}
+		if err != nil {
+			s, post = Stats{}, nil
+		}
+		m.ObserveUpsert(metrics.UpsertObservation{
+			Err: err, ErrorKind: errorKind(err), PruneStrategy: strategy, Duration: time.Since(start),
+			FilesAdded: int64(s.FilesAdded), FilesRemoved: int64(s.FilesRemoved),
+			FilesCarriedOver: int64(s.FilesCarriedOver), FilesProbed: int64(s.FilesProbed),
+			RowsUpdated: s.RowsUpdated, RowsInserted: s.RowsInserted, RowsCopied: s.RowsCopied,
+		})
+	}()
+	if snap == nil {
+		return Stats{}, nil, invalid("an upsert needs a table snapshot")
+	}
+	c, err := resolve(snap, opt)
+	if err != nil {
+		return Stats{}, nil, err
+	}
+	if err := txn.CheckWritable(snap, c.operation()); err != nil {
+		return Stats{}, nil, err
+	}
+	if c.AppID != "" && txn.AppTxnApplied(snap, c.AppID, c.AppVersion) {
+		return Stats{Version: snap.Version(), Skipped: true}, snap, nil
+	}
+	planStart := time.Now()
+	r, err := prepare(ctx, c, src)
+	if err != nil {
+		return Stats{}, nil, err
+	}
+	defer r.src.release()
+	base := Stats{SourceRows: r.src.rows, PartitionsTouched: len(r.parts), PlanDuration: time.Since(planStart)}
+	for _, p := range r.parts {
+		base.NullPKRows += p.keys.nullKeys
+	}
+	if r.src.rows == 0 && !c.AllowEmptyCommit {
+		base.Version = snap.Version()
+		return base, snap, nil
+	}
+	r.budget = c.Limits.NewBudget(c.budget)
+	for replan := 0; ; replan++ {
+		r.snap = snap
+		s, post, err = r.attempt(ctx, base)
+		if err == nil || replan == maxReplans || !replannable(err) {
+			return s, post, err
+		}
+		// Another writer changed what this upsert read: plan again on top.
+		base.PlanDuration, base.RewriteDuration, base.CommitDuration = s.PlanDuration, s.RewriteDuration, s.CommitDuration
+		fresh, rerr := snap.Refresh(ctx)
+		if rerr != nil || !sameShape(snap, fresh) {
+			return Stats{}, nil, err
+		}
+		if cerr := txn.CheckWritable(fresh, c.operation()); cerr != nil {
+			return Stats{}, nil, cerr
+		}
+		if c.AppID != "" && txn.AppTxnApplied(fresh, c.AppID, c.AppVersion) {
+			return Stats{Version: fresh.Version(), Skipped: true}, fresh, nil
+		}
+		if serr := pause(ctx, replan+1); serr != nil {
+			return Stats{}, nil, serr
+		}
+		snap = fresh
+		for _, p := range r.parts {
+			p.reset()
+		}
+	}
+}
+
+// prepare reads the source and builds the partitions' keys, within the
+// source guard.
+func prepare(ctx context.Context, c *config, src array.RecordReader) (_ *run, err error) {
+	s, err := readSource(ctx, c, src)
+	if err != nil {
+		return nil, err
+	}
+	defer func() {
+		if err != nil {
+			s.release()
+		}
+	}()
+	vals, sels, selBytes, err := groupSource(c, s)
+	if err != nil {
+		return nil, err
+	}
+	r := &run{c: c, src: s}
+	extra := selBytes
+	for i, pv := range vals {
+		if err := ctxErr(ctx, "building key sets"); err != nil {
+			return nil, err
+		}
+		k, err := buildKeys(c, s, pv, sels[i])
+		if err != nil {
+			return nil, err
+		}
+		extra += k.bytes
+		if err := c.guard(s.bytes, extra); err != nil {
+			return nil, err
+		}
+		p := &part{pv: pv, sels: sels[i], keys: k}
+		for _, sel := range sels[i] {
+			p.rows += int64(sel.len())
+		}
+		r.parts = append(r.parts, p)
+	}
+	return r, nil
+}
+
+// attempt plans, rewrites and commits against r.snap.
+func (r *run) attempt(ctx context.Context, s Stats) (Stats, *snapshot.Snapshot, error) {
+	t := time.Now()
+	if err := r.listFiles(ctx); err != nil {
+		return s, nil, err
+	}
+	r.prune()
+	if err := r.probe(ctx); err != nil {
+		return s, nil, err
+	}
+	s.PlanDuration += time.Since(t)
+	removes := 0
+	for _, p := range r.parts {
+		removes += len(p.rewriteFiles())
+	}
+	if removes > 0 && appendOnly(r.snap) {
+		return s, nil, errs.New(errs.UnsupportedTable, "",
+			"the table is append-only (%s=true): the upsert would replace rows of %d files; only inserts are allowed", protocol.PropAppendOnly, removes)
+	}
+
+	t = time.Now()
+	err := r.rewrite(ctx)
+	adds := r.adds()
+	if err != nil {
+		deleteAdds(ctx, r, adds)
+		return s, nil, err
+	}
+	s.RewriteDuration += time.Since(t)
+	r.fill(&s)
+	if len(adds) == 0 && removes == 0 && r.c.AppID == "" && !r.c.AllowEmptyCommit {
+		s.Version = r.snap.Version()
+		return s, r.snap, nil
+	}
+
+	t = time.Now()
+	res, err := r.commit(ctx, &s)
+	s.CommitDuration += time.Since(t)
+	if err != nil {
+		if notLanded(err) {
+			deleteAdds(ctx, r, adds)
+		}
+		return s, nil, err
+	}
+	s.Version = res.Version
+	post := res.Snapshot
+	if post == nil {
+		post, err = snapshot.LoadVersion(context.WithoutCancel(ctx), r.snap.Store(), res.Version)
+		if err != nil {
+			post = nil // the commit stands; the caller reloads
+		}
+	}
+	return s, post, nil
+}
+
+// adds are the files the attempt wrote.
+func (r *run) adds() []*protocol.Add {
+	var out []*protocol.Add
+	for _, p := range r.parts {
+		out = append(out, p.adds...)
+	}
+	return out
+}
+
+// fill counts the attempt's outcome.
+func (r *run) fill(s *Stats) {
+	s.FilesAdded, s.FilesRemoved, s.FilesCarriedOver, s.FilesProbed = 0, 0, 0, 0
+	s.RowsUpdated, s.RowsDeleted, s.RowsCopied, s.RowsInserted = 0, 0, 0, 0
+	for _, p := range r.parts {
+		s.FilesAdded += len(p.adds)
+		for _, f := range p.files {
+			if f.rewrite {
+				s.FilesRemoved++
+			} else {
+				s.FilesCarriedOver++
+			}
+			if f.probed {
+				s.FilesProbed++
+			}
+		}
+		s.RowsUpdated += p.updated.Load()
+		s.RowsDeleted += p.deleted.Load()
+		s.RowsCopied += p.copied.Load()
+		s.RowsInserted += p.keys.inserted()
+	}
+}
+
+// replannable reports a conflict that planning again on the newer table
+// resolves: another writer added to or removed from what this one read.
+func replannable(err error) bool {
+	var ce *txn.ConflictError
+	if !errors.As(err, &ce) {
+		return false
+	}
+	switch ce.Rule {
+	case txn.RuleConcurrentAppend, txn.RuleConcurrentDeleteRead, txn.RuleConcurrentDeleteDelete, txn.RuleConcurrentTransaction:
+		return true
+	}
+	return false
+}
+
+// notLanded reports a commit error after which the commit certainly did
+// not land, so the attempt's files can go: a conflict, or a refusal before
+// any write. Anything else (an interrupted write) may have landed.
+func notLanded(err error) bool {
+	return errors.Is(err, errs.ErrCommitConflict) || errors.Is(err, errs.ErrInvalidArgument) ||
+		errors.Is(err, errs.ErrUnsupportedTable)
+}
+
+// sameShape reports whether the newer table still has the schema,
+// partitioning and column mapping the source was cast and grouped for.
+func sameShape(a, b *snapshot.Snapshot) bool {
+	return a.Metadata().SchemaString == b.Metadata().SchemaString &&
+		slices.Equal(a.PartitionColumns(), b.PartitionColumns()) &&
+		a.ColumnMapping() == b.ColumnMapping()
+}
+
+func appendOnly(snap *snapshot.Snapshot) bool {
+	b, err := properties(snap).Bool(protocol.PropAppendOnly, false)
+	return b || err != nil
+}
+
+// pause waits before planning again, longer each time, with jitter so
+// that writers that lost together do not collide again.
+func pause(ctx context.Context, n int) error {
+	d := time.Duration(n) * 50 * time.Millisecond
+	d = d/2 + rand.N(d/2+1)
+	tm := time.NewTimer(d)
+	defer tm.Stop()
+	select {
+	case <-ctx.Done():
+		return errs.Wrap(errs.Canceled, "", ctx.Err(), "upsert")
+	case <-tm.C:
+		return nil
+	}
+}
+
+// errorKind labels an error for metrics: its kind in snake_case.
+func errorKind(err error) string {
+	if err == nil {
+		return ""
+	}
+	var e *errs.Error
+	if !errors.As(err, &e) {
+		return "internal"
+	}
+	return strings.ReplaceAll(e.Kind.String(), " ", "_")
+}
