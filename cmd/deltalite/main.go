@@ -33,7 +33,7 @@ func newRoot() *cobra.Command {
 		SilenceErrors: true,
 	}
 	root.PersistentFlags().StringArray("storage-option", nil, "object store setting KEY=VALUE (repeatable; also read from the environment)")
-	root.AddCommand(newScanCmd(), newHistoryCmd(), newInspectCmd(), newCreateCmd(), newWriteCmd())
+	root.AddCommand(newScanCmd(), newHistoryCmd(), newInspectCmd(), newCreateCmd(), newWriteCmd(), newUpsertCmd(), newDemoCmd())
 	return root
 }
 
