@@ -12,6 +12,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/deltalite-go/deltalite/schema"
+	"github.com/deltalite-go/deltalite/stats"
 )
 
 const benchRows = 1 << 20
@@ -111,5 +112,20 @@ func BenchmarkEvalPartition(b *testing.B) {
 	pv := map[string]string{"day": "2026-01-01", "region": "eu", "n": "1"}
 	for b.Loop() {
 		EvalPartition(p, pv)
+	}
+}
+
+func BenchmarkCanSkip(b *testing.B) {
+	sc := mustSchema(b, partSchema)
+	p, err := ParsePredicate(`day = '2026-01-01' AND id BETWEEN 100 AND 200`, sc)
+	if err != nil {
+		b.Fatal(err)
+	}
+	fs := stats.Parse(`{"numRecords":5,"minValues":{"id":1},"maxValues":{"id":50},"nullCount":{"id":0}}`, sc, schema.MappingNone)
+	pv := map[string]string{"day": "2026-01-01", "region": "eu", "n": "1"}
+	for b.Loop() {
+		if !CanSkip(p, fs, pv) {
+			b.Fatal("not skipped")
+		}
 	}
 }

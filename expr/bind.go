@@ -24,8 +24,7 @@ func Bind(e Expr, rels map[string]*schema.Struct) (*Bound, error) {
 	}
 	t := b.root.Type()
 	if isVoid(t) {
-		b.root = &lit{t: tBool, src: e}
-		return b, nil
+		return newBound(&lit{t: tBool, src: e}, rels), nil
 	}
 	if !isBool(t) {
 		return nil, bindErr("%s is of type %s, not a predicate (a boolean expression)", e, typeName(t))
@@ -52,7 +51,7 @@ func BindValue(e Expr, rels map[string]*schema.Struct) (*Bound, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Bound{root: n, rels: rels, cache: &constCache{}}, nil
+	return newBound(n, rels), nil
 }
 
 // BindTable binds a predicate against a single table schema.

@@ -182,6 +182,26 @@ type Bound struct {
 	root  node
 	rels  map[string]*schema.Struct
 	cache *constCache
+	refs  map[node][]*colRef // the columns each node reads
+}
+
+// newBound computes what file decisions need once per expression.
+func newBound(root node, rels map[string]*schema.Struct) *Bound {
+	b := &Bound{root: root, rels: rels, cache: &constCache{}, refs: map[node][]*colRef{}}
+	var collect func(n node) []*colRef
+	collect = func(n node) []*colRef {
+		var out []*colRef
+		if c, ok := n.(*colRef); ok {
+			out = []*colRef{c}
+		}
+		for _, ch := range children(n) {
+			out = append(out, collect(ch)...)
+		}
+		b.refs[n] = out
+		return out
+	}
+	collect(root)
+	return b
 }
 
 // Type is the Delta type of the expression's value.

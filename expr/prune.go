@@ -59,7 +59,7 @@ func Decide(pred *Bound, f File) Tristate {
 	if f.Stats != nil && f.Stats.NumRecords == 0 {
 		return False
 	}
-	d := &decider{rel: rel, pv: f.PartitionValues, fs: f.Stats, cache: pred.cache}
+	d := &decider{rel: rel, pv: f.PartitionValues, fs: f.Stats, cache: pred.cache, refs: pred.refs}
 	o := d.analyze(pred.root)
 	switch {
 	case o == oTrue:
@@ -169,6 +169,7 @@ type decider struct {
 	pv    map[string]string
 	fs    *stats.File
 	cache *constCache
+	refs  map[node][]*colRef
 }
 
 // partitionValue is the value of a top-level column of the file's relation
@@ -194,14 +195,7 @@ func (d *decider) rawPartition(c *colRef) (string, bool) {
 	f := c.top()
 	raw, ok := d.pv[f.PhysicalName(schema.MappingName)]
 	if !ok {
-		if raw, ok = d.pv[f.Name]; !ok {
-			for k, v := range d.pv {
-				if strings.EqualFold(k, f.Name) {
-					raw, ok = v, true
-					break
-				}
-			}
-		}
+		raw, ok = d.pv[f.Name]
 	}
 	return raw, ok
 }
@@ -212,18 +206,14 @@ func (d *decider) constant(n node) (any, bool) {
 	if l, ok := n.(*lit); ok {
 		return l.v, true
 	}
-	known := true
 	var key strings.Builder
-	walk(n, func(m node) {
-		if c, ok := m.(*colRef); ok && known {
-			raw, ok := d.rawPartition(c)
-			known = ok
-			key.WriteString(raw)
-			key.WriteByte(0)
+	for _, c := range d.refs[n] {
+		raw, ok := d.rawPartition(c)
+		if !ok {
+			return nil, false
 		}
-	})
-	if !known {
-		return nil, false
+		key.WriteString(raw)
+		key.WriteByte(0)
 	}
 	k := constKey{n: n, vals: key.String()}
 	if r, ok := d.cache.get(k); ok {
