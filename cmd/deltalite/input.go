@@ -43,9 +43,9 @@ func inputFormat(path, explicit string) (string, error) {
 	return "", fmt.Errorf("cannot tell the format of %q from its extension: pass --input-format", path)
 }
 
-// openInput returns a record stream over an input file. For NDJSON, like
-// is the schema to parse with (the table's, when it exists); without it the
-// schema is inferred from the first lines.
+// openInput returns a record stream over an input file. For NDJSON, the
+// schema is inferred from the first lines, taking the types of like (the
+// table's schema, when it exists) for the columns it has.
 func openInput(ctx context.Context, path, format string, like *arrow.Schema) (array.RecordReader, func() error, error) {
 	var f *os.File
 	if path == "-" {
@@ -98,13 +98,10 @@ func openInput(ctx context.Context, path, format string, like *arrow.Schema) (ar
 		return pr, closeFn, nil
 	case "ndjson":
 		br := bufio.NewReaderSize(f, 1<<20)
-		sc := like
-		if sc == nil {
-			var err error
-			if sc, err = inferJSONSchema(br); err != nil {
-				f.Close()
-				return nil, nil, fmt.Errorf("%s: %w", path, err)
-			}
+		sc, err := inferJSONSchema(br, like)
+		if err != nil {
+			f.Close()
+			return nil, nil, fmt.Errorf("%s: %w", path, err)
 		}
 		r := array.NewJSONReader(br, sc, array.WithChunk(64<<10), array.WithAllocator(mem))
 		return r, closeFn, nil
@@ -113,9 +110,21 @@ func openInput(ctx context.Context, path, format string, like *arrow.Schema) (ar
 }
 
 // inferJSONSchema looks at the first lines of an NDJSON stream (without
-// consuming them) and picks int64, float64, bool or string per key, in
-// first-seen order. Nested values need a schema: create the table first.
-func inferJSONSchema(br *bufio.Reader) (*arrow.Schema, error) {
+// consuming them) and picks, per key in first-seen order, the type like
+// gives the column, else int64, float64, bool or string. Nested values of
+// columns like lacks need a schema: create the table first.
+func inferJSONSchema(br *bufio.Reader, like *arrow.Schema) (*arrow.Schema, error) {
+	known := func(k string) (arrow.Field, bool) {
+		if like == nil {
+			return arrow.Field{}, false
+		}
+		for _, f := range like.Fields() {
+			if strings.EqualFold(f.Name, k) {
+				return f, true
+			}
+		}
+		return arrow.Field{}, false
+	}
 	peek, _ := br.Peek(1 << 20)
 	lines := strings.Split(string(peek), "\n")
 	if len(lines) > 1 && len(peek) == 1<<20 {
@@ -135,6 +144,13 @@ func inferJSONSchema(br *bufio.Reader) (*arrow.Schema, error) {
 			return nil, fmt.Errorf("line is not a JSON object: %.60s", l)
 		}
 		for k, v := range obj {
+			if _, ok := known(k); ok {
+				if _, seen := kinds[k]; !seen {
+					order = append(order, k)
+					kinds[k] = "table"
+				}
+				continue
+			}
 			if kind := jsonKind(v); kind == "nested" {
 				return nil, fmt.Errorf("key %q holds a nested value: create the table first (deltalite create --schema) so its schema is used", k)
 			}
@@ -150,6 +166,10 @@ func inferJSONSchema(br *bufio.Reader) (*arrow.Schema, error) {
 	}
 	fields := make([]arrow.Field, len(order))
 	for i, k := range order {
+		if f, ok := known(k); ok {
+			fields[i] = arrow.Field{Name: k, Type: f.Type, Nullable: true}
+			continue
+		}
 		var t arrow.DataType = arrow.BinaryTypes.String
 		switch kinds[k] {
 		case "int":
