@@ -7,6 +7,7 @@ import (
 
 	"github.com/deltalite-go/deltalite/internal/errs"
 	"github.com/deltalite-go/deltalite/protocol"
+	"github.com/deltalite-go/deltalite/schema"
 )
 
 // partition is the state of one partition value set: the rows waiting to
@@ -28,28 +29,29 @@ type chunk struct {
 
 // partition finds or creates the partition of a value set (nil for an
 // unpartitioned table).
-func (w *Writer) partition(values []string, ok []bool) (*partition, error) {
+func (w *Writer) partition(values []string, ok []bool) *partition {
 	key := partitionKey(values, ok)
 	if p := w.partitions[key]; p != nil {
-		return p, nil
+		return p
 	}
 	p := &partition{values: map[string]string{}}
 	for k, pc := range w.parts {
 		p.values[pc.key] = values[k] // "" is null in the log
-		if w.ColumnMapping == "none" {
+		if w.ColumnMapping == schema.MappingNone {
 			p.dir += partitionSegment(pc.field.Name, values[k], ok[k]) + "/"
 		}
 	}
-	if len(w.parts) > 0 && w.ColumnMapping != "none" {
+	if len(w.parts) > 0 && w.ColumnMapping != schema.MappingNone {
 		p.dir = randomPrefix() + "/"
 	}
 	w.partitions[key] = p
 	w.order = append(w.order, p)
-	return p, nil
+	return p
 }
 
 // buffer keeps a file batch for p, writing p's rows as a row group when
-// they make a full one.
+// they make a full one: DefaultMaxRowGroupRows rows or half the buffer
+// bound, so that the copy that assembles a row group stays small beside it.
 func (w *Writer) buffer(p *partition, rec arrow.RecordBatch) error {
 	rec.Retain()
 	b := recordBytes(rec)
@@ -57,7 +59,7 @@ func (w *Writer) buffer(p *partition, rec arrow.RecordBatch) error {
 	p.rows += rec.NumRows()
 	p.bytes += b
 	w.buffered += b
-	if p.rows >= DefaultMaxRowGroupRows || p.bytes >= w.MaxBufferedBytes {
+	if p.rows >= DefaultMaxRowGroupRows || p.bytes >= w.MaxBufferedBytes/2 {
 		return w.flush(p)
 	}
 	return nil
@@ -225,8 +227,9 @@ func (p *partition) drop(w *Writer) {
 	p.chunks, p.rows, p.bytes = nil, 0, 0
 }
 
-// recordBytes is the memory a batch holds: every buffer, whole (a slice
-// keeps its parent's buffers alive).
+// recordBytes is the memory a batch holds: every buffer at its allocated
+// capacity, whole (a slice keeps its parent's buffers alive), plus the Go
+// objects behind each array, which dominate small batches.
 func recordBytes(rec arrow.RecordBatch) int64 {
 	var n int64
 	for _, c := range rec.Columns() {
@@ -235,11 +238,15 @@ func recordBytes(rec arrow.RecordBatch) int64 {
 	return n
 }
 
+// arrayOverhead estimates the Go objects of one array (its Data, buffer
+// headers and typed wrapper).
+const arrayOverhead = 400
+
 func dataBytes(d arrow.ArrayData) int64 {
-	var n int64
+	n := int64(arrayOverhead)
 	for _, b := range d.Buffers() {
 		if b != nil {
-			n += int64(b.Len())
+			n += int64(max(b.Cap(), b.Len()))
 		}
 	}
 	for _, c := range d.Children() {

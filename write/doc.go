@@ -19,9 +19,10 @@
 // in the log's text form (schema.FormatPartitionValue) and both name and
 // value escaped as Hive and Spark escape path names: control characters and
 // "#%'*/:=?\{[]^ become %XX. Null is __HIVE_DEFAULT_PARTITION__. Because
-// Delta stores null as "" in partitionValues, an empty string is written as
-// null (as Spark does) and reads back as null; a non-nullable partition
-// column refuses it. A segment longer than 200 bytes is cut and suffixed
+// Delta stores null as "" in partitionValues, an empty string (or binary
+// value) is written as null, as Spark does, and reads back as null; a
+// non-nullable partition column refuses it. A value that is not valid UTF-8
+// is refused, since the log holds partition values as JSON text. A segment longer than 200 bytes is cut and suffixed
 // with a hash of the value. Directory names are cosmetic: readers take
 // partition values from the log. Under column mapping, directories are two
 // random characters (as Spark does) rather than physical column names.

@@ -40,10 +40,17 @@ type Options struct {
 	// "none".
 	Compression string
 	// MaxBufferedBytes bounds the Arrow data buffered, not yet written, over
-	// all partitions (default 64 MiB). It is also the largest row group.
+	// all partitions (default 64 MiB); when it is reached the largest
+	// buffers are written as row groups. A row group holds at most half of
+	// it (and at most DefaultMaxRowGroupRows rows). Peak memory is about
+	// this bound plus one column of a row group and the Parquet encoder's
+	// pages; Go's collector may take twice that from the system.
 	MaxBufferedBytes int64
 	// MaxOpenFiles bounds the data files open at once (default 128); past
-	// it the least recently written file is finished early.
+	// it the least recently written file is finished early. A file is
+	// opened at its first row group, so partitions whose rows fit in the
+	// buffer never hold one for long; a write to more partitions than this
+	// whose data does not fit in the buffer makes more, smaller files.
 	MaxOpenFiles int
 	// DataChange is copied to every add action.
 	DataChange bool

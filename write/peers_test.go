@@ -146,10 +146,22 @@ kept = {p: sorted(os.path.basename(u) for u in dt.file_uris(file_pruning_predica
 print(json.dumps({"actions": acts, "kept": kept}, default=str))
 `
 
-func TestPeersReadWhatWeWrite(t *testing.T) {
-	peers.Python(t)
-	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
-	defer mem.AssertSize(t, 0)
+// writtenTable is a table this package wrote and committed for peers to
+// read, with the rows they must read.
+type writtenTable struct {
+	dir   string
+	st    storage.Store
+	sc    *schema.Struct
+	parts []string
+	mode  schema.Mode
+	adds  []*protocol.Add
+	want  []string
+}
+
+// hostileTable has every type delta-rs reads, two partition columns with
+// hostile values, several files per partition (an 8 KiB target) and a
+// timestamp_ntz column (reader feature).
+func hostileTable(t *testing.T, mem memory.Allocator) writtenTable {
 	sc := mustSchema(t, peerSchema)
 	rec := peerBatch(t, mem, sc, 4000)
 	defer rec.Release()
@@ -163,34 +175,107 @@ func TestPeersReadWhatWeWrite(t *testing.T) {
 	defer lo.Release()
 	defer hi.Release()
 	adds := writeAll(t, st, Options{Schema: sc, PartitionColumns: parts, TargetFileSize: 8 << 10, Allocator: mem, DataChange: true}, lo, hi)
+	// Spark wants invariants listed at writer version 7 when a column is
+	// NOT NULL.
 	commitTable(t, dir, sc, parts, nil, protocol.Protocol{MinReaderVersion: 3, MinWriterVersion: 7,
-		ReaderFeatures: []string{"timestampNtz"}, WriterFeatures: []string{"timestampNtz"}}, adds)
+		ReaderFeatures: []string{"timestampNtz"}, WriterFeatures: []string{"timestampNtz", "invariants"}}, adds)
 	if len(adds) < 2*len(peerRegions) {
 		t.Fatalf("only %d files", len(adds))
 	}
-
 	want := arrowrows.Rows(rec)
 	for i := range want { // the empty region reads back as null
 		want[i] = strings.Replace(want[i], `region=""`, "region=null", 1)
 	}
-	want = sorted(want)
-	for _, engine := range []string{peers.DeltaRS, peers.PyArrow, peers.DuckDB} {
-		t.Run(engine, func(t *testing.T) {
-			diffRows(t, peers.ReadTable(t, engine, dir, peers.ReadOptions{}).Lines(t), want)
+	return writtenTable{dir: dir, st: st, sc: sc, parts: parts, adds: adds, want: sorted(want)}
+}
+
+// partitionTypesTable is partitioned by a column of every partitionable type.
+func partitionTypesTable(t *testing.T, mem memory.Allocator) writtenTable {
+	sc := mustSchema(t, everyPartitionType)
+	var parts []string
+	for _, f := range sc.Fields[:len(sc.Fields)-1] {
+		parts = append(parts, f.Name)
+	}
+	rec := batch(t, mem, sc, `[
+	{"b":1,"s":2,"i":3,"l":4,"f":1.5,"d":-0.25,"dec":"1.500","ok":true,"bin":"YS9i","day":"2024-01-02","ts":"2024-01-02T03:04:05.123456Z","ntz":"2024-01-02T03:04:05","str":"x","v":1},
+	{"b":null,"s":null,"i":null,"l":null,"f":null,"d":null,"dec":null,"ok":null,"bin":null,"day":null,"ts":null,"ntz":null,"str":null,"v":3},
+	{"b":-1,"s":-2,"i":-3,"l":-4,"f":-1.5,"d":1e10,"dec":"-0.001","ok":false,"bin":"","day":"1900-01-01","ts":"1900-01-01T00:00:00Z","ntz":"2262-01-01T00:00:00.000001","str":"y/z","v":4}
+	]`)
+	defer rec.Release()
+	dir := t.TempDir()
+	st, _ := storage.NewLocal(dir)
+	adds := writeAll(t, st, Options{Schema: sc, PartitionColumns: parts, Allocator: mem, DataChange: true}, rec)
+	commitTable(t, dir, sc, parts, nil, protocol.Protocol{MinReaderVersion: 3, MinWriterVersion: 7,
+		ReaderFeatures: []string{"timestampNtz"}, WriterFeatures: []string{"timestampNtz"}}, adds)
+	want := arrowrows.Rows(rec)
+	for i := range want { // the empty binary value is stored as null
+		want[i] = strings.Replace(want[i], "bin=0x,", "bin=null,", 1)
+	}
+	return writtenTable{dir: dir, st: st, sc: sc, parts: parts, adds: adds, want: sorted(want)}
+}
+
+// mappedTable is a partitioned table under column mapping by name.
+func mappedTable(t *testing.T, mem memory.Allocator) writtenTable {
+	sc := mustSchema(t, mappedSchema)
+	rec := batch(t, mem, sc, `[{"id":1,"s":{"x":"a"},"p":7},{"id":2,"s":null,"p":7},{"id":3,"s":{"x":"b"},"p":null},{"id":4,"s":{"x":null},"p":8}]`)
+	defer rec.Release()
+	dir := t.TempDir()
+	st, _ := storage.NewLocal(dir)
+	adds := writeAll(t, st, Options{Schema: sc, PartitionColumns: []string{"p"}, ColumnMapping: schema.MappingName, Allocator: mem, DataChange: true}, rec)
+	commitTable(t, dir, sc, []string{"p"}, map[string]string{"delta.columnMapping.mode": "name", "delta.columnMapping.maxColumnId": "4"},
+		protocol.Protocol{MinReaderVersion: 2, MinWriterVersion: 5}, adds)
+	return writtenTable{dir: dir, st: st, sc: sc, parts: []string{"p"}, mode: schema.MappingName, adds: adds, want: arrowrows.Rows(rec)}
+}
+
+func TestPeersReadWhatWeWrite(t *testing.T) {
+	peers.Python(t)
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer mem.AssertSize(t, 0)
+	tables := map[string]writtenTable{"hostile": hostileTable(t, mem), "partition-types": partitionTypesTable(t, mem), "mapped": mappedTable(t, mem)}
+	for name, tb := range tables {
+		t.Run(name+"/deltalite", func(t *testing.T) {
+			diffRows(t, readRows(t, &addsSource{st: tb.st, sc: tb.sc, parts: tb.parts, mode: tb.mode, files: tb.adds}), tb.want)
+		})
+		engines := []string{peers.DeltaRS}
+		if name == "hostile" {
+			// Plain Parquet readers, with delta-rs planning the files.
+			engines = append(engines, peers.PyArrow, peers.DuckDB)
+		}
+		for _, engine := range engines {
+			t.Run(name+"/"+engine, func(t *testing.T) {
+				diffRows(t, peers.ReadTable(t, engine, tb.dir, peers.ReadOptions{}).Lines(t), tb.want)
+			})
+		}
+	}
+}
+
+func TestSparkReadsWhatWeWrite(t *testing.T) {
+	if testing.Short() {
+		t.Skip("Spark is slow to start")
+	}
+	s := peers.Spark(t)
+	mem := memory.NewGoAllocator()
+	tables := map[string]writtenTable{"hostile": hostileTable(t, mem), "partition-types": partitionTypesTable(t, mem), "mapped": mappedTable(t, mem)}
+	for name, tb := range tables {
+		t.Run(name, func(t *testing.T) {
+			diffRows(t, s.Read(t, tb.dir, peers.ReadOptions{}).Lines(t), tb.want)
 		})
 	}
-	t.Run("deltalite", func(t *testing.T) {
-		diffRows(t, readRows(t, &addsSource{st: st, sc: sc, parts: parts, files: adds}), want)
-	})
+}
 
-	// delta-rs parses our statistics and prunes files with them.
+func TestDeltaRSPrunesWithOurStatistics(t *testing.T) {
+	peers.Python(t)
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer mem.AssertSize(t, 0)
+	tb := hostileTable(t, mem)
+	sc, adds := tb.sc, tb.adds
 	preds := []string{"id > 3500", "id < 40", "name = 'name-02000'", "day >= '2020-04-01'",
 		"ts < '2020-09-14T00:00:00Z'", "amount > 3800", "score <= 3.0", "small = 999"}
 	var got struct {
 		Actions []map[string]any
 		Kept    map[string][]string
 	}
-	pythonJSON(t, deltaRSFiles, &got, dir, mustJSON(t, preds))
+	pythonJSON(t, deltaRSFiles, &got, tb.dir, mustJSON(t, preds))
 	byName := map[string]*protocol.Add{}
 	for _, a := range adds {
 		byName[path.Base(a.Path)] = a
@@ -230,28 +315,12 @@ func TestPeersReadWhatWeWrite(t *testing.T) {
 	if strings.Join(got.Kept["id > 3500"], ",") != strings.Join(wantKept, ",") {
 		t.Errorf("id > 3500: delta-rs keeps %v, want %v", got.Kept["id > 3500"], wantKept)
 	}
-}
 
-func TestDeltaRSReadsColumnMappedTable(t *testing.T) {
-	peers.Python(t)
-	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
-	defer mem.AssertSize(t, 0)
-	sc := mustSchema(t, mappedSchema)
-	rec := batch(t, mem, sc, `[{"id":1,"s":{"x":"a"},"p":7},{"id":2,"s":null,"p":7},{"id":3,"s":{"x":"b"},"p":null},{"id":4,"s":{"x":null},"p":8}]`)
-	defer rec.Release()
-	dir := t.TempDir()
-	st, _ := storage.NewLocal(dir)
-	adds := writeAll(t, st, Options{Schema: sc, PartitionColumns: []string{"p"}, ColumnMapping: schema.MappingName, Allocator: mem, DataChange: true}, rec)
-	commitTable(t, dir, sc, []string{"p"}, map[string]string{"delta.columnMapping.mode": "name", "delta.columnMapping.maxColumnId": "4"},
-		protocol.Protocol{MinReaderVersion: 2, MinWriterVersion: 5}, adds)
-	diffRows(t, peers.ReadTable(t, peers.DeltaRS, dir, peers.ReadOptions{}).Lines(t), arrowrows.Rows(rec))
-	var got struct {
-		Actions []map[string]any
-		Kept    map[string][]string
-	}
-	pythonJSON(t, deltaRSFiles, &got, dir, mustJSON(t, []string{"id > 3"}))
+	// Under column mapping the statistics are keyed by physical names.
+	mt := mappedTable(t, mem)
+	pythonJSON(t, deltaRSFiles, &got, mt.dir, mustJSON(t, []string{"id > 3"}))
 	if len(got.Kept["id > 3"]) != 1 {
-		t.Errorf("id > 3 keeps %v of %d files", got.Kept["id > 3"], len(adds))
+		t.Errorf("column mapping: id > 3 keeps %v of %d files", got.Kept["id > 3"], len(mt.adds))
 	}
 }
 

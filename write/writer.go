@@ -100,9 +100,10 @@ func NewWriter(ctx context.Context, st storage.Store, opt Options) (_ *Writer, e
 }
 
 // Write adds a batch of the table's logical Arrow schema (see Conform). A
-// batch of the wrong shape, or with nulls where the schema forbids them, is
-// refused with ErrSchemaMismatch and leaves the Writer usable. Write does
-// not keep rec; it copies or retains what it needs.
+// batch of the wrong shape, with nulls where the schema forbids them, or
+// with partition values the log cannot hold is refused (ErrSchemaMismatch,
+// ErrInvalidArgument) before anything is kept, and the Writer stays usable.
+// Write does not keep rec; it copies or retains what it needs.
 func (w *Writer) Write(rec arrow.RecordBatch) (err error) {
 	if w.err != nil {
 		return w.err
@@ -117,52 +118,100 @@ func (w *Writer) Write(rec arrow.RecordBatch) (err error) {
 	if err := checkBatch(rec, w.Schema, w.logical); err != nil {
 		return err
 	}
-	if len(w.parts) > 0 {
-		if err := w.checkPartitions(rec); err != nil {
-			return err
-		}
-	}
 	if rec.NumRows() == 0 {
 		return nil
 	}
+	var groups []group
+	if len(w.parts) > 0 {
+		if groups, err = w.groups(rec); err != nil {
+			return err
+		}
+	}
+	return w.keep(rec, groups)
+}
+
+// group is the rows of a batch that share one partition.
+type group struct {
+	p    *partition
+	rows []int32
+}
+
+// groups splits a batch by partition values and finds each part's
+// partition; nothing is buffered yet, so a refused value leaves no trace.
+func (w *Writer) groups(rec arrow.RecordBatch) ([]group, error) {
+	ids, n, err := groupRows(rec, w.parts)
+	if err != nil {
+		return nil, err
+	}
+	// Counting sort of row numbers by group; a group's values are those of
+	// its first row.
+	start := make([]int32, n+1)
+	first := make([]int32, n)
+	for i := range first {
+		first[i] = -1
+	}
+	for row, g := range ids {
+		start[g+1]++
+		if first[g] < 0 {
+			first[g] = int32(row)
+		}
+	}
+	for g := 1; g <= n; g++ {
+		start[g] += start[g-1]
+	}
+	rows := make([]int32, len(ids))
+	next := append([]int32(nil), start[:n]...)
+	for row, g := range ids {
+		rows[next[g]] = int32(row)
+		next[g]++
+	}
+	values := make([]string, len(w.parts))
+	ok := make([]bool, len(w.parts))
+	out := make([]group, n)
+	for g := range out {
+		for k, pc := range w.parts {
+			if values[k], ok[k], err = partitionValue(pc, rec.Column(pc.index), int(first[g])); err != nil {
+				return nil, err
+			}
+		}
+		out[g] = group{p: w.partition(values, ok), rows: rows[start[g]:start[g+1]]}
+	}
+	return out, nil
+}
+
+// keep buffers the rows of a checked batch, writing row groups as buffers
+// fill; a failure here is the Writer's last.
+func (w *Writer) keep(rec arrow.RecordBatch, groups []group) (err error) {
 	defer func() {
 		if err != nil {
 			w.err = err
 		}
 	}()
+	defer guard(&err)
 	file := w.fileBatch(rec)
 	defer file.Release()
-	if len(w.parts) == 0 {
-		p, err := w.partition(nil, nil)
-		if err != nil {
-			return err
-		}
-		if err := w.buffer(p, file); err != nil {
-			return err
-		}
-		return w.relieve()
-	}
-	if err := w.fanOut(rec, file); err != nil {
-		return err
-	}
-	return w.relieve()
-}
-
-// checkPartitions refuses partition values the log cannot hold before
-// anything is buffered, so a rejected batch leaves no trace.
-func (w *Writer) checkPartitions(rec arrow.RecordBatch) error {
-	for _, pc := range w.parts {
-		arr := rec.Column(pc.index)
-		switch arr.(type) {
-		case *array.String, *array.Binary:
-			for i := 0; i < arr.Len(); i++ {
-				if _, _, err := partitionValue(pc, arr, i); err != nil {
-					return err
-				}
+	switch len(groups) {
+	case 0:
+		err = w.buffer(w.partition(nil, nil), file)
+	case 1:
+		err = w.buffer(groups[0].p, file)
+	default:
+		for _, g := range groups {
+			var chunk arrow.RecordBatch
+			if chunk, err = w.take(file, g.rows); err != nil {
+				break
+			}
+			err = w.buffer(g.p, chunk)
+			chunk.Release()
+			if err != nil {
+				break
 			}
 		}
 	}
-	return nil
+	if err != nil {
+		return err
+	}
+	return w.relieve()
 }
 
 // fileBatch shares the data columns of a logical batch under the file schema.
@@ -178,61 +227,6 @@ func (w *Writer) fileBatch(rec arrow.RecordBatch) arrow.RecordBatch {
 		c.Release()
 	}
 	return out
-}
-
-// fanOut splits a batch by partition values and buffers each part.
-func (w *Writer) fanOut(rec, file arrow.RecordBatch) error {
-	ids, groups, err := groupRows(rec, w.parts)
-	if err != nil {
-		return err
-	}
-	// Counting sort of row numbers by group.
-	start := make([]int32, groups+1)
-	first := make([]int32, groups)
-	for i := range first {
-		first[i] = -1
-	}
-	for row, g := range ids {
-		start[g+1]++
-		if first[g] < 0 {
-			first[g] = int32(row)
-		}
-	}
-	for g := 1; g <= groups; g++ {
-		start[g] += start[g-1]
-	}
-	rows := make([]int32, len(ids))
-	next := append([]int32(nil), start[:groups]...)
-	for row, g := range ids {
-		rows[next[g]] = int32(row)
-		next[g]++
-	}
-	values := make([]string, len(w.parts))
-	ok := make([]bool, len(w.parts))
-	for g := 0; g < groups; g++ {
-		for k, pc := range w.parts {
-			if values[k], ok[k], err = partitionValue(pc, rec.Column(pc.index), int(first[g])); err != nil {
-				return err
-			}
-		}
-		p, err := w.partition(values, ok)
-		if err != nil {
-			return err
-		}
-		if groups == 1 {
-			return w.buffer(p, file)
-		}
-		chunk, err := w.take(file, rows[start[g]:start[g+1]])
-		if err != nil {
-			return err
-		}
-		err = w.buffer(p, chunk)
-		chunk.Release()
-		if err != nil {
-			return err
-		}
-	}
-	return nil
 }
 
 // take copies the given rows of a file batch.
