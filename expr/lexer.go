@@ -175,7 +175,7 @@ func afterName(toks []token) bool {
 		return false
 	}
 	t := toks[len(toks)-1]
-	return t.kind == tkIdent || t.kind == tkQIdent || t.kind == tkSym && t.text == ")"
+	return t.kind == tkIdent && !reserved[strings.ToUpper(t.text)] || t.kind == tkQIdent || t.kind == tkSym && t.text == ")"
 }
 
 func isDigit(c byte) bool      { return c >= '0' && c <= '9' }

@@ -146,6 +146,9 @@ func render(sb *strings.Builder, e Expr) {
 		case LitBool:
 			sb.WriteString(strings.ToUpper(e.Text))
 		case LitNumber:
+			if strings.HasPrefix(e.Text, ".") {
+				sb.WriteByte('0') // .5 after a name would read as a field
+			}
 			sb.WriteString(e.Text)
 		case LitString:
 			sb.WriteString(quoteString(e.Text))
