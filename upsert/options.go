@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync/atomic"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/memory"
@@ -104,6 +105,15 @@ type Options struct {
 
 	// mem allocates every Arrow buffer; tests count allocations with it.
 	mem memory.Allocator
+	// trace, when set, counts what the probe read and skipped.
+	trace *trace
+}
+
+// trace counts the probe's decisions, for tests.
+type trace struct {
+	narrowFiles, scanFiles                       atomic.Int64
+	rowGroupsRead                                atomic.Int64
+	rowGroupsSkippedStats, rowGroupsSkippedBloom atomic.Int64
 }
 
 // config is Options resolved against a snapshot.
@@ -308,4 +318,13 @@ func columnList(sc *schema.Struct) string {
 }
 
 // properties are the table's configuration as typed properties.
-func properties(snap *snapshot.Snapshot) protocol.Properties { return protocol.Properties(snap.Properties()) }
+func properties(snap *snapshot.Snapshot) protocol.Properties {
+	return protocol.Properties(snap.Properties())
+}
+
+// count records into the trace, if any.
+func (c *config) count(f func(*trace)) {
+	if c.trace != nil {
+		f(c.trace)
+	}
+}

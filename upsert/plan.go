@@ -102,7 +102,9 @@ func (r *run) prune() {
 				f.why = why
 				continue
 			}
-			if r.c.strategy == PruneStats {
+			// Without key columns beyond the partition, every live row
+			// matches: no probe can say more.
+			if r.c.strategy == PruneStats || len(r.c.keyFields) == 0 {
 				f.rewrite = true
 			}
 		}

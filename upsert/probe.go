@@ -38,8 +38,14 @@ func (r *run) probeFile(ctx context.Context, p *part, fw *fileWork) error {
 	if fw.key != "" {
 		err := r.probeNarrow(ctx, p, fw)
 		if !errors.Is(err, errFallback) {
+			if tr := r.c.trace; tr != nil && err == nil {
+				tr.narrowFiles.Add(1)
+			}
 			return err
 		}
+	}
+	if tr := r.c.trace; tr != nil {
+		tr.scanFiles.Add(1)
 	}
 	return r.probeScan(ctx, p, fw)
 }
@@ -117,11 +123,15 @@ func (r *run) probeNarrow(ctx context.Context, p *part, fw *fileWork) error {
 			continue
 		}
 		skip, keyBytes := r.skipRowGroup(p, rgm, descrs, leaves, n)
-		if !skip && hasBloom(rgm, leaves) {
+		if skip {
+			r.c.count(func(tr *trace) { tr.rowGroupsSkippedStats.Add(1) })
+		} else if hasBloom(rgm, leaves) {
 			if bloom == nil {
 				bloom = pf.GetBloomFilterReader()
 			}
-			skip = r.bloomSkips(p, bloom, rg, descrs, leaves)
+			if skip = r.bloomSkips(p, bloom, rg, descrs, leaves); skip {
+				r.c.count(func(tr *trace) { tr.rowGroupsSkippedBloom.Add(1) })
+			}
 		}
 		if skip {
 			if rg == cleared {
@@ -131,6 +141,7 @@ func (r *run) probeNarrow(ctx context.Context, p *part, fw *fileWork) error {
 			base += n
 			continue
 		}
+		r.c.count(func(tr *trace) { tr.rowGroupsRead.Add(1) })
 		hit, err := r.probeRowGroup(ctx, p, fr, res, leaves, rg, n, base, keyBytes, deleted)
 		if err != nil {
 			return errs.Wrap(errs.CorruptTable, fw.key, err, "probing row group %d", rg)
