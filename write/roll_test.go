@@ -142,6 +142,13 @@ func TestBufferBoundWithManyPartitions(t *testing.T) {
 	if w.buffered != 0 || w.openFiles != 0 {
 		t.Errorf("after Close: %d bytes buffered, %d files open", w.buffered, w.openFiles)
 	}
+	var size int64
+	for _, a := range adds {
+		size += a.Size
+	}
+	if p := w.Progress(); p.Rows != 20000 || p.Files != len(adds) || p.BytesWritten != size || p.BufferedBytes != 0 {
+		t.Errorf("progress %+v, want 20000 rows in %d files of %d bytes", p, len(adds), size)
+	}
 	parts := map[string]int{}
 	for _, a := range adds {
 		parts[a.PartitionValues["part"]]++

@@ -42,6 +42,7 @@ type Writer struct {
 	arrowFlushed, parquetFlushed int64
 
 	counter int
+	rows    int64 // rows accepted by Write
 	adds    []*protocol.Add
 	stored  []string // keys of finished files, for Abort
 	err     error
@@ -127,7 +128,33 @@ func (w *Writer) Write(rec arrow.RecordBatch) (err error) {
 			return err
 		}
 	}
-	return w.keep(rec, groups)
+	if err := w.keep(rec, groups); err != nil {
+		return err
+	}
+	w.rows += rec.NumRows()
+	return nil
+}
+
+// Progress is what a Writer has done so far, for progress reports.
+type Progress struct {
+	Rows          int64 // rows accepted by Write
+	Files         int   // data files finished
+	BytesWritten  int64 // Parquet bytes stored or being stored
+	BufferedBytes int64 // Arrow bytes waiting in buffers
+}
+
+// Progress reports what the Writer has done so far.
+func (w *Writer) Progress() Progress {
+	p := Progress{Rows: w.rows, Files: len(w.adds), BufferedBytes: w.buffered}
+	for _, a := range w.adds {
+		p.BytesWritten += a.Size
+	}
+	for _, q := range w.order {
+		if q.file != nil {
+			p.BytesWritten += q.file.size
+		}
+	}
+	return p
 }
 
 // group is the rows of a batch that share one partition.
