@@ -80,7 +80,9 @@ type Options struct {
 	// that cannot change them per call ignores these.
 	MultipartThreshold, MultipartPartSize int64
 	// CommitMaxRetries is how many times a commit that lost the race for a
-	// version is retried (default 15); negative means none.
+	// version is retried (default 15), and how many times an upsert whose
+	// commit conflicts with another writer's plans again on the newer
+	// table; negative means none.
 	CommitMaxRetries int
 	// CommitMetadata is merged into commitInfo.
 	CommitMetadata map[string]any

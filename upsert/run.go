@@ -18,10 +18,6 @@ import (
 	"github.com/deltalite-go/deltalite/txn"
 )
 
-// maxReplans is how many times an upsert whose commit conflicts plans
-// again from the newer table before it gives up with the conflict.
-const maxReplans = 4
-
 // Run upserts the rows src yields into the table snap shows and returns
 // the stats and the table after the commit (snap itself when nothing was
 // committed). The source is read to the end but not released.
@@ -94,7 +90,9 @@ func Run(ctx context.Context, snap *snapshot.Snapshot, src array.RecordReader, o
 	for replan := 0; ; replan++ {
 		r.snap = snap
 		s, post, err = r.attempt(ctx, base)
-		if err == nil || replan == maxReplans || !replannable(err) {
+		// A conflict means another writer made progress, so planning again
+		// (at most CommitMaxRetries times) cannot livelock.
+		if err == nil || replan >= c.CommitMaxRetries || !replannable(err) {
 			return s, post, err
 		}
 		// Another writer changed what this upsert read: plan again on top.
