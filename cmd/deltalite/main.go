@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/deltalite-go/deltalite"
+	_ "github.com/deltalite-go/deltalite/storage/cloud" // s3://, az://, abfs[s]://, gs://
 )
 
 func main() {
