@@ -86,6 +86,10 @@ func (k kind) domain() int {
 		return 256
 	case kBool:
 		return 2
+	case kInt16:
+		return 1 << 16
+	case kInt32:
+		return 20_000 // × 104729 fits an int32
 	case kDate, kDec10:
 		return 1 << 16 // dates within years 1..9999, decimals within precision 10
 	}
@@ -101,7 +105,7 @@ func (k kind) keyValue(i int) any {
 	case kInt8:
 		return int64(i - 128)
 	case kInt16:
-		return int64(i%65536 - 32768)
+		return int64(i - 32768)
 	case kInt32:
 		v := int64(i) * 104729
 		if i%2 == 1 {
@@ -281,16 +285,32 @@ func appendValue(b array.Builder, k kind, v any) {
 	}
 }
 
+// encoding is how a source presents its columns to the engine.
+type encoding struct {
+	// dicts encodes dict columns as dictionaries.
+	dicts bool
+	// widen sends narrow integers as int64, for the engine to cast back to
+	// the table's types. (Floats are not narrowed: the engine refuses
+	// float64 to float32 whatever the values.)
+	widen bool
+}
+
+// plain is the table's own types, as MERGE and the table see them.
+var plain = encoding{}
+
 // record builds an Arrow record of rows (in cols order) with the columns
-// named by pick (indexes into cols); dict columns are dictionary-encoded
-// when dicts is set. extra, when not nil, appends a boolean column.
-func record(cols []column, pick []int, rows [][]any, dicts bool, extraName string, extra []bool) arrow.RecordBatch {
+// named by pick (indexes into cols), encoded as enc says. extra, when not
+// nil, appends a boolean column.
+func record(cols []column, pick []int, rows [][]any, enc encoding, extraName string, extra []bool) arrow.RecordBatch {
 	fields := make([]arrow.Field, 0, len(pick)+1)
 	for _, i := range pick {
 		c := cols[i]
 		dt := c.kind.arrowType()
-		if dicts && c.dict {
+		switch {
+		case enc.dicts && c.dict:
 			dt = &arrow.DictionaryType{IndexType: arrow.PrimitiveTypes.Int32, ValueType: arrow.BinaryTypes.String}
+		case enc.widen && (c.kind == kInt8 || c.kind == kInt16 || c.kind == kInt32):
+			dt = arrow.PrimitiveTypes.Int64
 		}
 		fields = append(fields, arrow.Field{Name: c.name, Type: dt, Nullable: true})
 	}
@@ -321,7 +341,7 @@ func allColumns(cols []column) []int {
 
 // lines renders rows canonically, as arrowrows renders what a table read.
 func lines(cols []column, rows [][]any) []string {
-	rec := record(cols, allColumns(cols), rows, false, "", nil)
+	rec := record(cols, allColumns(cols), rows, plain, "", nil)
 	defer rec.Release()
 	return arrowrows.Rows(rec)
 }

@@ -111,6 +111,9 @@ func sameLines(t testing.TB, what string, got, want []string, gotName, wantName 
 		return true
 	}
 	clip := func(s []string) string {
+		if len(s) == 0 {
+			return "(none)"
+		}
 		if len(s) > 8 {
 			return strings.Join(s[:8], "\n    ") + fmt.Sprintf("\n    ... (%d more)", len(s)-8)
 		}
@@ -166,7 +169,7 @@ func sourceReader(t testing.TB, g *gen, bt *batch, withDeletes bool) array.Recor
 	if withDeletes {
 		extra = sflags
 	}
-	rec := record(g.cols, pick, shuffled, true, deleteColumn, extra)
+	rec := record(g.cols, pick, shuffled, encoding{dicts: true, widen: bt.widen}, deleteColumn, extra)
 	defer rec.Release()
 	var recs []arrow.RecordBatch
 	n := int(rec.NumRows())
@@ -208,11 +211,19 @@ func runParity(t *testing.T, sc scenario) parityResult {
 	var res parityResult
 	dir := t.TempDir()
 	g := newGen(&sc)
-	initRows := g.initial()
-	initLines := g.m.lines()
-	batches := make([]*batch, len(sc.steps))
-	for i, k := range sc.steps {
-		batches[i] = g.next(k)
+	var initRows [][]any
+	var initLines []string
+	var batches []*batch
+	if sc.script != nil {
+		initRows, batches = sc.script(g)
+		initLines = lines(g.cols, initRows)
+	} else {
+		initRows = g.initial()
+		initLines = g.m.lines()
+		batches = make([]*batch, len(sc.steps))
+		for i, k := range sc.steps {
+			batches[i] = g.next(k)
+		}
 	}
 
 	// Files: the initial rows split into appends, and each batch's upserts
@@ -225,7 +236,7 @@ func runParity(t *testing.T, sc scenario) parityResult {
 	var initFiles []string
 	for i, rows := range chunks {
 		p := filepath.Join(dir, fmt.Sprintf("init%d.parquet", i))
-		rec := record(g.cols, all, rows, false, "", nil)
+		rec := record(g.cols, all, rows, plain, "", nil)
 		writeParquet(t, p, rec)
 		rec.Release()
 		initFiles = append(initFiles, p)
@@ -254,12 +265,12 @@ func runParity(t *testing.T, sc scenario) parityResult {
 		for i, bt := range batches {
 			st := step{Out: filepath.Join(dir, fmt.Sprintf("merge%d.json", i))}
 			st.Upsert = filepath.Join(dir, fmt.Sprintf("upsert%d.parquet", i))
-			rec := record(g.cols, all, bt.upserts, false, "", nil)
+			rec := record(g.cols, all, bt.upserts, plain, "", nil)
 			writeParquet(t, st.Upsert, rec)
 			rec.Release()
 			if len(bt.deletes) > 0 {
 				st.Delete = filepath.Join(dir, fmt.Sprintf("delete%d.parquet", i))
-				rec := record(g.cols, all, bt.deletes, false, "", nil)
+				rec := record(g.cols, all, bt.deletes, plain, "", nil)
 				writeParquet(t, st.Delete, rec)
 				rec.Release()
 			}
@@ -304,7 +315,7 @@ func runParity(t *testing.T, sc scenario) parityResult {
 		}
 	} else {
 		for i, rows := range chunks {
-			rec := record(g.cols, all, rows, false, "", nil)
+			rec := record(g.cols, all, rows, plain, "", nil)
 			rr, err := array.NewRecordReader(rec.Schema(), []arrow.RecordBatch{rec})
 			rec.Release()
 			if err != nil {

@@ -3,6 +3,7 @@ package upserttest
 import (
 	"fmt"
 	"hash/fnv"
+	"math"
 	"testing"
 
 	"github.com/deltalite-go/deltalite/upsert"
@@ -143,6 +144,36 @@ func parityScenarios() []scenario {
 // compares the content after every batch (and always with the model).
 func TestParity(t *testing.T) {
 	for _, sc := range parityScenarios() {
+		t.Run(sc.name, func(t *testing.T) {
+			t.Parallel()
+			runParity(t, sc)
+		})
+	}
+}
+
+// TestParitySignedZero: MERGE's equality join matches -0.0 with 0.0 (and
+// NaN with NaN), in float32 and float64 keys alike.
+func TestParitySignedZero(t *testing.T) {
+	negZero := math.Copysign(0, -1)
+	for _, k := range []kind{kF32, kF64} {
+		sc := base("signed_zero_"+k.String(), column{name: "k", kind: k})
+		sc.script = func(g *gen) ([][]any, []*batch) {
+			init := g.fixed([][]any{
+				g.fixedRow(0.0, "2026-07-20", int64(1)),
+				g.fixedRow(1.5, "2026-07-20", int64(2)),
+				g.fixedRow(math.NaN(), "2026-07-20", int64(3)),
+				g.fixedRow(negZero, "2026-07-21", int64(4)),
+			}, nil)
+			b1 := g.fixed([][]any{
+				g.fixedRow(negZero, "2026-07-20", int64(10)),
+				g.fixedRow(0.0, "2026-07-21", int64(11)),
+				g.fixedRow(math.NaN(), "2026-07-20", int64(12)),
+			}, nil)
+			b2 := g.fixed([][]any{
+				g.fixedRow(0.0, "2026-07-20", int64(20)),
+			}, nil)
+			return init.upserts, []*batch{b1, b2}
+		}
 		t.Run(sc.name, func(t *testing.T) {
 			t.Parallel()
 			runParity(t, sc)

@@ -64,6 +64,9 @@ type scenario struct {
 	// noDeletes keeps DeleteColumn off even in a deletes step (the step
 	// then only upserts).
 	noDeletes bool
+	// script, when set, replaces the generator: it returns the initial rows
+	// and the batches (made with gen.fixed), in place of steps.
+	script func(g *gen) (initial [][]any, batches []*batch)
 }
 
 const deleteColumn = "_delete"
@@ -105,6 +108,7 @@ type batch struct {
 	deletes [][]any
 	dropOpt bool // the source lacks the "opt" column
 	reorder bool // the engine's source lists its columns in reverse order
+	widen   bool // the engine's source has wider types than the table
 	chunks  int  // record batches of the engine's source
 	want    counts
 	lines   []string // the model's content after the batch
@@ -366,7 +370,7 @@ func (g *gen) initial() [][]any {
 func (g *gen) next(k stepKind) *batch {
 	g.step++
 	n := g.sc.batchRows
-	bt := &batch{kind: k, chunks: 1 + g.r.IntN(3), reorder: g.r.IntN(3) == 0}
+	bt := &batch{kind: k, chunks: 1 + g.r.IntN(3), reorder: g.r.IntN(3) == 0, widen: g.r.IntN(3) == 0}
 	by, parts := g.existing()
 	b := g.newBatchState()
 	pick := func() []any {
@@ -489,4 +493,23 @@ func (g *gen) newPartitionOnce(bt *batch) []any {
 		bt.newPart = g.newPartition()
 	}
 	return bt.newPart
+}
+
+// fixed makes a scripted batch and applies it to the model; the initial
+// rows of a script go through fixed too (as its first, unused, batch).
+func (g *gen) fixed(upserts, deletes [][]any) *batch {
+	g.step++
+	bt := &batch{kind: stepMixed, chunks: 1, upserts: upserts, deletes: deletes}
+	bt.want = g.m.apply(upserts, deletes)
+	bt.lines = g.m.lines()
+	return bt
+}
+
+// fixedRow is a row of a scripted scenario: key values, partition values,
+// then v.
+func (g *gen) fixedRow(vals ...any) []any {
+	row := make([]any, len(g.cols))
+	copy(row, vals[:len(g.keys)+len(g.parts)])
+	row[g.valueCol(colV)] = vals[len(vals)-1]
+	return row
 }
