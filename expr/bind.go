@@ -457,7 +457,7 @@ func (b *binder) coerce(n node, t schema.Type, src Expr) (node, error) {
 		if err != nil {
 			return nil, errAt(src, "%v", err)
 		}
-		c := &lit{v: v, t: t}
+		c := &lit{v: v, t: t, src: l.src} // a folded constant renders as written
 		if isNumeric(l.t) && isNumeric(t) && v != nil {
 			// A number renders as written (0, not 0.00): it coerces the
 			// same way again against the same operand.

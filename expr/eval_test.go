@@ -117,6 +117,7 @@ var evalCases = []struct{ pred, want string }{
 	{`d = TIMESTAMP '2026-01-01 00:00:00'`, "TFNFF"},
 	{`d + 1 = DATE '2026-01-02'`, "TFNFF"},
 	{`d - 1 = '1969-12-30'`, "FFNTF"},
+	{`ts < DATE '9999-12-31' + 1`, "TTNTT"},
 	{`d BETWEEN '2026-01-01' AND '2026-12-31'`, "TTNFF"},
 	// timestamps, UTC session
 	{`ts = '2026-01-01'`, "TFNFF"},

@@ -133,8 +133,8 @@ func parseDate(s string) (arrow.Date32, error) {
 }
 
 // splitDate reads the date part of a date or timestamp string: a year of
-// four to six digits, then optionally -month and -day; only a full date
-// may be followed by more text.
+// four digits (0001 to 9999, the range Spark supports), then optionally
+// -month and -day; only a full date may be followed by more text.
 func splitDate(s string) (y, m, d int, rest string, err error) {
 	bad := fmt.Errorf("%q is not a valid date", s)
 	i := 0
@@ -151,7 +151,7 @@ func splitDate(s string) (y, m, d int, rest string, err error) {
 		return n, true
 	}
 	var ok bool
-	if y, ok = num(4, 6); !ok {
+	if y, ok = num(4, 4); !ok || y < 1 {
 		return 0, 0, 0, "", bad
 	}
 	m, d = 1, 1
@@ -259,8 +259,18 @@ func parseTimestamp(s string, ntz bool) (arrow.Timestamp, error) {
 	if !ok {
 		return 0, fmt.Errorf("%q: unsupported time zone %q (use Z, UTC or an offset such as +01:00)", s, rest)
 	}
-	return arrow.Timestamp(us - off*1e6), nil
+	us -= off * 1e6
+	if us < minTimestamp || us > maxTimestamp {
+		return 0, fmt.Errorf("%q is outside 0001-01-01 to 9999-12-31 in UTC", s)
+	}
+	return arrow.Timestamp(us), nil
 }
+
+// The instants of 0001-01-01 00:00:00 and 9999-12-31 23:59:59.999999 UTC.
+var (
+	minTimestamp = daysFromCivil(1, 1, 1) * microsPerDay
+	maxTimestamp = daysFromCivil(9999, 12, 31)*microsPerDay + microsPerDay - 1
+)
 
 // parseZone reads Z, UTC, GMT, UT and [+-]hh[[:]mm] (also after UTC/GMT),
 // returning the offset east of UTC in seconds.
