@@ -275,14 +275,6 @@ func diffRows(t testing.TB, got, want []string) {
 	}
 }
 
-// livePaths are the table's data files.
-func (tb *table) livePaths() map[string]bool {
-	out := map[string]bool{}
-	for _, a := range tb.snap.Files() {
-		out[a.Path] = true
-	}
-	return out
-}
 
 // parquetFiles lists every data file on disk, live or not.
 func (tb *table) parquetFiles() []string {
