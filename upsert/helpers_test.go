@@ -275,7 +275,6 @@ func diffRows(t testing.TB, got, want []string) {
 	}
 }
 
-
 // parquetFiles lists every data file on disk, live or not.
 func (tb *table) parquetFiles() []string {
 	tb.t.Helper()
