@@ -162,3 +162,37 @@ func TestUnpartitionedTable(t *testing.T) {
 		sameLines(t, "version 0", rows, lines(person{1, "a", "d"}))
 	})
 }
+
+// TestInCommitTimestamps: with delta.enableInCommitTimestamps, the time
+// History shows for a commit opens exactly that version, however coarse
+// the store's modification times (versitygw and Azurite list whole
+// seconds, as S3 itself does).
+func TestInCommitTimestamps(t *testing.T) {
+	eachCloud(t, true, func(t *testing.T, c *cloud) {
+		uri := c.tableURI("ict-")
+		want := []person{{0, "a", "d"}}
+		c.write(t, uri, people(want...), deltalite.WriteOptions{Properties: map[string]string{"delta.enableInCommitTimestamps": "true"}})
+		for i := 1; i <= 4; i++ {
+			p := person{int64(i), "a", "d"}
+			c.write(t, uri, people(p), deltalite.WriteOptions{Mode: deltalite.ModeAppend})
+			want = append(want, p)
+		}
+		hist, err := c.open(t, uri).History(ctxFor(t, time.Minute), 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(hist) != 5 {
+			t.Fatalf("history has %d commits", len(hist))
+		}
+		for _, h := range hist {
+			if h.Info.InCommitTimestamp == nil || *h.Info.InCommitTimestamp != h.Timestamp.UnixMilli() {
+				t.Fatalf("version %d: in-commit timestamp %v, history time %v", h.Version, h.Info.InCommitTimestamp, h.Timestamp)
+			}
+			v, rows := c.readLines(t, uri, deltalite.WithTimestamp(h.Timestamp))
+			if v != h.Version {
+				t.Fatalf("WithTimestamp(%v) opened version %d, want %d", h.Timestamp, v, h.Version)
+			}
+			sameLines(t, fmt.Sprintf("version %d by timestamp", v), rows, lines(want[:v+1]...))
+		}
+	})
+}
