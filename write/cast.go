@@ -147,6 +147,13 @@ func (c *conformer) rebuildBytes(src arrow.Array, get func(int) []byte, b array.
 // time in the source's zone.
 func (c *conformer) timestamps(src arrow.Array, s, dt *arrow.TimestampType, path string) arrow.Array {
 	a := src.(*array.Timestamp)
+	toWall := s.TimeZone != "" && dt.TimeZone == "" && !isUTC(s.TimeZone)
+	if s.Unit == arrow.Microsecond && !toWall {
+		// Same instants (or wall clocks) in microseconds: only the type's
+		// zone differs, so the values are shared.
+		d := src.Data()
+		return owned(array.NewData(dt, d.Len(), d.Buffers(), nil, d.NullN(), d.Offset()))
+	}
 	var toMicros func(int64) (int64, bool)
 	switch s.Unit {
 	case arrow.Second:
@@ -159,7 +166,7 @@ func (c *conformer) timestamps(src arrow.Array, s, dt *arrow.TimestampType, path
 		toMicros = func(v int64) (int64, bool) { return floorDiv(v, 1e3), true }
 	}
 	conv := toMicros
-	if s.TimeZone != "" && dt.TimeZone == "" && !isUTC(s.TimeZone) {
+	if toWall {
 		loc, err := zone(s.TimeZone)
 		if err != nil {
 			c.problem("column %q: time zone %q of the batch is unknown: %v", path, s.TimeZone, err)

@@ -228,3 +228,23 @@ func TestConformedLosslessNarrowing(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+func TestConformSharesMicrosecondTimestamps(t *testing.T) {
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer mem.AssertSize(t, 0)
+	target := mustSchema(t, fields("ts timestamp", "ntz timestamp_ntz"))
+	src := jsonBatch(t, mem, []arrow.Field{
+		nullable("ts", &arrow.TimestampType{Unit: arrow.Microsecond, TimeZone: "Europe/Paris"}),
+		nullable("ntz", &arrow.TimestampType{Unit: arrow.Microsecond, TimeZone: "UTC"}),
+	}, `[{"ts":"2024-01-01T01:00:00+01:00","ntz":"2024-01-01T00:00:00Z"},{"ts":null,"ntz":null}]`)
+	defer src.Release()
+	out, err := Conform(src, target, mem)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer out.Release()
+	if out.Column(0).Data().Buffers()[1] != src.Column(0).Data().Buffers()[1] {
+		t.Error("a zoned microsecond timestamp was copied, not shared")
+	}
+	diffRows(t, arrowrows.Rows(out), []string{"ntz=2024-01-01T00:00:00.000000Z, ts=2024-01-01T00:00:00.000000Z", "ntz=null, ts=null"})
+}

@@ -5,25 +5,60 @@
 // under column mapping. Conform first casts a source batch to the table's
 // logical Arrow schema.
 //
-// Memory is bounded: rows wait in per-partition buffers whose total is held
-// under Options.MaxBufferedBytes by writing row groups of the largest
-// buffers early, and a data file is opened only when its first row group is
-// written, so many partitions do not multiply memory.
-//
 // The package never commits: it returns add actions for the caller's
 // transaction, and Abort deletes the files of a write that will not commit.
 // It never overwrites an object and never writes outside the table root.
 //
-// Partition directories. Each partition column, in the order of
-// Options.PartitionColumns, becomes a directory "name=value" with the value
-// in the log's text form (schema.FormatPartitionValue) and both name and
-// value escaped as Hive and Spark escape path names: control characters and
-// "#%'*/:=?\{[]^ become %XX. Null is __HIVE_DEFAULT_PARTITION__. Because
-// Delta stores null as "" in partitionValues, an empty string (or binary
+// # Memory
+//
+// Rows wait in per-partition buffers of Arrow data whose total is held under
+// Options.MaxBufferedBytes: when a partition holds half the bound (or a
+// million rows) it is written as one row group, and when the total passes
+// the bound the largest buffers are written early. Each row group is closed
+// as soon as it is written, so an open file holds no data, and a file is
+// opened only at its partition's first row group; many partitions therefore
+// do not multiply memory. The price of many partitions with a small bound is
+// small row groups, and, past Options.MaxOpenFiles, more files.
+//
+// # Files
+//
+// Files are named part-NNNNN-<uuid>-c000.<codec>.parquet, NNNNN counting
+// the Writer's files; a name an object already has is never reused. A file
+// is finished when the Parquet bytes written reach the target size; the rows
+// of a row group are cut so that the file ends near the target, from the
+// Parquet bytes per Arrow byte seen so far. Void columns are not stored, as
+// Spark does not store them: readers fill a missing column with nulls.
+//
+// # Partition directories
+//
+// Each partition column, in the order of Options.PartitionColumns, becomes
+// a directory "name=value" with the value in the log's text form
+// (schema.FormatPartitionValue), and name and value escaped as Hive and
+// Spark escape path names: control characters and "#%'*/:=?\{[]^ become
+// %XX; null is __HIVE_DEFAULT_PARTITION__. A segment longer than 200 bytes
+// is cut and suffixed with a hash of the value. Directory names are
+// cosmetic: readers take partition values from the log. Under column
+// mapping, directories are two random characters, as Spark writes them,
+// and partitionValues are keyed by physical names.
+//
+// Delta stores null as "" in partitionValues, so an empty string (or binary
 // value) is written as null, as Spark does, and reads back as null; a
 // non-nullable partition column refuses it. A value that is not valid UTF-8
-// is refused, since the log holds partition values as JSON text. A segment longer than 200 bytes is cut and suffixed
-// with a hash of the value. Directory names are cosmetic: readers take
-// partition values from the log. Under column mapping, directories are two
-// random characters (as Spark does) rather than physical column names.
+// is refused, since the log holds partition values as JSON text.
+//
+// # Statistics
+//
+// Statistics are computed from the Arrow data as it is written: numRecords,
+// and minValues, maxValues and nullCount mirroring the schema (physical
+// names under column mapping) for delta.dataSkippingStatsColumns, else the
+// first delta.dataSkippingNumIndexedCols leaf columns (default 32; -1 all;
+// partition and void columns do not count). Binary, array, map and variant
+// columns have a null count only. Strings keep
+// delta.dataSkippingStringPrefixLength characters (default 32); a cut
+// maximum has its last character raised so that it stays an upper bound,
+// and is left out when it cannot be. Timestamps are written to the
+// millisecond, the minimum cut down and the maximum rounded up; dates and
+// timestamps outside years 1 to 9999 are left out. Float bounds leave out
+// NaN (a NaN also drops the maximum, as NaN sorts last in Spark) and
+// infinities, and a zero bound is widened to -0.0 or 0.0.
 package write
