@@ -119,11 +119,6 @@ func dataFiles(t testing.TB, dir string) []string {
 	return out
 }
 
-func idDay() scenario {
-	sc := base("semantics", column{name: "id", kind: kInt64})
-	return sc
-}
-
 // TestDuplicateKeysRejected: two source rows with one identity are an
 // invalid-argument error naming the key and its partition, whatever the
 // key type and wherever the rows are in the source; the table is
