@@ -223,8 +223,9 @@ func DecodePath(p string) (string, error) {
 	return s, nil
 }
 
-// EncodePath is the inverse of DecodePath for relative keys: it escapes
-// what a URI path may not hold, and keeps "/" and Unicode letters as Spark does.
+// EncodePath is the inverse of DecodePath for relative keys: it
+// percent-escapes what a URI path may not hold (non-ASCII bytes included)
+// and keeps "/"; every reader decodes it back to the key.
 func EncodePath(key string) string {
 	u := url.URL{Path: key}
 	return u.EscapedPath()
