@@ -196,13 +196,16 @@ func (b *boundFilter) skipByStats(c stats.Column, numRecords int64) string {
 		r, ok := stats.Compare(v, c.Min)
 		return ok && r < 0
 	}
+	// A float column's max may leave out NaN, which sorts above every
+	// number (writers disagree on whether NaN counts): never skip on it.
+	nanBlind := isFloat(b.field.Type)
 	above := func(v stats.Value) bool { // v > max
 		r, ok := stats.Compare(v, c.Max)
-		return ok && r > 0
+		return ok && r > 0 && !nanBlind
 	}
 	constant := func() (stats.Value, bool) { // min == max: every non-null value
 		r, ok := stats.Compare(c.Min, c.Max)
-		return c.Min, ok && r == 0
+		return c.Min, ok && r == 0 && !nanBlind
 	}
 	bounds := func() string {
 		return fmt.Sprintf("statistics of %s: min %s, max %s", b.field.Name, c.Min, c.Max)
@@ -233,9 +236,14 @@ func (b *boundFilter) skipByStats(c stats.Column, numRecords int64) string {
 		}
 	case Gt, Ge:
 		r, ok := stats.Compare(c.Max, b.values[0])
-		if ok && (r < 0 || (r == 0 && b.Op == Gt)) {
+		if ok && !nanBlind && (r < 0 || (r == 0 && b.Op == Gt)) {
 			return bounds()
 		}
 	}
 	return ""
+}
+
+func isFloat(t schema.Type) bool {
+	p, ok := t.(*schema.Primitive)
+	return ok && (p.Name == schema.Float || p.Name == schema.Double)
 }
