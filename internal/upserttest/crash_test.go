@@ -23,11 +23,7 @@ import (
 // partition and chunk).
 func writeTable(t testing.TB, uri string, g *gen, rows [][]any, appends int) {
 	t.Helper()
-	chunks := make([][][]any, appends)
-	for i, row := range rows {
-		chunks[i%appends] = append(chunks[i%appends], row)
-	}
-	for _, c := range chunks {
+	for _, c := range splitRows(g, rows, appends) {
 		rec := record(g.cols, allColumns(g.cols), c, plain, "", nil)
 		rr, err := array.NewRecordReader(rec.Schema(), []arrow.RecordBatch{rec})
 		rec.Release()

@@ -289,9 +289,9 @@ func appendValue(b array.Builder, k kind, v any) {
 type encoding struct {
 	// dicts encodes dict columns as dictionaries.
 	dicts bool
-	// widen sends narrow integers as int64, for the engine to cast back to
-	// the table's types. (Floats are not narrowed: the engine refuses
-	// float64 to float32 whatever the values.)
+	// widen sends narrow integers as int64 and zoned timestamps in another
+	// zone, for the engine to cast to the table's types. (Floats are not
+	// narrowed: the engine refuses float64 to float32 whatever the values.)
 	widen bool
 }
 
@@ -311,6 +311,8 @@ func record(cols []column, pick []int, rows [][]any, enc encoding, extraName str
 			dt = &arrow.DictionaryType{IndexType: arrow.PrimitiveTypes.Int32, ValueType: arrow.BinaryTypes.String}
 		case enc.widen && (c.kind == kInt8 || c.kind == kInt16 || c.kind == kInt32):
 			dt = arrow.PrimitiveTypes.Int64
+		case enc.widen && c.kind == kTS:
+			dt = &arrow.TimestampType{Unit: arrow.Microsecond, TimeZone: "Asia/Kolkata"}
 		}
 		fields = append(fields, arrow.Field{Name: c.name, Type: dt, Nullable: true})
 	}

@@ -229,10 +229,7 @@ func runParity(t *testing.T, sc scenario) parityResult {
 	// Files: the initial rows split into appends, and each batch's upserts
 	// and deletes as MERGE sees them (every column, plain types).
 	all := allColumns(g.cols)
-	chunks := make([][][]any, max(sc.appends, 1))
-	for i, row := range initRows {
-		chunks[i%len(chunks)] = append(chunks[i%len(chunks)], row)
-	}
+	chunks := splitRows(g, initRows, sc.appends)
 	var initFiles []string
 	for i, rows := range chunks {
 		p := filepath.Join(dir, fmt.Sprintf("init%d.parquet", i))
@@ -339,6 +336,7 @@ func runParity(t *testing.T, sc scenario) parityResult {
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Logf("initial table: %d rows in %d files", len(initLines), tb.Snapshot().NumFiles())
 	started := time.Now()
 	for i, bt := range batches {
 		label := fmt.Sprintf("step %d (%s, %d upserts, %d deletes)", i, bt.kind, len(bt.upserts), len(bt.deletes))

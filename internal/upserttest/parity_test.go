@@ -104,7 +104,12 @@ func parityScenarios() []scenario {
 		h.partValues = append(h.partValues, []any{v})
 	}
 	h.initParts = 8
+	h.parts[0].dict = true // the engine's source has dictionary-encoded partition values
 	out = append(out, h)
+	// The partition column among the primary keys.
+	pk := base("partition_in_primary_key", column{name: "id", kind: kInt32})
+	pk.partKeys = true
+	out = append(out, pk)
 	// Two partition columns of other types than strings.
 	two := base("two_partition_columns", column{name: "id", kind: kInt64})
 	two.parts = []column{{name: "region", kind: kString}, {name: "bucket", kind: kInt32}}
@@ -125,7 +130,7 @@ func parityScenarios() []scenario {
 	many := base("many_files_and_row_groups", column{name: "id", kind: kString})
 	many.initParts = 2
 	many.initRows = 2400
-	many.appends = 6
+	many.appends = 10
 	many.rowGroup = 50
 	many.fileSize = 8 << 10
 	many.batchRows = 120

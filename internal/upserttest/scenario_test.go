@@ -61,6 +61,9 @@ type scenario struct {
 	steps      []stepKind
 	seed       uint64
 	opts       upsert.Options // engine knobs; keys and deletes set by the harness
+	// partKeys also lists the partition columns among the primary keys
+	// (first), which changes nothing: the partition is in the identity.
+	partKeys bool
 	// noDeletes keeps DeleteColumn off even in a deletes step (the step
 	// then only upserts).
 	noDeletes bool
@@ -87,6 +90,9 @@ func (sc *scenario) columns() (cols []column, keys, parts []int) {
 
 func (sc *scenario) keyNames() []string {
 	var out []string
+	if sc.partKeys {
+		out = sc.partNames()
+	}
 	for _, k := range sc.keys {
 		out = append(out, k.name)
 	}
@@ -512,4 +518,18 @@ func (g *gen) fixedRow(vals ...any) []any {
 	copy(row, vals[:len(g.keys)+len(g.parts)])
 	row[g.valueCol(colV)] = vals[len(vals)-1]
 	return row
+}
+
+// splitRows splits rows into n appends so that each append holds rows of
+// every partition (one file per partition and append).
+func splitRows(g *gen, rows [][]any, n int) [][][]any {
+	n = max(n, 1)
+	chunks := make([][][]any, n)
+	seen := map[string]int{}
+	for _, row := range rows {
+		p := g.m.partition(row)
+		chunks[seen[p]%n] = append(chunks[seen[p]%n], row)
+		seen[p]++
+	}
+	return chunks
 }
