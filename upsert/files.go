@@ -24,6 +24,9 @@ type fileWork struct {
 	// bytesPerRow estimates a decoded row, from the Parquet footer; 0
 	// when unknown.
 	bytesPerRow float64
+	// overhead estimates what a reader of every column holds besides its
+	// batches (pages, dictionaries).
+	overhead int64
 	// checkFrom is the first row position that can hold a source key:
 	// rows before it lie in row groups the probe cleared.
 	checkFrom int64

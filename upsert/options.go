@@ -116,6 +116,7 @@ type trace struct {
 	narrowFiles, scanFiles                       atomic.Int64
 	rowGroupsRead                                atomic.Int64
 	rowGroupsSkippedStats, rowGroupsSkippedBloom atomic.Int64
+	budget                                       atomic.Pointer[limits.Budget] // the call's budget, once made
 }
 
 // config is Options resolved against a snapshot.

@@ -69,7 +69,7 @@ func (r *run) probeNarrow(ctx context.Context, p *part, fw *fileWork) error {
 	}
 	defer pf.Close()
 	md := pf.MetaData()
-	fw.bytesPerRow = bytesPerRow(md)
+	fw.bytesPerRow, fw.overhead = readCost(md, nil)
 	fr, err := pqarrow.NewFileReader(pf, pqarrow.ArrowReadProperties{BatchSize: int64(c.ReadBatchSize)}, c.mem)
 	if err != nil {
 		return errFallback
@@ -100,6 +100,7 @@ func (r *run) probeNarrow(ctx context.Context, p *part, fw *fileWork) error {
 	if !r.bindable(p, fr, leaves) {
 		return errFallback
 	}
+	_, overhead := readCost(md, leaves)
 	var deleted bitmapView
 	if d := fw.add.DeletionVector; d != nil {
 		bm, err := dv.Load(ctx, st, d)
@@ -109,7 +110,7 @@ func (r *run) probeNarrow(ctx context.Context, p *part, fw *fileWork) error {
 		deleted = bm
 	}
 	var bloom *metadata.BloomFilterReader
-	res, err := r.budget.AcquireBytes(ctx, minProbeBatchBytes)
+	res, err := r.budget.AcquireBytes(ctx, overhead+minProbeBatchBytes)
 	if err != nil {
 		return errs.Wrap(errs.Canceled, "", err, "probing")
 	}
@@ -142,7 +143,7 @@ func (r *run) probeNarrow(ctx context.Context, p *part, fw *fileWork) error {
 			continue
 		}
 		r.c.count(func(tr *trace) { tr.rowGroupsRead.Add(1) })
-		hit, err := r.probeRowGroup(ctx, p, fr, res, leaves, rg, n, base, keyBytes, deleted)
+		hit, err := r.probeRowGroup(ctx, p, fr, res, overhead, leaves, rg, n, base, keyBytes, deleted)
 		if err != nil {
 			return errs.Wrap(errs.CorruptTable, fw.key, err, "probing row group %d", rg)
 		}
@@ -276,11 +277,11 @@ type bloomEntry struct {
 
 // probeRowGroup reads one row group's key columns batch by batch under the
 // budget and reports whether a live row holds a source key.
-func (r *run) probeRowGroup(ctx context.Context, p *part, fr *pqarrow.FileReader, res *limits.Reservation,
+func (r *run) probeRowGroup(ctx context.Context, p *part, fr *pqarrow.FileReader, res *limits.Reservation, overhead int64,
 	leaves []int, rg int, rows, base, keyBytes int64, deleted bitmapView) (bool, error) {
 	batch := min(int64(r.c.ReadBatchSize), rows)
 	est := max(keyBytes*batch/rows*2, minProbeBatchBytes)
-	if err := res.Resize(ctx, est); err != nil {
+	if err := res.Resize(ctx, overhead+est); err != nil {
 		return false, err
 	}
 	rr, err := fr.GetRecordReader(ctx, leaves, []int{rg})
@@ -291,7 +292,7 @@ func (r *run) probeRowGroup(ctx context.Context, p *part, fr *pqarrow.FileReader
 	pos := base
 	for rr.Next() {
 		rec := rr.RecordBatch()
-		if got := recordBytes(rec); got > res.Bytes() {
+		if got := overhead + recordBytes(rec); got > res.Bytes() {
 			if err := res.Resize(ctx, got); err != nil {
 				return false, err
 			}
@@ -361,31 +362,66 @@ func (r *run) probeScan(ctx context.Context, p *part, fw *fileWork) error {
 	return nil
 }
 
-// bytesPerRow estimates a decoded row from the footer: the largest
-// uncompressed bytes per row of any row group.
-func bytesPerRow(md *metadata.FileMetaData) float64 {
-	var best float64
+// Writers close a data page at about 1 MiB, checking only every 1024
+// values or so: a page of wide values holds at least that many.
+const (
+	pageBytes  = 1 << 20
+	pageValues = 1024
+)
+
+// readCost estimates, from a file's footer, the decoded bytes of a row
+// (the largest uncompressed bytes per row of any row group) and what a
+// reader of the given leaf columns (nil: all) holds besides its batches:
+// per column a compressed and a decompressed page, and its dictionary.
+func readCost(md *metadata.FileMetaData, leaves []int) (bytesPerRow float64, overhead int64) {
 	for rg := 0; rg < md.NumRowGroups(); rg++ {
 		m := md.RowGroup(rg)
-		if n := m.NumRows(); n > 0 {
-			best = max(best, float64(m.TotalByteSize())/float64(n))
+		n := m.NumRows()
+		if n == 0 {
+			continue
 		}
+		bytesPerRow = max(bytesPerRow, float64(m.TotalByteSize())/float64(n))
+		var o int64
+		cols := leaves
+		if cols == nil {
+			cols = make([]int, m.NumColumns())
+			for i := range cols {
+				cols[i] = i
+			}
+		}
+		for _, c := range cols {
+			cc, err := m.ColumnChunk(c)
+			if err != nil {
+				continue
+			}
+			size := cc.TotalUncompressedSize()
+			page := int64(pageBytes)
+			if v := cc.NumValues(); v > 0 {
+				page = max(page, size/v*pageValues*5/4)
+			}
+			page = min(page, size)
+			o += 2 * page
+			if cc.HasDictionaryPage() {
+				o += min(size, pageBytes)
+			}
+		}
+		overhead = max(overhead, o)
 	}
-	return best
+	return bytesPerRow, overhead
 }
 
-// footerBytesPerRow reads a file's footer for its decoded row size; 0 when
-// it cannot (the rewrite's scan then reports the problem).
-func (r *run) footerBytesPerRow(ctx context.Context, key string) float64 {
+// footerCost reads a file's footer for its read cost (see readCost);
+// zeros when it cannot (the rewrite's scan then reports the problem).
+func (r *run) footerCost(ctx context.Context, key string) (float64, int64) {
 	rd, err := r.snap.Store().Open(ctx, key)
 	if err != nil {
-		return 0
+		return 0, 0
 	}
 	defer rd.Close()
 	pf, err := file.NewParquetReader(io.NewSectionReader(rd, 0, rd.Size()))
 	if err != nil {
-		return 0
+		return 0, 0
 	}
 	defer pf.Close()
-	return bytesPerRow(pf.MetaData())
+	return readCost(pf.MetaData(), nil)
 }

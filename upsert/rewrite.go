@@ -271,11 +271,13 @@ func (r *run) readFiles(ctx context.Context, p *part, files []*fileWork, items c
 func (r *run) rewriteFile(ctx context.Context, p *part, f *fileWork, items chan<- item) error {
 	c := r.c
 	if f.bytesPerRow == 0 && f.key != "" {
-		f.bytesPerRow = r.footerBytesPerRow(ctx, f.key)
+		f.bytesPerRow, f.overhead = r.footerCost(ctx, f.key)
 	}
 	rows := r.batchRows(f.bytesPerRow)
 	per := max(int64(float64(rows)*f.bytesPerRow), minBatchBytes)
-	res, err := r.budget.AcquireBytes(ctx, per*readerInFlight)
+	// The reservation covers the batches in flight and the reader's pages,
+	// so that wide files run fewer at once rather than more memory.
+	res, err := r.budget.AcquireBytes(ctx, per*readerInFlight+f.overhead)
 	if err != nil {
 		return errs.Wrap(errs.Canceled, "", err, "rewriting")
 	}
@@ -298,7 +300,7 @@ func (r *run) rewriteFile(ctx context.Context, p *part, f *fileWork, items chan<
 		n := int(rec.NumRows())
 		if got := recordBytes(rec); got > per {
 			per = got
-			if err := res.Resize(ctx, per*readerInFlight); err != nil {
+			if err := res.Resize(ctx, per*readerInFlight+f.overhead); err != nil {
 				return errs.Wrap(errs.Canceled, "", err, "rewriting")
 			}
 		}

@@ -87,6 +87,7 @@ func Run(ctx context.Context, snap *snapshot.Snapshot, src array.RecordReader, o
 		return base, snap, nil
 	}
 	r.budget = c.Limits.NewBudget(c.budget)
+	c.count(func(tr *trace) { tr.budget.Store(r.budget) })
 	for replan := 0; ; replan++ {
 		r.snap = snap
 		s, post, err = r.attempt(ctx, base)

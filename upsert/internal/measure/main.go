@@ -62,7 +62,7 @@ func main() {
 	inserts := fs.Int("inserts", 1_000, "inserted rows per partition")
 	buffered := fs.Int64("max-buffered-bytes", 0, "MaxBufferedBytes (0: default)")
 	strategy := fs.String("prune", "", "prune strategy")
-	heap := fs.String("heap-profile", "", "write a heap profile here 3 seconds into the upsert")
+	heap := fs.String("heap-profile", "", "write heap profiles PATH.N every second")
 	_ = fs.Parse(os.Args[2:])
 	if *dir == "" {
 		fmt.Fprintln(os.Stderr, "-dir is required")
@@ -70,11 +70,13 @@ func main() {
 	}
 	if *heap != "" {
 		go func() {
-			time.Sleep(3 * time.Second)
-			f, err := os.Create(*heap)
-			if err == nil {
-				_ = pprof.WriteHeapProfile(f)
-				f.Close()
+			for i := 0; ; i++ {
+				time.Sleep(time.Second)
+				f, err := os.Create(fmt.Sprintf("%s.%d", *heap, i))
+				if err == nil {
+					_ = pprof.WriteHeapProfile(f)
+					f.Close()
+				}
 			}
 		}()
 	}
@@ -134,6 +136,10 @@ func (g *gen) batch(as *arrow.Schema, part string, ids []int, version int) arrow
 	mem := memory.DefaultAllocator
 	b := array.NewRecordBuilder(mem, as)
 	defer b.Release()
+	// Exact capacities, as a caller's Arrow table would have.
+	b.Reserve(len(ids))
+	b.Field(0).(*array.StringBuilder).ReserveData(len(ids) * 36)
+	b.Field(6).(*array.StringBuilder).ReserveData(len(ids) * (g.payload + 40))
 	base := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC).UnixMicro()
 	for _, i := range ids {
 		b.Field(0).(*array.StringBuilder).Append(g.key(i))
