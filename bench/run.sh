@@ -8,7 +8,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-invocation="bench/run.sh $*"
+invocation="bench/run.sh${*:+ $*}"
 gen_args=()
 run_args=()
 while [ $# -gt 0 ]; do
