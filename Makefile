@@ -25,7 +25,7 @@ setup:
 	scripts/setup-test-env.sh
 
 test: setup
-	DELTALITE_REQUIRE_PEERS=1 $(GO) test -timeout $(TEST_TIMEOUT) $(TEST_FLAGS) $(PKG)
+	DELTALITE_REQUIRE_PEERS=1 DELTALITE_REQUIRE_CLOUD_SERVERS=1 $(GO) test -timeout $(TEST_TIMEOUT) $(TEST_FLAGS) $(PKG)
 
 test-short:
 	DELTALITE_REQUIRE_PEERS=0 $(GO) test -short -timeout 15m $(TEST_FLAGS) $(PKG)
