@@ -3,6 +3,7 @@ package upsert
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -398,3 +399,28 @@ var errSourceBroke = &errs.Error{Kind: errs.Internal, Msg: "source broke"}
 
 var _ array.RecordReader = (*failingReader)(nil)
 var _ = memory.DefaultAllocator
+
+// TestHostilePartitionValues: values needing escapes in paths and quotes
+// in SQL keep their identity: rows land in, and are matched within, the
+// right partition.
+func TestHostilePartitionValues(t *testing.T) {
+	tb := newTable(t, basic, []string{"day"}, nil)
+	values := []string{`quote"dq`, "üñîçødé", "sp ace", `back\slash`, "a,b", "o'brien", "a/b=c%d", "#?&*"}
+	var rows, upd, want []string
+	for i, v := range values {
+		js, _ := json.Marshal(v)
+		rows = append(rows, fmt.Sprintf(`{"id":1,"day":%s,"val":"old%d"}`, js, i))
+		if i%2 == 0 {
+			upd = append(upd, fmt.Sprintf(`{"id":1,"day":%s,"val":"new%d"}`, js, i))
+			want = append(want, fmt.Sprintf(`{"id":1,"day":%s,"val":"new%d"}`, js, i))
+		} else {
+			want = append(want, fmt.Sprintf(`{"id":1,"day":%s,"val":"old%d"}`, js, i))
+		}
+	}
+	tb.appendFile("[" + strings.Join(rows, ",") + "]")
+	s := tb.mustUpsert(nil, "["+strings.Join(upd, ",")+"]", byID)
+	if s.PartitionsTouched != len(values)/2 || s.RowsUpdated != int64(len(values)/2) || s.RowsInserted != 0 || s.FilesRemoved != len(values)/2 {
+		t.Errorf("stats %v", s)
+	}
+	tb.checkRows("[" + strings.Join(want, ",") + "]")
+}
