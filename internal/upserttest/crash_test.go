@@ -57,9 +57,9 @@ func newFiles(dir string, known map[string]bool) int {
 // between; delivering the same batch again with the same AppID and
 // AppVersion then converges to exactly one applied commit.
 func TestCrashRedelivery(t *testing.T) {
-	rounds, parts, perPart := 7, 12, 1500
+	rounds, parts, perPart := 8, 12, 1500
 	if testing.Short() {
-		rounds, parts, perPart = 3, 6, 600
+		rounds, parts, perPart = 5, 6, 600
 	}
 	ctx := context.Background()
 	dir := t.TempDir()
@@ -111,18 +111,35 @@ func TestCrashRedelivery(t *testing.T) {
 				t.Fatalf("upsert process: %v", err)
 			}
 			took = time.Since(started)
-		case round%2 == 1:
-			delay := time.Duration(r.Int64N(int64(took) * 9 / 10))
+		case round%4 == 1:
+			// Anywhere.
+			delay := time.Duration(r.Int64N(int64(took)))
 			time.Sleep(delay)
 			how = fmt.Sprintf("killed after %v", delay.Round(time.Millisecond))
-		default:
-			// Kill once the rewrite has written some of its files.
+		case round%4 == 2:
+			// Once the rewrite has written some of its files.
 			want := 1 + r.IntN(parts)
 			deadline := time.Now().Add(3 * took)
 			for newFiles(uri, known) < want && time.Now().Before(deadline) {
 				time.Sleep(time.Millisecond)
 			}
 			how = fmt.Sprintf("killed at %d new files", want)
+		case round%4 == 3:
+			// Around the commit.
+			delay := time.Duration(int64(took)*7/10 + r.Int64N(int64(took)*35/100))
+			time.Sleep(delay)
+			how = fmt.Sprintf("killed after %v (near the end)", delay.Round(time.Millisecond))
+		default:
+			// As soon as the commit exists, before the process reports it.
+			commit := filepath.Join(uri, "_delta_log", fmt.Sprintf("%020d.json", version+1))
+			deadline := time.Now().Add(3 * took)
+			for time.Now().Before(deadline) {
+				if _, err := os.Stat(commit); err == nil {
+					break
+				}
+				time.Sleep(200 * time.Microsecond)
+			}
+			how = "killed once the commit existed"
 		}
 		if round > 0 {
 			_ = cmd.Process.Signal(syscall.SIGKILL)
