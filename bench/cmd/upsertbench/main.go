@@ -1,0 +1,440 @@
+// Command upsertbench compares this engine's upsert with delta-rs MERGE on
+// the same table and batch, in one invocation: for every table size it
+// builds a wide partitioned table once (with delta-rs, as production tables
+// are written), makes two copies of it that share the data files, and runs
+// delta-rs MERGE on one and deltalite's Table.Upsert on the other, each in
+// its own process. It records wall time, CPU time and peak RSS from wait4,
+// the bytes each engine's commits removed and added (read from the table's
+// _delta_log), and checks that both tables end with the same content. It
+// writes a Markdown report, the raw results as JSON and an SVG chart.
+//
+//	upsertbench -sizes 62500,250000,1000000 [-reps 1] [-payload 4500]
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/deltalite-go/deltalite/bench/internal/runproc"
+)
+
+const (
+	engineMerge  = "delta-rs MERGE"
+	engineUpsert = "deltalite upsert"
+)
+
+type config struct {
+	sizes                                     []int64
+	payload, partitions, fileRows, poolMiB    int
+	updates, inserts, reps                    int
+	work, python, dlops, gen, merge, checksum string
+	out, jsonOut, chart                       string
+	keep, dropBase, warm, reportOnly          bool
+	command                                   string
+}
+
+// Manifest describes a generated base table (upsert_gen.py build's output).
+type Manifest struct {
+	RowsPerPartition int64   `json:"rows_per_partition"`
+	Partitions       int     `json:"partitions"`
+	Payload          int     `json:"payload"`
+	FileRows         int     `json:"file_rows"`
+	PoolMiB          int     `json:"pool_mib"`
+	Version          int64   `json:"version"`
+	Files            int64   `json:"files"`
+	Bytes            int64   `json:"bytes"`
+	Seconds          float64 `json:"seconds"`
+}
+
+// Batch describes a generated upsert batch (upsert_gen.py batch's output).
+type Batch struct {
+	Rows    int64 `json:"rows"`
+	Updates int64 `json:"updates"`
+	Inserts int64 `json:"inserts"`
+	Bytes   int64 `json:"bytes"`
+}
+
+// Checksum is checksum.py's fingerprint of a table.
+type Checksum struct {
+	Version      int64   `json:"version"`
+	Rows         int64   `json:"rows"`
+	Hash         string  `json:"hash"`
+	DistinctKeys int64   `json:"distinct_keys"`
+	SumCounter   int64   `json:"sum_counter"`
+	Seconds      float64 `json:"seconds"`
+}
+
+// Run is one measured process.
+type Run struct {
+	Engine     string         `json:"engine"`
+	Rep        int            `json:"rep"`
+	Order      int            `json:"order"` // 1: ran first of its pair
+	OpS        float64        `json:"op_s"`
+	WallS      float64        `json:"wall_s"`
+	UserS      float64        `json:"user_s"`
+	SysS       float64        `json:"sys_s"`
+	MaxRSSKiB  int64          `json:"max_rss_kib"`
+	LoadBefore float64        `json:"load_before"`
+	LoadAfter  float64        `json:"load_after"`
+	Result     runproc.Result `json:"result"`
+	Volume     runproc.Volume `json:"volume"`
+	Checksum   *Checksum      `json:"checksum,omitempty"`
+	Error      string         `json:"error,omitempty"`
+}
+
+// Size is everything measured at one table size.
+type Size struct {
+	RowsPerPartition int64    `json:"rows_per_partition"`
+	Base             Manifest `json:"base"`
+	Batch            Batch    `json:"batch"`
+	WantRows         int64    `json:"want_rows"`
+	WantSumCounter   int64    `json:"want_sum_counter"`
+	Runs             []Run    `json:"runs"`
+	Problems         []string `json:"problems,omitempty"`
+}
+
+// Report is the whole invocation, as saved to JSON and rendered.
+type Report struct {
+	Command    string  `json:"command"`
+	Started    string  `json:"started"`
+	Finished   string  `json:"finished"`
+	Machine    string  `json:"machine"`
+	Git        string  `json:"git"`
+	Deltalake  string  `json:"deltalake"`
+	LoadStart  string  `json:"load_start"`
+	LoadEnd    string  `json:"load_end"`
+	Payload    int     `json:"payload"`
+	Partitions int     `json:"partitions"`
+	FileRows   int     `json:"file_rows"`
+	PoolMiB    int     `json:"pool_mib"`
+	Updates    int     `json:"updates"`
+	Inserts    int     `json:"inserts"`
+	Reps       int     `json:"reps"`
+	Sizes      []*Size `json:"sizes"`
+}
+
+func main() {
+	var c config
+	var sizes string
+	flag.StringVar(&sizes, "sizes", "62500,250000,1000000", "rows per touched partition, comma-separated")
+	flag.IntVar(&c.payload, "payload", 4500, "payload characters per row")
+	flag.IntVar(&c.partitions, "partitions", 2, "partitions of the table (the batch touches the first two)")
+	flag.IntVar(&c.poolMiB, "pool-mib", 64, "size of the random character pool payloads are cut from (MiB)")
+	flag.IntVar(&c.fileRows, "file-rows", 25_000, "rows per append when the table is built (delta-rs splits files at its 100 MiB target)")
+	flag.IntVar(&c.updates, "updates", 9_000, "updated keys per touched partition")
+	flag.IntVar(&c.inserts, "inserts", 1_000, "inserted keys per touched partition")
+	flag.IntVar(&c.reps, "reps", 1, "measured runs per engine and size (the order of the engines alternates)")
+	flag.StringVar(&c.work, "work", "bench/out/upsert", "directory for the tables, batches and reports")
+	flag.StringVar(&c.python, "python", ".venv/bin/python", "Python with deltalake, pyarrow and duckdb")
+	flag.StringVar(&c.dlops, "dlops", "bench/out/bin/dlops", "this engine's operation program")
+	flag.StringVar(&c.gen, "gen", "bench/py/upsert_gen.py", "table and batch generator")
+	flag.StringVar(&c.merge, "merge", "bench/py/merge_bench.py", "the delta-rs MERGE program")
+	flag.StringVar(&c.checksum, "checksum", "bench/py/checksum.py", "the content fingerprint program")
+	flag.StringVar(&c.out, "out", "", "Markdown report (default WORK/results.md)")
+	flag.StringVar(&c.jsonOut, "json", "", "raw results (default WORK/results.json)")
+	flag.StringVar(&c.chart, "chart", "", "SVG chart (default WORK/upsert.svg)")
+	flag.BoolVar(&c.keep, "keep", false, "keep each engine's table after its run")
+	flag.BoolVar(&c.dropBase, "drop-base", false, "delete each base table after its size is measured (saves disk)")
+	flag.BoolVar(&c.warm, "warm", true, "read the base table's files before every measured run, so each engine starts from the same page cache")
+	flag.BoolVar(&c.reportOnly, "report-only", false, "render the report and chart from the JSON results, run nothing")
+	flag.Parse()
+	for _, s := range strings.Split(sizes, ",") {
+		n, err := strconv.ParseInt(strings.TrimSpace(s), 10, 64)
+		if err != nil || n <= 0 {
+			fail(fmt.Errorf("bad size %q", s))
+		}
+		c.sizes = append(c.sizes, n)
+	}
+	if c.out == "" {
+		c.out = filepath.Join(c.work, "results.md")
+	}
+	if c.jsonOut == "" {
+		c.jsonOut = filepath.Join(c.work, "results.json")
+	}
+	if c.chart == "" {
+		c.chart = filepath.Join(c.work, "upsert.svg")
+	}
+	c.command = os.Getenv("BENCH_COMMAND")
+	if c.command == "" {
+		c.command = strings.Join(os.Args, " ")
+	}
+	if err := os.MkdirAll(c.work, 0o755); err != nil {
+		fail(err)
+	}
+	if c.reportOnly {
+		var r Report
+		b, err := os.ReadFile(c.jsonOut)
+		if err == nil {
+			err = json.Unmarshal(b, &r)
+		}
+		if err != nil {
+			fail(err)
+		}
+		if err := save(c, &r, false); err != nil {
+			fail(err)
+		}
+		return
+	}
+	r := &Report{
+		Command: c.command, Started: time.Now().UTC().Format(time.RFC3339), Machine: runproc.Machine(c.work),
+		Git: runproc.GitHead(), LoadStart: runproc.LoadAvg(), Payload: c.payload, Partitions: c.partitions,
+		FileRows: c.fileRows, PoolMiB: c.poolMiB, Updates: c.updates, Inserts: c.inserts, Reps: c.reps,
+	}
+	if v, err := runproc.Output([]string{c.python, "-c", "import deltalake; print(deltalake.__version__)"}, nil); err == nil {
+		r.Deltalake = string(v)
+	}
+	failed := false
+	for _, n := range c.sizes {
+		s := &Size{RowsPerPartition: n}
+		r.Sizes = append(r.Sizes, s)
+		if err := measure(c, s, r); err != nil {
+			s.Problems = append(s.Problems, err.Error())
+			logf("size %d: %v", n, err)
+		}
+		if len(s.Problems) > 0 {
+			failed = true
+		}
+		if err := save(c, r, true); err != nil {
+			fail(err)
+		}
+	}
+	if err := save(c, r, true); err != nil {
+		fail(err)
+	}
+	b, _ := os.ReadFile(c.out)
+	fmt.Print(string(b))
+	logf("report: %s, results: %s, chart: %s", c.out, c.jsonOut, c.chart)
+	if failed {
+		fail(errors.New("some runs failed or disagreed; see the report"))
+	}
+}
+
+func save(c config, r *Report, finished bool) error {
+	if finished {
+		r.Finished = time.Now().UTC().Format(time.RFC3339)
+		r.LoadEnd = runproc.LoadAvg()
+	}
+	b, err := json.MarshalIndent(r, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(c.jsonOut, b, 0o644); err != nil {
+		return err
+	}
+	if err := os.WriteFile(c.out, []byte(render(r)), 0o644); err != nil {
+		return err
+	}
+	return os.WriteFile(c.chart, []byte(chart(r)), 0o644)
+}
+
+func logf(format string, args ...any) {
+	fmt.Fprintf(os.Stderr, "upsertbench: %s "+format+"\n", append([]any{time.Now().Format("15:04:05")}, args...)...)
+}
+
+func fail(err error) {
+	fmt.Fprintln(os.Stderr, "upsertbench:", err)
+	os.Exit(1)
+}
+
+// measure builds (or reuses) the base table and batch of one size and runs
+// both engines reps times on fresh copies.
+func measure(c config, s *Size, r *Report) error {
+	n := s.RowsPerPartition
+	tag := fmt.Sprintf("%d-p%d-n%d-f%d-m%d", n, c.payload, c.partitions, c.fileRows, c.poolMiB)
+	base := filepath.Join(c.work, "base-"+tag)
+	man, err := baseTable(c, base, n)
+	if err != nil {
+		return err
+	}
+	s.Base = *man
+	batchPath := filepath.Join(c.work, fmt.Sprintf("batch-%s-u%d-i%d.parquet", tag, c.updates, c.inserts))
+	b, err := batch(c, batchPath, n)
+	if err != nil {
+		return err
+	}
+	s.Batch = *b
+	s.WantRows = int64(c.partitions)*n + b.Inserts
+	s.WantSumCounter = int64(c.partitions)*n - b.Updates + 2*b.Rows
+	for rep := range c.reps {
+		order := []string{engineMerge, engineUpsert}
+		if rep%2 == 1 {
+			order = []string{engineUpsert, engineMerge}
+		}
+		for i, engine := range order {
+			run := runEngine(c, engine, base, batchPath, man.Version)
+			run.Rep, run.Order = rep+1, i+1
+			if run.Error != "" {
+				s.Problems = append(s.Problems, fmt.Sprintf("%s rep %d: %s", engine, rep+1, run.Error))
+			}
+			s.Runs = append(s.Runs, run)
+			if err := save(c, r, false); err != nil {
+				return err
+			}
+		}
+	}
+	s.Problems = append(s.Problems, verify(s)...)
+	if c.dropBase {
+		if err := os.RemoveAll(base); err != nil {
+			return err
+		}
+		_ = os.Remove(base + ".json")
+	}
+	return nil
+}
+
+func baseTable(c config, dir string, n int64) (*Manifest, error) {
+	mpath := dir + ".json"
+	var m Manifest
+	if b, err := os.ReadFile(mpath); err == nil && json.Unmarshal(b, &m) == nil {
+		if _, err := os.Stat(filepath.Join(dir, "_delta_log")); err == nil {
+			logf("reusing %s (%d files, %.2f GiB)", dir, m.Files, gib(m.Bytes))
+			return &m, nil
+		}
+	}
+	_ = os.Remove(mpath)
+	need := int64(c.partitions) * n * int64(c.payload+200)
+	if free := runproc.FreeBytes(c.work); free >= 0 && free < need*5/2 {
+		return nil, fmt.Errorf("%s needs about %.1f GiB for the table and %.1f GiB more for the runs; %.1f GiB free",
+			dir, gib(need), gib(need*3/2), gib(free))
+	}
+	logf("building %s: %d partitions x %d rows, payload %d", dir, c.partitions, n, c.payload)
+	out, err := runproc.Output([]string{c.python, c.gen, "build", dir, "--rows", strconv.FormatInt(n, 10),
+		"--partitions", strconv.Itoa(c.partitions), "--payload", strconv.Itoa(c.payload),
+		"--pool-mib", strconv.Itoa(c.poolMiB), "--file-rows", strconv.Itoa(c.fileRows)}, os.Stderr)
+	if err != nil {
+		return nil, err
+	}
+	if err := json.Unmarshal(out, &m); err != nil {
+		return nil, fmt.Errorf("generator output %q: %w", out, err)
+	}
+	if err := os.WriteFile(mpath, out, 0o644); err != nil {
+		return nil, err
+	}
+	logf("built %s in %.0fs: %d files, %.2f GiB", dir, m.Seconds, m.Files, gib(m.Bytes))
+	return &m, nil
+}
+
+func batch(c config, path string, n int64) (*Batch, error) {
+	jpath := strings.TrimSuffix(path, ".parquet") + ".json"
+	var b Batch
+	if raw, err := os.ReadFile(jpath); err == nil && json.Unmarshal(raw, &b) == nil {
+		if _, err := os.Stat(path); err == nil {
+			return &b, nil
+		}
+	}
+	out, err := runproc.Output([]string{c.python, c.gen, "batch", path, "--rows", strconv.FormatInt(n, 10),
+		"--partitions", strconv.Itoa(c.partitions), "--payload", strconv.Itoa(c.payload),
+		"--pool-mib", strconv.Itoa(c.poolMiB), "--updates", strconv.Itoa(c.updates), "--inserts", strconv.Itoa(c.inserts)}, os.Stderr)
+	if err != nil {
+		return nil, err
+	}
+	if err := json.Unmarshal(out, &b); err != nil {
+		return nil, fmt.Errorf("generator output %q: %w", out, err)
+	}
+	return &b, os.WriteFile(jpath, out, 0o644)
+}
+
+// runEngine runs one engine on a fresh copy of base, then reads what its
+// commits did from the log and fingerprints the result.
+func runEngine(c config, engine, base, batchPath string, baseVersion int64) Run {
+	run := Run{Engine: engine}
+	dir := base + "-run-" + strings.ReplaceAll(strings.Fields(engine)[0], "-", "")
+	if err := os.RemoveAll(dir); err != nil {
+		run.Error = err.Error()
+		return run
+	}
+	if err := runproc.LinkCopy(base, dir); err != nil {
+		run.Error = err.Error()
+		return run
+	}
+	if !c.keep {
+		defer os.RemoveAll(dir)
+	}
+	syscall.Sync()
+	if c.warm {
+		if _, err := runproc.ReadTree(base); err != nil {
+			run.Error = err.Error()
+			return run
+		}
+	}
+	var argv []string
+	switch engine {
+	case engineMerge:
+		argv = []string{c.python, c.merge, dir, batchPath, "--keys", "id", "--partition-by", "_ph_partition_key"}
+	case engineUpsert:
+		argv = []string{c.dlops, "upsert", dir, batchPath, "-pk", "id", "-partition-key", "_ph_partition_key"}
+	}
+	logf("%s on %s", engine, dir)
+	s, err := runproc.Run(argv, nil, os.Stderr)
+	run.OpS, run.WallS = s.Result.Seconds, s.Wall.Seconds()
+	run.UserS, run.SysS, run.MaxRSSKiB = s.User.Seconds(), s.Sys.Seconds(), s.MaxRSS
+	run.LoadBefore, run.LoadAfter, run.Result = s.LoadBefore, s.LoadAfter, s.Result
+	if err != nil {
+		run.Error = summary(err)
+		return run
+	}
+	logf("%s: op %.1fs wall %.1fs cpu %.1fs rss %d MiB", engine, run.OpS, run.WallS, run.UserS+run.SysS, run.MaxRSSKiB/1024)
+	syscall.Sync()
+	if run.Volume, err = runproc.LogVolume(dir, baseVersion); err != nil {
+		run.Error = err.Error()
+		return run
+	}
+	out, err := runproc.Output([]string{c.python, c.checksum, dir, "--key", "id", "--sum", "counter"}, os.Stderr)
+	if err != nil {
+		run.Error = summary(err)
+		return run
+	}
+	var ck Checksum
+	if err := json.Unmarshal(out, &ck); err != nil {
+		run.Error = fmt.Sprintf("checksum output %q: %v", out, err)
+		return run
+	}
+	run.Checksum = &ck
+	return run
+}
+
+func summary(err error) string {
+	lines := strings.Split(strings.TrimSpace(err.Error()), "\n")
+	if len(lines) == 1 {
+		return lines[0]
+	}
+	return lines[0] + " / " + strings.TrimSpace(lines[len(lines)-1])
+}
+
+// verify checks every run's fingerprint against the expected counts and
+// against each other.
+func verify(s *Size) []string {
+	var problems []string
+	var first *Checksum
+	for _, r := range s.Runs {
+		ck := r.Checksum
+		if ck == nil {
+			continue
+		}
+		if ck.Rows != s.WantRows {
+			problems = append(problems, fmt.Sprintf("%s rep %d: %d rows, want %d", r.Engine, r.Rep, ck.Rows, s.WantRows))
+		}
+		if ck.DistinctKeys != ck.Rows {
+			problems = append(problems, fmt.Sprintf("%s rep %d: %d distinct keys in %d rows", r.Engine, r.Rep, ck.DistinctKeys, ck.Rows))
+		}
+		if ck.SumCounter != s.WantSumCounter {
+			problems = append(problems, fmt.Sprintf("%s rep %d: sum(counter) %d, want %d", r.Engine, r.Rep, ck.SumCounter, s.WantSumCounter))
+		}
+		if first == nil {
+			first = ck
+		} else if ck.Hash != first.Hash || ck.Rows != first.Rows {
+			problems = append(problems, fmt.Sprintf("%s rep %d: content hash %s differs from %s", r.Engine, r.Rep, ck.Hash, first.Hash))
+		}
+	}
+	return problems
+}
+
+func gib(b int64) float64 { return float64(b) / (1 << 30) }

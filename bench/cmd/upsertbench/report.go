@@ -1,0 +1,305 @@
+package main
+
+import (
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/deltalite-go/deltalite/bench/internal/runproc"
+)
+
+// agg is the medians of one engine's runs at one size.
+type agg struct {
+	n                                 int
+	op, wall, cpu, rss                float64 // seconds, seconds, seconds, MiB
+	bytesAdded, bytesRemoved          float64
+	filesAdded, filesRemoved, commits float64
+}
+
+func aggregate(s *Size, engine string) agg {
+	var op, wall, cpu, rss, ba, br, fa, fr, cm []float64
+	for _, r := range s.Runs {
+		if r.Engine != engine || r.Error != "" {
+			continue
+		}
+		op = append(op, r.OpS)
+		wall = append(wall, r.WallS)
+		cpu = append(cpu, r.UserS+r.SysS)
+		rss = append(rss, float64(r.MaxRSSKiB)/1024)
+		ba = append(ba, float64(r.Volume.BytesAdded))
+		br = append(br, float64(r.Volume.BytesRemoved))
+		fa = append(fa, float64(r.Volume.FilesAdded))
+		fr = append(fr, float64(r.Volume.FilesRemoved))
+		cm = append(cm, float64(r.Volume.Commits))
+	}
+	m := runproc.Median
+	return agg{n: len(op), op: m(op), wall: m(wall), cpu: m(cpu), rss: m(rss), bytesAdded: m(ba), bytesRemoved: m(br),
+		filesAdded: m(fa), filesRemoved: m(fr), commits: m(cm)}
+}
+
+func rowsLabel(n int64) string {
+	switch {
+	case n >= 1_000_000 && n%1_000_000 == 0:
+		return fmt.Sprintf("%dM", n/1_000_000)
+	case n >= 1_000_000:
+		return fmt.Sprintf("%.2gM", float64(n)/1e6)
+	case n >= 1000:
+		return strings.TrimSuffix(strings.TrimSuffix(fmt.Sprintf("%.1f", float64(n)/1000), "0"), ".") + "k"
+	}
+	return fmt.Sprint(n)
+}
+
+func ratio(a, b float64) string {
+	if b == 0 || a == 0 {
+		return "n/a"
+	}
+	return fmt.Sprintf("%.2f", a/b)
+}
+
+func render(r *Report) string {
+	var b strings.Builder
+	p := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
+	p("# Upsert: deltalite vs delta-rs MERGE\n\n")
+	p("Command: `%s`  \n", r.Command)
+	p("Started %s, finished %s; git %s; deltalake (delta-rs) %s.  \n", r.Started, r.Finished, r.Git, r.Deltalake)
+	p("Machine: %s.  \n", r.Machine)
+	p("Load average (1, 5, 15 min) at the start: %s; at the end: %s.\n\n", r.LoadStart, r.LoadEnd)
+	p("Table: %d partitions (`_ph_partition_key`), each holding the given rows; rows of a random UUID-shaped string key `id`, "+
+		"`tenant` int64, `counter` int32, `created_at`/`updated_at` timestamp(us, UTC), `amount` decimal(38,10) and a "+
+		"`payload` string of ~%d random characters (cut from a %d MiB pool); built with delta-rs `write_deltalake` appends of %d rows (delta-rs "+
+		"splits each at its 100 MiB file target). Batch: %d updates spread evenly over each of the 2 touched partitions "+
+		"plus %d inserts each. Each engine runs %d time(s) per size on its own copy of the table (data files shared by "+
+		"hard links, log copied), in its own process.\n\n",
+		r.Partitions, r.Payload, r.PoolMiB, r.FileRows, r.Updates, r.Inserts, r.Reps)
+
+	p("| rows / partition | table | engine | op (s) | process wall (s) | CPU user+sys (s) | peak RSS (MiB) | bytes removed | bytes added | files removed / added | commits |\n")
+	p("|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|\n")
+	for _, s := range r.Sizes {
+		for _, e := range []string{engineMerge, engineUpsert} {
+			a := aggregate(s, e)
+			if a.n == 0 {
+				p("| %s | %s | %s | failed | | | | | | | |\n", rowsLabel(s.RowsPerPartition), tableLabel(s), e)
+				continue
+			}
+			p("| %s | %s | %s | %.1f | %.1f | %.1f | %.0f | %s | %s | %.0f / %.0f | %.0f |\n", rowsLabel(s.RowsPerPartition),
+				tableLabel(s), e, a.op, a.wall, a.cpu, a.rss, gibLabel(a.bytesRemoved), gibLabel(a.bytesAdded),
+				a.filesRemoved, a.filesAdded, a.commits)
+		}
+	}
+	p("\nMedians over the runs. op: the operation timed inside the process (reading the batch, opening the table, " +
+		"upserting, committing); process wall and CPU (user + system) and peak RSS (`ru_maxrss`) from `wait4`. " +
+		"Bytes from the `add` and `remove` actions of every commit after the base version.\n\n")
+
+	p("**Ratios deltalite / delta-rs MERGE** (below 1: deltalite uses less)\n\n")
+	p("| rows / partition | peak RSS | process wall | CPU | bytes added | bytes removed | same content |\n|---:|---:|---:|---:|---:|---:|---|\n")
+	for _, s := range r.Sizes {
+		m, u := aggregate(s, engineMerge), aggregate(s, engineUpsert)
+		same := "yes"
+		if len(s.Problems) > 0 {
+			same = "NO: " + strings.Join(s.Problems, "; ")
+		} else if m.n == 0 || u.n == 0 {
+			same = "n/a"
+		}
+		p("| %s | %s | %s | %s | %s | %s | %s |\n", rowsLabel(s.RowsPerPartition), ratio(u.rss, m.rss), ratio(u.wall, m.wall),
+			ratio(u.cpu, m.cpu), ratio(u.bytesAdded, m.bytesAdded), ratio(u.bytesRemoved, m.bytesRemoved), same)
+	}
+	p("\n")
+	targets(&b, r)
+
+	p("\n**Every run**\n\n")
+	p("| rows / partition | engine | rep | order | op (s) | wall (s) | user (s) | sys (s) | peak RSS (MiB) | load before / after | rows updated / inserted / copied | content (rows, sum(counter), hash) |\n")
+	p("|---:|---|---:|---:|---:|---:|---:|---:|---:|---|---|---|\n")
+	for _, s := range r.Sizes {
+		for _, run := range s.Runs {
+			content := "—"
+			if run.Checksum != nil {
+				content = fmt.Sprintf("%d, %d, %s", run.Checksum.Rows, run.Checksum.SumCounter, run.Checksum.Hash)
+			}
+			if run.Error != "" {
+				content = "FAILED: " + run.Error
+			}
+			p("| %s | %s | %d | %d | %.1f | %.1f | %.1f | %.1f | %d | %.1f / %.1f | %d / %d / %d | %s |\n", rowsLabel(s.RowsPerPartition),
+				run.Engine, run.Rep, run.Order, run.OpS, run.WallS, run.UserS, run.SysS, run.MaxRSSKiB/1024, run.LoadBefore,
+				run.LoadAfter, run.Result.RowsUpdated, run.Result.RowsInserted, run.Result.RowsCopied, content)
+		}
+	}
+	p("\nExpected content per size: rows = partitions x rows per partition + inserts; sum(counter) = rows before - updates + 2 x batch rows; " +
+		"every key distinct; the hash is DuckDB's `hash()` of every column summed over the rows, read through delta-rs.\n")
+	for _, s := range r.Sizes {
+		for _, run := range s.Runs {
+			if run.Result.Detail != "" {
+				p("\n%s, %s rep %d: `%s`\n", rowsLabel(s.RowsPerPartition), run.Engine, run.Rep, run.Result.Detail)
+			}
+		}
+	}
+	return b.String()
+}
+
+func targets(b *strings.Builder, r *Report) {
+	p := func(format string, args ...any) { fmt.Fprintf(b, format, args...) }
+	var small, oneM *Size
+	for _, s := range r.Sizes {
+		if aggregate(s, engineUpsert).n == 0 {
+			continue
+		}
+		if small == nil || s.RowsPerPartition < small.RowsPerPartition {
+			small = s
+		}
+		if s.RowsPerPartition <= 1_000_000 && (oneM == nil || s.RowsPerPartition > oneM.RowsPerPartition) {
+			oneM = s
+		}
+	}
+	if small == nil || oneM == nil {
+		return
+	}
+	verdict := func(ok bool) string {
+		if ok {
+			return "met"
+		}
+		return "**not met**"
+	}
+	us, ul := aggregate(small, engineUpsert), aggregate(oneM, engineUpsert)
+	ml := aggregate(oneM, engineMerge)
+	p("**Targets** (issue 4)\n\n")
+	flat := ul.rss / us.rss
+	p("- deltalite peak RSS flat from %s to %s rows per partition, at most 1.15x: %.0f → %.0f MiB, %.2fx — %s.\n",
+		rowsLabel(small.RowsPerPartition), rowsLabel(oneM.RowsPerPartition), us.rss, ul.rss, flat, verdict(flat <= 1.15))
+	if ml.n > 0 {
+		q := ul.rss / ml.rss
+		p("- at most 1/4 of MERGE's peak RSS at %s rows: %.0f vs %.0f MiB, %.2fx — %s.\n", rowsLabel(oneM.RowsPerPartition), ul.rss, ml.rss, q, verdict(q <= 0.25))
+	}
+	var walls, bytes []string
+	wallOK, bytesOK := true, true
+	for _, s := range r.Sizes {
+		m, u := aggregate(s, engineMerge), aggregate(s, engineUpsert)
+		if m.n == 0 || u.n == 0 {
+			continue
+		}
+		walls = append(walls, fmt.Sprintf("%s %s", rowsLabel(s.RowsPerPartition), ratio(u.wall, m.wall)))
+		bytes = append(bytes, fmt.Sprintf("%s %s", rowsLabel(s.RowsPerPartition), ratio(u.bytesAdded+u.bytesRemoved, m.bytesAdded+m.bytesRemoved)))
+		wallOK = wallOK && u.wall <= m.wall
+		bytesOK = bytesOK && u.bytesAdded <= m.bytesAdded*1.01 && u.bytesRemoved <= m.bytesRemoved
+	}
+	p("- process wall time no worse than MERGE (ratio ≤ 1): %s — %s.\n", strings.Join(walls, ", "), verdict(wallOK))
+	p("- bytes rewritten (removed + added) no more than MERGE's: %s — %s (bytes added within 1%%, as Parquet encoders differ).\n", strings.Join(bytes, ", "), verdict(bytesOK))
+}
+
+func tableLabel(s *Size) string {
+	return fmt.Sprintf("%s GiB, %d files", strings.TrimSuffix(fmt.Sprintf("%.2f", gib(s.Base.Bytes)), "0"), s.Base.Files)
+}
+
+func gibLabel(b float64) string {
+	return fmt.Sprintf("%.2f GiB", b/(1<<30))
+}
+
+// chart draws three panels (peak RSS, process wall time, bytes added) of
+// both engines against rows per partition, on a logarithmic x axis.
+func chart(r *Report) string {
+	type panel struct {
+		title, unit string
+		val         func(agg) float64
+	}
+	panels := []panel{
+		{"peak RSS", "MiB", func(a agg) float64 { return a.rss }},
+		{"process wall time", "s", func(a agg) float64 { return a.wall }},
+		{"CPU time (user + sys)", "s", func(a agg) float64 { return a.cpu }},
+		{"bytes written (adds)", "GiB", func(a agg) float64 { return a.bytesAdded / (1 << 30) }},
+	}
+	engines := []struct{ name, color string }{{engineMerge, "#d9822b"}, {engineUpsert, "#2b6cb0"}}
+	const pw, ph, ml, mt, mb, mr = 300.0, 250.0, 58.0, 34.0, 42.0, 14.0
+	w := float64(len(panels))*(pw+ml+mr) + 10
+	h := ph + mt + mb + 40
+	var b strings.Builder
+	p := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
+	p(`<svg xmlns="http://www.w3.org/2000/svg" width="%.0f" height="%.0f" font-family="sans-serif" font-size="11">`+"\n", w, h)
+	p(`<rect width="100%%" height="100%%" fill="white"/>` + "\n")
+	var xs []int64
+	for _, s := range r.Sizes {
+		xs = append(xs, s.RowsPerPartition)
+	}
+	if len(xs) == 0 {
+		p("</svg>\n")
+		return b.String()
+	}
+	lx0, lx1 := math.Log10(float64(xs[0])), math.Log10(float64(xs[len(xs)-1]))
+	if lx1 == lx0 {
+		lx0, lx1 = lx0-0.5, lx1+0.5
+	}
+	for i, pn := range panels {
+		x0 := 10 + float64(i)*(pw+ml+mr) + ml
+		y0 := mt
+		maxV := 0.0
+		for _, s := range r.Sizes {
+			for _, e := range engines {
+				if a := aggregate(s, e.name); a.n > 0 {
+					maxV = math.Max(maxV, pn.val(a))
+				}
+			}
+		}
+		if maxV == 0 {
+			maxV = 1
+		}
+		step := niceStep(maxV / 5)
+		top := math.Ceil(maxV/step) * step
+		px := func(n int64) float64 {
+			return x0 + 12 + (math.Log10(float64(n))-lx0)/(lx1-lx0)*(pw-24)
+		}
+		py := func(v float64) float64 { return y0 + ph - v/top*ph }
+		p(`<text x="%.1f" y="%.1f" font-size="13" font-weight="bold">%s (%s)</text>`+"\n", x0, y0-12, pn.title, pn.unit)
+		for v := 0.0; v <= top+step/2; v += step {
+			p(`<line x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="#e2e2e2"/>`+"\n", x0, py(v), x0+pw, py(v))
+			p(`<text x="%.1f" y="%.1f" text-anchor="end">%s</text>`+"\n", x0-4, py(v)+4, trimNum(v))
+		}
+		p(`<line x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="black"/>`+"\n", x0, y0+ph, x0+pw, y0+ph)
+		p(`<line x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="black"/>`+"\n", x0, y0, x0, y0+ph)
+		for _, n := range xs {
+			p(`<text x="%.1f" y="%.1f" text-anchor="middle">%s</text>`+"\n", px(n), y0+ph+16, rowsLabel(n))
+		}
+		p(`<text x="%.1f" y="%.1f" text-anchor="middle">rows per partition (log scale)</text>`+"\n", x0+pw/2, y0+ph+32)
+		for _, e := range engines {
+			var pts []string
+			for _, s := range r.Sizes {
+				a := aggregate(s, e.name)
+				if a.n == 0 {
+					continue
+				}
+				x, y := px(s.RowsPerPartition), py(pn.val(a))
+				pts = append(pts, fmt.Sprintf("%.1f,%.1f", x, y))
+				p(`<circle cx="%.1f" cy="%.1f" r="3.5" fill="%s"/>`+"\n", x, y, e.color)
+			}
+			if len(pts) > 1 {
+				p(`<polyline points="%s" fill="none" stroke="%s" stroke-width="2"/>`+"\n", strings.Join(pts, " "), e.color)
+			}
+		}
+	}
+	ly := h - 12
+	lx := 10 + ml
+	for _, e := range engines {
+		p(`<line x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="%s" stroke-width="3"/>`+"\n", lx, ly-4, lx+24, ly-4, e.color)
+		p(`<text x="%.1f" y="%.1f">%s</text>`+"\n", lx+30, ly, e.name)
+		lx += 190
+	}
+	p(`<text x="%.1f" y="%.1f" fill="#555">%d partitions, ~%d-char payload, batch %d+%d rows per partition; medians of %d run(s)</text>`+"\n",
+		lx+20, ly, r.Partitions, r.Payload, r.Updates, r.Inserts, r.Reps)
+	p("</svg>\n")
+	return b.String()
+}
+
+func niceStep(x float64) float64 {
+	if x <= 0 {
+		return 1
+	}
+	e := math.Pow(10, math.Floor(math.Log10(x)))
+	for _, m := range []float64{1, 2, 2.5, 5, 10} {
+		if m*e >= x {
+			return m * e
+		}
+	}
+	return 10 * e
+}
+
+func trimNum(v float64) string {
+	s := fmt.Sprintf("%.2f", v)
+	s = strings.TrimRight(strings.TrimRight(s, "0"), ".")
+	return s
+}

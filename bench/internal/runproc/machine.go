@@ -1,0 +1,65 @@
+package runproc
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"os/exec"
+	"runtime"
+	"strings"
+	"syscall"
+)
+
+// Machine describes where a benchmark ran, for the report's header.
+func Machine(dir string) string {
+	var parts []string
+	parts = append(parts, fmt.Sprintf("%d CPUs", runtime.NumCPU()))
+	if m := memTotal(); m != "" {
+		parts = append(parts, m+" RAM")
+	}
+	var st syscall.Statfs_t
+	if err := syscall.Statfs(dir, &st); err == nil {
+		parts = append(parts, fmt.Sprintf("%.0f GiB free on the benchmark disk", float64(st.Bavail)*float64(st.Bsize)/(1<<30)))
+	}
+	if out, err := exec.Command("uname", "-sr").Output(); err == nil {
+		parts = append(parts, strings.TrimSpace(string(out)))
+	}
+	parts = append(parts, runtime.Version())
+	return strings.Join(parts, ", ")
+}
+
+// FreeBytes is the space available to unprivileged users on dir's disk.
+func FreeBytes(dir string) int64 {
+	var st syscall.Statfs_t
+	if err := syscall.Statfs(dir, &st); err != nil {
+		return -1
+	}
+	return int64(st.Bavail) * st.Bsize
+}
+
+func memTotal() string {
+	f, err := os.Open("/proc/meminfo")
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		if v, ok := strings.CutPrefix(sc.Text(), "MemTotal:"); ok {
+			var kb int64
+			if _, err := fmt.Sscan(strings.TrimSuffix(strings.TrimSpace(v), " kB"), &kb); err == nil {
+				return fmt.Sprintf("%.1f GiB", float64(kb)/(1<<20))
+			}
+		}
+	}
+	return ""
+}
+
+// GitHead is the repository's current commit (short), or "" outside git.
+func GitHead() string {
+	out, err := exec.Command("git", "rev-parse", "--short", "HEAD").Output()
+	if err != nil {
+		return ""
+	}
+	return strings.TrimSpace(string(out))
+}
