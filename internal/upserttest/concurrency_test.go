@@ -82,6 +82,15 @@ func runWriters(t *testing.T, dir, uri string, g *gen, plans []*writerPlan, retr
 	if t.Failed() {
 		t.FailNow()
 	}
+	contended := 0
+	for _, rs := range results {
+		for _, r := range rs {
+			if r.Stats.Version > r.Before+1 {
+				contended++
+			}
+		}
+	}
+	t.Logf("%d of the upserts committed after other writers' commits made during their run", contended)
 	return results
 }
 

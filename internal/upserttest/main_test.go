@@ -69,6 +69,9 @@ type procSpec struct {
 type procResult struct {
 	Seq   int                   `json:"seq"`
 	Stats deltalite.UpsertStats `json:"stats"`
+	// Before is the table version just before the upsert started: a commit
+	// above Before+1 means other writers committed while it ran.
+	Before int64 `json:"before"`
 	Error string                `json:"error,omitempty"`
 	// Conflict reports an error matching ErrCommitConflict.
 	Conflict bool `json:"conflict,omitempty"`
@@ -103,9 +106,13 @@ func runUpserts(specJSON string) error {
 		if spec.AppID != "" {
 			opts.AppID, opts.AppVersion = spec.AppID, spec.FirstVersion+int64(i)
 		}
+		if err := tb.Reload(ctx); err != nil {
+			return err
+		}
+		before := tb.Version()
 		st, err := tb.UpsertTable(ctx, src, opts)
 		src.Release()
-		res := procResult{Seq: i, Stats: st}
+		res := procResult{Seq: i, Stats: st, Before: before}
 		if err != nil {
 			res.Error = err.Error()
 			res.Conflict = errors.Is(err, deltalite.ErrCommitConflict)
