@@ -2,28 +2,44 @@
 // by primary key within a partition, with optional deletes, applied to a
 // Delta table in one commit.
 //
-// Run reads the source batch once, casts it to the table schema, groups its
-// rows by partition values (row selections, no copies) and builds one
-// compact key set per touched partition. It then selects, per partition,
-// the files that can hold a source key: statistics of every key column in
-// the log, then a probe that reads only the key columns of each remaining
-// file row group by row group, skipping row groups by their Parquet
-// statistics and bloom filters. Only the files with a hit are rewritten,
-// streamed batch by batch: matched rows are dropped, survivors and then the
-// source rows are written at the target file size. Everything lands in one
-// MERGE commit that records the partitions and files it read, so upserts
-// into disjoint partitions commit side by side and a conflicting one plans
-// again from the newer table.
-//
-// Memory is bounded by the source (guarded by MaxSourceBytes, key sets
-// included) and the knobs, never by the table: decoded batches hold bytes
-// of a limits.Budget (half of MaxBufferedBytes, under the process limits),
-// and each partition's writer buffers at most its share of the other half.
+// Run reads the source once, casts it to the table schema, groups its rows
+// by partition values (row selections, no copies) and builds one compact
+// key set per touched partition (internal/keyset). It then selects, per
+// partition, the files that can hold a source key: the log statistics of
+// every key column against the sorted source values of that column, then a
+// probe that reads only the key columns of each remaining file, row group
+// by row group, skipping row groups by their Parquet statistics and bloom
+// filters and honouring deletion vectors. Only files with a hit are
+// rewritten, streamed batch by batch through scan: matched rows are
+// dropped (rows before the probe's first hit need no key check), survivors
+// and then the source rows are written at the target file size. Everything
+// lands in one MERGE commit that records the touched partitions and the
+// rewritten files as read, so upserts into disjoint partitions commit side
+// by side and one that conflicts plans again on the newer table.
 //
 // Identity is the primary key plus the partition values: a key that moves
 // to another partition is inserted there and its old row stays, as MERGE
 // with the partition columns in its condition does. A null in any key
-// column never matches. The package never commits anything but through
-// txn, never leaves a file it wrote behind on failure or cancellation
-// (best effort), and never lets a panic reach its caller.
+// column never matches.
+//
+// # Memory
+//
+// What grows with the source is held once and guarded by MaxSourceBytes:
+// the cast source batches, row selections (4 bytes per row of partitions
+// whose rows are not contiguous), the key sets and the sorted per-column
+// key values. What grows with the table never does: the table is read a
+// batch at a time, and every decoded batch holds bytes of a limits.Budget
+// of half of MaxBufferedBytes (under the process limits) from before it is
+// decoded until the writer took it. A reader's reservation covers the
+// batches its scan may hold at once, the survivors on their way to the
+// writer, and its pages and dictionaries, estimated from the footer; batch
+// rows are sized so that every reader of the call fits, and wide files
+// simply run fewer at once. Each partition's writer buffers at most its
+// share of the other half of MaxBufferedBytes before writing a row group;
+// it is not a budget reservation because a writer must never wait on the
+// budget that its readers wait on.
+//
+// The package never commits but through txn, deletes the files it wrote
+// when it fails or is cancelled (files of a commit whose outcome is
+// unknown stay for vacuum), and never lets a panic reach its caller.
 package upsert
