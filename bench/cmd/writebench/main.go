@@ -1,0 +1,425 @@
+// Command writebench compares deltalite.Write with delta-rs write_deltalake
+// on the same Arrow data, in one invocation: it generates an Arrow IPC
+// stream file of mixed columns once, then has each engine stream it into a
+// new table (unpartitioned, and partitioned by a column with 100 values),
+// each run in its own process, alternating the engines. It records wall
+// time, CPU time and peak RSS from wait4 and the output the commit added
+// (from the _delta_log), checks that both tables hold the same rows, and
+// writes a Markdown report and the raw results as JSON.
+//
+//	writebench [-gib 1] [-reps 3] [-cases plain,partitioned]
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/deltalite-go/deltalite/bench/internal/runproc"
+)
+
+const (
+	engineDeltaRS = "delta-rs write_deltalake"
+	engineOurs    = "deltalite.Write"
+)
+
+type config struct {
+	gib                         float64
+	batchRows, partitions, reps int
+	cases                       []string
+	work, python, dlops         string
+	gen, writer, checksum       string
+	out, jsonOut, command       string
+	reportOnly                  bool
+}
+
+// Input describes the generated Arrow file (write_gen.py's output).
+type Input struct {
+	Rows       int64 `json:"rows"`
+	Batches    int64 `json:"batches"`
+	BatchRows  int64 `json:"batch_rows"`
+	Partitions int   `json:"partitions"`
+	ArrowBytes int64 `json:"arrow_bytes"`
+	FileBytes  int64 `json:"file_bytes"`
+	Seed       int64 `json:"seed"`
+}
+
+// Checksum is checksum.py's fingerprint of a table.
+type Checksum struct {
+	Version int64  `json:"version"`
+	Rows    int64  `json:"rows"`
+	Hash    string `json:"hash"`
+}
+
+// Run is one measured process.
+type Run struct {
+	Case       string         `json:"case"`
+	Engine     string         `json:"engine"`
+	Rep        int            `json:"rep"`
+	Order      int            `json:"order"`
+	OpS        float64        `json:"op_s"`
+	WallS      float64        `json:"wall_s"`
+	UserS      float64        `json:"user_s"`
+	SysS       float64        `json:"sys_s"`
+	MaxRSSKiB  int64          `json:"max_rss_kib"`
+	LoadBefore float64        `json:"load_before"`
+	LoadAfter  float64        `json:"load_after"`
+	Volume     runproc.Volume `json:"volume"`
+	Checksum   *Checksum      `json:"checksum,omitempty"`
+	Error      string         `json:"error,omitempty"`
+}
+
+// Report is the whole invocation.
+type Report struct {
+	Command   string   `json:"command"`
+	Started   string   `json:"started"`
+	Finished  string   `json:"finished"`
+	Machine   string   `json:"machine"`
+	Git       string   `json:"git"`
+	Deltalake string   `json:"deltalake"`
+	LoadStart string   `json:"load_start"`
+	LoadEnd   string   `json:"load_end"`
+	Input     Input    `json:"input"`
+	Reps      int      `json:"reps"`
+	Cases     []string `json:"cases"`
+	Runs      []Run    `json:"runs"`
+	Problems  []string `json:"problems,omitempty"`
+}
+
+func main() {
+	var c config
+	var cases string
+	flag.Float64Var(&c.gib, "gib", 1, "Arrow size of the input (GiB)")
+	flag.IntVar(&c.batchRows, "batch-rows", 65536, "rows per record batch of the input")
+	flag.IntVar(&c.partitions, "partitions", 100, "distinct values of the partition column")
+	flag.IntVar(&c.reps, "reps", 3, "measured runs per engine and case (the order of the engines alternates)")
+	flag.StringVar(&cases, "cases", "plain,partitioned", "cases to run: plain (unpartitioned), partitioned (by part)")
+	flag.StringVar(&c.work, "work", "bench/out/write", "directory for the input, tables and reports")
+	flag.StringVar(&c.python, "python", ".venv/bin/python", "Python with deltalake, pyarrow and duckdb")
+	flag.StringVar(&c.dlops, "dlops", "bench/out/bin/dlops", "this engine's operation program")
+	flag.StringVar(&c.gen, "gen", "bench/py/write_gen.py", "input generator")
+	flag.StringVar(&c.writer, "writer", "bench/py/write_bench.py", "the delta-rs write program")
+	flag.StringVar(&c.checksum, "checksum", "bench/py/checksum.py", "the content fingerprint program")
+	flag.StringVar(&c.out, "out", "", "Markdown report (default WORK/results.md)")
+	flag.StringVar(&c.jsonOut, "json", "", "raw results (default WORK/results.json)")
+	flag.BoolVar(&c.reportOnly, "report-only", false, "render the report from the JSON results, run nothing")
+	flag.Parse()
+	c.cases = strings.Split(cases, ",")
+	if c.out == "" {
+		c.out = filepath.Join(c.work, "results.md")
+	}
+	if c.jsonOut == "" {
+		c.jsonOut = filepath.Join(c.work, "results.json")
+	}
+	c.command = os.Getenv("BENCH_COMMAND")
+	if c.command == "" {
+		c.command = strings.Join(os.Args, " ")
+	}
+	if err := os.MkdirAll(c.work, 0o755); err != nil {
+		fail(err)
+	}
+	if c.reportOnly {
+		var r Report
+		b, err := os.ReadFile(c.jsonOut)
+		if err == nil {
+			err = json.Unmarshal(b, &r)
+		}
+		if err == nil {
+			err = os.WriteFile(c.out, []byte(render(&r)), 0o644)
+		}
+		if err != nil {
+			fail(err)
+		}
+		return
+	}
+	r := &Report{Command: c.command, Started: time.Now().UTC().Format(time.RFC3339), Machine: runproc.Machine(c.work),
+		Git: runproc.GitHead(), LoadStart: runproc.LoadAvg(), Reps: c.reps, Cases: c.cases}
+	if v, err := runproc.Output([]string{c.python, "-c", "import deltalake; print(deltalake.__version__)"}, nil); err == nil {
+		r.Deltalake = string(v)
+	}
+	input, in, err := generate(c)
+	if err != nil {
+		fail(err)
+	}
+	r.Input = *in
+	for _, cs := range c.cases {
+		var partBy string
+		switch cs {
+		case "plain":
+		case "partitioned":
+			partBy = "part"
+		default:
+			fail(fmt.Errorf("unknown case %q", cs))
+		}
+		for rep := range c.reps {
+			order := []string{engineDeltaRS, engineOurs}
+			if rep%2 == 1 {
+				order = []string{engineOurs, engineDeltaRS}
+			}
+			for i, e := range order {
+				run := runEngine(c, cs, e, input, partBy)
+				run.Rep, run.Order = rep+1, i+1
+				if run.Error != "" {
+					r.Problems = append(r.Problems, fmt.Sprintf("%s, %s rep %d: %s", cs, e, rep+1, run.Error))
+				}
+				r.Runs = append(r.Runs, run)
+				if err := save(c, r, false); err != nil {
+					fail(err)
+				}
+			}
+		}
+	}
+	r.Problems = append(r.Problems, verify(r)...)
+	if err := save(c, r, true); err != nil {
+		fail(err)
+	}
+	b, _ := os.ReadFile(c.out)
+	fmt.Print(string(b))
+	logf("report: %s, results: %s", c.out, c.jsonOut)
+	if len(r.Problems) > 0 {
+		fail(errors.New("some runs failed or disagreed; see the report"))
+	}
+}
+
+func save(c config, r *Report, finished bool) error {
+	if finished {
+		r.Finished = time.Now().UTC().Format(time.RFC3339)
+		r.LoadEnd = runproc.LoadAvg()
+	}
+	b, err := json.MarshalIndent(r, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(c.jsonOut, b, 0o644); err != nil {
+		return err
+	}
+	return os.WriteFile(c.out, []byte(render(r)), 0o644)
+}
+
+func logf(format string, args ...any) {
+	fmt.Fprintf(os.Stderr, "writebench: %s "+format+"\n", append([]any{time.Now().Format("15:04:05")}, args...)...)
+}
+
+func fail(err error) {
+	fmt.Fprintln(os.Stderr, "writebench:", err)
+	os.Exit(1)
+}
+
+// generate makes the input file once per shape.
+func generate(c config) (string, *Input, error) {
+	path := filepath.Join(c.work, fmt.Sprintf("input-%gGiB-b%d-p%d.arrows", c.gib, c.batchRows, c.partitions))
+	jpath := strings.TrimSuffix(path, ".arrows") + ".json"
+	var in Input
+	if b, err := os.ReadFile(jpath); err == nil && json.Unmarshal(b, &in) == nil {
+		if st, err := os.Stat(path); err == nil && st.Size() == in.FileBytes {
+			logf("reusing %s", path)
+			return path, &in, nil
+		}
+	}
+	logf("generating %s", path)
+	out, err := runproc.Output([]string{c.python, c.gen, path, "--gib", strconv.FormatFloat(c.gib, 'g', -1, 64),
+		"--batch-rows", strconv.Itoa(c.batchRows), "--partitions", strconv.Itoa(c.partitions)}, os.Stderr)
+	if err != nil {
+		return "", nil, err
+	}
+	if err := json.Unmarshal(out, &in); err != nil {
+		return "", nil, fmt.Errorf("generator output %q: %w", out, err)
+	}
+	return path, &in, os.WriteFile(jpath, out, 0o644)
+}
+
+func runEngine(c config, cs, engine, input, partBy string) Run {
+	run := Run{Case: cs, Engine: engine}
+	dir := filepath.Join(c.work, "table-"+cs)
+	if err := os.RemoveAll(dir); err != nil {
+		run.Error = err.Error()
+		return run
+	}
+	defer os.RemoveAll(dir)
+	syscall.Sync()
+	if _, err := runproc.ReadTree(input); err != nil { // the input in the page cache for every run alike
+		run.Error = err.Error()
+		return run
+	}
+	var argv []string
+	switch engine {
+	case engineDeltaRS:
+		argv = []string{c.python, c.writer, dir, input}
+		if partBy != "" {
+			argv = append(argv, "--partition-by", partBy)
+		}
+	case engineOurs:
+		argv = []string{c.dlops, "write", dir, input}
+		if partBy != "" {
+			argv = append(argv, "-partition-by", partBy)
+		}
+	}
+	logf("%s, %s", cs, engine)
+	s, err := runproc.Run(argv, nil, os.Stderr)
+	run.OpS, run.WallS = s.Result.Seconds, s.Wall.Seconds()
+	run.UserS, run.SysS, run.MaxRSSKiB = s.User.Seconds(), s.Sys.Seconds(), s.MaxRSS
+	run.LoadBefore, run.LoadAfter = s.LoadBefore, s.LoadAfter
+	if err != nil {
+		run.Error = firstLast(err)
+		return run
+	}
+	logf("%s, %s: op %.1fs wall %.1fs cpu %.1fs rss %d MiB", cs, engine, run.OpS, run.WallS, run.UserS+run.SysS, run.MaxRSSKiB/1024)
+	syscall.Sync()
+	if run.Volume, err = runproc.LogVolume(dir, -1); err != nil {
+		run.Error = err.Error()
+		return run
+	}
+	out, err := runproc.Output([]string{c.python, c.checksum, dir}, os.Stderr)
+	if err != nil {
+		run.Error = firstLast(err)
+		return run
+	}
+	var ck Checksum
+	if err := json.Unmarshal(out, &ck); err != nil {
+		run.Error = fmt.Sprintf("checksum output %q: %v", out, err)
+		return run
+	}
+	run.Checksum = &ck
+	return run
+}
+
+func firstLast(err error) string {
+	lines := strings.Split(strings.TrimSpace(err.Error()), "\n")
+	if len(lines) == 1 {
+		return lines[0]
+	}
+	return lines[0] + " / " + strings.TrimSpace(lines[len(lines)-1])
+}
+
+func verify(r *Report) []string {
+	var problems []string
+	for _, cs := range r.Cases {
+		var first *Checksum
+		for _, run := range r.Runs {
+			if run.Case != cs || run.Checksum == nil {
+				continue
+			}
+			if run.Checksum.Rows != r.Input.Rows {
+				problems = append(problems, fmt.Sprintf("%s, %s rep %d: %d rows, want %d", cs, run.Engine, run.Rep, run.Checksum.Rows, r.Input.Rows))
+			}
+			if first == nil {
+				first = run.Checksum
+			} else if run.Checksum.Hash != first.Hash {
+				problems = append(problems, fmt.Sprintf("%s, %s rep %d: content hash %s differs from %s", cs, run.Engine, run.Rep, run.Checksum.Hash, first.Hash))
+			}
+		}
+	}
+	return problems
+}
+
+type agg struct {
+	n                                int
+	op, wall, cpu, rss, bytes, files float64
+}
+
+func aggregate(r *Report, cs, engine string) agg {
+	var op, wall, cpu, rss, by, fi []float64
+	for _, run := range r.Runs {
+		if run.Case != cs || run.Engine != engine || run.Error != "" {
+			continue
+		}
+		op = append(op, run.OpS)
+		wall = append(wall, run.WallS)
+		cpu = append(cpu, run.UserS+run.SysS)
+		rss = append(rss, float64(run.MaxRSSKiB)/1024)
+		by = append(by, float64(run.Volume.BytesAdded))
+		fi = append(fi, float64(run.Volume.FilesAdded))
+	}
+	m := runproc.Median
+	return agg{n: len(op), op: m(op), wall: m(wall), cpu: m(cpu), rss: m(rss), bytes: m(by), files: m(fi)}
+}
+
+func ratio(a, b float64) string {
+	if a == 0 || b == 0 {
+		return "n/a"
+	}
+	return fmt.Sprintf("%.2f", a/b)
+}
+
+func caseLabel(cs string, in Input) string {
+	if cs == "partitioned" {
+		return fmt.Sprintf("partitioned by part (%d values)", in.Partitions)
+	}
+	return "unpartitioned"
+}
+
+func render(r *Report) string {
+	var b strings.Builder
+	p := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
+	in := r.Input
+	p("# Write: deltalite.Write vs delta-rs write_deltalake\n\n")
+	p("Command: `%s`  \n", r.Command)
+	p("Started %s, finished %s; git %s; deltalake (delta-rs) %s.  \n", r.Started, r.Finished, r.Git, r.Deltalake)
+	p("Machine: %s.  \n", r.Machine)
+	p("Load average (1, 5, 15 min) at the start: %s; at the end: %s.\n\n", r.LoadStart, r.LoadEnd)
+	p("Input: one Arrow IPC stream file, %d rows in %d batches of %d rows, %.2f GiB of Arrow buffers (%.2f GiB file); "+
+		"12 columns: int64 ×2, float64, bool, int32, timestamp(us, UTC), date32, decimal(18,4), a 4-character partition "+
+		"string with %d values drawn at random per row, and strings of 50 values, ~1M values and all-distinct 40 hex "+
+		"digits. Each engine streams the file into a new table (mode error, defaults otherwise), %d time(s) per case, "+
+		"each run in its own process with the input in the page cache.\n\n",
+		in.Rows, in.Batches, in.BatchRows, float64(in.ArrowBytes)/(1<<30), float64(in.FileBytes)/(1<<30), in.Partitions, r.Reps)
+	p("| case | engine | op (s) | process wall (s) | CPU user+sys (s) | peak RSS (MiB) | output | files | Arrow MiB per op second | Arrow MiB per CPU second |\n")
+	p("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|\n")
+	mib := float64(in.ArrowBytes) / (1 << 20)
+	for _, cs := range r.Cases {
+		for _, e := range []string{engineDeltaRS, engineOurs} {
+			a := aggregate(r, cs, e)
+			if a.n == 0 {
+				p("| %s | %s | failed | | | | | | | |\n", caseLabel(cs, in), e)
+				continue
+			}
+			p("| %s | %s | %.1f | %.1f | %.1f | %.0f | %.2f GiB | %.0f | %.0f | %.0f |\n", caseLabel(cs, in), e, a.op, a.wall, a.cpu,
+				a.rss, a.bytes/(1<<30), a.files, mib/a.op, mib/a.cpu)
+		}
+	}
+	p("\nMedians over the runs. op: the write timed inside the process (opening the input, writing the files, " +
+		"committing); process wall, CPU (user + system) and peak RSS (`ru_maxrss`) from `wait4`; output: the sizes of the " +
+		"commit's `add` actions.\n\n")
+	p("**Ratios deltalite / delta-rs** (below 1: deltalite takes less; throughput is the inverse of the op ratio)\n\n")
+	p("| case | op time | process wall | CPU | peak RSS | output bytes | throughput (delta-rs op time / ours) | same content |\n|---|---:|---:|---:|---:|---:|---:|---|\n")
+	for _, cs := range r.Cases {
+		d, o := aggregate(r, cs, engineDeltaRS), aggregate(r, cs, engineOurs)
+		same := "yes"
+		for _, pr := range r.Problems {
+			if strings.HasPrefix(pr, cs+",") {
+				same = "NO"
+			}
+		}
+		p("| %s | %s | %s | %s | %s | %s | %s | %s |\n", caseLabel(cs, in), ratio(o.op, d.op), ratio(o.wall, d.wall), ratio(o.cpu, d.cpu),
+			ratio(o.rss, d.rss), ratio(o.bytes, d.bytes), ratio(d.op, o.op), same)
+	}
+	if len(r.Problems) > 0 {
+		p("\nProblems:\n\n")
+		for _, pr := range r.Problems {
+			p("- %s\n", pr)
+		}
+	}
+	p("\n**Every run**\n\n| case | engine | rep | order | op (s) | wall (s) | user (s) | sys (s) | peak RSS (MiB) | load before / after | output bytes | files | content (rows, hash) |\n")
+	p("|---|---|---:|---:|---:|---:|---:|---:|---:|---|---:|---:|---|\n")
+	for _, run := range r.Runs {
+		content := "—"
+		if run.Checksum != nil {
+			content = fmt.Sprintf("%d, %s", run.Checksum.Rows, run.Checksum.Hash)
+		}
+		if run.Error != "" {
+			content = "FAILED: " + run.Error
+		}
+		p("| %s | %s | %d | %d | %.1f | %.1f | %.1f | %.1f | %d | %.1f / %.1f | %d | %d | %s |\n", run.Case, run.Engine, run.Rep, run.Order,
+			run.OpS, run.WallS, run.UserS, run.SysS, run.MaxRSSKiB/1024, run.LoadBefore, run.LoadAfter, run.Volume.BytesAdded,
+			run.Volume.FilesAdded, content)
+	}
+	p("\nThe content hash is DuckDB's `hash()` of every column summed over the rows, read through delta-rs.\n")
+	return b.String()
+}
