@@ -22,10 +22,13 @@ import (
 )
 
 // mergeAvailable reports whether delta-rs can serve as the reference. When
-// peers are required (CI) a missing environment fails the test; otherwise
-// the parity tests compare with the model alone.
+// peers are required (CI) a missing environment fails the test; otherwise,
+// and in -short mode, the parity tests compare with the model alone.
 func mergeAvailable(t *testing.T) bool {
 	t.Helper()
+	if testing.Short() {
+		return false
+	}
 	if peers.Required() {
 		peers.Python(t)
 		return true

@@ -71,8 +71,8 @@ type procResult struct {
 	Stats deltalite.UpsertStats `json:"stats"`
 	// Before is the table version just before the upsert started: a commit
 	// above Before+1 means other writers committed while it ran.
-	Before int64 `json:"before"`
-	Error string                `json:"error,omitempty"`
+	Before int64  `json:"before"`
+	Error  string `json:"error,omitempty"`
 	// Conflict reports an error matching ErrCommitConflict.
 	Conflict bool `json:"conflict,omitempty"`
 }

@@ -5,6 +5,7 @@ import (
 	"hash/fnv"
 	"math"
 	"os"
+	"slices"
 	"testing"
 
 	"github.com/deltalite-go/deltalite/upsert"
@@ -164,7 +165,17 @@ func parityScenarios() []scenario {
 	for i := range out {
 		out[i].opts = knobs(i)
 	}
+	if testing.Short() {
+		out = slices.DeleteFunc(out, func(sc scenario) bool { return !shortSet[sc.name] })
+	}
 	return out
+}
+
+// shortSet are the scenarios of -short mode.
+var shortSet = map[string]bool{
+	"key_string": true, "key_float64": true, "key_timestamp": true, "key_decimal38_10": true,
+	"composite_string_int64_timestamp": true, "unpartitioned": true, "hostile_partitions": true,
+	"two_partition_columns": true, "many_files_and_row_groups": true,
 }
 
 // TestParity runs every scenario through delta-rs MERGE and the engine and
