@@ -17,6 +17,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -178,9 +179,13 @@ func main() {
 		if err != nil {
 			fail(err)
 		}
-		if err := save(c, &r, false); err != nil {
+		if err := os.WriteFile(c.out, []byte(render(&r)), 0o644); err != nil {
 			fail(err)
 		}
+		if err := os.WriteFile(c.chart, []byte(chart(&r)), 0o644); err != nil {
+			fail(err)
+		}
+		pngChart(c.chart)
 		return
 	}
 	r := &Report{
@@ -232,7 +237,26 @@ func save(c config, r *Report, finished bool) error {
 	if err := os.WriteFile(c.out, []byte(render(r)), 0o644); err != nil {
 		return err
 	}
-	return os.WriteFile(c.chart, []byte(chart(r)), 0o644)
+	if err := os.WriteFile(c.chart, []byte(chart(r)), 0o644); err != nil {
+		return err
+	}
+	if finished {
+		pngChart(c.chart)
+	}
+	return nil
+}
+
+// pngChart renders the SVG chart as a PNG next to it when rsvg-convert is
+// installed (Debian: librsvg2-bin).
+func pngChart(svg string) {
+	tool, err := exec.LookPath("rsvg-convert")
+	if err != nil {
+		return
+	}
+	png := strings.TrimSuffix(svg, ".svg") + ".png"
+	if out, err := exec.Command(tool, "-f", "png", "-o", png, svg).CombinedOutput(); err != nil {
+		logf("rsvg-convert: %v: %s", err, out)
+	}
 }
 
 func logf(format string, args ...any) {

@@ -205,7 +205,11 @@ func chart(r *Report) string {
 		{"CPU time (user + sys)", "s", func(a agg) float64 { return a.cpu }},
 		{"bytes written (adds)", "GiB", func(a agg) float64 { return a.bytesAdded / (1 << 30) }},
 	}
-	engines := []struct{ name, color string }{{engineMerge, "#d9822b"}, {engineUpsert, "#2b6cb0"}}
+	// MERGE is drawn wider and lighter, so equal values stay visible.
+	engines := []struct {
+		name, color string
+		width       float64
+	}{{engineMerge, "#e8a05c", 5}, {engineUpsert, "#2b6cb0", 2}}
 	const pw, ph, ml, mt, mb, mr = 300.0, 250.0, 58.0, 34.0, 42.0, 14.0
 	w := float64(len(panels))*(pw+ml+mr) + 10
 	h := ph + mt + mb + 40
@@ -265,17 +269,17 @@ func chart(r *Report) string {
 				}
 				x, y := px(s.RowsPerPartition), py(pn.val(a))
 				pts = append(pts, fmt.Sprintf("%.1f,%.1f", x, y))
-				p(`<circle cx="%.1f" cy="%.1f" r="3.5" fill="%s"/>`+"\n", x, y, e.color)
+				p(`<circle cx="%.1f" cy="%.1f" r="%.1f" fill="%s"/>`+"\n", x, y, 1.5+e.width, e.color)
 			}
 			if len(pts) > 1 {
-				p(`<polyline points="%s" fill="none" stroke="%s" stroke-width="2"/>`+"\n", strings.Join(pts, " "), e.color)
+				p(`<polyline points="%s" fill="none" stroke="%s" stroke-width="%.0f"/>`+"\n", strings.Join(pts, " "), e.color, e.width)
 			}
 		}
 	}
 	ly := h - 12
 	lx := 10 + ml
 	for _, e := range engines {
-		p(`<line x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="%s" stroke-width="3"/>`+"\n", lx, ly-4, lx+24, ly-4, e.color)
+		p(`<line x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="%s" stroke-width="%.0f"/>`+"\n", lx, ly-4, lx+24, ly-4, e.color, e.width)
 		p(`<text x="%.1f" y="%.1f">%s</text>`+"\n", lx+30, ly, e.name)
 		lx += 190
 	}
