@@ -3,11 +3,14 @@ package upsert
 import (
 	"fmt"
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/deltalite-go/deltalite/internal/errs"
 )
 
 // TestEveryKeyType: each comparable Delta type works as a key: one row
@@ -62,44 +65,60 @@ func TestEveryKeyType(t *testing.T) {
 	}
 }
 
-// TestFloatKeySemantics: as MERGE compares: -0.0 is not 0.0 (it inserts
-// next to it), NaN matches NaN, infinities match.
+// TestFloatKeySemantics: as delta-rs MERGE compares (checked against
+// deltalake 1.6.6): -0.0 matches 0.0, NaN matches NaN, infinities match;
+// a source with both zeros holds one key twice.
 func TestFloatKeySemantics(t *testing.T) {
-	tb := newTable(t, fields("k double", "v long"), nil, nil)
-	as := tb.arrowSchema()
-	mk := func(ks []float64, vs []int64) arrow.RecordBatch {
-		kb := array.NewFloat64Builder(memory.DefaultAllocator)
-		vb := array.NewInt64Builder(memory.DefaultAllocator)
-		defer kb.Release()
-		defer vb.Release()
-		kb.AppendValues(ks, nil)
-		vb.AppendValues(vs, nil)
-		k, v := kb.NewArray(), vb.NewArray()
-		defer k.Release()
-		defer v.Release()
-		return array.NewRecordBatch(as, []arrow.Array{k, v}, int64(len(ks)))
-	}
-	init := mk([]float64{0, math.NaN(), math.Inf(1), 1}, []int64{1, 2, 3, 4})
-	defer init.Release()
-	tb.appendBatches(nil, init)
-	src := mk([]float64{math.Copysign(0, -1), math.NaN(), math.Inf(1), math.Inf(-1)}, []int64{10, 20, 30, 40})
-	defer src.Release()
-	s, err := tb.upsertBatches(Options{PrimaryKeys: []string{"k"}}, src)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if s.RowsUpdated != 2 || s.RowsInserted != 2 {
-		t.Errorf("stats %v", s)
-	}
-	got := tb.rows()
-	want := []string{"k=-0, v=10", "k=-Infinity, v=40", "k=0, v=1", "k=1, v=4", "k=Infinity, v=30", "k=NaN, v=20"}
-	if len(got) != len(want) {
-		t.Fatalf("rows %q", got)
-	}
-	for i := range want {
-		if got[i] != want[i] {
-			t.Fatalf("rows %q, want %q", got, want)
-		}
+	for _, dt := range []arrow.DataType{arrow.PrimitiveTypes.Float64, arrow.PrimitiveTypes.Float32} {
+		t.Run(dt.String(), func(t *testing.T) {
+			typ := "double"
+			if dt.ID() == arrow.FLOAT32 {
+				typ = "float"
+			}
+			tb := newTable(t, fields("k "+typ, "v long"), nil, nil)
+			as := tb.arrowSchema()
+			mk := func(ks []float64, vs []int64) arrow.RecordBatch {
+				kb := array.NewBuilder(memory.DefaultAllocator, dt)
+				vb := array.NewInt64Builder(memory.DefaultAllocator)
+				defer kb.Release()
+				defer vb.Release()
+				for _, k := range ks {
+					switch b := kb.(type) {
+					case *array.Float64Builder:
+						b.Append(k)
+					case *array.Float32Builder:
+						b.Append(float32(k))
+					}
+				}
+				vb.AppendValues(vs, nil)
+				k, v := kb.NewArray(), vb.NewArray()
+				defer k.Release()
+				defer v.Release()
+				return array.NewRecordBatch(as, []arrow.Array{k, v}, int64(len(ks)))
+			}
+			init := mk([]float64{0, math.NaN(), math.Inf(1), 1}, []int64{1, 2, 3, 4})
+			defer init.Release()
+			tb.appendBatches(nil, init)
+			src := mk([]float64{math.Copysign(0, -1), math.NaN(), math.Inf(1), math.Inf(-1)}, []int64{10, 20, 30, 40})
+			defer src.Release()
+			s, err := tb.upsertBatches(Options{PrimaryKeys: []string{"k"}}, src)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if s.RowsUpdated != 3 || s.RowsInserted != 1 {
+				t.Errorf("stats %v", s)
+			}
+			got := tb.rows()
+			want := []string{"k=-0, v=10", "k=-Infinity, v=40", "k=1, v=4", "k=Infinity, v=30", "k=NaN, v=20"}
+			if strings.Join(got, "|") != strings.Join(want, "|") {
+				t.Fatalf("rows %q, want %q", got, want)
+			}
+			both := mk([]float64{0, math.Copysign(0, -1)}, []int64{1, 2})
+			defer both.Release()
+			if _, err := tb.upsertBatches(Options{PrimaryKeys: []string{"k"}}, both); !isKind(err, errs.ErrInvalidArgument) {
+				t.Errorf("0.0 and -0.0 in one batch: %v", err)
+			}
+		})
 	}
 }
 

@@ -75,39 +75,46 @@ func (c boolCol) word(i int) uint64 {
 	return 0
 }
 
-// Canonical NaNs: every NaN is one key, as MERGE matches NaN with NaN.
+// Floats are keyed by a canonical bit pattern, as delta-rs MERGE's
+// equality join compares them: every NaN is one key (NaN matches NaN), and
+// -0.0 is 0.0.
 const (
 	nan32 = 0x7fc00000
 	nan64 = 0x7ff8000000000000
 )
 
+func canon32(x float32) uint64 {
+	switch {
+	case x != x:
+		return nan32
+	case x == 0:
+		return 0
+	}
+	return uint64(math.Float32bits(x))
+}
+
+func canon64(x float64) uint64 {
+	switch {
+	case x != x:
+		return nan64
+	case x == 0:
+		return 0
+	}
+	return math.Float64bits(x)
+}
+
 type f32Col []float32
 
-func (c f32Col) word(i int) uint64 {
-	if x := c[i]; x == x {
-		return uint64(math.Float32bits(x))
-	}
-	return nan32
-}
+func (c f32Col) word(i int) uint64 { return canon32(c[i]) }
 
 type f64Col []float64
 
-func (c f64Col) word(i int) uint64 {
-	if x := c[i]; x == x {
-		return math.Float64bits(x)
-	}
-	return nan64
-}
+func (c f64Col) word(i int) uint64 { return canon64(c[i]) }
 
 // f32as64Col reads a float column of a file under a double key column.
 type f32as64Col []float32
 
-func (c f32as64Col) word(i int) uint64 {
-	if x := float64(c[i]); x == x {
-		return math.Float64bits(x)
-	}
-	return nan64
-}
+func (c f32as64Col) word(i int) uint64 { return canon64(float64(c[i])) }
 
 type decCol struct{ a *array.Decimal128 }
 

@@ -7,9 +7,10 @@
 // slot array, keys packed into one or two machine words when their columns
 // have a fixed width of at most 16 bytes (integers, dates, timestamps,
 // floats, booleans, decimals), and otherwise in a chunked byte arena as a
-// canonical encoding. Two tuples are equal exactly when MERGE's equality
-// join would match them: NaN equals NaN, -0.0 differs from 0.0, and a tuple
-// with a null in any column is never stored and never found.
+// canonical encoding. Two tuples are equal exactly when delta-rs MERGE's
+// equality join matches them (checked against deltalake 1.6.6): NaN equals
+// NaN, -0.0 equals 0.0, and a tuple with a null in any column is never
+// stored and never found.
 //
 // A Set is filled by one goroutine and may then be probed by many at once,
 // each through its own Binding. The package never does I/O and never keeps

@@ -37,8 +37,8 @@ func genValue(r *rand.Rand, dt arrow.DataType) any {
 	panic(dt)
 }
 
-// refKey is the reference identity of a tuple: MERGE's equality spelled
-// out independently of the set's encoding.
+// refKey is the reference identity of a tuple: delta-rs MERGE's equality
+// spelled out independently of the set's encoding.
 func refKey(vals []any) (string, bool) {
 	var b strings.Builder
 	for _, v := range vals {
@@ -49,8 +49,8 @@ func refKey(vals []any) (string, bool) {
 			switch {
 			case math.IsNaN(x):
 				b.WriteString("NaN")
-			case x == 0 && math.Signbit(x):
-				b.WriteString("-0")
+			case x == 0:
+				b.WriteString("0") // -0.0 is 0.0
 			default:
 				fmt.Fprintf(&b, "%v", x)
 			}
