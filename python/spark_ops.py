@@ -8,8 +8,12 @@ is paid once for many operations.
       each with one line {"id": N, "results": [...]}; exits at end of input.
       Everything else the process prints goes to stderr.
   spark_ops.py --resolve
-      Resolves the Delta jars into .cache (used by scripts/setup-test-env.sh),
-      then reads a small table to prove the session works.
+      Resolves the Delta jars from Maven Central into .cache, runs a small
+      Delta workload and records the classes it loads into a JVM class-data
+      sharing archive in .cache, which halves later start-ups
+      (used by scripts/setup-test-env.sh).
+  spark_ops.py --archive
+      The same without resolving: remakes the archive from the cached jars.
 
 Operations (each takes "path", the table location):
   read      [version] [timestamp] [columns] [where] -> canonical rows (see peerlib/canon.py)
@@ -76,13 +80,15 @@ def serve():
             print("spark_ops: server stopped", file=sys.stderr, flush=True)
 
 
-def resolve():
+def prepare(resolve):
+    import tempfile
+
     started = time.monotonic()
-    session, jars = peer_spark.resolve_jars()
-    session.sparkContext.setLogLevel("ERROR")
-    print(f"resolved {len(jars)} jars for {peer_spark.paths.DELTA_PACKAGE} in {time.monotonic() - started:.1f}s")
-    session.stop()
+    with tempfile.TemporaryDirectory(prefix="deltalite-spark-prepare-") as work:
+        out, jars = peer_spark.make_archive(work, resolve=resolve)
     peer_spark.cleanup()
+    what = f"resolved {jars} jars for {peer_spark.paths.DELTA_PACKAGE} and " if resolve else ""
+    print(f"{what}recorded Spark's classes into {out} in {time.monotonic() - started:.1f}s")
 
 
 def batch(ops_file, out_file):
@@ -109,8 +115,8 @@ def main(argv):
     if argv[:1] == ["--serve"]:
         serve()
         return 0
-    if argv[:1] == ["--resolve"]:
-        resolve()
+    if argv[:1] in (["--resolve"], ["--archive"]):
+        prepare(resolve=argv[0] == "--resolve")
         return 0
     if not argv or argv[0].startswith("-"):
         print(__doc__, file=sys.stderr)

@@ -2,6 +2,7 @@
 # Installs everything deltalite's interop tests need, inside the repository:
 #   .venv/             Python with the pinned peers (python/requirements.txt)
 #   .cache/ivy, .cache/spark/jars.txt   Delta Lake jars for Spark, from Maven Central
+#   .cache/spark/classes.jsa            a JVM class archive that speeds up Spark's start
 #   whatever scripts/cloud-servers.sh installs (S3 and Azure test servers)
 # Idempotent: a second run only checks and takes a few seconds.
 set -euo pipefail
@@ -58,18 +59,35 @@ if [[ -z "$java_major" || "$java_major" -lt 17 ]]; then
 	exit 1
 fi
 
-# Delta jars for Spark, resolved once through Spark's Ivy into .cache.
+# Delta jars for Spark, resolved once through Spark's Ivy into .cache, and a
+# JVM class archive of a typical session (.cache/spark/classes.jsa), which
+# halves the start-up of every later Spark session.
 mkdir -p "$root/.cache"
-if "$py" -c 'import sys; sys.path.insert(0, "python"); from peerlib import spark; spark.jar_list()' 2>/dev/null; then
-	say "spark delta jars already cached (java $java_major, $(since "$t"))"
-else
-	"$py" python/spark_ops.py --resolve 2>"$root/.cache/spark-resolve.log" || {
-		tail -n 40 "$root/.cache/spark-resolve.log" >&2
-		say "resolving the Delta jars for Spark failed; full log in .cache/spark-resolve.log" >&2
+spark_state="$("$py" - <<'PY' 2>/dev/null || echo resolve
+import sys
+sys.path.insert(0, "python")
+from peerlib import spark
+try:
+    spark.jar_list()
+except Exception:
+    print("resolve")
+else:
+    print("ready" if spark.archive_ok() else "archive")
+PY
+)"
+case "$spark_state" in
+ready)
+	say "spark delta jars and class archive already in .cache (java $java_major, $(since "$t"))"
+	;;
+resolve | archive)
+	"$py" python/spark_ops.py "--$spark_state" 2>"$root/.cache/spark-setup.log" || {
+		tail -n 40 "$root/.cache/spark-setup.log" >&2
+		say "preparing Spark failed; full log in .cache/spark-setup.log" >&2
 		exit 1
 	}
-	say "resolved spark delta jars into .cache ($(since "$t"))"
-fi
+	say "prepared spark (java $java_major) in .cache ($(since "$t"))"
+	;;
+esac
 
 # Cloud test servers, when the project has them.
 if [[ -f "$root/scripts/cloud-servers.sh" ]]; then

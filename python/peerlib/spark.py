@@ -14,19 +14,11 @@ import traceback
 from peerlib import canon, data, paths
 
 
-def resolve_jars():
-    """Resolves the Delta jars from Maven Central through Spark's own Ivy
-    resolution into .cache/ivy, and records the resolved jar paths in
-    .cache/spark/jars.txt so later sessions start without resolving."""
-    session = _builder(
-        {
-            "spark.jars.packages": paths.DELTA_PACKAGE,
-            "spark.jars.ivy": str(paths.ivy_dir()),
-        }
-    ).getOrCreate()
+def _record_jar_list(session):
+    """Records the jars Spark resolved for the Delta package in
+    .cache/spark/jars.txt, so later sessions start without resolving."""
     jars = session.sparkContext.getConf().get("spark.jars", "")
-    files = [j[len("file:") :].lstrip("/") for j in jars.split(",") if j]
-    files = ["/" + f for f in files]
+    files = ["/" + j[len("file:") :].lstrip("/") for j in jars.split(",") if j]
     missing = [f for f in files if not os.path.exists(f)]
     if not files or missing:
         raise RuntimeError(f"Spark resolved no usable Delta jars (missing: {missing})")
@@ -35,7 +27,7 @@ def resolve_jars():
     tmp = out.with_suffix(".tmp")
     tmp.write_text("# " + paths.DELTA_PACKAGE + "\n" + "\n".join(files) + "\n")
     tmp.replace(out)
-    return session, files
+    return files
 
 
 def jar_list():
@@ -63,7 +55,49 @@ def cleanup():
         shutil.rmtree(_scratch_dirs.pop(), ignore_errors=True)
 
 
-def _builder(extra):
+# JVM options for short test sessions: the C1 compiler only and the serial
+# collector start faster and use less CPU on a small machine than the
+# defaults, which are tuned for long-running jobs. DELTALITE_SPARK_JAVA_OPTS
+# replaces them.
+JAVA_OPTS = "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC -Xlog:cds=off -Xlog:cds+dynamic=off"
+
+
+def _java_opts(scratch, archive_opt=""):
+    opts = os.environ.get("DELTALITE_SPARK_JAVA_OPTS", JAVA_OPTS)
+    return f"{opts} {archive_opt} -Dderby.system.home={scratch}".strip()
+
+
+def archive_file():
+    return paths.cache_dir() / "spark" / "classes.jsa"
+
+
+def _archive_key():
+    """What the class archive depends on: the JVM, Spark and the Delta jars,
+    and the JVM options."""
+    import hashlib
+    import shutil as _sh
+
+    import pyspark
+
+    java = os.path.realpath(_sh.which("java") or "java")
+    st = os.stat(java) if os.path.exists(java) else None
+    parts = [
+        java,
+        str(st.st_mtime_ns if st else 0),
+        pyspark.__version__,
+        paths.jar_list_file().read_text() if paths.jar_list_file().exists() else "",
+        os.environ.get("DELTALITE_SPARK_JAVA_OPTS", JAVA_OPTS),
+    ]
+    return hashlib.sha256("\0".join(parts).encode()).hexdigest()
+
+
+def archive_ok():
+    """Whether the class archive exists and matches this environment."""
+    key = archive_file().with_suffix(".key")
+    return archive_file().exists() and key.exists() and key.read_text().strip() == _archive_key()
+
+
+def _builder(extra, archive_opt=""):
     os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
@@ -85,7 +119,7 @@ def _builder(extra):
         "spark.sql.session.timeZone": "UTC",
         "spark.sql.warehouse.dir": os.path.join(scratch, "warehouse"),
         "spark.local.dir": os.path.join(scratch, "local"),
-        "spark.driver.extraJavaOptions": f"-Dderby.system.home={scratch}",
+        "spark.driver.extraJavaOptions": _java_opts(scratch, archive_opt),
         "spark.databricks.delta.retentionDurationCheck.enabled": "false",
     }
     conf.update(extra)
@@ -96,10 +130,64 @@ def _builder(extra):
 
 
 def session():
-    """A local Spark session with Delta, from the cached jars."""
-    s = _builder({"spark.jars": ",".join(jar_list())}).getOrCreate()
+    """A local Spark session with Delta, from the cached jars (and with the
+    class archive that setup made, when it matches: it halves start-up)."""
+    archive_opt = f"-XX:SharedArchiveFile={archive_file()}" if archive_ok() else ""
+    s = _builder({"spark.jars": ",".join(jar_list())}, archive_opt).getOrCreate()
     s.sparkContext.setLogLevel("ERROR")
     return s
+
+
+def make_archive(workdir, resolve=False):
+    """Records the classes a typical session loads into a JVM class-data
+    sharing archive (.cache/spark/classes.jsa), which later sessions map
+    instead of loading and verifying those classes again. With resolve, the
+    session first resolves the Delta jars from Maven Central through Spark's
+    own Ivy resolution into .cache/ivy and records them (see jar_list).
+    Returns the archive's path and the number of jars."""
+    from pyspark import SparkContext
+
+    out = archive_file()
+    out.parent.mkdir(parents=True, exist_ok=True)
+    tmp = out.with_suffix(".jsa.tmp")
+    tmp.unlink(missing_ok=True)
+    out.with_suffix(".key").unlink(missing_ok=True)
+    if resolve:
+        extra = {"spark.jars.packages": paths.DELTA_PACKAGE, "spark.jars.ivy": str(paths.ivy_dir())}
+    else:
+        extra = {"spark.jars": ",".join(jar_list())}
+    s = _builder(extra, f"-XX:ArchiveClassesAtExit={tmp}").getOrCreate()
+    s.sparkContext.setLogLevel("ERROR")
+    jars = _record_jar_list(s) if resolve else jar_list()
+    table = os.path.join(workdir, "t")
+    rows = {"schema": [{"name": "id", "type": "long"}, {"name": "p", "type": "string"}],
+            "rows": [{"id": i, "p": "ab"[i % 2]} for i in range(10)]}
+    ops = [
+        dict(rows, op="write", path=table, partition_by=["p"], properties={"delta.enableDeletionVectors": "true"}),
+        {"op": "delete", "path": table, "predicate": "id = 1"},
+        {"op": "update", "path": table, "predicate": "id = 2", "set": {"p": "'c'"}},
+        dict(rows, op="merge", path=table, on=["id"]),
+        {"op": "checkpoint", "path": table},
+        {"op": "read", "path": table},
+        {"op": "read", "path": table, "version": 0},
+        {"op": "history", "path": table},
+    ]
+    results = run_ops(s, ops)
+    failed = [r for r in results if not r.get("ok")]
+    proc = getattr(SparkContext._gateway, "proc", None)
+    s.stop()
+    if proc is not None:
+        # The JVM writes the archive when it exits, which it does at the end
+        # of its input.
+        proc.stdin.close()
+        proc.wait(timeout=300)
+    if failed:
+        raise RuntimeError(f"Spark failed while recording its classes: {failed}")
+    if not tmp.exists():
+        raise RuntimeError("the JVM wrote no class archive")
+    tmp.replace(out)
+    out.with_suffix(".key").write_text(_archive_key() + "\n")
+    return out, len(jars)
 
 
 def _qualified(path):
