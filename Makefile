@@ -5,19 +5,21 @@
 #   make test-short   go test without the peers (tests that need them skip)
 #   make lint         gofmt, go vet, staticcheck
 #   make build        static binary bin/deltalite
-#   make bench        Go benchmarks (BENCH=regexp, PKG=packages)
+#   make bench        the benchmark against delta-rs (bench/run.sh, BENCH_ARGS=...)
+#   make bench-go     Go micro-benchmarks (BENCH=regexp, PKG=packages)
 
 GO            ?= go
 PKG           ?= ./...
 TEST_TIMEOUT  ?= 25m
 TEST_FLAGS    ?=
 BENCH         ?= .
+BENCH_ARGS    ?=
 BENCH_FLAGS   ?= -benchmem
 STATICCHECK_VERSION := v0.8.2
 CACHE_BIN     := $(CURDIR)/.cache/bin
 STATICCHECK   := $(CACHE_BIN)/staticcheck
 
-.PHONY: all test test-short setup lint fmt-check vet staticcheck build bench clean
+.PHONY: all test test-short setup lint fmt-check vet staticcheck build bench bench-go clean
 
 all: build
 
@@ -50,7 +52,10 @@ build:
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '-s -w' -o bin/deltalite ./cmd/deltalite
 
 bench: setup
-	DELTALITE_REQUIRE_PEERS=1 $(GO) test -run '^$$' -bench '$(BENCH)' $(BENCH_FLAGS) -timeout 60m $(PKG)
+	bench/run.sh $(BENCH_ARGS)
+
+bench-go:
+	$(GO) test -run '^$$' -bench '$(BENCH)' $(BENCH_FLAGS) -timeout 60m $(PKG)
 
 clean:
 	rm -rf bin
