@@ -269,3 +269,15 @@ func readRowsAt(t testing.TB, uri string, v int64) []string {
 	t.Helper()
 	return readRows(t, uri, deltalite.WithVersion(v))
 }
+
+func TestWriteRefusesDuplicateColumns(t *testing.T) {
+	sc := arrow.NewSchema([]arrow.Field{
+		{Name: "id", Type: arrow.PrimitiveTypes.Int64, Nullable: true},
+		{Name: "ID", Type: arrow.PrimitiveTypes.Int64, Nullable: true},
+	}, nil)
+	rr := fromJSON(t, sc, `[{"id":1,"ID":2}]`)
+	_, err := deltalite.Write(context.Background(), t.TempDir(), rr, deltalite.WriteOptions{})
+	if !errors.Is(err, deltalite.ErrSchemaMismatch) || !strings.Contains(err.Error(), `"ID"`) {
+		t.Fatalf("duplicate columns: %v", err)
+	}
+}

@@ -3,6 +3,7 @@ package schema
 import (
 	"fmt"
 	"strconv"
+	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
 )
@@ -184,6 +185,9 @@ func ArrowType(t Type, opt ArrowOptions) (arrow.DataType, error) {
 // timestamp_ntz (without).
 func FromArrow(s *arrow.Schema) (*Struct, error) {
 	out := &Struct{}
+	if err := uniqueNames(s.Fields(), ""); err != nil {
+		return nil, err
+	}
 	for _, f := range s.Fields() {
 		df, err := fieldFromArrow(f)
 		if err != nil {
@@ -245,6 +249,9 @@ func TypeFromArrow(t arrow.DataType) (Type, error) {
 		return TypeFromArrow(t.ValueType)
 	case *arrow.StructType:
 		s := &Struct{}
+		if err := uniqueNames(t.Fields(), "struct "); err != nil {
+			return nil, err
+		}
 		for _, f := range t.Fields() {
 			df, err := fieldFromArrow(f)
 			if err != nil {
@@ -271,4 +278,18 @@ func TypeFromArrow(t arrow.DataType) (Type, error) {
 		return &Array{Element: e, ContainsNull: t.ElemField().Nullable}, nil
 	}
 	return nil, fmt.Errorf("the Arrow type %s has no Delta equivalent", t)
+}
+
+// uniqueNames refuses two fields whose names differ at most in case: Delta
+// resolves columns case-insensitively, so such a schema cannot be a table's.
+func uniqueNames(fields []arrow.Field, what string) error {
+	seen := make(map[string]string, len(fields))
+	for _, f := range fields {
+		low := strings.ToLower(f.Name)
+		if prev, dup := seen[low]; dup {
+			return fmt.Errorf("%sfields %q and %q have the same name (Delta column names are case-insensitive)", what, prev, f.Name)
+		}
+		seen[low] = f.Name
+	}
+	return nil
 }

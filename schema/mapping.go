@@ -1,6 +1,10 @@
 package schema
 
-import "github.com/google/uuid"
+import (
+	"maps"
+
+	"github.com/google/uuid"
+)
 
 // AssignColumnMapping gives every field (nested ones too) that lacks them a
 // column id above maxID and a physical name "col-<uuid>", as Spark does
@@ -37,6 +41,24 @@ func AssignColumnMapping(s *Struct, maxID int64) int64 {
 
 // Clone returns a deep copy of the schema.
 func (s *Struct) Clone() *Struct {
-	c, _ := Parse(s.JSON())
+	c := &Struct{Fields: make([]*Field, len(s.Fields))}
+	for i, f := range s.Fields {
+		nf := *f
+		nf.Type = cloneType(f.Type)
+		nf.Metadata = maps.Clone(f.Metadata)
+		c.Fields[i] = &nf
+	}
 	return c
+}
+
+func cloneType(t Type) Type {
+	switch t := t.(type) {
+	case *Struct:
+		return t.Clone()
+	case *Array:
+		return &Array{Element: cloneType(t.Element), ContainsNull: t.ContainsNull}
+	case *Map:
+		return &Map{Key: cloneType(t.Key), Value: cloneType(t.Value), ValueContainsNull: t.ValueContainsNull}
+	}
+	return t // primitives and decimals are never modified in place
 }
