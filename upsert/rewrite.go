@@ -299,7 +299,7 @@ func (r *run) rewriteFile(ctx context.Context, p *part, f *fileWork, items chan<
 		}
 		n := int(rec.NumRows())
 		if got := recordBytes(rec); got > per {
-			per = got
+			per = got * 5 / 4 // headroom: growing may wait for the budget
 			if err := res.Resize(ctx, per*readerInFlight+f.overhead); err != nil {
 				return errs.Wrap(errs.Canceled, "", err, "rewriting")
 			}

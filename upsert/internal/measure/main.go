@@ -16,6 +16,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"runtime/pprof"
+	"runtime/trace"
 	"strings"
 	"syscall"
 	"time"
@@ -63,6 +64,7 @@ func main() {
 	buffered := fs.Int64("max-buffered-bytes", 0, "MaxBufferedBytes (0: default)")
 	strategy := fs.String("prune", "", "prune strategy")
 	heap := fs.String("heap-profile", "", "write heap profiles PATH.N every second")
+	traceOut := fs.String("trace", "", "write an execution trace here")
 	_ = fs.Parse(os.Args[2:])
 	if *dir == "" {
 		fmt.Fprintln(os.Stderr, "-dir is required")
@@ -80,6 +82,12 @@ func main() {
 			}
 		}()
 	}
+	if *traceOut != "" {
+		f, err := os.Create(*traceOut)
+		if err == nil && trace.Start(f) == nil {
+			defer func() { trace.Stop(); f.Close() }()
+		}
+	}
 	g := gen{rows: *rows, parts: *parts, payload: *payload, chunk: *chunk, random: *random}
 	var err error
 	switch os.Args[1] {
@@ -93,6 +101,7 @@ func main() {
 	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
+		trace.Stop()
 		os.Exit(1)
 	}
 }
