@@ -27,7 +27,9 @@ Operations (each takes "path", the table location):
             [not_matched_by_source: delete]
   checkpoint, optimize [zorder] [where], vacuum [retention_hours], history [limit],
   set_properties {k: v}, sql (with {table} replaced by the path's table name)
-An operation with "out": FILE writes its result to FILE instead of inline.
+An operation with "out": FILE writes its result to FILE instead of inline;
+one with "conf": {key: value} sets those Spark session settings for itself
+only (e.g. spark.databricks.delta.checkpointV2.topLevelFileFormat=parquet).
 Each result has "ok", and "error" when it failed; a failed operation does not
 stop the batch.
 """

@@ -369,16 +369,28 @@ def run_op(spark, op):
     goes on after an operation that was expected to fail."""
     started = time.monotonic()
     name = op.get("op")
+    saved = {}
     try:
         fn = OPS.get(name)
         if fn is None:
             raise ValueError(f"unknown op {name!r}; known: {sorted(OPS)}")
+        # Session settings for this operation only, e.g.
+        # spark.databricks.delta.checkpointV2.topLevelFileFormat=parquet.
+        for k, v in (op.get("conf") or {}).items():
+            saved[k] = spark.conf.get(k, None)
+            spark.conf.set(k, str(v))
         result = fn(spark, op) or {}
         result["ok"] = True
     except Exception as e:  # noqa: BLE001 - every failure is reported to the caller
         result = {"ok": False, "error": _short_error(e)}
         if os.environ.get("DELTALITE_PEERS_VERBOSE"):
             traceback.print_exc(file=sys.stderr)
+    finally:
+        for k, v in saved.items():
+            if v is None:
+                spark.conf.unset(k)
+            else:
+                spark.conf.set(k, v)
     result["op"] = name
     result["seconds"] = round(time.monotonic() - started, 3)
     if op.get("out") and result.get("ok"):
