@@ -81,7 +81,7 @@ func TestProbeFallsBackToScan(t *testing.T) {
 }
 
 // TestSourceGuard: a source past MaxSourceBytes is refused before anything
-// is written; 0 disables the guard; -1 takes the process limit.
+// is written; 0 takes the process limit; NoSourceLimit disables the guard.
 func TestSourceGuard(t *testing.T) {
 	tb := newTable(t, basic, []string{"day"}, nil)
 	tb.appendFile(`[{"id":1,"day":"d","val":"a"}]`)
@@ -91,7 +91,7 @@ func TestSourceGuard(t *testing.T) {
 	if !isKind(err, errs.ErrSourceTooLarge) || !strings.Contains(err.Error(), "MaxSourceBytes") {
 		t.Fatalf("small ceiling: %v", err)
 	}
-	_, err = tb.upsert(nil, rows, Options{PrimaryKeys: []string{"id"}, MaxSourceBytes: -1, Limits: limits.New(limits.Config{MaxSourceBytes: 10})})
+	_, err = tb.upsert(nil, rows, Options{PrimaryKeys: []string{"id"}, MaxSourceBytes: 0, Limits: limits.New(limits.Config{MaxSourceBytes: 10})})
 	if !isKind(err, errs.ErrSourceTooLarge) {
 		t.Fatalf("process ceiling: %v", err)
 	}
@@ -99,7 +99,7 @@ func TestSourceGuard(t *testing.T) {
 		t.Fatal("a refused upsert committed")
 	}
 	tb.assertNoOrphans()
-	tb.mustUpsert(nil, rows, Options{PrimaryKeys: []string{"id"}, MaxSourceBytes: 0, Limits: limits.New(limits.Config{MaxSourceBytes: 10})})
+	tb.mustUpsert(nil, rows, Options{PrimaryKeys: []string{"id"}, MaxSourceBytes: NoSourceLimit, Limits: limits.New(limits.Config{MaxSourceBytes: 10})})
 	tb.checkRows(`[{"id":1,"day":"d","val":"b"},{"id":2,"day":"d","val":"c"}]`)
 }
 

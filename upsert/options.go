@@ -36,11 +36,12 @@ const (
 	DefaultProbeConcurrency      = 8
 	DefaultReadBatchSize         = 8192
 	DefaultCommitMaxRetries      = 15
+	// NoSourceLimit as MaxSourceBytes turns the source guard off.
+	NoSourceLimit = -1
 )
 
-// Options configure one upsert. The zero value of a knob means its default,
-// except MaxSourceBytes, where 0 disables the guard and -1 means the
-// process limit.
+// Options configure one upsert. The zero value of every knob means its
+// default, so Options{PrimaryKeys: ...} is a complete configuration.
 type Options struct {
 	// PrimaryKeys name the key columns: top-level table columns of any
 	// comparable type (integers, floats, booleans, decimals, dates,
@@ -71,8 +72,9 @@ type Options struct {
 	TargetFileSize int64
 	// MaxSourceBytes refuses a source whose estimated footprint (its Arrow
 	// bytes, row selections and key sets) exceeds it, with
-	// errs.SourceTooLarge. -1 takes the process limit
-	// (DELTALITE_MAX_SOURCE_BYTES, default 2 GiB); 0 disables the guard.
+	// errs.SourceTooLarge. 0 takes the process limit
+	// (DELTALITE_MAX_SOURCE_BYTES, default 2 GiB, where 0 disables the
+	// guard); NoSourceLimit disables it for this call.
 	MaxSourceBytes int64
 	// MultipartThreshold and MultipartPartSize tune large uploads; 0 takes
 	// the process defaults. Stores take them when opened (storage options
@@ -167,8 +169,8 @@ func resolve(snap *snapshot.Snapshot, opt Options) (*config, error) {
 			return nil, invalid("%s must not be negative (got %d)", name, v)
 		}
 	}
-	if opt.MaxSourceBytes < -1 {
-		return nil, invalid("MaxSourceBytes must be -1 (process limit), 0 (no limit) or positive (got %d)", opt.MaxSourceBytes)
+	if opt.MaxSourceBytes < NoSourceLimit {
+		return nil, invalid("MaxSourceBytes must be 0 (process limit), NoSourceLimit (-1) or positive (got %d)", opt.MaxSourceBytes)
 	}
 	if opt.AppID == "" && opt.AppVersion != 0 {
 		return nil, invalid("AppVersion %d was given without an AppID", opt.AppVersion)
@@ -195,9 +197,11 @@ func resolve(snap *snapshot.Snapshot, opt Options) (*config, error) {
 	if c.Metrics == nil {
 		c.Metrics = metrics.Default()
 	}
-	c.maxSource = opt.MaxSourceBytes
-	if c.maxSource < 0 {
+	switch c.maxSource = opt.MaxSourceBytes; c.maxSource {
+	case 0:
 		c.maxSource = c.Limits.Config().MaxSourceBytes
+	case NoSourceLimit:
+		c.maxSource = 0 // no guard
 	}
 	// Half the buffer bounds decoded batches through the budget; the other
 	// half is split among the partition writers, whose buffers a budget
