@@ -1,15 +1,14 @@
 package upsert
 
 import (
-	"math"
 	"strconv"
 	"strings"
 	"unicode/utf8"
 
 	"github.com/apache/arrow-go/v18/arrow"
-	"github.com/apache/arrow-go/v18/arrow/array"
 
 	"github.com/deltalite-go/deltalite/internal/errs"
+	"github.com/deltalite-go/deltalite/internal/partition"
 	"github.com/deltalite-go/deltalite/protocol"
 	"github.com/deltalite-go/deltalite/schema"
 )
@@ -131,107 +130,13 @@ func groupSource(c *config, s *source) ([]partValues, [][]rowSel, int64, error) 
 
 // groupRows numbers the distinct partition value sets of a batch's rows.
 // Values are compared as stored; rows of two sets that render to the same
-// text merge later by identity.
+// text merge later by identity. Nulls fail later, in rowPartition.
 func (c *config) groupRows(rec arrow.RecordBatch) ([]int32, int, error) {
-	n := int(rec.NumRows())
-	var ids []int32
-	groups := 0
+	cols := make([]arrow.Array, len(c.parts))
 	for k, f := range c.parts {
-		arr := rec.Column(c.table.Index(f.Name))
-		col, m, err := valueIDs(arr, n)
-		if err != nil {
-			return nil, 0, err
-		}
-		if k == 0 {
-			ids, groups = col, m
-			continue
-		}
-		if m == 1 {
-			continue
-		}
-		pairs := map[[2]int32]int32{}
-		for i := range ids {
-			key := [2]int32{ids[i], col[i]}
-			id, ok := pairs[key]
-			if !ok {
-				id = int32(len(pairs))
-				pairs[key] = id
-			}
-			ids[i] = id
-		}
-		groups = len(pairs)
+		cols[k] = rec.Column(c.table.Index(f.Name))
 	}
-	return ids, groups, nil
-}
-
-// valueIDs numbers the distinct values of one column in order of first
-// appearance; nulls share one id (and fail later, in rowPartition).
-func valueIDs(arr arrow.Array, n int) ([]int32, int, error) {
-	ids := make([]int32, n)
-	switch a := arr.(type) {
-	case *array.String:
-		return ids, number(ids, a, a.Value, strings.Clone), nil
-	case *array.Binary:
-		return ids, number(ids, a, a.ValueString, strings.Clone), nil
-	case *array.Int8:
-		return ids, number(ids, a, func(i int) int64 { return int64(a.Value(i)) }, same), nil
-	case *array.Int16:
-		return ids, number(ids, a, func(i int) int64 { return int64(a.Value(i)) }, same), nil
-	case *array.Int32:
-		return ids, number(ids, a, func(i int) int64 { return int64(a.Value(i)) }, same), nil
-	case *array.Int64:
-		return ids, number(ids, a, a.Value, same), nil
-	case *array.Date32:
-		return ids, number(ids, a, func(i int) int64 { return int64(a.Value(i)) }, same), nil
-	case *array.Timestamp:
-		return ids, number(ids, a, func(i int) int64 { return int64(a.Value(i)) }, same), nil
-	case *array.Float32:
-		return ids, number(ids, a, func(i int) uint64 { return uint64(math.Float32bits(a.Value(i))) }, same), nil
-	case *array.Float64:
-		return ids, number(ids, a, func(i int) uint64 { return math.Float64bits(a.Value(i)) }, same), nil
-	case *array.Boolean:
-		return ids, number(ids, a, a.Value, same), nil
-	case *array.Decimal128:
-		return ids, number(ids, a, a.Value, same), nil
-	}
-	return nil, 0, errs.New(errs.UnsupportedTable, "", "partition column of Arrow type %s", arr.DataType())
-}
-
-func same[T any](v T) T { return v }
-
-// number fills ids for one typed column; keep copies a key that outlives
-// the batch (string views into Arrow buffers).
-func number[K comparable](ids []int32, arr arrow.Array, value func(int) K, keep func(K) K) int {
-	seen := map[K]int32{}
-	hasNull := false
-	var prev K
-	prevID := int32(-1)
-	for i := range ids {
-		if arr.IsNull(i) {
-			ids[i], hasNull = -1, true
-			continue
-		}
-		v := value(i)
-		if prevID >= 0 && v == prev {
-			ids[i] = prevID // runs of one value are common in sorted input
-			continue
-		}
-		id, ok := seen[v]
-		if !ok {
-			id = int32(len(seen))
-			seen[keep(v)] = id
-		}
-		ids[i], prev, prevID = id, v, id
-	}
-	if !hasNull {
-		return len(seen)
-	}
-	for i := range ids {
-		if ids[i] < 0 {
-			ids[i] = int32(len(seen)) // nulls take the last id
-		}
-	}
-	return len(seen) + 1
+	return partition.GroupRows(cols, int(rec.NumRows()))
 }
 
 // rowPartition renders row i's partition values in their canonical log
@@ -245,7 +150,7 @@ func (c *config) rowPartition(rec arrow.RecordBatch, i int) ([]string, error) {
 			return nil, invalid("partition column %q is null in a source row (%s); Delta partition values of an upsert must not be null",
 				f.Name, c.describeRow(rec, i))
 		}
-		v, err := arrowValue(arr, i)
+		v, err := partition.Value(arr, i)
 		if err != nil {
 			return nil, err
 		}
@@ -263,37 +168,6 @@ func (c *config) rowPartition(rec arrow.RecordBatch, i int) ([]string, error) {
 		texts[k] = strings.Clone(s)
 	}
 	return texts, nil
-}
-
-// arrowValue is row i of arr as the Go value schema.FormatPartitionValue takes.
-func arrowValue(arr arrow.Array, i int) (any, error) {
-	switch a := arr.(type) {
-	case *array.String:
-		return a.Value(i), nil
-	case *array.Binary:
-		return a.Value(i), nil
-	case *array.Int8:
-		return a.Value(i), nil
-	case *array.Int16:
-		return a.Value(i), nil
-	case *array.Int32:
-		return a.Value(i), nil
-	case *array.Int64:
-		return a.Value(i), nil
-	case *array.Date32:
-		return a.Value(i), nil
-	case *array.Timestamp:
-		return a.Value(i), nil
-	case *array.Float32:
-		return a.Value(i), nil
-	case *array.Float64:
-		return a.Value(i), nil
-	case *array.Boolean:
-		return a.Value(i), nil
-	case *array.Decimal128:
-		return a.Value(i), nil
-	}
-	return nil, errs.New(errs.UnsupportedTable, "", "partition column of Arrow type %s", arr.DataType())
 }
 
 // describeRow names a source row by its key and partition values.
