@@ -3,8 +3,8 @@
 // one JSON line. The benchmark harnesses start it and measure it from the
 // outside.
 //
-//	dlops upsert TABLE BATCH.parquet [-pk id] [-partition-key _ph_partition_key]
-//	dlops write TABLE INPUT.arrows [-partition-by c1,c2]
+//	dlops upsert TABLE BATCH.parquet [-pk id] [-partition-key _ph_partition_key] [-cpuprofile F]
+//	dlops write TABLE INPUT.arrows [-partition-by c1,c2] [-cpuprofile F]
 //
 // upsert opens the table, streams the Parquet batch into Table.Upsert and
 // reports its stats. write streams an Arrow IPC stream file into
@@ -18,6 +18,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"runtime/pprof"
 	"strings"
 	"time"
 
@@ -41,8 +42,20 @@ func main() {
 	pk := fs.String("pk", "id", "primary key columns, comma-separated")
 	partKey := fs.String("partition-key", "_ph_partition_key", "the upsert's PartitionKey")
 	partBy := fs.String("partition-by", "", "partition columns of the new table, comma-separated")
+	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the operation here")
 	if err := fs.Parse(os.Args[4:]); err != nil {
 		os.Exit(2)
+	}
+	if *cpuProfile != "" {
+		f, err := os.Create(*cpuProfile)
+		if err == nil {
+			err = pprof.StartCPUProfile(f)
+		}
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "dlops:", err)
+			os.Exit(1)
+		}
+		defer pprof.StopCPUProfile()
 	}
 	ctx := context.Background()
 	res := runproc.Result{Engine: "deltalite", Op: op}
@@ -59,6 +72,7 @@ func main() {
 	res.Seconds = time.Since(start).Seconds()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "dlops:", err)
+		pprof.StopCPUProfile()
 		os.Exit(1)
 	}
 	res.PeakRSSKiB = procstat.PeakRSSKiB()
