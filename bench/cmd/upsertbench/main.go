@@ -402,7 +402,7 @@ func runEngine(c config, engine, base, batchPath string, baseVersion int64) Run 
 	run.UserS, run.SysS, run.MaxRSSKiB = s.User.Seconds(), s.Sys.Seconds(), s.MaxRSS
 	run.LoadBefore, run.LoadAfter, run.Result = s.LoadBefore, s.LoadAfter, s.Result
 	if err != nil {
-		run.Error = summary(err)
+		run.Error = runproc.ErrorSummary(err)
 		return run
 	}
 	logf("%s: op %.1fs wall %.1fs cpu %.1fs rss %d MiB", engine, run.OpS, run.WallS, run.UserS+run.SysS, run.MaxRSSKiB/1024)
@@ -413,7 +413,7 @@ func runEngine(c config, engine, base, batchPath string, baseVersion int64) Run 
 	}
 	out, err := runproc.Output([]string{c.python, c.checksum, dir, "--key", "id", "--sum", "counter"}, os.Stderr)
 	if err != nil {
-		run.Error = summary(err)
+		run.Error = runproc.ErrorSummary(err)
 		return run
 	}
 	var ck Checksum
@@ -423,14 +423,6 @@ func runEngine(c config, engine, base, batchPath string, baseVersion int64) Run 
 	}
 	run.Checksum = &ck
 	return run
-}
-
-func summary(err error) string {
-	lines := strings.Split(strings.TrimSpace(err.Error()), "\n")
-	if len(lines) == 1 {
-		return lines[0]
-	}
-	return lines[0] + " / " + strings.TrimSpace(lines[len(lines)-1])
 }
 
 // verify checks every run's fingerprint against the expected counts and

@@ -267,7 +267,7 @@ func runEngine(c config, cs, engine, input, partBy string) Run {
 	run.UserS, run.SysS, run.MaxRSSKiB = s.User.Seconds(), s.Sys.Seconds(), s.MaxRSS
 	run.LoadBefore, run.LoadAfter = s.LoadBefore, s.LoadAfter
 	if err != nil {
-		run.Error = firstLast(err)
+		run.Error = runproc.ErrorSummary(err)
 		return run
 	}
 	logf("%s, %s: op %.1fs wall %.1fs cpu %.1fs rss %d MiB", cs, engine, run.OpS, run.WallS, run.UserS+run.SysS, run.MaxRSSKiB/1024)
@@ -278,7 +278,7 @@ func runEngine(c config, cs, engine, input, partBy string) Run {
 	}
 	out, err := runproc.Output([]string{c.python, c.checksum, dir}, os.Stderr)
 	if err != nil {
-		run.Error = firstLast(err)
+		run.Error = runproc.ErrorSummary(err)
 		return run
 	}
 	var ck Checksum
@@ -288,14 +288,6 @@ func runEngine(c config, cs, engine, input, partBy string) Run {
 	}
 	run.Checksum = &ck
 	return run
-}
-
-func firstLast(err error) string {
-	lines := strings.Split(strings.TrimSpace(err.Error()), "\n")
-	if len(lines) == 1 {
-		return lines[0]
-	}
-	return lines[0] + " / " + strings.TrimSpace(lines[len(lines)-1])
 }
 
 func verify(r *Report) []string {

@@ -168,3 +168,13 @@ func Median(xs []float64) float64 {
 	}
 	return (s[n/2-1] + s[n/2]) / 2
 }
+
+// ErrorSummary shortens a failed process's error to its first and last
+// lines, which name the command and its final complaint.
+func ErrorSummary(err error) string {
+	lines := strings.Split(strings.TrimSpace(err.Error()), "\n")
+	if len(lines) == 1 {
+		return lines[0]
+	}
+	return lines[0] + " / " + strings.TrimSpace(lines[len(lines)-1])
+}
