@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"sync"
 	"sync/atomic"
 )
@@ -135,6 +136,23 @@ func (b *Budget) AcquireBytes(ctx context.Context, n int64) (*Reservation, error
 		return nil, err
 	}
 	return &Reservation{b: b, want: n, local: local, global: global}, nil
+}
+
+// Share reserves n bytes of the budget (capped and waited for as
+// AcquireBytes does) and returns them as a budget of their own: its
+// AcquireBytes draws only on the share, while its partition and file
+// permits are this budget's. A group of goroutines serving one part of the
+// call (one partition's readers) works within a share, so that another
+// group holding every byte cannot stall it. Release the reservation once
+// the group is done; the share must not be used after that.
+func (b *Budget) Share(ctx context.Context, n int64) (*Budget, *Reservation, error) {
+	res, err := b.AcquireBytes(ctx, n)
+	if err != nil {
+		return nil, nil, err
+	}
+	lim := &Limits{cfg: b.lim.cfg, partitions: b.lim.partitions, files: b.lim.files, bytes: newSem(math.MaxInt64)}
+	return &Budget{lim: lim, cfg: b.cfg, partitions: b.partitions, files: b.files,
+		bytes: newSem(min(res.local, res.global))}, res, nil
 }
 
 // TryAcquireBytes reserves n bytes only if both layers have them free and

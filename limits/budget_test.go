@@ -736,3 +736,53 @@ func BenchmarkAcquireReleaseBytesParallel(b *testing.B) {
 		}
 	})
 }
+
+// TestShare: a share holds its bytes in the call and the process, lends
+// only them (capping larger requests), shares the permits, and gives them
+// back on release.
+func TestShare(t *testing.T) {
+	ctx := context.Background()
+	l := New(Config{MaxParallelPartitions: 4, MaxParallelFiles: 4, MaxBufferedBytes: 1000})
+	b := l.NewBudget(CallConfig{MaxParallelPartitions: 2, MaxParallelFiles: 2, MaxBufferedBytes: 600})
+	share, held, err := b.Share(ctx, 400)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, got := b.InUse(); got != 400 {
+		t.Fatalf("call holds %d bytes, want 400", got)
+	}
+	if _, _, got := l.InUse(); got != 400 {
+		t.Fatalf("process holds %d bytes, want 400", got)
+	}
+	big, err := share.AcquireBytes(ctx, 10_000) // capped to the share
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := share.TryAcquireBytes(1); ok {
+		t.Fatal("the share lent more than it holds")
+	}
+	// Other holders of the call's budget are not affected by the share's use.
+	if r, ok := b.TryAcquireBytes(200); !ok {
+		t.Fatal("the rest of the call's budget is not available")
+	} else {
+		r.Release()
+	}
+	big.Release()
+	if r, ok := share.TryAcquireBytes(400); !ok {
+		t.Fatal("released share bytes are not available again")
+	} else {
+		r.Release()
+	}
+	rel, err := share.AcquireFile(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, files, _ := b.InUse(); files != 1 {
+		t.Fatalf("a share's file permit is not the call's: call holds %d", files)
+	}
+	rel()
+	held.Release()
+	if _, _, got := l.InUse(); got != 0 {
+		t.Fatalf("process holds %d bytes after release", got)
+	}
+}

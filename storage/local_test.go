@@ -1,6 +1,8 @@
 package storage_test
 
 import (
+	"errors"
+	"strings"
 	"testing"
 
 	"github.com/deltalite-go/deltalite/storage"
@@ -20,4 +22,44 @@ func TestLocalConformance(t *testing.T) {
 			return s.URL(), nil
 		},
 	})
+}
+
+func TestLocalSync(t *testing.T) {
+	ctx := t.Context()
+	dir := t.TempDir()
+	st, err := storage.Open(ctx, dir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data := strings.Repeat("x", 3<<20+17) // crosses the copy unit
+	if err := st.Put(ctx, "a/b.parquet", strings.NewReader(data)); err != nil {
+		t.Fatal(err)
+	}
+	if err := storage.Sync(ctx, st, "a/b.parquet"); err != nil {
+		t.Fatal(err)
+	}
+	got, err := storage.ReadAll(ctx, st, "a/b.parquet")
+	if err != nil || string(got) != data {
+		t.Fatalf("read back %d bytes, %v", len(got), err)
+	}
+	if err := storage.Sync(ctx, st, "a/missing.parquet"); !errors.Is(err, storage.ErrNotExist) {
+		t.Fatalf("sync of a missing object: %v", err)
+	}
+	// The option is case-insensitive in key and value; "log" skips data syncs.
+	logOnly, err := storage.Open(ctx, dir, map[string]string{"local_fsync": "LOG"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := storage.Sync(ctx, logOnly, "a/missing.parquet"); err != nil {
+		t.Fatalf("log-only store synced data: %v", err)
+	}
+	for _, bad := range []map[string]string{{"local_fsync": "sometimes"}, {"aws_region": "x"}} {
+		if _, err := storage.Open(ctx, dir, bad); err == nil {
+			t.Errorf("options %v accepted", bad)
+		}
+	}
+	// Memory stores are durable on Put: Sync is a no-op.
+	if err := storage.Sync(ctx, storage.NewMemory(), "nothing"); err != nil {
+		t.Fatal(err)
+	}
 }

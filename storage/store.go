@@ -84,3 +84,18 @@ func Collect(ctx context.Context, s Store, prefix, startAfter string) ([]ObjectI
 	}
 	return out, nil
 }
+
+// Syncer is a Store whose Put may return before the object is durable (the
+// local filesystem). Sync returns once the objects would survive a power
+// loss. Stores without it are durable when Put returns.
+type Syncer interface {
+	Sync(ctx context.Context, keys ...string) error
+}
+
+// Sync makes objects written by Put durable on stores that need it.
+func Sync(ctx context.Context, s Store, keys ...string) error {
+	if y, ok := s.(Syncer); ok {
+		return y.Sync(ctx, keys...)
+	}
+	return nil
+}

@@ -126,6 +126,13 @@ func (r *run) rewritePartition(ctx context.Context, p *part) (err error) {
 	if len(files) == 0 && p.keys.upserts == 0 {
 		return nil // only deletes, and nothing to delete from
 	}
+	// The partition reads within its share of the batch budget, so that
+	// its writer is fed even while other partitions' readers wait.
+	share, held, err := r.budget.Share(ctx, c.budget.MaxBufferedBytes/int64(c.MaxParallelPartitions))
+	if err != nil {
+		return errs.Wrap(errs.Canceled, "", err, "rewriting")
+	}
+	defer held.Release()
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	w, err := write.NewWriter(ctx, r.snap.Store(), write.Options{
@@ -150,9 +157,9 @@ func (r *run) rewritePartition(ctx context.Context, p *part) (err error) {
 		}
 	}()
 
-	ferr := r.readFiles(ctx, p, files, items)
+	ferr := r.readFiles(ctx, share, p, files, items)
 	if ferr == nil {
-		ferr = r.sourceRows(ctx, p, items)
+		ferr = r.sourceRows(ctx, share, p, items)
 	}
 	close(items)
 	if err := <-werr; err != nil {
@@ -208,8 +215,8 @@ func send(ctx context.Context, items chan<- item, it item) error {
 }
 
 // readFiles streams the partition's files to rewrite, MaxParallelFiles at
-// once, each holding a file permit of the budget.
-func (r *run) readFiles(ctx context.Context, p *part, files []*fileWork, items chan<- item) error {
+// once, each holding a file permit and bytes of the partition's share.
+func (r *run) readFiles(ctx context.Context, share *limits.Budget, p *part, files []*fileWork, items chan<- item) error {
 	if len(files) == 0 {
 		return nil
 	}
@@ -237,7 +244,7 @@ func (r *run) readFiles(ctx context.Context, p *part, files []*fileWork, items c
 		if ctx.Err() != nil {
 			break
 		}
-		release, err := r.budget.AcquireFile(ctx)
+		release, err := share.AcquireFile(ctx)
 		if err != nil {
 			<-sem
 			fail(errs.Wrap(errs.Canceled, "", err, "rewriting"))
@@ -252,7 +259,7 @@ func (r *run) readFiles(ctx context.Context, p *part, files []*fileWork, items c
 					fail(errs.New(errs.Internal, f.add.Path, "rewrite: unexpected failure: %v", v))
 				}
 			}()
-			if err := r.rewriteFile(ctx, p, f, items); err != nil {
+			if err := r.rewriteFile(ctx, share, p, f, items); err != nil {
 				fail(err)
 			}
 		}()
@@ -268,7 +275,7 @@ func (r *run) readFiles(ctx context.Context, p *part, files []*fileWork, items c
 // columns conformed to the table) and sends its rows without a source key
 // to the writer. Decoded batches hold a reservation of the budget sized
 // for everything the read has in flight.
-func (r *run) rewriteFile(ctx context.Context, p *part, f *fileWork, items chan<- item) error {
+func (r *run) rewriteFile(ctx context.Context, share *limits.Budget, p *part, f *fileWork, items chan<- item) error {
 	c := r.c
 	if f.bytesPerRow == 0 && f.key != "" {
 		f.bytesPerRow, f.overhead = r.footerCost(ctx, f.key)
@@ -277,7 +284,7 @@ func (r *run) rewriteFile(ctx context.Context, p *part, f *fileWork, items chan<
 	per := max(int64(float64(rows)*f.bytesPerRow), minBatchBytes)
 	// The reservation covers the batches in flight and the reader's pages,
 	// so that wide files run fewer at once rather than more memory.
-	res, err := r.budget.AcquireBytes(ctx, per*readerInFlight+f.overhead)
+	res, err := share.AcquireBytes(ctx, per*readerInFlight+f.overhead)
 	if err != nil {
 		return errs.Wrap(errs.Canceled, "", err, "rewriting")
 	}
@@ -371,7 +378,7 @@ func filterRows(ctx context.Context, mem memory.Allocator, rec arrow.RecordBatch
 // sourceRows sends the partition's source rows that are not deletes,
 // ReadBatchSize at a time, as compact copies so that the writer neither
 // holds nor accounts the whole source batch behind a slice.
-func (r *run) sourceRows(ctx context.Context, p *part, items chan<- item) error {
+func (r *run) sourceRows(ctx context.Context, share *limits.Budget, p *part, items chan<- item) error {
 	c := r.c
 	cctx := compute.WithAllocator(ctx, c.mem)
 	var res *limits.Reservation
@@ -386,7 +393,7 @@ func (r *run) sourceRows(ctx context.Context, p *part, items chan<- item) error 
 		// Held from the copy until the writer took it, and for the next one.
 		var err error
 		if res == nil {
-			res, err = r.budget.AcquireBytes(ctx, est*2)
+			res, err = share.AcquireBytes(ctx, est*2)
 		} else if est*2 > res.Bytes() {
 			err = res.Resize(ctx, est*2)
 		}

@@ -189,7 +189,7 @@ func (w *Writer) open(p *partition) error {
 			}
 		}
 	}
-	f, err := w.createFile(p.dir)
+	f, err := w.createFile(p)
 	if err != nil {
 		return err
 	}

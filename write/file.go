@@ -1,6 +1,7 @@
 package write
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -20,20 +21,27 @@ import (
 type dataFile struct {
 	key     string
 	pw      *io.PipeWriter
-	done    chan error // storage.Put's result
-	size    int64      // bytes handed to Put so far
+	bw      *bufio.Writer // gathers the encoder's small writes (page headers) into one pipe hand-off
+	done    chan error    // storage.Put's result
+	size    int64         // bytes handed to Put so far
 	fw      *pqarrow.FileWriter
 	stats   *fileStats
 	lastUse uint64
 }
+
+// pipeBufSize is what a data file gathers before handing bytes to storage;
+// pages larger than it go through whole.
+const pipeBufSize = 64 << 10
 
 var (
 	errAborted     = errors.New("write aborted")
 	errPutReturned = errors.New("storage stopped reading before the data file was complete")
 )
 
-// createFile starts a data file under dir, choosing a name no object has.
-func (w *Writer) createFile(dir string) (*dataFile, error) {
+// createFile starts a data file of p, choosing a name no object has, with
+// properties suited to p's buffered rows.
+func (w *Writer) createFile(p *partition) (*dataFile, error) {
+	dir := p.dir
 	var key string
 	for attempt := 0; ; attempt++ {
 		w.counter++
@@ -50,7 +58,7 @@ func (w *Writer) createFile(dir string) (*dataFile, error) {
 		}
 	}
 	pr, pw := io.Pipe()
-	f := &dataFile{key: key, pw: pw, done: make(chan error, 1), stats: newFileStats(w.plan)}
+	f := &dataFile{key: key, pw: pw, bw: bufio.NewWriterSize(pw, pipeBufSize), done: make(chan error, 1), stats: newFileStats(w.plan)}
 	go func(ctx context.Context) {
 		err := w.st.Put(ctx, key, pr)
 		// Unblocks the Parquet writer if Put stopped reading early.
@@ -61,7 +69,7 @@ func (w *Writer) createFile(dir string) (*dataFile, error) {
 		}
 		f.done <- err
 	}(w.ctx)
-	fw, err := pqarrow.NewFileWriter(w.fileSchema, &countingWriter{w: pw, n: &f.size}, w.props, pqarrow.DefaultWriterProps())
+	fw, err := pqarrow.NewFileWriter(w.fileSchema, &countingWriter{w: f.bw, n: &f.size}, w.fileProps(p.chunks), pqarrow.DefaultWriterProps())
 	if err != nil {
 		f.abort()
 		return nil, errs.Wrap(errs.Internal, key, err, "starting a Parquet file")
@@ -149,7 +157,11 @@ func (f *dataFile) putFailed() error {
 
 // finish writes the footer and waits for the object to be stored.
 func (f *dataFile) finish() error {
-	if err := f.fw.Close(); err != nil {
+	err := f.fw.Close()
+	if err == nil {
+		err = f.bw.Flush()
+	}
+	if err != nil {
 		f.pw.CloseWithError(err)
 		<-f.done
 		return f.writeErr(err)

@@ -2,6 +2,7 @@ package write
 
 import (
 	"context"
+	"io"
 	"sort"
 	"strings"
 	"testing"
@@ -9,6 +10,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/apache/arrow-go/v18/parquet/file"
 
 	"github.com/deltalite-go/deltalite/internal/arrowrows"
 	"github.com/deltalite-go/deltalite/protocol"
@@ -148,4 +150,21 @@ func statsNumRecords(t testing.TB, a *protocol.Add, sc *schema.Struct) int64 {
 		t.Fatalf("%s: no numRecords in %s", a.Path, a.Stats)
 	}
 	return n
+}
+
+// openParquet opens the data file of an add action; the test closes it.
+func openParquet(t testing.TB, st storage.Store, a *protocol.Add) *file.Reader {
+	t.Helper()
+	key, _ := protocol.DecodePath(a.Path)
+	r, err := st.Open(context.Background(), key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { r.Close() })
+	pf, err := file.NewParquetReader(io.NewSectionReader(r, 0, r.Size()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { pf.Close() })
+	return pf
 }

@@ -1,14 +1,11 @@
 package write
 
 import (
-	"context"
 	"encoding/json"
-	"io"
 	"strings"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow/memory"
-	"github.com/apache/arrow-go/v18/parquet/file"
 	pqschema "github.com/apache/arrow-go/v18/parquet/schema"
 
 	"github.com/deltalite-go/deltalite/internal/arrowrows"
@@ -69,17 +66,7 @@ func TestColumnMappingWritesPhysicalNamesAndIDs(t *testing.T) {
 // dotted physical paths with their field ids.
 func checkParquetFields(t *testing.T, st storage.Store, a *protocol.Add, want map[string]int32) {
 	t.Helper()
-	key, _ := protocol.DecodePath(a.Path)
-	r, err := st.Open(context.Background(), key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
-	pf, err := file.NewParquetReader(io.NewSectionReader(r, 0, r.Size()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer pf.Close()
+	pf := openParquet(t, st, a)
 	got := map[string]int32{}
 	var walk func(prefix string, n pqschema.Node)
 	walk = func(prefix string, n pqschema.Node) {

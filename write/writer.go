@@ -21,10 +21,11 @@ import (
 // only returns that error; call Abort to delete what it wrote.
 type Writer struct {
 	*settings
-	ctx   context.Context
-	cctx  context.Context // ctx with the allocator, for compute kernels
-	st    storage.Store
-	props *parquet.WriterProperties
+	ctx      context.Context
+	cctx     context.Context // ctx with the allocator, for compute kernels
+	st       storage.Store
+	props    *parquet.WriterProperties // for a file of no particular rows; see fileProps
+	propOpts []parquet.WriterProperty  // what props was built from
 
 	logical    *arrow.Schema // what Write takes
 	fileSchema *arrow.Schema // what the files hold
@@ -90,13 +91,14 @@ func NewWriter(ctx context.Context, st storage.Store, opt Options) (_ *Writer, e
 	}
 	w.fileSchema = arrow.NewSchema(fields, nil)
 	w.plan = newStatsPlan(data, s.ColumnMapping, s.statsConfig)
-	w.props = parquet.NewWriterProperties(
+	w.propOpts = []parquet.WriterProperty{
 		parquet.WithAllocator(s.Allocator),
 		parquet.WithCompression(s.codec.c),
 		parquet.WithMaxRowGroupLength(DefaultMaxRowGroupRows),
 		parquet.WithDictionaryDefault(true),
 		parquet.WithStats(true),
-	)
+	}
+	w.props = parquet.NewWriterProperties(w.propOpts...)
 	return w, nil
 }
 
@@ -306,6 +308,11 @@ func (w *Writer) Close() (_ []*protocol.Add, err error) {
 				return nil, err
 			}
 		}
+	}
+	// The files must be durable before a commit names them; the store
+	// started writing each back as it was finished.
+	if err := storage.Sync(w.ctx, w.st, w.stored...); err != nil {
+		return nil, errs.Wrap(errs.Internal, "", err, "syncing %d data files", len(w.stored))
 	}
 	w.closed = true
 	return w.adds, nil

@@ -145,6 +145,11 @@ func Write(ctx context.Context, st storage.Store, version int64, actions []proto
 	if werr != nil {
 		return LastCheckpoint{}, errs.Wrap(errs.Internal, key, named(werr, key), "writing checkpoint")
 	}
+	if perr == nil {
+		// A checkpoint lost to a power loss would still be listed, and
+		// refused, so it must be durable as the commits are.
+		perr = storage.Sync(ctx, st, key)
+	}
 	if perr != nil {
 		return LastCheckpoint{}, errs.Wrap(errs.Internal, key, perr, "storing checkpoint")
 	}

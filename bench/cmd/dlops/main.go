@@ -17,8 +17,10 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"runtime/pprof"
+	"runtime/trace"
 	"strings"
 	"time"
 
@@ -30,6 +32,7 @@ import (
 	"github.com/deltalite-go/deltalite"
 	"github.com/deltalite-go/deltalite/bench/internal/procstat"
 	"github.com/deltalite-go/deltalite/bench/internal/runproc"
+	"github.com/deltalite-go/deltalite/storage"
 )
 
 func main() {
@@ -43,29 +46,27 @@ func main() {
 	partKey := fs.String("partition-key", "_ph_partition_key", "the upsert's PartitionKey")
 	partBy := fs.String("partition-by", "", "partition columns of the new table, comma-separated")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the operation here")
+	maxBuffered := fs.Int64("max-buffered-bytes", 0, "the upsert's MaxBufferedBytes (0: its default)")
+	memProfile := fs.String("memprofile", "", "write an allocation profile of the operation here")
+	traceOut := fs.String("trace", "", "write an execution trace of the operation here")
+	fsync := fs.String("fsync", "all", `what the local store syncs: "all" (data files before the commit) or "log" (only the log, as delta-rs)`)
 	if err := fs.Parse(os.Args[4:]); err != nil {
 		os.Exit(2)
 	}
-	if *cpuProfile != "" {
-		f, err := os.Create(*cpuProfile)
-		if err == nil {
-			err = pprof.StartCPUProfile(f)
-		}
-		if err != nil {
-			fmt.Fprintln(os.Stderr, "dlops:", err)
-			os.Exit(1)
-		}
-		defer pprof.StopCPUProfile()
-	}
+	startRecording(*cpuProfile, pprof.StartCPUProfile)
+	defer pprof.StopCPUProfile()
+	startRecording(*traceOut, trace.Start)
+	defer trace.Stop()
+	so := map[string]string{storage.LocalSyncOption: *fsync}
 	ctx := context.Background()
 	res := runproc.Result{Engine: "deltalite", Op: op}
 	start := time.Now()
 	var err error
 	switch op {
 	case "upsert":
-		err = upsert(ctx, table, input, strings.Split(*pk, ","), *partKey, &res)
+		err = upsert(ctx, table, input, deltalite.UpsertOptions{PrimaryKeys: strings.Split(*pk, ","), PartitionKey: *partKey, MaxBufferedBytes: *maxBuffered}, so, &res)
 	case "write":
-		err = write(ctx, table, input, split(*partBy), &res)
+		err = write(ctx, table, input, split(*partBy), so, &res)
 	default:
 		err = fmt.Errorf("unknown operation %q", op)
 	}
@@ -73,10 +74,32 @@ func main() {
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "dlops:", err)
 		pprof.StopCPUProfile()
+		trace.Stop()
 		os.Exit(1)
 	}
 	res.PeakRSSKiB = procstat.PeakRSSKiB()
+	if *memProfile != "" {
+		if f, err := os.Create(*memProfile); err == nil {
+			_ = pprof.Lookup("allocs").WriteTo(f, 0)
+			f.Close()
+		}
+	}
 	if err := json.NewEncoder(os.Stdout).Encode(res); err != nil {
+		os.Exit(1)
+	}
+}
+
+// startRecording starts a profile or trace into path, if one is asked for.
+func startRecording(path string, start func(io.Writer) error) {
+	if path == "" {
+		return
+	}
+	f, err := os.Create(path)
+	if err == nil {
+		err = start(f)
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "dlops:", err)
 		os.Exit(1)
 	}
 }
@@ -88,7 +111,7 @@ func split(s string) []string {
 	return strings.Split(s, ",")
 }
 
-func upsert(ctx context.Context, table, batch string, pk []string, partKey string, res *runproc.Result) error {
+func upsert(ctx context.Context, table, batch string, opt deltalite.UpsertOptions, so map[string]string, res *runproc.Result) error {
 	pf, err := file.OpenParquetFile(batch, false)
 	if err != nil {
 		return err
@@ -103,11 +126,11 @@ func upsert(ctx context.Context, table, batch string, pk []string, partKey strin
 		return err
 	}
 	defer rr.Release()
-	t, err := deltalite.Open(ctx, table)
+	t, err := deltalite.Open(ctx, table, deltalite.WithStorageOptions(so))
 	if err != nil {
 		return err
 	}
-	st, err := t.Upsert(ctx, rr, deltalite.UpsertOptions{PrimaryKeys: pk, PartitionKey: partKey})
+	st, err := t.Upsert(ctx, rr, opt)
 	if err != nil {
 		return err
 	}
@@ -122,7 +145,7 @@ func upsert(ctx context.Context, table, batch string, pk []string, partKey strin
 	return nil
 }
 
-func write(ctx context.Context, table, input string, partBy []string, res *runproc.Result) error {
+func write(ctx context.Context, table, input string, partBy []string, so map[string]string, res *runproc.Result) error {
 	f, err := os.Open(input)
 	if err != nil {
 		return err
@@ -133,7 +156,7 @@ func write(ctx context.Context, table, input string, partBy []string, res *runpr
 		return err
 	}
 	defer rr.Release()
-	wr, err := deltalite.Write(ctx, table, rr, deltalite.WriteOptions{Mode: deltalite.ModeError, PartitionBy: partBy})
+	wr, err := deltalite.Write(ctx, table, rr, deltalite.WriteOptions{Mode: deltalite.ModeError, PartitionBy: partBy}, deltalite.WithStorageOptions(so))
 	if err != nil {
 		return err
 	}

@@ -1,0 +1,92 @@
+package write
+
+import (
+	"unsafe"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/parquet"
+)
+
+// dictionarySample bounds the values looked at per column when deciding on
+// dictionary encoding.
+const dictionarySample = 1 << 16
+
+// fileProps returns the Parquet properties for a file whose first rows are
+// rows: the Writer's, with dictionary encoding turned off for top-level
+// string and binary columns whose distinct values in those rows already
+// exceed the dictionary page limit. Such a column would fill its dictionary
+// in every row group and then fall back to plain pages, paying for the
+// dictionary's hashing and copies to write the same bytes.
+func (w *Writer) fileProps(rows []chunk) *parquet.WriterProperties {
+	limit := w.props.DictionaryPageSizeLimit()
+	var off []string
+	for j, f := range w.fileSchema.Fields() {
+		if !isBinaryLike(f.Type) {
+			continue
+		}
+		if distinctBytesExceed(rows, j, limit) {
+			off = append(off, f.Name)
+		}
+	}
+	if len(off) == 0 {
+		return w.props
+	}
+	opts := append([]parquet.WriterProperty(nil), w.propOpts...)
+	for _, name := range off {
+		opts = append(opts, parquet.WithDictionaryFor(name, false))
+	}
+	return parquet.NewWriterProperties(opts...)
+}
+
+func isBinaryLike(t arrow.DataType) bool {
+	switch t.ID() {
+	case arrow.STRING, arrow.BINARY, arrow.LARGE_STRING, arrow.LARGE_BINARY:
+		return true
+	}
+	return false
+}
+
+// distinctBytesExceed reports whether the distinct values of column j, over
+// at most dictionarySample values of rows, add up to more than limit bytes.
+func distinctBytesExceed(rows []chunk, j int, limit int64) bool {
+	seen := map[string]struct{}{}
+	var bytes int64
+	n := 0
+	for _, c := range rows {
+		col := c.rec.Column(j)
+		for i := 0; i < col.Len() && n < dictionarySample; i++ {
+			if col.IsNull(i) {
+				continue
+			}
+			n++
+			v := binaryValue(col, i)
+			if _, dup := seen[v]; dup {
+				continue
+			}
+			seen[v] = struct{}{}
+			if bytes += int64(len(v)); bytes > limit {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// binaryValue views value i of a string or binary array without copying;
+// the view lives no longer than the array.
+func binaryValue(a arrow.Array, i int) string {
+	switch a := a.(type) {
+	case *array.String:
+		return a.Value(i)
+	case *array.LargeString:
+		return a.Value(i)
+	case *array.Binary:
+		b := a.Value(i)
+		return unsafe.String(unsafe.SliceData(b), len(b))
+	case *array.LargeBinary:
+		b := a.Value(i)
+		return unsafe.String(unsafe.SliceData(b), len(b))
+	}
+	return ""
+}

@@ -1,0 +1,57 @@
+package write
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/deltalite-go/deltalite/schema"
+	"github.com/deltalite-go/deltalite/storage"
+)
+
+// TestDictionaryOnlyWhereItFits: a column whose distinct values overflow
+// the dictionary page is written plain from the start, a repetitive one
+// and a short-keyed one keep their dictionary, and every value reads back.
+func TestDictionaryOnlyWhereItFits(t *testing.T) {
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer mem.AssertSize(t, 0)
+	sc := mustSchema(t, fields("id string", "kind string", "payload binary"))
+	as, _ := schema.ToArrow(sc, schema.ArrowOptions{})
+	b := array.NewRecordBuilder(mem, as)
+	rnd := rand.New(rand.NewPCG(3, 4))
+	const rows = 2000
+	for i := range rows {
+		b.Field(0).(*array.StringBuilder).Append(fmt.Sprintf("%016x", rnd.Uint64()))
+		b.Field(1).(*array.StringBuilder).Append([]string{"a", "b", "c"}[i%3])
+		p := make([]byte, 2048)
+		for j := range p {
+			p[j] = byte(rnd.Uint32())
+		}
+		b.Field(2).(*array.BinaryBuilder).Append(p)
+	}
+	rec := b.NewRecordBatch()
+	b.Release()
+	defer rec.Release()
+	st := storage.NewMemory()
+	adds := writeAll(t, st, Options{Schema: sc, Allocator: mem}, rec)
+	if len(adds) != 1 {
+		t.Fatalf("%d files", len(adds))
+	}
+	pf := openParquet(t, st, adds[0])
+	rg := pf.MetaData().RowGroup(0)
+	for i, want := range []bool{true, true, false} {
+		cc, err := rg.ColumnChunk(i)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := cc.HasDictionaryPage(); got != want {
+			t.Errorf("column %s: dictionary page %v, want %v", cc.PathInSchema(), got, want)
+		}
+	}
+	if got := readRows(t, &addsSource{st: st, sc: sc, files: adds}); len(got) != rows {
+		t.Fatalf("%d rows read back", len(got))
+	}
+}
