@@ -70,7 +70,7 @@ func (r *run) probeNarrow(ctx context.Context, p *part, fw *fileWork) error {
 	defer pf.Close()
 	md := pf.MetaData()
 	fw.bytesPerRow, fw.overhead = readCost(md, nil)
-	fr, err := pqarrow.NewFileReader(pf, pqarrow.ArrowReadProperties{BatchSize: int64(c.ReadBatchSize)}, c.mem)
+	fr, err := pqarrow.NewFileReader(pf, pqarrow.ArrowReadProperties{BatchSize: int64(c.ReadBatchSize), PreAllocBinaryData: true}, c.mem)
 	if err != nil {
 		return errFallback
 	}

@@ -31,8 +31,9 @@ const (
 
 // item is a batch on its way to a partition's writer.
 type item struct {
-	rec arrow.RecordBatch
-	res *limits.Reservation // released once the writer took the batch; may be nil
+	rec  arrow.RecordBatch
+	keep []bool             // the rows to write; nil: all
+	res  *limits.Reservation // released once the writer took the batch; may be nil
 }
 
 // batchTarget is the decoded size of one rewrite batch: the budget shared
@@ -191,7 +192,12 @@ func writeLoop(w *write.Writer, items <-chan item, stop func()) (err error) {
 	}()
 	for it := range items {
 		if err == nil {
-			if err = w.Write(it.rec); err != nil {
+			if it.keep != nil {
+				err = w.WriteSelected(it.rec, it.keep)
+			} else {
+				err = w.Write(it.rec)
+			}
+			if err != nil {
 				stop()
 			}
 		}
@@ -294,9 +300,7 @@ func (r *run) rewriteFile(ctx context.Context, share *limits.Budget, p *part, f 
 	if err != nil {
 		return err
 	}
-	cctx := compute.WithAllocator(ctx, c.mem)
 	cols := make([]arrow.Array, len(c.keyIdx))
-	var keep []bool
 	// Without a deletion vector batch rows are file positions, and rows
 	// before checkFrom need no key check.
 	pos, positional := int64(0), f.add.DeletionVector == nil
@@ -323,10 +327,7 @@ func (r *run) rewriteFile(ctx context.Context, share *limits.Budget, p *part, f 
 		if err != nil {
 			return errs.Wrap(errs.Internal, f.add.Path, err, "binding key columns")
 		}
-		if cap(keep) < n {
-			keep = make([]bool, n)
-		}
-		keep = keep[:n]
+		keep := make([]bool, n) // the writer's from the send on
 		var updated, deleted int64
 		for i := range keep {
 			keep[i] = true
@@ -352,27 +353,17 @@ func (r *run) rewriteFile(ctx context.Context, share *limits.Budget, p *part, f 
 		if survivors == 0 {
 			continue
 		}
-		out := rec
-		if survivors == int64(n) {
-			rec.Retain()
-		} else if out, err = filterRows(cctx, c.mem, rec, keep); err != nil {
-			return errs.Wrap(errs.Internal, f.add.Path, err, "dropping replaced rows")
+		// The writer keeps the survivors as slices of rec: no copy.
+		it := item{rec: rec}
+		if survivors < int64(n) {
+			it.keep = keep
 		}
-		if err := send(ctx, items, item{rec: out}); err != nil {
+		rec.Retain()
+		if err := send(ctx, items, it); err != nil {
 			return err
 		}
 	}
 	return nil
-}
-
-// filterRows copies the rows keep selects.
-func filterRows(ctx context.Context, mem memory.Allocator, rec arrow.RecordBatch, keep []bool) (arrow.RecordBatch, error) {
-	b := array.NewBooleanBuilder(mem)
-	defer b.Release()
-	b.AppendValues(keep, nil)
-	mask := b.NewBooleanArray()
-	defer mask.Release()
-	return compute.FilterRecordBatch(ctx, rec, mask, compute.DefaultFilterOptions())
 }
 
 // sourceRows sends the partition's source rows that are not deletes,

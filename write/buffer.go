@@ -53,8 +53,43 @@ func (w *Writer) partition(values []string, ok []bool) *partition {
 // they make a full one: DefaultMaxRowGroupRows rows or half the buffer
 // bound, so that the copy that assembles a row group stays small beside it.
 func (w *Writer) buffer(p *partition, rec arrow.RecordBatch) error {
+	return w.bufferSized(p, rec, recordBytes(rec))
+}
+
+// bufferRuns buffers the runs of rows of rec that sel keeps (all of rec
+// when sel is nil) as slices, each accounted its share of rec's bytes.
+func (w *Writer) bufferRuns(p *partition, rec arrow.RecordBatch, sel []bool) error {
+	if sel == nil {
+		return w.buffer(p, rec)
+	}
+	kept := keptRows(sel, len(sel))
+	if kept == 0 {
+		return nil
+	}
+	total := recordBytes(rec)
+	for lo := 0; lo < len(sel); {
+		if !sel[lo] {
+			lo++
+			continue
+		}
+		hi := lo + 1
+		for hi < len(sel) && sel[hi] {
+			hi++
+		}
+		run := rec.NewSlice(int64(lo), int64(hi))
+		err := w.bufferSized(p, run, total*int64(hi-lo)/kept)
+		run.Release()
+		if err != nil {
+			return err
+		}
+		lo = hi
+	}
+	return nil
+}
+
+// bufferSized is buffer with the bytes rec is accounted for given.
+func (w *Writer) bufferSized(p *partition, rec arrow.RecordBatch, b int64) error {
 	rec.Retain()
-	b := recordBytes(rec)
 	p.chunks = append(p.chunks, chunk{rec: rec, bytes: b})
 	p.rows += rec.NumRows()
 	p.bytes += b

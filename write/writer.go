@@ -3,6 +3,7 @@ package write
 import (
 	"context"
 	"runtime/debug"
+	"slices"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -107,7 +108,20 @@ func NewWriter(ctx context.Context, st storage.Store, opt Options) (_ *Writer, e
 // with partition values the log cannot hold is refused (ErrSchemaMismatch,
 // ErrInvalidArgument) before anything is kept, and the Writer stays usable.
 // Write does not keep rec; it copies or retains what it needs.
-func (w *Writer) Write(rec arrow.RecordBatch) (err error) {
+func (w *Writer) Write(rec arrow.RecordBatch) error { return w.write(rec, nil) }
+
+// WriteSelected is Write of the rows of rec that keep marks (one entry per
+// row). Runs of kept rows are buffered as slices sharing rec's buffers and
+// accounted as rec's bytes in proportion to their rows, so that a batch
+// with a few rows removed is neither copied nor counted more than once.
+func (w *Writer) WriteSelected(rec arrow.RecordBatch, keep []bool) error {
+	if len(keep) != int(rec.NumRows()) {
+		return errs.New(errs.InvalidArgument, "", "WriteSelected: %d selection entries for %d rows", len(keep), rec.NumRows())
+	}
+	return w.write(rec, keep)
+}
+
+func (w *Writer) write(rec arrow.RecordBatch, sel []bool) (err error) {
 	if w.err != nil {
 		return w.err
 	}
@@ -130,11 +144,25 @@ func (w *Writer) Write(rec arrow.RecordBatch) (err error) {
 			return err
 		}
 	}
-	if err := w.keep(rec, groups); err != nil {
+	if err := w.keep(rec, groups, sel); err != nil {
 		return err
 	}
-	w.rows += rec.NumRows()
+	w.rows += keptRows(sel, int(rec.NumRows()))
 	return nil
+}
+
+// keptRows counts the rows sel keeps of n (all when sel is nil).
+func keptRows(sel []bool, n int) int64 {
+	if sel == nil {
+		return int64(n)
+	}
+	var k int64
+	for _, b := range sel {
+		if b {
+			k++
+		}
+	}
+	return k
 }
 
 // Progress is what a Writer has done so far, for progress reports.
@@ -208,9 +236,9 @@ func (w *Writer) groups(rec arrow.RecordBatch) ([]group, error) {
 	return out, nil
 }
 
-// keep buffers the rows of a checked batch, writing row groups as buffers
-// fill; a failure here is the Writer's last.
-func (w *Writer) keep(rec arrow.RecordBatch, groups []group) (err error) {
+// keep buffers the rows of a checked batch that sel keeps (all when nil),
+// writing row groups as buffers fill; a failure here is the Writer's last.
+func (w *Writer) keep(rec arrow.RecordBatch, groups []group, sel []bool) (err error) {
 	defer func() {
 		if err != nil {
 			w.err = err
@@ -221,13 +249,20 @@ func (w *Writer) keep(rec arrow.RecordBatch, groups []group) (err error) {
 	defer file.Release()
 	switch len(groups) {
 	case 0:
-		err = w.buffer(w.partition(nil, nil), file)
+		err = w.bufferRuns(w.partition(nil, nil), file, sel)
 	case 1:
-		err = w.buffer(groups[0].p, file)
+		err = w.bufferRuns(groups[0].p, file, sel)
 	default:
 		for _, g := range groups {
+			rows := g.rows
+			if sel != nil {
+				rows = slices.DeleteFunc(slices.Clone(rows), func(r int32) bool { return !sel[r] })
+				if len(rows) == 0 {
+					continue
+				}
+			}
 			var chunk arrow.RecordBatch
-			if chunk, err = w.take(file, g.rows); err != nil {
+			if chunk, err = w.take(file, rows); err != nil {
 				break
 			}
 			err = w.buffer(g.p, chunk)

@@ -76,7 +76,7 @@ func openInput(ctx context.Context, path, format string, like *arrow.Schema) (ar
 			f.Close()
 			return nil, nil, fmt.Errorf("%s: not a readable Parquet file: %w", path, err)
 		}
-		fr, err := pqarrow.NewFileReader(pf, pqarrow.ArrowReadProperties{BatchSize: 64 << 10}, mem)
+		fr, err := pqarrow.NewFileReader(pf, pqarrow.ArrowReadProperties{BatchSize: 64 << 10, PreAllocBinaryData: true}, mem)
 		if err != nil {
 			f.Close()
 			return nil, nil, fmt.Errorf("%s: %w", path, err)
