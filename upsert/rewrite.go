@@ -32,7 +32,7 @@ const (
 // item is a batch on its way to a partition's writer.
 type item struct {
 	rec  arrow.RecordBatch
-	keep []bool             // the rows to write; nil: all
+	keep []bool              // the rows to write; nil: all
 	res  *limits.Reservation // released once the writer took the batch; may be nil
 }
 
