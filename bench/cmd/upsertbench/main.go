@@ -33,13 +33,13 @@ const (
 )
 
 type config struct {
-	sizes                                     []int64
-	payload, partitions, fileRows, poolMiB    int
-	updates, inserts, reps                    int
-	work, python, dlops, gen, merge, checksum string
-	out, jsonOut, chart                       string
-	keep, dropBase, warm, reportOnly          bool
-	command                                   string
+	sizes                                        []int64
+	payload, partitions, fileRows, poolMiB       int
+	updates, inserts, reps                       int
+	work, python, dlops, gen, merge, checksum    string
+	out, jsonOut, chart                          string
+	keep, dropBase, warm, dropCaches, reportOnly bool
+	command                                      string
 }
 
 // Manifest describes a generated base table (upsert_gen.py build's output).
@@ -119,7 +119,23 @@ type Report struct {
 	Updates    int     `json:"updates"`
 	Inserts    int     `json:"inserts"`
 	Reps       int     `json:"reps"`
+	PageCache  string  `json:"page_cache"`
 	Sizes      []*Size `json:"sizes"`
+}
+
+// pageCache says how each run's page cache was prepared.
+func pageCache(c config) string {
+	var parts []string
+	if c.dropCaches {
+		parts = append(parts, "emptied (`/proc/sys/vm/drop_caches`)")
+	}
+	if c.warm {
+		parts = append(parts, "the base table's files read")
+	}
+	if len(parts) == 0 {
+		return "left as the runs before left it"
+	}
+	return strings.Join(parts, ", then ")
 }
 
 func main() {
@@ -145,6 +161,7 @@ func main() {
 	flag.BoolVar(&c.keep, "keep", false, "keep each engine's table after its run")
 	flag.BoolVar(&c.dropBase, "drop-base", false, "delete each base table after its size is measured (saves disk)")
 	flag.BoolVar(&c.warm, "warm", true, "read the base table's files before every measured run, so each engine starts from the same page cache")
+	flag.BoolVar(&c.dropCaches, "drop-caches", true, "empty the kernel's page cache before every measured run (needs root; without it the cache holds whatever earlier runs left)")
 	flag.BoolVar(&c.reportOnly, "report-only", false, "render the report and chart from the JSON results, run nothing")
 	flag.Parse()
 	for _, s := range strings.Split(sizes, ",") {
@@ -192,6 +209,7 @@ func main() {
 		Command: c.command, Started: time.Now().UTC().Format(time.RFC3339), Machine: runproc.Machine(c.work),
 		Git: runproc.GitHead(), LoadStart: runproc.LoadAvg(), Payload: c.payload, Partitions: c.partitions,
 		FileRows: c.fileRows, PoolMiB: c.poolMiB, Updates: c.updates, Inserts: c.inserts, Reps: c.reps,
+		PageCache: pageCache(c),
 	}
 	if v, err := runproc.Output([]string{c.python, "-c", "import deltalake; print(deltalake.__version__)"}, nil); err == nil {
 		r.Deltalake = string(v)
@@ -383,6 +401,12 @@ func runEngine(c config, engine, base, batchPath string, baseVersion int64) Run 
 		defer os.RemoveAll(dir)
 	}
 	syscall.Sync()
+	if c.dropCaches {
+		if err := runproc.DropCaches(); err != nil {
+			run.Error = err.Error()
+			return run
+		}
+	}
 	if c.warm {
 		if _, err := runproc.ReadTree(base); err != nil {
 			run.Error = err.Error()

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"strings"
@@ -69,8 +70,8 @@ func render(r *Report) string {
 		"`payload` string of ~%d random characters (cut from a %d MiB pool); built with delta-rs `write_deltalake` appends of %d rows (delta-rs "+
 		"splits each at its 100 MiB file target). Batch: %d updates spread evenly over each of the 2 touched partitions "+
 		"plus %d inserts each. Each engine runs %d time(s) per size on its own copy of the table (data files shared by "+
-		"hard links, log copied), in its own process.\n\n",
-		r.Partitions, r.Payload, r.PoolMiB, r.FileRows, r.Updates, r.Inserts, r.Reps)
+		"hard links, log copied), in its own process. Before every run the page cache was %s.\n\n",
+		r.Partitions, r.Payload, r.PoolMiB, r.FileRows, r.Updates, r.Inserts, r.Reps, cmp.Or(r.PageCache, "not recorded"))
 
 	p("| rows / partition | table | engine | op (s) | process wall (s) | CPU user+sys (s) | peak RSS (MiB) | bytes removed | bytes added | files removed / added | commits |\n")
 	p("|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|\n")
