@@ -118,7 +118,29 @@ func (b *s3Backend) putMultipart(ctx context.Context, key string, head []byte, r
 		Key:    aws.String(key),
 		Body:   io.MultiReader(bytes.NewReader(head), rest),
 	})
+	if err != nil {
+		b.abortUploads(ctx, key)
+	}
 	return err
+}
+
+// abortUploads aborts, best effort, every multipart upload still open for
+// key. The transfer manager aborts the upload it knows of, but a cancel
+// that lands while CreateMultipartUpload is answered leaves an upload
+// whose id it never learned. Data file keys are unique to their writer, so
+// an open upload for one is this writer's.
+func (b *s3Backend) abortUploads(ctx context.Context, key string) {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), s3FailTimeout)
+	defer cancel()
+	out, err := b.client.ListMultipartUploads(ctx, &s3.ListMultipartUploadsInput{Bucket: aws.String(b.bucket), Prefix: aws.String(key)})
+	if err != nil {
+		return
+	}
+	for _, u := range out.Uploads {
+		if aws.ToString(u.Key) == key {
+			_, _ = b.client.AbortMultipartUpload(ctx, &s3.AbortMultipartUploadInput{Bucket: aws.String(b.bucket), Key: u.Key, UploadId: u.UploadId})
+		}
+	}
 }
 
 // deleteBatch is S3's limit of keys per DeleteObjects request.
