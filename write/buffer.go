@@ -133,7 +133,7 @@ func (w *Writer) flush(p *partition) error {
 			}
 		}
 		f := p.file
-		room := w.target - f.size
+		room := w.target - f.length()
 		if f.stats.rows > 0 && room < w.target/16 {
 			if err := w.finish(p); err != nil {
 				return err
@@ -145,15 +145,15 @@ func (w *Writer) flush(p *partition) error {
 			n = max(1, int64(float64(p.rows)*float64(max(room, 0))/float64(est)))
 		}
 		recs, bytes := p.take(n, w)
-		before := f.size
+		before := f.length()
 		w.uses++
 		f.lastUse = w.uses
-		if err := f.writeRows(recs, w.fileSchema, w.Allocator); err != nil {
+		if err := f.writeRows(recs, w.fileSchema); err != nil {
 			return err
 		}
 		w.arrowFlushed += bytes
-		w.parquetFlushed += f.size - before
-		if f.size >= w.target {
+		w.parquetFlushed += f.length() - before
+		if f.length() >= w.target {
 			if err := w.finish(p); err != nil {
 				return err
 			}
@@ -242,6 +242,7 @@ func (w *Writer) finish(p *partition) error {
 		return err
 	}
 	w.stored = append(w.stored, f.key)
+	w.syncs.start(f.key)
 	w.adds = append(w.adds, &protocol.Add{
 		Path:             protocol.EncodePath(f.key),
 		PartitionValues:  maps.Clone(p.values),

@@ -9,7 +9,6 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
-	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 
 	"github.com/deltalite-go/deltalite/internal/errs"
@@ -24,6 +23,7 @@ type dataFile struct {
 	bw      *bufio.Writer // gathers the encoder's small writes (page headers) into one pipe hand-off
 	done    chan error    // storage.Put's result
 	size    int64         // bytes handed to Put so far
+	open    int64         // Arrow bytes of the column the encoder holds (see writeRows)
 	fw      *pqarrow.FileWriter
 	stats   *fileStats
 	lastUse uint64
@@ -78,59 +78,56 @@ func (w *Writer) createFile(p *partition) (*dataFile, error) {
 	return f, nil
 }
 
-// writeRows writes batches of the file schema as one closed row group
-// (more past the row cap), so nothing of it stays in the Parquet writer,
-// and accumulates their statistics. It takes ownership of recs. Columns
-// are concatenated one at a time and their parts released at once, so the
-// copy adds one column of the row group to memory, not the row group.
-func (f *dataFile) writeRows(recs []arrow.RecordBatch, schema *arrow.Schema, mem memory.Allocator) error {
-	parts := make([][]arrow.Array, schema.NumFields())
-	var rows int64
+// writeRows writes batches of the file schema as one row group (more past
+// the row cap) and accumulates their statistics. It takes ownership of
+// recs. The batches reach the encoder as chunks of each column, read in
+// place rather than copied into one array first. The encoder keeps the
+// row group's last column until the next row group or the footer: its
+// Arrow size is recorded in open, so that length can count it.
+func (f *dataFile) writeRows(recs []arrow.RecordBatch, schema *arrow.Schema) error {
+	defer releaseAll(recs)
+	var rows, last int64
+	lastCol := schema.NumFields() - 1
 	for _, r := range recs {
-		for j := range parts {
-			c := r.Column(j)
-			c.Retain()
-			parts[j] = append(parts[j], c)
-		}
+		f.stats.add(r)
 		rows += r.NumRows()
-		r.Release()
+		last += viewBytes(r.Column(lastCol))
 	}
-	cols := make([]arrow.Array, len(parts))
-	defer func() {
-		for j := range parts {
-			releaseAll(parts[j])
-			if cols[j] != nil {
-				cols[j].Release()
-			}
-		}
-	}()
-	for j, ps := range parts {
-		if len(ps) == 1 {
-			cols[j], ps[0] = ps[0], nil
-			continue
-		}
-		c, err := array.Concatenate(ps, mem)
-		if err != nil {
-			return errs.Wrap(errs.Internal, f.key, err, "assembling a row group")
-		}
-		cols[j] = c
-		releaseAll(ps)
-	}
-	rec := array.NewRecordBatch(schema, cols, rows)
-	defer rec.Release()
-	f.stats.add(rec)
-	if err := f.fw.Write(rec); err != nil {
+	tbl := array.NewTableFromRecords(schema, recs)
+	defer tbl.Release()
+	if err := f.fw.WriteTable(tbl, max(rows, 1)); err != nil {
 		return f.writeErr(err)
 	}
+	f.open = last
 	return nil
 }
 
-func releaseAll(as []arrow.Array) {
-	for i, a := range as {
-		if a != nil {
-			a.Release()
-			as[i] = nil
+// length is the file's size for rolling it: the bytes stored so far and,
+// as Arrow bytes (compression only makes it less), the column the encoder
+// still holds.
+func (f *dataFile) length() int64 { return f.size + f.open }
+
+// viewBytes is the data an array's rows take, counting only the part of
+// its buffers a slice sees.
+func viewBytes(a arrow.Array) int64 {
+	n := int64(a.Len())
+	switch a := a.(type) {
+	case interface{ ValueBytes() []byte }:
+		width := int64(4)
+		if _, large := a.(interface{ ValueOffsets() []int64 }); large {
+			width = 8
 		}
+		return int64(len(a.ValueBytes())) + width*(n+1)
+	}
+	if fw, ok := a.DataType().(arrow.FixedWidthDataType); ok {
+		return n * int64(max(fw.BitWidth(), 8)) / 8
+	}
+	return dataBytes(a.Data())
+}
+
+func releaseAll[T interface{ Release() }](xs []T) {
+	for _, x := range xs {
+		x.Release()
 	}
 }
 

@@ -47,6 +47,7 @@ type Writer struct {
 	rows    int64 // rows accepted by Write
 	adds    []*protocol.Add
 	stored  []string // keys of finished files, for Abort
+	syncs   syncer   // makes finished files durable in the background
 	err     error
 	closed  bool
 }
@@ -64,7 +65,7 @@ func NewWriter(ctx context.Context, st storage.Store, opt Options) (_ *Writer, e
 		return nil, errs.Wrap(errs.InvalidArgument, "", err, "table schema")
 	}
 	w := &Writer{settings: s, ctx: ctx, cctx: compute.WithAllocator(ctx, s.Allocator), st: st, logical: logical,
-		partitions: map[string]*partition{}}
+		partitions: map[string]*partition{}, syncs: newSyncer(ctx, st)}
 	isPart := map[*schema.Field]bool{}
 	for _, f := range s.parts {
 		isPart[f] = true
@@ -344,10 +345,8 @@ func (w *Writer) Close() (_ []*protocol.Add, err error) {
 			}
 		}
 	}
-	// The files must be durable before a commit names them; the store
-	// started writing each back as it was finished.
-	if err := storage.Sync(w.ctx, w.st, w.stored...); err != nil {
-		return nil, errs.Wrap(errs.Internal, "", err, "syncing %d data files", len(w.stored))
+	if err := w.syncs.wait(); err != nil {
+		return nil, err
 	}
 	w.closed = true
 	return w.adds, nil
@@ -369,6 +368,7 @@ func (w *Writer) Abort(ctx context.Context) (err error) {
 			w.openFiles--
 		}
 	}
+	_ = w.syncs.wait()
 	keys := w.stored
 	w.stored, w.adds = nil, nil
 	if len(keys) == 0 {
