@@ -234,38 +234,98 @@ const copyBufSize = 1 << 20
 
 var copyBufs = sync.Pool{New: func() any { b := make([]byte, copyBufSize); return &b }}
 
-// writeTemp writes r to a temporary file next to dst: synced when sync is
-// set, else with its writeback started.
-func writeTemp(dst string, r io.Reader, sync bool) (string, error) {
+// createTemp opens a new temporary file next to dst.
+func createTemp(dst string) (*os.File, error) {
 	dir := filepath.Dir(dst)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return "", err
+		return nil, err
 	}
 	var rnd [8]byte
 	_, _ = rand.Read(rnd[:])
-	tmp := filepath.Join(dir, tempPrefix+hex.EncodeToString(rnd[:]))
-	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	return os.OpenFile(filepath.Join(dir, tempPrefix+hex.EncodeToString(rnd[:])), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+}
+
+// writeTemp writes data to a synced temporary file next to dst.
+func writeTemp(dst string, data []byte) (string, error) {
+	f, err := createTemp(dst)
 	if err != nil {
 		return "", err
 	}
-	buf := copyBufs.Get().(*[]byte)
-	err = copyFull(f, r, *buf)
-	copyBufs.Put(buf)
+	_, err = f.Write(data)
 	if err == nil {
-		if sync {
-			err = f.Sync()
-		} else {
-			startWriteback(f)
-		}
+		err = f.Sync()
 	}
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
 	if err != nil {
-		os.Remove(tmp)
+		os.Remove(f.Name())
 		return "", err
 	}
-	return tmp, nil
+	return f.Name(), nil
+}
+
+// localObject is a file being written under a temporary name.
+type localObject struct {
+	ctx context.Context
+	f   *os.File
+	dst string
+	err error // the first failed write: Commit then stores nothing
+}
+
+// create starts a new object written straight to a temporary file, which
+// Commit renames into place. Writers reach it through Put (see
+// storage.Create): writing from the encoder's own goroutine measured no
+// faster, as the encoder then waits on every write.
+func (l *Local) create(ctx context.Context, key string) (*localObject, error) {
+	p, err := l.path(key)
+	if err != nil {
+		return nil, err
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	f, err := createTemp(p)
+	if err != nil {
+		return nil, err
+	}
+	return &localObject{ctx: ctx, f: f, dst: p}, nil
+}
+
+func (o *localObject) Write(p []byte) (int, error) {
+	if o.err == nil {
+		o.err = o.ctx.Err()
+	}
+	if o.err != nil {
+		return 0, o.err
+	}
+	n, err := o.f.Write(p)
+	o.err = err
+	return n, err
+}
+
+// Commit starts the file's writeback and renames it into place; Sync makes
+// it durable.
+func (o *localObject) Commit() error {
+	err := cmp.Or(o.err, o.ctx.Err())
+	if err == nil {
+		startWriteback(o.f)
+	}
+	if cerr := o.f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(o.f.Name(), o.dst)
+	}
+	if err != nil {
+		os.Remove(o.f.Name())
+	}
+	return err
+}
+
+func (o *localObject) Abort() {
+	o.f.Close()
+	os.Remove(o.f.Name())
 }
 
 func syncDir(dir string) {
@@ -285,7 +345,7 @@ func (l *Local) PutIfAbsent(ctx context.Context, key string, data []byte) error 
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	tmp, err := writeTemp(p, strings.NewReader(string(data)), true)
+	tmp, err := writeTemp(p, data)
 	if err != nil {
 		return err
 	}
@@ -304,19 +364,18 @@ func (l *Local) PutIfAbsent(ctx context.Context, key string, data []byte) error 
 // see the old object or the new one, never a part. The object is durable
 // after Sync.
 func (l *Local) Put(ctx context.Context, key string, r io.Reader) error {
-	p, err := l.path(key)
+	o, err := l.create(ctx, key)
 	if err != nil {
 		return err
 	}
-	tmp, err := writeTemp(p, ctxReader{ctx, r}, false)
+	buf := copyBufs.Get().(*[]byte)
+	err = copyFull(o, r, *buf)
+	copyBufs.Put(buf)
 	if err != nil {
+		o.Abort()
 		return err
 	}
-	if err := os.Rename(tmp, p); err != nil {
-		os.Remove(tmp)
-		return err
-	}
-	return nil
+	return o.Commit()
 }
 
 // syncParallel is how many files Sync flushes at once: the device queues
@@ -419,17 +478,4 @@ func (l *Local) Delete(ctx context.Context, keys ...string) error {
 		}
 	}
 	return nil
-}
-
-// ctxReader stops a long copy when the context ends.
-type ctxReader struct {
-	ctx context.Context
-	r   io.Reader
-}
-
-func (c ctxReader) Read(p []byte) (int, error) {
-	if err := c.ctx.Err(); err != nil {
-		return 0, err
-	}
-	return c.r.Read(p)
 }

@@ -99,3 +99,16 @@ func Sync(ctx context.Context, s Store, keys ...string) error {
 	}
 	return nil
 }
+
+// ctxReader stops a long copy when the context ends.
+type ctxReader struct {
+	ctx context.Context
+	r   io.Reader
+}
+
+func (c ctxReader) Read(p []byte) (int, error) {
+	if err := c.ctx.Err(); err != nil {
+		return 0, err
+	}
+	return c.r.Read(p)
+}

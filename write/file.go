@@ -2,7 +2,6 @@ package write
 
 import (
 	"bufio"
-	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -15,28 +14,22 @@ import (
 	"github.com/deltalite-go/deltalite/storage"
 )
 
-// dataFile is one Parquet file being written: the Parquet writer feeds a
-// pipe that storage.Put drains, so nothing but the current page is held.
+// dataFile is one Parquet file being written: the Parquet writer streams
+// into a storage.ObjectWriter, so nothing but the current page is held.
 type dataFile struct {
 	key     string
-	pw      *io.PipeWriter
-	bw      *bufio.Writer // gathers the encoder's small writes (page headers) into one pipe hand-off
-	done    chan error    // storage.Put's result
-	size    int64         // bytes handed to Put so far
+	obj     storage.ObjectWriter
+	bw      *bufio.Writer // gathers the encoder's small writes (page headers)
+	size    int64         // bytes handed to the store so far
 	open    int64         // Arrow bytes of the column the encoder holds (see writeRows)
 	fw      *pqarrow.FileWriter
 	stats   *fileStats
 	lastUse uint64
 }
 
-// pipeBufSize is what a data file gathers before handing bytes to storage;
-// pages larger than it go through whole.
-const pipeBufSize = 64 << 10
-
-var (
-	errAborted     = errors.New("write aborted")
-	errPutReturned = errors.New("storage stopped reading before the data file was complete")
-)
+// gatherSize is what a data file gathers before handing bytes to the
+// store; pages larger than it go through whole.
+const gatherSize = 64 << 10
 
 // createFile starts a data file of p, choosing a name no object has, with
 // properties suited to p's buffered rows.
@@ -57,18 +50,11 @@ func (w *Writer) createFile(p *partition) (*dataFile, error) {
 			return nil, errs.New(errs.Internal, key, "data file names keep colliding with existing objects")
 		}
 	}
-	pr, pw := io.Pipe()
-	f := &dataFile{key: key, pw: pw, bw: bufio.NewWriterSize(pw, pipeBufSize), done: make(chan error, 1), stats: newFileStats(w.plan)}
-	go func(ctx context.Context) {
-		err := w.st.Put(ctx, key, pr)
-		// Unblocks the Parquet writer if Put stopped reading early.
-		if err != nil {
-			pr.CloseWithError(err)
-		} else {
-			pr.CloseWithError(errPutReturned)
-		}
-		f.done <- err
-	}(w.ctx)
+	obj, err := storage.Create(w.ctx, w.st, key)
+	if err != nil {
+		return nil, errs.Wrap(errs.Internal, key, err, "creating data file")
+	}
+	f := &dataFile{key: key, obj: obj, bw: bufio.NewWriterSize(obj, gatherSize), stats: newFileStats(w.plan)}
 	fw, err := pqarrow.NewFileWriter(w.fileSchema, &countingWriter{w: f.bw, n: &f.size}, w.fileProps(p.chunks), pqarrow.DefaultWriterProps())
 	if err != nil {
 		f.abort()
@@ -131,52 +117,33 @@ func releaseAll[T interface{ Release() }](xs []T) {
 	}
 }
 
-// writeErr prefers the storage error behind a failed pipe write.
+// writeErr names the file of a failed write.
 func (f *dataFile) writeErr(err error) error {
-	if errors.Is(err, io.ErrClosedPipe) || f.putFailed() != nil {
-		if perr := f.putFailed(); perr != nil {
-			return errs.Wrap(errs.Internal, f.key, perr, "writing data file")
-		}
-	}
 	return errs.Wrap(errs.Internal, f.key, err, "writing data file")
 }
 
-// putFailed returns Put's error if it has already failed, without waiting.
-func (f *dataFile) putFailed() error {
-	select {
-	case err := <-f.done:
-		f.done <- err
-		return err
-	default:
-		return nil
-	}
-}
-
-// finish writes the footer and waits for the object to be stored.
+// finish writes the footer and stores the object.
 func (f *dataFile) finish() error {
 	err := f.fw.Close()
 	if err == nil {
 		err = f.bw.Flush()
 	}
 	if err != nil {
-		f.pw.CloseWithError(err)
-		<-f.done
+		f.obj.Abort()
 		return f.writeErr(err)
 	}
-	f.pw.Close()
-	if err := <-f.done; err != nil {
+	if err := f.obj.Commit(); err != nil {
 		return errs.Wrap(errs.Internal, f.key, err, "storing data file")
 	}
 	return nil
 }
 
-// abort stops the file: Put fails, so no object appears.
+// abort stops the file: no object appears.
 func (f *dataFile) abort() {
-	f.pw.CloseWithError(errAborted)
+	f.obj.Abort()
 	if f.fw != nil {
-		_ = f.fw.Close()
+		_ = f.fw.Close() // its writes now fail; this only releases its buffers
 	}
-	<-f.done
 }
 
 // countingWriter counts the bytes the Parquet writer emits: the size of the

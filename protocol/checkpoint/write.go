@@ -1,6 +1,7 @@
 package checkpoint
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -131,20 +132,21 @@ func Write(ctx context.Context, st storage.Store, version int64, actions []proto
 	v2 := slices.Contains(proto.WriterFeatures, "v2Checkpoint")
 	sc := checkpointSchema(opt.WriteStatsAsJSON, parsed, v2)
 
-	pr, pw := io.Pipe()
-	putDone := make(chan error, 1)
-	go func() {
-		err := st.Put(ctx, key, pr)
-		pr.CloseWithError(err) // unblocks the writer if Put gave up early
-		putDone <- err
-	}()
-	cw := &countingWriter{w: pw}
+	obj, err := storage.Create(ctx, st, key)
+	if err != nil {
+		return LastCheckpoint{}, errs.Wrap(errs.Internal, key, err, "storing checkpoint")
+	}
+	bw := bufio.NewWriterSize(obj, 1<<20) // the encoder writes in small pieces
+	cw := &countingWriter{w: bw}
 	lc, werr := writeParquet(ctx, cw, sc, parsed, opt.WriteStatsAsJSON, v2, version, actions)
-	pw.CloseWithError(werr)
-	perr := <-putDone
+	if werr == nil {
+		werr = bw.Flush()
+	}
 	if werr != nil {
+		obj.Abort()
 		return LastCheckpoint{}, errs.Wrap(errs.Internal, key, named(werr, key), "writing checkpoint")
 	}
+	perr := obj.Commit()
 	if perr == nil {
 		// A checkpoint lost to a power loss would still be listed, and
 		// refused, so it must be durable as the commits are.
