@@ -100,7 +100,10 @@ func Sync(ctx context.Context, s Store, keys ...string) error {
 	return nil
 }
 
-// ctxReader stops a long copy when the context ends.
+// ContextReader returns r, failing with the context's error once ctx ends,
+// so that a long copy stops with its caller.
+func ContextReader(ctx context.Context, r io.Reader) io.Reader { return ctxReader{ctx, r} }
+
 type ctxReader struct {
 	ctx context.Context
 	r   io.Reader

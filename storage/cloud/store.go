@@ -211,14 +211,14 @@ func (s *store) Put(ctx context.Context, key string, r io.Reader) error {
 	if _, err := s.commitMode(ctx); err != nil {
 		return err
 	}
-	head, more, err := readHead(ctxReader{ctx, r}, s.mp.Threshold)
+	head, more, err := readHead(storage.ContextReader(ctx, r), s.mp.Threshold)
 	if err != nil {
 		return s.describeFailure("write", k, err)
 	}
 	if !more {
 		err = s.b.putBytes(ctx, full, head)
 	} else {
-		err = s.b.putMultipart(ctx, full, head, ctxReader{ctx, r}, s.mp)
+		err = s.b.putMultipart(ctx, full, head, storage.ContextReader(ctx, r), s.mp)
 	}
 	if err != nil {
 		return s.describeFailure("write", k, err)
@@ -246,17 +246,4 @@ func (s *store) Delete(ctx context.Context, keys ...string) error {
 		return s.describeFailure("delete", first, err)
 	}
 	return nil
-}
-
-// ctxReader stops reading a caller's stream once the context ends.
-type ctxReader struct {
-	ctx context.Context
-	r   io.Reader
-}
-
-func (c ctxReader) Read(p []byte) (int, error) {
-	if err := c.ctx.Err(); err != nil {
-		return 0, err
-	}
-	return c.r.Read(p)
 }
