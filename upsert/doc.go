@@ -34,7 +34,12 @@
 // batches its scan may hold at once, the survivors on their way to the
 // writer, and its pages and dictionaries, estimated from the footer; batch
 // rows are sized so that every reader of the call fits, and wide files
-// simply run fewer at once. Each partition's writer buffers at most its
+// simply run fewer at once. Each partition being rewritten takes an equal
+// share of that half (limits.Budget.Share) and its readers draw only on
+// it, so one partition's readers never hold the bytes another partition's
+// writer waits to be fed with. Survivors reach the writer as slices of the
+// decoded batch (write.Writer.WriteSelected), not copies. Each partition's
+// writer buffers at most its
 // share of the other half of MaxBufferedBytes before writing a row group;
 // it is not a budget reservation because a writer must never wait on the
 // budget that its readers wait on.
