@@ -267,10 +267,11 @@ func writeTemp(dst string, data []byte) (string, error) {
 
 // localObject is a file being written under a temporary name.
 type localObject struct {
-	ctx context.Context
-	f   *os.File
-	dst string
-	err error // the first failed write: Commit then stores nothing
+	ctx       context.Context
+	f         *os.File
+	dst       string
+	writeBack bool  // start writeback on Commit, for the Sync to come
+	err       error // the first failed write: Commit then stores nothing
 }
 
 // create starts a new object written straight to a temporary file, which
@@ -289,7 +290,7 @@ func (l *Local) create(ctx context.Context, key string) (*localObject, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &localObject{ctx: ctx, f: f, dst: p}, nil
+	return &localObject{ctx: ctx, f: f, dst: p, writeBack: !l.syncLogOnly}, nil
 }
 
 func (o *localObject) Write(p []byte) (int, error) {
@@ -304,11 +305,11 @@ func (o *localObject) Write(p []byte) (int, error) {
 	return n, err
 }
 
-// Commit starts the file's writeback and renames it into place; Sync makes
-// it durable.
+// Commit starts the file's writeback (when a Sync will follow) and renames
+// it into place.
 func (o *localObject) Commit() error {
 	err := cmp.Or(o.err, o.ctx.Err())
-	if err == nil {
+	if err == nil && o.writeBack {
 		startWriteback(o.f)
 	}
 	if cerr := o.f.Close(); err == nil {
