@@ -14,10 +14,12 @@ const dictionarySample = 1 << 16
 
 // fileProps returns the Parquet properties for a file whose first rows are
 // rows: the Writer's, with dictionary encoding turned off for top-level
-// string and binary columns whose distinct values in those rows already
-// exceed the dictionary page limit. Such a column would fill its dictionary
-// in every row group and then fall back to plain pages, paying for the
-// dictionary's hashing and copies to write the same bytes.
+// string and binary columns where it cannot pay: whose distinct values in
+// those rows already exceed the dictionary page limit (the encoder would
+// fill its dictionary in every row group, then fall back to plain pages),
+// or that are nearly all distinct (keys: the dictionary holds every value
+// and the pages add an index per row). Either way dictionary encoding
+// would spend its hashing and copies on more bytes, not fewer.
 func (w *Writer) fileProps(rows []chunk) *parquet.WriterProperties {
 	limit := w.props.DictionaryPageSizeLimit()
 	var off []string
@@ -25,7 +27,7 @@ func (w *Writer) fileProps(rows []chunk) *parquet.WriterProperties {
 		if !isBinaryLike(f.Type) {
 			continue
 		}
-		if distinctBytesExceed(rows, j, limit) {
+		if !dictionaryPays(rows, j, limit) {
 			off = append(off, f.Name)
 		}
 	}
@@ -47,9 +49,15 @@ func isBinaryLike(t arrow.DataType) bool {
 	return false
 }
 
-// distinctBytesExceed reports whether the distinct values of column j, over
-// at most dictionarySample values of rows, add up to more than limit bytes.
-func distinctBytesExceed(rows []chunk, j int, limit int64) bool {
+// minDistinctSample is the fewest values from which a column that is all
+// but distinct is judged a key.
+const minDistinctSample = 1024
+
+// dictionaryPays reports whether dictionary encoding may help column j,
+// judged over at most dictionarySample values of rows: false when their
+// distinct values add up to more than limit bytes, or when at least nine in
+// ten of them are distinct.
+func dictionaryPays(rows []chunk, j int, limit int64) bool {
 	seen := map[string]struct{}{}
 	var bytes int64
 	n := 0
@@ -66,11 +74,11 @@ func distinctBytesExceed(rows []chunk, j int, limit int64) bool {
 			}
 			seen[v] = struct{}{}
 			if bytes += int64(len(v)); bytes > limit {
-				return true
+				return false
 			}
 		}
 	}
-	return false
+	return n < minDistinctSample || len(seen)*10 < n*9
 }
 
 // binaryValue views value i of a string or binary array without copying;

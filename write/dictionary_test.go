@@ -13,12 +13,13 @@ import (
 )
 
 // TestDictionaryOnlyWhereItFits: a column whose distinct values overflow
-// the dictionary page is written plain from the start, a repetitive one
-// and a short-keyed one keep their dictionary, and every value reads back.
+// the dictionary page and a column of distinct keys are written plain, a
+// repetitive column and one of a few hundred values keep their
+// dictionary, and every value reads back.
 func TestDictionaryOnlyWhereItFits(t *testing.T) {
 	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
 	defer mem.AssertSize(t, 0)
-	sc := mustSchema(t, fields("id string", "kind string", "payload binary"))
+	sc := mustSchema(t, fields("id string", "kind string", "payload binary", "city string"))
 	as, _ := schema.ToArrow(sc, schema.ArrowOptions{})
 	b := array.NewRecordBuilder(mem, as)
 	rnd := rand.New(rand.NewPCG(3, 4))
@@ -31,6 +32,7 @@ func TestDictionaryOnlyWhereItFits(t *testing.T) {
 			p[j] = byte(rnd.Uint32())
 		}
 		b.Field(2).(*array.BinaryBuilder).Append(p)
+		b.Field(3).(*array.StringBuilder).Append(fmt.Sprintf("city-%d", rnd.IntN(300)))
 	}
 	rec := b.NewRecordBatch()
 	b.Release()
@@ -42,7 +44,7 @@ func TestDictionaryOnlyWhereItFits(t *testing.T) {
 	}
 	pf := openParquet(t, st, adds[0])
 	rg := pf.MetaData().RowGroup(0)
-	for i, want := range []bool{true, true, false} {
+	for i, want := range []bool{false, true, false, true} {
 		cc, err := rg.ColumnChunk(i)
 		if err != nil {
 			t.Fatal(err)

@@ -1,19 +1,23 @@
 package write
 
 import (
+	"encoding/binary"
+
 	"github.com/apache/arrow-go/v18/parquet/compress"
 	"github.com/klauspost/compress/s2"
 )
 
 // fastSnappy is arrow-go's Snappy codec with the standard-speed encoder in
 // place of its "better" one, which spends about twice the CPU for a few
-// percent on typical data and nothing on data that does not compress. The
-// output is plain Snappy either way; decoding is unchanged.
+// percent on typical data; and a page whose samples do not compress is
+// stored as one Snappy literal rather than searched for matches it does
+// not have (random strings, keys, already compressed blobs). The output is
+// plain Snappy either way; decoding is unchanged.
 type fastSnappy struct{ compress.Codec }
 
-func (fastSnappy) Encode(dst, src []byte) []byte { return s2.EncodeSnappy(dst, src) }
+func (fastSnappy) Encode(dst, src []byte) []byte { return encodeSnappy(dst, src) }
 
-func (fastSnappy) EncodeLevel(dst, src []byte, _ int) []byte { return s2.EncodeSnappy(dst, src) }
+func (fastSnappy) EncodeLevel(dst, src []byte, _ int) []byte { return encodeSnappy(dst, src) }
 
 // The codec registry is process-wide; replacing the Snappy entry before any
 // goroutine runs is the only way arrow-go offers to choose the encoder.
@@ -21,4 +25,46 @@ func init() {
 	if c, err := compress.GetCodec(compress.Codecs.Snappy); err == nil {
 		compress.RegisterCodec(compress.Codecs.Snappy, fastSnappy{c})
 	}
+}
+
+// Incompressibility probe: three windows of a block of at least
+// probeMinBlock bytes are compressed; if they shrink by less than 1/32 the
+// block is stored literally.
+const (
+	probeWindow   = 4 << 10
+	probeMinBlock = 64 << 10
+)
+
+func encodeSnappy(dst, src []byte) []byte {
+	if len(src) >= probeMinBlock && !compressible(src) {
+		return snappyLiteral(dst, src)
+	}
+	return s2.EncodeSnappy(dst, src)
+}
+
+func compressible(src []byte) bool {
+	var scratch [probeWindow + probeWindow/2]byte
+	in, out := 0, 0
+	for _, at := range []int{0, len(src)/2 - probeWindow/2, len(src) - probeWindow} {
+		w := src[at : at+probeWindow]
+		in += len(w)
+		out += len(s2.EncodeSnappy(scratch[:], w))
+	}
+	return out < in-in/32
+}
+
+// snappyLiteral encodes src as a Snappy block of one literal: the varint
+// length of the block, a literal tag with a 4-byte length, the bytes.
+func snappyLiteral(dst, src []byte) []byte {
+	need := binary.MaxVarintLen64 + 5 + len(src)
+	if cap(dst) < need {
+		dst = make([]byte, need)
+	}
+	dst = dst[:cap(dst)]
+	n := binary.PutUvarint(dst, uint64(len(src)))
+	dst[n] = 63 << 2 // literal, length-1 in the next 4 bytes
+	binary.LittleEndian.PutUint32(dst[n+1:], uint32(len(src)-1))
+	n += 5
+	n += copy(dst[n:], src)
+	return dst[:n]
 }
