@@ -51,7 +51,7 @@ func (w *Writer) partition(values []string, ok []bool) *partition {
 
 // buffer keeps a file batch for p, writing p's rows as a row group when
 // they make a full one: DefaultMaxRowGroupRows rows or half the buffer
-// bound, so that the copy that assembles a row group stays small beside it.
+// bound, leaving the other half for the pages the encoder holds.
 func (w *Writer) buffer(p *partition, rec arrow.RecordBatch) error {
 	return w.bufferSized(p, rec, recordBytes(rec))
 }
