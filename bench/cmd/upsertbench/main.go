@@ -180,19 +180,13 @@ func main() {
 	if c.chart == "" {
 		c.chart = filepath.Join(c.work, "upsert.svg")
 	}
-	c.command = os.Getenv("BENCH_COMMAND")
-	if c.command == "" {
-		c.command = strings.Join(os.Args, " ")
-	}
+	c.command = runproc.Command()
 	if err := os.MkdirAll(c.work, 0o755); err != nil {
 		fail(err)
 	}
 	if c.reportOnly {
 		var r Report
-		b, err := os.ReadFile(c.jsonOut)
-		if err == nil {
-			err = json.Unmarshal(b, &r)
-		}
+		err := runproc.ReadJSON(c.jsonOut, &r)
 		if err != nil {
 			fail(err)
 		}
@@ -211,9 +205,7 @@ func main() {
 		FileRows: c.fileRows, PoolMiB: c.poolMiB, Updates: c.updates, Inserts: c.inserts, Reps: c.reps,
 		PageCache: pageCache(c),
 	}
-	if v, err := runproc.Output([]string{c.python, "-c", "import deltalake; print(deltalake.__version__)"}, nil); err == nil {
-		r.Deltalake = string(v)
-	}
+	r.Deltalake = runproc.DeltalakeVersion(c.python)
 	failed := false
 	for _, n := range c.sizes {
 		s := &Size{RowsPerPartition: n}

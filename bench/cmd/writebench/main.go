@@ -118,19 +118,13 @@ func main() {
 	if c.jsonOut == "" {
 		c.jsonOut = filepath.Join(c.work, "results.json")
 	}
-	c.command = os.Getenv("BENCH_COMMAND")
-	if c.command == "" {
-		c.command = strings.Join(os.Args, " ")
-	}
+	c.command = runproc.Command()
 	if err := os.MkdirAll(c.work, 0o755); err != nil {
 		fail(err)
 	}
 	if c.reportOnly {
 		var r Report
-		b, err := os.ReadFile(c.jsonOut)
-		if err == nil {
-			err = json.Unmarshal(b, &r)
-		}
+		err := runproc.ReadJSON(c.jsonOut, &r)
 		if err == nil {
 			err = os.WriteFile(c.out, []byte(render(&r)), 0o644)
 		}
@@ -141,9 +135,7 @@ func main() {
 	}
 	r := &Report{Command: c.command, Started: time.Now().UTC().Format(time.RFC3339), Machine: runproc.Machine(c.work),
 		Git: runproc.GitHead(), LoadStart: runproc.LoadAvg(), Reps: c.reps, Cases: c.cases}
-	if v, err := runproc.Output([]string{c.python, "-c", "import deltalake; print(deltalake.__version__)"}, nil); err == nil {
-		r.Deltalake = string(v)
-	}
+	r.Deltalake = runproc.DeltalakeVersion(c.python)
 	input, in, err := generate(c)
 	if err != nil {
 		fail(err)

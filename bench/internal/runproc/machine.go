@@ -2,6 +2,7 @@ package runproc
 
 import (
 	"bufio"
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -62,4 +63,32 @@ func GitHead() string {
 		return ""
 	}
 	return strings.TrimSpace(string(out))
+}
+
+// Command is how the harness was invoked: BENCH_COMMAND, which the wrapper
+// script sets to its own command line, else the process's arguments.
+func Command() string {
+	if c := os.Getenv("BENCH_COMMAND"); c != "" {
+		return c
+	}
+	return strings.Join(os.Args, " ")
+}
+
+// ReadJSON decodes the JSON file at path into v (a report saved earlier).
+func ReadJSON(path string, v any) error {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	return json.Unmarshal(b, v)
+}
+
+// DeltalakeVersion is the version of deltalake that python imports, or ""
+// when it cannot be asked.
+func DeltalakeVersion(python string) string {
+	v, err := Output([]string{python, "-c", "import deltalake; print(deltalake.__version__)"}, nil)
+	if err != nil {
+		return ""
+	}
+	return strings.TrimSpace(string(v))
 }
