@@ -379,53 +379,26 @@ func (l *Local) Put(ctx context.Context, key string, r io.Reader) error {
 	return o.Commit()
 }
 
-// syncParallel is how many files Sync flushes at once: the device queues
-// them, and a sync waiting on one file does not hold up the others.
-const syncParallel = 8
-
 // Sync makes objects written by Put durable: their contents and the
-// directory entries naming them.
+// directory entries naming them. It syncs one file after another; callers
+// that want several synced at once (write.Writer) call it concurrently.
 func (l *Local) Sync(ctx context.Context, keys ...string) error {
-	if l.syncLogOnly || len(keys) == 0 {
+	if l.syncLogOnly {
 		return nil
 	}
-	paths := make([]string, len(keys))
 	dirs := map[string]bool{}
-	for i, k := range keys {
+	for _, k := range keys {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
 		p, err := l.path(k)
 		if err != nil {
 			return err
 		}
-		paths[i] = p
-		dirs[filepath.Dir(p)] = true
-	}
-	var (
-		wg    sync.WaitGroup
-		mu    sync.Mutex
-		first error
-		sem   = make(chan struct{}, syncParallel)
-	)
-	for i, p := range paths {
-		if err := ctx.Err(); err != nil {
-			mu.Lock()
-			first = cmp.Or(first, err)
-			mu.Unlock()
-			break
+		if err := syncFile(p); err != nil {
+			return notExist(k, err)
 		}
-		sem <- struct{}{}
-		wg.Add(1)
-		go func() {
-			defer func() { <-sem; wg.Done() }()
-			if err := syncFile(p); err != nil {
-				mu.Lock()
-				first = cmp.Or(first, notExist(keys[i], err))
-				mu.Unlock()
-			}
-		}()
-	}
-	wg.Wait()
-	if first != nil {
-		return first
+		dirs[filepath.Dir(p)] = true
 	}
 	for d := range dirs {
 		syncDir(d)
