@@ -57,14 +57,11 @@ func (w *Writer) buffer(p *partition, rec arrow.RecordBatch) error {
 }
 
 // bufferRuns buffers the runs of rows of rec that sel keeps (all of rec
-// when sel is nil) as slices, each accounted its share of rec's bytes.
-func (w *Writer) bufferRuns(p *partition, rec arrow.RecordBatch, sel []bool) error {
+// when sel is nil), kept of them in all, as slices, each accounted its
+// share of rec's bytes.
+func (w *Writer) bufferRuns(p *partition, rec arrow.RecordBatch, sel []bool, kept int64) error {
 	if sel == nil {
 		return w.buffer(p, rec)
-	}
-	kept := keptRows(sel, len(sel))
-	if kept == 0 {
-		return nil
 	}
 	total := recordBytes(rec)
 	for lo := 0; lo < len(sel); {

@@ -145,10 +145,14 @@ func (w *Writer) write(rec arrow.RecordBatch, sel []bool) (err error) {
 			return err
 		}
 	}
-	if err := w.keep(rec, groups, sel); err != nil {
+	kept := keptRows(sel, int(rec.NumRows()))
+	if kept == 0 {
+		return nil
+	}
+	if err := w.keep(rec, groups, sel, kept); err != nil {
 		return err
 	}
-	w.rows += keptRows(sel, int(rec.NumRows()))
+	w.rows += kept
 	return nil
 }
 
@@ -237,9 +241,10 @@ func (w *Writer) groups(rec arrow.RecordBatch) ([]group, error) {
 	return out, nil
 }
 
-// keep buffers the rows of a checked batch that sel keeps (all when nil),
-// writing row groups as buffers fill; a failure here is the Writer's last.
-func (w *Writer) keep(rec arrow.RecordBatch, groups []group, sel []bool) (err error) {
+// keep buffers the kept rows of a checked batch (those sel marks, all when
+// it is nil), writing row groups as buffers fill; a failure here is the
+// Writer's last.
+func (w *Writer) keep(rec arrow.RecordBatch, groups []group, sel []bool, kept int64) (err error) {
 	defer func() {
 		if err != nil {
 			w.err = err
@@ -250,9 +255,9 @@ func (w *Writer) keep(rec arrow.RecordBatch, groups []group, sel []bool) (err er
 	defer file.Release()
 	switch len(groups) {
 	case 0:
-		err = w.bufferRuns(w.partition(nil, nil), file, sel)
+		err = w.bufferRuns(w.partition(nil, nil), file, sel, kept)
 	case 1:
-		err = w.bufferRuns(groups[0].p, file, sel)
+		err = w.bufferRuns(groups[0].p, file, sel, kept)
 	default:
 		for _, g := range groups {
 			rows := g.rows
