@@ -100,7 +100,7 @@ func (c *conformer) conformStruct(src *array.Struct, st *schema.Struct, dt *arro
 		} else {
 			df = &schema.Field{Name: tf.Name}
 		}
-		j := matchField(cands, df, c.mode)
+		j := MatchField(cands, df, c.mode)
 		var out arrow.Array
 		if j < 0 {
 			out = array.MakeArrayOfNull(c.mem, tf.Type, n)

@@ -144,7 +144,7 @@ func (fr *fileReader) matchColumns(pr *pqarrow.FileReader) []int {
 	fieldCol := map[int]int{} // manifest field → batch column
 	for i, f := range fr.b.read {
 		fr.recCol[i], fr.i96Col[i] = -1, -1
-		j := matchField(top, f, fr.b.mode)
+		j := MatchField(top, f, fr.b.mode)
 		if j < 0 {
 			continue
 		}

@@ -20,14 +20,16 @@ func fieldID(f *arrow.Field) (int64, bool) {
 	return id, err == nil && id >= 0
 }
 
-// matchField finds which of a file's fields (one struct level) stores the
-// Delta field f, or -1 when the file predates the column.
+// MatchField finds which of a file's fields (one struct level) stores the
+// Delta field f, or -1 when the file predates the column. Readers of data
+// files that are not scans (the upsert's key probe) use it to find the
+// same column a scan reads.
 //
 // Under id mapping the Parquet field id decides, falling back to the
 // physical name only in a file without any field ids at this level. Under
 // name mapping the physical name must match exactly. Without mapping the
 // name matches exactly, then case-insensitively, as Spark resolves columns.
-func matchField(cands []*arrow.Field, f *schema.Field, mode schema.Mode) int {
+func MatchField(cands []*arrow.Field, f *schema.Field, mode schema.Mode) int {
 	if mode == schema.MappingID {
 		if id, ok := f.ColumnID(); ok {
 			anyID := false
@@ -88,7 +90,7 @@ func leaves(dst []int, sf *pqarrow.SchemaField, t schema.Type, mode schema.Mode)
 		cands := manifestFields(sf.Children)
 		n := len(dst)
 		for _, f := range st.Fields {
-			if j := matchField(cands, f, mode); j >= 0 {
+			if j := MatchField(cands, f, mode); j >= 0 {
 				dst = leaves(dst, &sf.Children[j], f.Type, mode)
 			}
 		}

@@ -2,10 +2,7 @@ package upsert
 
 import (
 	"net/url"
-	"strconv"
 	"strings"
-
-	"github.com/apache/arrow-go/v18/arrow"
 
 	"github.com/deltalite-go/deltalite/protocol"
 	"github.com/deltalite-go/deltalite/schema"
@@ -77,43 +74,4 @@ func objectKey(st storage.Store, p string) (string, bool) {
 		return "", false
 	}
 	return key, true
-}
-
-// matchField finds which of a file's top-level fields stores the table
-// field f, or -1 when the file predates it: by Parquet field id under id
-// mapping (when the file has ids), else by physical name, and without
-// mapping also case-insensitively, as Spark resolves columns.
-func matchField(cands []*arrow.Field, f *schema.Field, mode schema.Mode) int {
-	if mode == schema.MappingID {
-		if id, ok := f.ColumnID(); ok {
-			anyID := false
-			for i, c := range cands {
-				v, has := c.Metadata.GetValue(schema.ParquetFieldIDKey)
-				if !has {
-					continue
-				}
-				anyID = true
-				if n, err := strconv.ParseInt(v, 10, 64); err == nil && n == id {
-					return i
-				}
-			}
-			if anyID {
-				return -1
-			}
-		}
-	}
-	name := f.PhysicalName(mode)
-	for i, c := range cands {
-		if c.Name == name {
-			return i
-		}
-	}
-	if mode == schema.MappingNone {
-		for i, c := range cands {
-			if strings.EqualFold(c.Name, name) {
-				return i
-			}
-		}
-	}
-	return -1
 }

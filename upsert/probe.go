@@ -81,7 +81,7 @@ func (r *run) probeNarrow(ctx context.Context, p *part, fw *fileWork) error {
 	leaves := make([]int, len(c.keyFields))
 	descrs := make([]*pqschema.Column, len(c.keyFields))
 	for j, f := range c.keyFields {
-		k := matchField(top, f, c.mode)
+		k := scan.MatchField(top, f, c.mode)
 		if k < 0 {
 			// The file predates the key column: its keys are all null.
 			fw.why = "key column " + f.Name + " is not in the file"
