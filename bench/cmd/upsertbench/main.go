@@ -427,14 +427,9 @@ func runEngine(c config, engine, base, batchPath string, baseVersion int64) Run 
 		run.Error = err.Error()
 		return run
 	}
-	out, err := runproc.Output([]string{c.python, c.checksum, dir, "--key", "id", "--sum", "counter"}, os.Stderr)
-	if err != nil {
-		run.Error = runproc.ErrorSummary(err)
-		return run
-	}
 	var ck Checksum
-	if err := json.Unmarshal(out, &ck); err != nil {
-		run.Error = fmt.Sprintf("checksum output %q: %v", out, err)
+	if err := runproc.OutputJSON([]string{c.python, c.checksum, dir, "--key", "id", "--sum", "counter"}, os.Stderr, &ck); err != nil {
+		run.Error = "checksum: " + err.Error()
 		return run
 	}
 	run.Checksum = &ck

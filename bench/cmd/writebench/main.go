@@ -268,14 +268,9 @@ func runEngine(c config, cs, engine, input, partBy string) Run {
 		run.Error = err.Error()
 		return run
 	}
-	out, err := runproc.Output([]string{c.python, c.checksum, dir}, os.Stderr)
-	if err != nil {
-		run.Error = runproc.ErrorSummary(err)
-		return run
-	}
 	var ck Checksum
-	if err := json.Unmarshal(out, &ck); err != nil {
-		run.Error = fmt.Sprintf("checksum output %q: %v", out, err)
+	if err := runproc.OutputJSON([]string{c.python, c.checksum, dir}, os.Stderr, &ck); err != nil {
+		run.Error = "checksum: " + err.Error()
 		return run
 	}
 	run.Checksum = &ck

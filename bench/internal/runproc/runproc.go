@@ -8,6 +8,7 @@ package runproc
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -171,6 +172,19 @@ func Median(xs []float64) float64 {
 
 // ErrorSummary shortens a failed process's error to its first and last
 // lines, which name the command and its final complaint.
+// OutputJSON runs a program that prints one JSON value (the checksum
+// scripts) and decodes it into v. The error is one line, fit for a report.
+func OutputJSON(argv []string, logTo *os.File, v any) error {
+	out, err := Output(argv, logTo)
+	if err != nil {
+		return errors.New(ErrorSummary(err))
+	}
+	if err := json.Unmarshal(out, v); err != nil {
+		return fmt.Errorf("output %q: %v", out, err)
+	}
+	return nil
+}
+
 func ErrorSummary(err error) string {
 	lines := strings.Split(strings.TrimSpace(err.Error()), "\n")
 	if len(lines) == 1 {
