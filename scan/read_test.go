@@ -56,26 +56,6 @@ func readRowsLeak(t *testing.T, src Source, upstreamLeak int, opts ...Option) []
 	return rows
 }
 
-func diffRows(t *testing.T, got, want []string) {
-	t.Helper()
-	if strings.Join(got, "\n") == strings.Join(want, "\n") {
-		return
-	}
-	t.Errorf("got %d rows, want %d", len(got), len(want))
-	for i := 0; i < max(len(got), len(want)); i++ {
-		var g, w string
-		if i < len(got) {
-			g = got[i]
-		}
-		if i < len(want) {
-			w = want[i]
-		}
-		if g != w {
-			t.Errorf("row %d:\n got  %s\n want %s", i, g, w)
-		}
-	}
-}
-
 // TestConformanceExpected reads tables that come with their expected
 // content as Parquet and compares them as sorted multisets of rows.
 func TestConformanceExpected(t *testing.T) {
@@ -122,7 +102,7 @@ func TestConformanceExpected(t *testing.T) {
 				sort.Strings(want)
 			}
 			got := readRowsLeak(t, openTable(t, c.table), c.upstreamLeak)
-			diffRows(t, got, want)
+			arrowrows.Diff(t, got, want)
 		})
 	}
 }
@@ -164,7 +144,7 @@ func TestKnownContents(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.table, func(t *testing.T) {
-			diffRows(t, readRows(t, openTable(t, c.table)), c.want)
+			arrowrows.Diff(t, readRows(t, openTable(t, c.table)), c.want)
 		})
 	}
 	edge := openTable(t, "delta-rs/table_with_edge_timestamps")
@@ -180,7 +160,7 @@ func TestColumnMappingID(t *testing.T) {
 		want = append(want, fmt.Sprintf("value=%d", i))
 	}
 	sort.Strings(want)
-	diffRows(t, readRows(t, snap), want)
+	arrowrows.Diff(t, readRows(t, snap), want)
 
 	// Under id mapping the field id decides, not the physical name: give
 	// the column a wrong physical name and it must still be found.
@@ -189,7 +169,7 @@ func TestColumnMappingID(t *testing.T) {
 		t.Fatal(err)
 	}
 	sc.Fields[0].Metadata[schema.PhysicalNameKey] = "not-the-name-in-the-file"
-	diffRows(t, readRows(t, &altered{Source: snap, schema: sc}), want)
+	arrowrows.Diff(t, readRows(t, &altered{Source: snap, schema: sc}), want)
 
 	// A different id matches nothing: the column reads as nulls.
 	sc.Fields[0].Metadata[schema.ColumnIDKey] = float64(99)
@@ -224,7 +204,7 @@ func TestProjection(t *testing.T) {
 		t.Fatalf("%d rows", n)
 	}
 	// Only partition columns: nothing is decoded, rows are still counted.
-	diffRows(t, readRows(t, src, WithColumns("date", "data")), []string{"data=0x68656c6c6f, date=1970-01-01", "data=0xf09f9888, date=1970-01-01"})
+	arrowrows.Diff(t, readRows(t, src, WithColumns("date", "data")), []string{"data=0x68656c6c6f, date=1970-01-01", "data=0xf09f9888, date=1970-01-01"})
 	// No column at all: a row count.
 	total := 0
 	_, seq, err = New(openTable(t, "delta-rs/table-with-dv-small"), WithColumns()).Records(context.Background())
@@ -372,7 +352,7 @@ func TestRecordReader(t *testing.T) {
 	if rr.Next() {
 		t.Fatal("Next after the end")
 	}
-	diffRows(t, rows, []string{`int=228, letter="b"`})
+	arrowrows.Diff(t, rows, []string{`int=228, letter="b"`})
 }
 
 func TestCancel(t *testing.T) {

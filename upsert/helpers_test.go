@@ -252,27 +252,7 @@ func (tb *table) want(rows string) []string {
 
 func (tb *table) checkRows(want string) {
 	tb.t.Helper()
-	diffRows(tb.t, tb.rows(), tb.want(want))
-}
-
-func diffRows(t testing.TB, got, want []string) {
-	t.Helper()
-	if strings.Join(got, "\n") == strings.Join(want, "\n") {
-		return
-	}
-	t.Errorf("got %d rows, want %d", len(got), len(want))
-	for i := 0; i < max(len(got), len(want)); i++ {
-		var g, w string
-		if i < len(got) {
-			g = got[i]
-		}
-		if i < len(want) {
-			w = want[i]
-		}
-		if g != w {
-			t.Errorf("row %d:\n got  %s\n want %s", i, g, w)
-		}
-	}
+	arrowrows.Diff(tb.t, tb.rows(), tb.want(want))
 }
 
 // parquetFiles lists every data file on disk, live or not.

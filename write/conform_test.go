@@ -85,12 +85,12 @@ func TestConformCastsReordersAndFills(t *testing.T) {
 		`absent=null, amount=null, blob=null, day=null, empty=null, f=null, fixed=null, fixedlist=null, id=0, m=null, midnight=null, naive=null, name=null, ` +
 			`nums=null, ratio=null, s=null, small=null, ts=null, wall=null`,
 	}
-	diffRows(t, arrowrows.Rows(out), sorted(wantRows))
+	arrowrows.Diff(t, arrowrows.Rows(out), sorted(wantRows))
 
 	// What Conform returns, Write takes.
 	st := storage.NewMemory()
 	adds := writeAll(t, st, Options{Schema: target, Allocator: mem}, out)
-	diffRows(t, readRows(t, &addsSource{st: st, sc: target, files: adds}), sorted(wantRows))
+	arrowrows.Diff(t, readRows(t, &addsSource{st: st, sc: target, files: adds}), sorted(wantRows))
 }
 
 func TestConformDictionaryAndViews(t *testing.T) {
@@ -126,7 +126,7 @@ func TestConformDictionaryAndViews(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer out.Release()
-	diffRows(t, arrowrows.Rows(out), sorted([]string{
+	arrowrows.Diff(t, arrowrows.Rows(out), sorted([]string{
 		`bv=0x01, d="b", v="short"`,
 		`bv=null, d="a", v="a string longer than twelve bytes"`,
 		`bv=0x0203, d="b", v=""`,
@@ -146,7 +146,7 @@ func TestConformZoneToWallClock(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	diffRows(t, arrowrows.Rows(out), []string{"w=2024-01-01T12:00:00.000000Z", "w=2024-07-01T12:00:00.000000Z"})
+	arrowrows.Diff(t, arrowrows.Rows(out), []string{"w=2024-01-01T12:00:00.000000Z", "w=2024-07-01T12:00:00.000000Z"})
 }
 
 func TestConformErrorsNameTheColumns(t *testing.T) {
@@ -223,7 +223,7 @@ func TestConformedLosslessNarrowing(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer out.Release()
-	diffRows(t, arrowrows.Rows(out), []string{"d=12.3, n=5", "d=null, n=-7"})
+	arrowrows.Diff(t, arrowrows.Rows(out), []string{"d=12.3, n=5", "d=null, n=-7"})
 	if _, err := NewWriter(context.Background(), storage.NewMemory(), Options{Schema: target}); err != nil {
 		t.Fatal(err)
 	}
@@ -246,5 +246,5 @@ func TestConformSharesMicrosecondTimestamps(t *testing.T) {
 	if out.Column(0).Data().Buffers()[1] != src.Column(0).Data().Buffers()[1] {
 		t.Error("a zoned microsecond timestamp was copied, not shared")
 	}
-	diffRows(t, arrowrows.Rows(out), []string{"ntz=2024-01-01T00:00:00.000000Z, ts=2024-01-01T00:00:00.000000Z", "ntz=null, ts=null"})
+	arrowrows.Diff(t, arrowrows.Rows(out), []string{"ntz=2024-01-01T00:00:00.000000Z, ts=2024-01-01T00:00:00.000000Z", "ntz=null, ts=null"})
 }

@@ -47,7 +47,7 @@ func TestTakenNamesAreNeverOverwritten(t *testing.T) {
 	if len(adds) != 1 || !strings.HasPrefix(adds[0].Path, "part-00002-") {
 		t.Fatalf("adds %v: want one file named after two taken names", adds)
 	}
-	diffRows(t, readRows(t, &addsSource{st: st, sc: sc, files: adds}), arrowrows.Rows(rec))
+	arrowrows.Diff(t, readRows(t, &addsSource{st: st, sc: sc, files: adds}), arrowrows.Rows(rec))
 
 	st.taken.Store(100)
 	w, _ := NewWriter(context.Background(), st, Options{Schema: sc})

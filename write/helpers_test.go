@@ -122,26 +122,6 @@ func sorted(rows []string) []string {
 	return out
 }
 
-func diffRows(t testing.TB, got, want []string) {
-	t.Helper()
-	if strings.Join(got, "\n") == strings.Join(want, "\n") {
-		return
-	}
-	t.Errorf("got %d rows, want %d", len(got), len(want))
-	for i := 0; i < max(len(got), len(want)); i++ {
-		var g, w string
-		if i < len(got) {
-			g = got[i]
-		}
-		if i < len(want) {
-			w = want[i]
-		}
-		if g != w {
-			t.Errorf("row %d:\n got  %s\n want %s", i, g, w)
-		}
-	}
-}
-
 // statsNumRecords reads numRecords from an add's statistics.
 func statsNumRecords(t testing.TB, a *protocol.Add, sc *schema.Struct) int64 {
 	t.Helper()

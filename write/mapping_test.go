@@ -57,7 +57,7 @@ func TestColumnMappingWritesPhysicalNamesAndIDs(t *testing.T) {
 				checkParquetFields(t, st, a, map[string]int32{"col-a1": 1, "col-b2": 2, "col-b2.col-c3": 3})
 			}
 			got := readRows(t, &addsSource{st: st, sc: sc, parts: []string{"p"}, mode: mode, files: adds})
-			diffRows(t, got, arrowrows.Rows(rec))
+			arrowrows.Diff(t, got, arrowrows.Rows(rec))
 		})
 	}
 }

@@ -103,7 +103,7 @@ func TestHostilePartitionValuesStayInsideAndReadBack(t *testing.T) {
 		want = append(want, strings.Replace(r, `p=""`, "p=null", 1))
 	}
 	src := &addsSource{st: st, sc: sc, parts: []string{"p"}, files: adds}
-	diffRows(t, readRows(t, src), sorted(want))
+	arrowrows.Diff(t, readRows(t, src), sorted(want))
 
 	// Each value prunes to exactly its own row.
 	for i, v := range hostileValues {
@@ -193,7 +193,7 @@ func TestPartitionByEveryType(t *testing.T) {
 	for i := range want { // the empty binary value is stored as null
 		want[i] = strings.Replace(want[i], "bin=0x,", "bin=null,", 1)
 	}
-	diffRows(t, readRows(t, src), sorted(want))
+	arrowrows.Diff(t, readRows(t, src), sorted(want))
 }
 
 func TestTwoPartitionColumns(t *testing.T) {
@@ -247,7 +247,7 @@ func TestTwoPartitionColumns(t *testing.T) {
 	if total != 1000 {
 		t.Errorf("numRecords add up to %d", total)
 	}
-	diffRows(t, readRows(t, &addsSource{st: st, sc: sc, parts: []string{"day", "region"}, files: adds}), arrowrows.Rows(rec))
+	arrowrows.Diff(t, readRows(t, &addsSource{st: st, sc: sc, parts: []string{"day", "region"}, files: adds}), arrowrows.Rows(rec))
 }
 
 func TestEmptyStringInNonNullablePartitionRefused(t *testing.T) {

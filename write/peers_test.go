@@ -234,7 +234,7 @@ func TestPeersReadWhatWeWrite(t *testing.T) {
 	tables := map[string]writtenTable{"hostile": hostileTable(t, mem), "partition-types": partitionTypesTable(t, mem), "mapped": mappedTable(t, mem)}
 	for name, tb := range tables {
 		t.Run(name+"/deltalite", func(t *testing.T) {
-			diffRows(t, readRows(t, &addsSource{st: tb.st, sc: tb.sc, parts: tb.parts, mode: tb.mode, files: tb.adds}), tb.want)
+			arrowrows.Diff(t, readRows(t, &addsSource{st: tb.st, sc: tb.sc, parts: tb.parts, mode: tb.mode, files: tb.adds}), tb.want)
 		})
 		engines := []string{peers.DeltaRS}
 		if name == "hostile" {
@@ -243,7 +243,7 @@ func TestPeersReadWhatWeWrite(t *testing.T) {
 		}
 		for _, engine := range engines {
 			t.Run(name+"/"+engine, func(t *testing.T) {
-				diffRows(t, peers.ReadTable(t, engine, tb.dir, peers.ReadOptions{}).Lines(t), tb.want)
+				arrowrows.Diff(t, peers.ReadTable(t, engine, tb.dir, peers.ReadOptions{}).Lines(t), tb.want)
 			})
 		}
 	}
@@ -258,7 +258,7 @@ func TestSparkReadsWhatWeWrite(t *testing.T) {
 	tables := map[string]writtenTable{"hostile": hostileTable(t, mem), "partition-types": partitionTypesTable(t, mem), "mapped": mappedTable(t, mem)}
 	for name, tb := range tables {
 		t.Run(name, func(t *testing.T) {
-			diffRows(t, s.Read(t, tb.dir, peers.ReadOptions{}).Lines(t), tb.want)
+			arrowrows.Diff(t, s.Read(t, tb.dir, peers.ReadOptions{}).Lines(t), tb.want)
 		})
 	}
 }

@@ -101,7 +101,7 @@ func TestRollingAtTargetSizeKeepsPerFileStats(t *testing.T) {
 		t.Errorf("%d rows in all files, want 20000", total)
 	}
 	src.files = adds
-	diffRows(t, readRows(t, src), arrowrows.Rows(recs...))
+	arrowrows.Diff(t, readRows(t, src), arrowrows.Rows(recs...))
 }
 
 func TestBufferBoundWithManyPartitions(t *testing.T) {
@@ -156,7 +156,7 @@ func TestBufferBoundWithManyPartitions(t *testing.T) {
 	if len(parts) != 100 {
 		t.Errorf("%d partitions, want 100", len(parts))
 	}
-	diffRows(t, readRows(t, &addsSource{st: st, sc: sc, parts: []string{"part"}, files: adds}), arrowrows.Rows(recs...))
+	arrowrows.Diff(t, readRows(t, &addsSource{st: st, sc: sc, parts: []string{"part"}, files: adds}), arrowrows.Rows(recs...))
 }
 
 func TestAbortDeletesWrittenFiles(t *testing.T) {

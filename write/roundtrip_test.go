@@ -45,7 +45,7 @@ func TestRoundTripEveryType(t *testing.T) {
 				t.Errorf("add %+v", adds[0])
 			}
 			got := readRows(t, &addsSource{st: st, sc: sc, files: adds})
-			diffRows(t, got, arrowrows.Rows(rec))
+			arrowrows.Diff(t, got, arrowrows.Rows(rec))
 		})
 	}
 }

@@ -56,7 +56,7 @@ func TestWriteSelected(t *testing.T) {
 				t.Fatal(err)
 			}
 			got := readRows(t, &addsSource{st: st, sc: sc, parts: parts, files: adds})
-			diffRows(t, got, sorted(wantKept))
+			arrowrows.Diff(t, got, sorted(wantKept))
 		})
 	}
 }
