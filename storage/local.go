@@ -27,15 +27,26 @@ import (
 // commit. With LocalOptions.SyncLogOnly, Sync does nothing: data files are
 // left to the operating system as delta-rs and Spark leave them, and a power
 // loss may lose data that a surviving commit names.
+//
+// Put writes with direct I/O (O_DIRECT) where the file system supports it:
+// a data file is written once and read rarely soon after, so copying it
+// into the cache only costs the copy, and the pages it takes may be costly
+// to get. On a virtual machine that hands freed memory back to its host, a
+// buffered write of 9 GiB cost 17.7 s of kernel time against 0.7 s direct
+// (dd, 1 MiB blocks, with the cache holding 8 GiB of reads; docs/storage.md).
 type Local struct {
 	root        string // absolute, OS separators
 	syncLogOnly bool
+	cached      bool // no direct I/O
 }
 
 // LocalOptions tune a local store.
 type LocalOptions struct {
 	// SyncLogOnly skips syncing data and checkpoint files (see Local).
 	SyncLogOnly bool
+	// CachedWrites writes objects through the operating system's cache even
+	// where the file system can write them directly (see Local).
+	CachedWrites bool
 }
 
 // NewLocal returns a store rooted at dir; the directory need not exist yet.
@@ -47,25 +58,46 @@ func NewLocalWith(dir string, o LocalOptions) (*Local, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Local{root: abs, syncLogOnly: o.SyncLogOnly}, nil
+	return &Local{root: abs, syncLogOnly: o.SyncLogOnly, cached: o.CachedWrites}, nil
 }
 
-// LocalSyncOption is the storage option choosing what a local store syncs:
-// "all" (the default) or "log" (LocalOptions.SyncLogOnly).
-const LocalSyncOption = "LOCAL_FSYNC"
+// Storage options of a local store.
+const (
+	// LocalSyncOption chooses what a local store syncs: "all" (the default)
+	// or "log" (LocalOptions.SyncLogOnly).
+	LocalSyncOption = "LOCAL_FSYNC"
+	// LocalDirectWritesOption is "true" (the default) to write objects with
+	// direct I/O where the file system allows, "false" to write them through
+	// the operating system's cache (LocalOptions.CachedWrites).
+	LocalDirectWritesOption = "LOCAL_DIRECT_WRITES"
+)
+
+// localOptionValues holds each local option's default value and its other.
+var localOptionValues = map[string][2]string{
+	LocalSyncOption:         {"all", "log"},
+	LocalDirectWritesOption: {"true", "false"},
+}
 
 func openLocalURL(_ context.Context, u *url.URL, options map[string]string) (Store, error) {
 	var o LocalOptions
 	for k, v := range options {
-		if k != LocalSyncOption {
-			return nil, fmt.Errorf("local store takes only the storage option %s, got %s", strings.ToLower(LocalSyncOption), optionNames(options))
+		values, known := localOptionValues[k]
+		if !known {
+			return nil, fmt.Errorf("local store takes only the storage options %s and %s, got %s",
+				strings.ToLower(LocalSyncOption), strings.ToLower(LocalDirectWritesOption), optionNames(options))
 		}
+		var other bool
 		switch strings.ToLower(v) {
-		case "all", "":
-		case "log":
-			o.SyncLogOnly = true
+		case values[0], "":
+		case values[1]:
+			other = true
 		default:
-			return nil, fmt.Errorf("storage option %s is %q; want \"all\" or \"log\"", strings.ToLower(LocalSyncOption), v)
+			return nil, fmt.Errorf("storage option %s is %q; want %q or %q", strings.ToLower(k), v, values[0], values[1])
+		}
+		if k == LocalSyncOption {
+			o.SyncLogOnly = other
+		} else {
+			o.CachedWrites = other
 		}
 	}
 	if u.Host != "" && u.Host != "localhost" {
@@ -271,6 +303,7 @@ type localObject struct {
 	f         *os.File
 	dst       string
 	writeBack bool  // start writeback on Commit, for the Sync to come
+	align     int   // > 0: f writes directly to disk in multiples of align
 	err       error // the first failed write: Commit then stores nothing
 }
 
@@ -290,7 +323,11 @@ func (l *Local) create(ctx context.Context, key string) (*localObject, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &localObject{ctx: ctx, f: f, dst: p, writeBack: !l.syncLogOnly}, nil
+	o := &localObject{ctx: ctx, f: f, dst: p, writeBack: !l.syncLogOnly}
+	if !l.cached {
+		o.align = directAlign(f)
+	}
+	return o, nil
 }
 
 func (o *localObject) Write(p []byte) (int, error) {
@@ -322,6 +359,51 @@ func (o *localObject) Commit() error {
 		os.Remove(o.f.Name())
 	}
 	return err
+}
+
+var directBufs = sync.Pool{New: func() any { return &[2][]byte{alignedBuf(copyBufSize), alignedBuf(copyBufSize)} }}
+
+// copyDirect writes r to the file with direct I/O in whole buffers, reading
+// the next buffer while the disk takes the last. The tail that does not
+// fill an aligned block goes through the cache.
+func (o *localObject) copyDirect(r io.Reader) error {
+	bufs := directBufs.Get().(*[2][]byte)
+	defer directBufs.Put(bufs)
+	written := make(chan error, 1)
+	inFlight := false
+	for i := 0; ; i++ {
+		buf := bufs[i%2]
+		n, rerr := io.ReadFull(r, buf)
+		if inFlight {
+			inFlight = false
+			if err := <-written; err != nil {
+				return err
+			}
+		}
+		switch rerr {
+		case nil:
+			inFlight = true
+			go func() { _, err := o.Write(buf); written <- err }()
+			continue
+		case io.EOF, io.ErrUnexpectedEOF:
+		default:
+			return rerr
+		}
+		whole := n - n%o.align
+		if whole > 0 {
+			if _, err := o.Write(buf[:whole]); err != nil {
+				return err
+			}
+		}
+		if whole == n {
+			return nil
+		}
+		if err := setDirect(o.f, false); err != nil {
+			return err
+		}
+		_, err := o.Write(buf[whole:n])
+		return err
+	}
 }
 
 func (o *localObject) Abort() {
@@ -369,9 +451,13 @@ func (l *Local) Put(ctx context.Context, key string, r io.Reader) error {
 	if err != nil {
 		return err
 	}
-	buf := copyBufs.Get().(*[]byte)
-	err = copyFull(o, r, *buf)
-	copyBufs.Put(buf)
+	if o.align > 0 {
+		err = o.copyDirect(r)
+	} else {
+		buf := copyBufs.Get().(*[]byte)
+		err = copyFull(o, r, *buf)
+		copyBufs.Put(buf)
+	}
 	if err != nil {
 		o.Abort()
 		return err

@@ -53,7 +53,10 @@ func TestLocalSync(t *testing.T) {
 	if err := storage.Sync(ctx, logOnly, "a/missing.parquet"); err != nil {
 		t.Fatalf("log-only store synced data: %v", err)
 	}
-	for _, bad := range []map[string]string{{"local_fsync": "sometimes"}, {"aws_region": "x"}} {
+	if _, err := storage.Open(ctx, dir, map[string]string{"local_direct_writes": "False", "local_fsync": "all"}); err != nil {
+		t.Fatalf("both local options: %v", err)
+	}
+	for _, bad := range []map[string]string{{"local_fsync": "sometimes"}, {"local_direct_writes": "maybe"}, {"aws_region": "x"}} {
 		if _, err := storage.Open(ctx, dir, bad); err == nil {
 			t.Errorf("options %v accepted", bad)
 		}
