@@ -100,6 +100,23 @@ func Sync(ctx context.Context, s Store, keys ...string) error {
 	return nil
 }
 
+// UploadTuner is a Store that uploads large objects in parts (the cloud
+// stores) and can size them per call. WithUploads returns a view of the
+// store whose Put sends objects of more than threshold bytes in parts of
+// partSize bytes; 0 keeps the store's own setting.
+type UploadTuner interface {
+	WithUploads(threshold, partSize int64) (Store, error)
+}
+
+// WithUploads is s with its uploads sized as asked where s has uploads to
+// size, and s itself otherwise.
+func WithUploads(s Store, threshold, partSize int64) (Store, error) {
+	if t, ok := s.(UploadTuner); ok && (threshold > 0 || partSize > 0) {
+		return t.WithUploads(threshold, partSize)
+	}
+	return s, nil
+}
+
 // ContextReader returns r, failing with the context's error once ctx ends,
 // so that a long copy stops with its caller.
 func ContextReader(ctx context.Context, r io.Reader) io.Reader { return ctxReader{ctx, r} }

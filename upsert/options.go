@@ -76,10 +76,13 @@ type Options struct {
 	// (DELTALITE_MAX_SOURCE_BYTES, default 2 GiB, where 0 disables the
 	// guard); NoSourceLimit disables it for this call.
 	MaxSourceBytes int64
-	// MultipartThreshold and MultipartPartSize tune large uploads; 0 takes
-	// the process defaults. Stores take them when opened (storage options
-	// MULTIPART_THRESHOLD_BYTES and MULTIPART_PART_SIZE_BYTES); a store
-	// that cannot change them per call ignores these.
+	// MultipartThreshold and MultipartPartSize size the uploads of this
+	// call's data files on cloud stores (storage.UploadTuner): a file of
+	// more than MultipartThreshold bytes goes up in parts of
+	// MultipartPartSize. 0 keeps the store's setting, from its storage
+	// options MULTIPART_THRESHOLD_BYTES / MULTIPART_PART_SIZE_BYTES, else
+	// DELTALITE_MULTIPART_THRESHOLD_BYTES / ..._PART_SIZE_BYTES, else 64 /
+	// 16 MiB. Local and memory stores have no uploads to size.
 	MultipartThreshold, MultipartPartSize int64
 	// CommitMaxRetries is how many times a commit that lost the race for a
 	// version is retried (default 15), and how many times an upsert whose

@@ -10,6 +10,7 @@ import (
 	"github.com/deltalite-go/deltalite/limits"
 	"github.com/deltalite-go/deltalite/protocol"
 	"github.com/deltalite-go/deltalite/snapshot"
+	"github.com/deltalite-go/deltalite/storage"
 )
 
 // part is one touched partition: its source rows and keys, and per attempt
@@ -57,6 +58,7 @@ type run struct {
 	parts  []*part
 	budget *limits.Budget
 	snap   *snapshot.Snapshot // the snapshot the current attempt reads
+	out    storage.Store      // the table's store, with the call's upload sizes
 }
 
 // listFiles gives every touched partition its live files, in one pass over

@@ -136,7 +136,7 @@ func (r *run) rewritePartition(ctx context.Context, p *part) (err error) {
 	defer held.Release()
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	w, err := write.NewWriter(ctx, r.snap.Store(), write.Options{
+	w, err := write.NewWriter(ctx, r.out, write.Options{
 		Schema:           c.table,
 		PartitionColumns: r.snap.PartitionColumns(),
 		ColumnMapping:    c.mode,

@@ -15,6 +15,7 @@ import (
 	"github.com/deltalite-go/deltalite/metrics"
 	"github.com/deltalite-go/deltalite/protocol"
 	"github.com/deltalite-go/deltalite/snapshot"
+	"github.com/deltalite-go/deltalite/storage"
 	"github.com/deltalite-go/deltalite/txn"
 )
 
@@ -78,6 +79,9 @@ func Run(ctx context.Context, snap *snapshot.Snapshot, src array.RecordReader, o
 		return Stats{}, nil, err
 	}
 	defer r.src.release()
+	if r.out, err = storage.WithUploads(snap.Store(), c.MultipartThreshold, c.MultipartPartSize); err != nil {
+		return Stats{}, nil, err
+	}
 	base := Stats{SourceRows: r.src.rows, PartitionsTouched: len(r.parts), PlanDuration: time.Since(planStart)}
 	for _, p := range r.parts {
 		base.NullPKRows += p.keys.nullKeys

@@ -116,16 +116,48 @@ func TestMultipartDataFile(t *testing.T) {
 			t.Fatalf("%s holds the %d-byte data file as %d parts, want 3 of 5 MiB", c.name, res.BytesWritten, parts)
 		}
 		// A reader with the default options reads it.
-		got := blobSums(t, c.open(t, uri))
-		if len(got) != len(sums) {
-			t.Fatalf("read %d rows, wrote %d", len(got), len(sums))
+		checkSums(t, c.open(t, uri), sums)
+
+		// An upsert on a store opened with the default sizes sizes its own
+		// uploads: replacing 24 rows rewrites the file, again in 3 parts.
+		tb := c.open(t, uri)
+		src := blobBatch(24, 24, 128<<10, sums)
+		defer src.Release()
+		stats, err := tb.UpsertBatch(ctxFor(t, 2*time.Minute), src, deltalite.UpsertOptions{
+			PrimaryKeys: []string{"id"}, MultipartThreshold: 1 << 20, MultipartPartSize: 5 << 20})
+		if err != nil {
+			t.Fatal(err)
 		}
-		for id, s := range sums {
-			if got[id] != s {
-				t.Fatalf("payload of row %d differs", id)
+		if stats.RowsUpdated != 24 || stats.FilesAdded != 1 || stats.FilesRemoved != 1 {
+			t.Fatalf("upsert: %v; want 24 rows updated in one rewritten file", stats)
+		}
+		for _, k := range c.keys(t, uri) {
+			if strings.HasSuffix(k, ".parquet") && k != data[0] {
+				if parts := c.parts(t, keyOf(uri, k)); parts != -1 && parts != 3 {
+					t.Fatalf("%s holds the upserted data file as %d parts, want 3 of 5 MiB", c.name, parts)
+				}
 			}
 		}
+		checkSums(t, c.open(t, uri), sums)
+		if _, err := tb.UpsertBatch(t.Context(), src, deltalite.UpsertOptions{
+			PrimaryKeys: []string{"id"}, MultipartPartSize: 1 << 20}); !errors.Is(err, deltalite.ErrInvalidArgument) {
+			t.Fatalf("upsert with 1 MiB parts: %v; want an invalid-argument error", err)
+		}
 	})
+}
+
+// checkSums reads the blob table and compares each row's payload digest.
+func checkSums(t *testing.T, tb *deltalite.Table, sums map[int64][32]byte) {
+	t.Helper()
+	got := blobSums(t, tb)
+	if len(got) != len(sums) {
+		t.Fatalf("read %d rows, wrote %d", len(got), len(sums))
+	}
+	for id, s := range sums {
+		if got[id] != s {
+			t.Fatalf("payload of row %d differs", id)
+		}
+	}
 }
 
 // brokenReader yields batches of 3 MiB; after the given number it calls

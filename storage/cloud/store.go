@@ -200,6 +200,22 @@ func (s *store) unsafePutIfAbsent(ctx context.Context, k, full string, data []by
 	return nil
 }
 
+// WithUploads is the store with another multipart threshold or part size,
+// for one call's writes.
+func (s *store) WithUploads(threshold, partSize int64) (storage.Store, error) {
+	c := *s
+	if threshold > 0 {
+		c.mp.Threshold = threshold
+	}
+	if partSize > 0 {
+		c.mp.PartSize = partSize
+	}
+	if err := c.mp.validate(); err != nil {
+		return nil, err
+	}
+	return &c, nil
+}
+
 // Put streams an object: one request up to the multipart threshold,
 // otherwise a multipart upload that only becomes visible when complete, so
 // a failed or cancelled Put leaves nothing behind under key.
