@@ -14,7 +14,7 @@ const dictionarySample = 1 << 16
 
 // fileProps returns the Parquet properties for a file whose first rows are
 // rows: the Writer's, with dictionary encoding turned off for top-level
-// string and binary columns where it cannot pay: whose distinct values in
+// string, binary and decimal columns where it cannot pay: whose distinct values in
 // those rows already exceed the dictionary page limit (the encoder would
 // fill its dictionary in every row group, then fall back to plain pages),
 // or that are nearly all distinct (keys: the dictionary holds every value
@@ -24,7 +24,7 @@ func (w *Writer) fileProps(rows []chunk) *parquet.WriterProperties {
 	limit := w.props.DictionaryPageSizeLimit()
 	var off []string
 	for j, f := range w.fileSchema.Fields() {
-		if !isBinaryLike(f.Type) {
+		if !bytesLike(f.Type) {
 			continue
 		}
 		if !dictionaryPays(rows, j, limit) {
@@ -41,9 +41,12 @@ func (w *Writer) fileProps(rows []chunk) *parquet.WriterProperties {
 	return parquet.NewWriterProperties(opts...)
 }
 
-func isBinaryLike(t arrow.DataType) bool {
+// bytesLike reports whether Parquet stores the type as byte arrays, fixed
+// or variable: the columns whose dictionaries grow with their values.
+func bytesLike(t arrow.DataType) bool {
 	switch t.ID() {
-	case arrow.STRING, arrow.BINARY, arrow.LARGE_STRING, arrow.LARGE_BINARY:
+	case arrow.STRING, arrow.BINARY, arrow.LARGE_STRING, arrow.LARGE_BINARY,
+		arrow.FIXED_SIZE_BINARY, arrow.DECIMAL128, arrow.DECIMAL256:
 		return true
 	}
 	return false
@@ -81,10 +84,19 @@ func dictionaryPays(rows []chunk, j int, limit int64) bool {
 	return n < minDistinctSample || len(seen)*10 < n*9
 }
 
-// binaryValue views value i of a string or binary array without copying;
-// the view lives no longer than the array.
+// binaryValue views value i of a bytesLike array without copying; the view
+// lives no longer than the array.
 func binaryValue(a arrow.Array, i int) string {
 	switch a := a.(type) {
+	case *array.FixedSizeBinary:
+		b := a.Value(i)
+		return unsafe.String(unsafe.SliceData(b), len(b))
+	case *array.Decimal128:
+		v := a.Values()[i : i+1]
+		return unsafe.String((*byte)(unsafe.Pointer(unsafe.SliceData(v))), 16)
+	case *array.Decimal256:
+		v := a.Values()[i : i+1]
+		return unsafe.String((*byte)(unsafe.Pointer(unsafe.SliceData(v))), 32)
 	case *array.String:
 		return a.Value(i)
 	case *array.LargeString:

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/decimal128"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/deltalite-go/deltalite/schema"
@@ -13,13 +14,13 @@ import (
 )
 
 // TestDictionaryOnlyWhereItFits: a column whose distinct values overflow
-// the dictionary page and a column of distinct keys are written plain, a
-// repetitive column and one of a few hundred values keep their
-// dictionary, and every value reads back.
+// the dictionary page and columns of distinct keys (string, decimal) are
+// written plain, repetitive columns and one of a few hundred values keep
+// their dictionary, and every value reads back.
 func TestDictionaryOnlyWhereItFits(t *testing.T) {
 	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
 	defer mem.AssertSize(t, 0)
-	sc := mustSchema(t, fields("id string", "kind string", "payload binary", "city string"))
+	sc := mustSchema(t, fields("id string", "kind string", "payload binary", "city string", "amount decimal(38,10)", "price decimal(10,2)"))
 	as, _ := schema.ToArrow(sc, schema.ArrowOptions{})
 	b := array.NewRecordBuilder(mem, as)
 	rnd := rand.New(rand.NewPCG(3, 4))
@@ -33,6 +34,8 @@ func TestDictionaryOnlyWhereItFits(t *testing.T) {
 		}
 		b.Field(2).(*array.BinaryBuilder).Append(p)
 		b.Field(3).(*array.StringBuilder).Append(fmt.Sprintf("city-%d", rnd.IntN(300)))
+		b.Field(4).(*array.Decimal128Builder).Append(decimal128.FromI64(rnd.Int64()))
+		b.Field(5).(*array.Decimal128Builder).Append(decimal128.FromI64(int64(rnd.IntN(50) * 100)))
 	}
 	rec := b.NewRecordBatch()
 	b.Release()
@@ -44,7 +47,7 @@ func TestDictionaryOnlyWhereItFits(t *testing.T) {
 	}
 	pf := openParquet(t, st, adds[0])
 	rg := pf.MetaData().RowGroup(0)
-	for i, want := range []bool{false, true, false, true} {
+	for i, want := range []bool{false, true, false, true, false, true} {
 		cc, err := rg.ColumnChunk(i)
 		if err != nil {
 			t.Fatal(err)

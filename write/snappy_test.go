@@ -3,15 +3,16 @@ package write
 import (
 	"bytes"
 	"encoding/binary"
+	"fmt"
 	"math/rand/v2"
 	"testing"
 
 	"github.com/klauspost/compress/snappy"
 )
 
-// TestSnappyEncodings: random blocks are stored as one literal, text and
-// short blocks are compressed, and every block decodes to itself with a
-// standard Snappy decoder.
+// TestSnappyEncodings: random blocks are stored as one literal, text, keys
+// and short blocks are compressed (keys as tightly as Snappy does), and
+// every block decodes to itself with a standard Snappy decoder.
 func TestSnappyEncodings(t *testing.T) {
 	rnd := rand.New(rand.NewPCG(5, 6))
 	random := make([]byte, 300<<10)
@@ -19,6 +20,13 @@ func TestSnappyEncodings(t *testing.T) {
 		random[i] = byte(rnd.Uint32())
 	}
 	text := bytes.Repeat([]byte("the quick brown fox jumps over the lazy dog; "), 5000)
+	// A plain page of UUID-shaped keys: a length prefix and 36 hex digits.
+	var keys []byte
+	for len(keys) < 1<<20 {
+		id := fmt.Sprintf("%08x-%04x-%04x-%04x-%012x", rnd.Uint32(), rnd.Uint32()&0xffff, rnd.Uint32()&0xffff, rnd.Uint32()&0xffff, rnd.Uint64()&(1<<48-1))
+		keys = binary.LittleEndian.AppendUint32(keys, uint32(len(id)))
+		keys = append(keys, id...)
+	}
 	for _, tc := range []struct {
 		name    string
 		src     []byte
@@ -26,6 +34,7 @@ func TestSnappyEncodings(t *testing.T) {
 	}{
 		{"random", random, true},
 		{"text", text, false},
+		{"keys", keys, false},
 		{"short random", random[:1000], false},
 		{"empty", nil, false},
 	} {
@@ -33,6 +42,9 @@ func TestSnappyEncodings(t *testing.T) {
 		literal := len(tc.src) > 0 && len(enc) == binary.PutUvarint(make([]byte, 10), uint64(len(tc.src)))+5+len(tc.src)
 		if literal != tc.literal {
 			t.Errorf("%s: %d bytes encoded to %d (one literal: %v)", tc.name, len(tc.src), len(enc), literal)
+		}
+		if ref := snappy.Encode(nil, tc.src); !literal && len(enc) > len(ref) {
+			t.Errorf("%s: %d bytes encoded to %d, Snappy gives %d", tc.name, len(tc.src), len(enc), len(ref))
 		}
 		dec, err := snappy.Decode(nil, enc)
 		if err != nil || !bytes.Equal(dec, tc.src) {
