@@ -16,17 +16,12 @@ const (
 	GiB int64 = 1 << 30
 )
 
-// MinMultipartPartSize is the smallest part S3 accepts for every part but the last.
-const MinMultipartPartSize = 5 * MiB
-
 // Environment variables read by FromEnv.
 const (
 	EnvMaxParallelPartitions = "DELTALITE_PROCESS_MAX_PARALLEL_PARTITIONS"
 	EnvMaxParallelFiles      = "DELTALITE_PROCESS_MAX_PARALLEL_FILES"
 	EnvMaxBufferedBytes      = "DELTALITE_PROCESS_MAX_BUFFERED_BYTES"
 	EnvMaxSourceBytes        = "DELTALITE_MAX_SOURCE_BYTES"
-	EnvMultipartThreshold    = "DELTALITE_MULTIPART_THRESHOLD_BYTES"
-	EnvMultipartPartSize     = "DELTALITE_MULTIPART_PART_SIZE_BYTES"
 )
 
 // Config of the process-wide limits.
@@ -43,12 +38,6 @@ type Config struct {
 	// MaxSourceBytes is the default ceiling on one call's estimated source size
 	// (DELTALITE_MAX_SOURCE_BYTES, default 2 GiB); 0 disables the guard.
 	MaxSourceBytes int64
-	// MultipartThreshold is the object size from which uploads go multipart
-	// (DELTALITE_MULTIPART_THRESHOLD_BYTES, default 64 MiB); 0 disables multipart.
-	MultipartThreshold int64
-	// MultipartPartSize is the size of one multipart part
-	// (DELTALITE_MULTIPART_PART_SIZE_BYTES, default 16 MiB, at least 5 MiB).
-	MultipartPartSize int64
 }
 
 // DefaultConfig returns the defaults used when nothing is set.
@@ -58,21 +47,17 @@ func DefaultConfig() Config {
 		MaxParallelFiles:      16,
 		MaxBufferedBytes:      256 * MiB,
 		MaxSourceBytes:        2 * GiB,
-		MultipartThreshold:    64 * MiB,
-		MultipartPartSize:     16 * MiB,
 	}
 }
 
 // normalized returns c with every value usable: capacities below 1 become 1 (a
-// zero-capacity semaphore would block forever), negative sizes become 0
-// (disabled), and the part size is raised to MinMultipartPartSize.
+// zero-capacity semaphore would block forever) and a negative source guard
+// becomes 0 (disabled).
 func (c Config) normalized() Config {
 	c.MaxParallelPartitions = max(c.MaxParallelPartitions, 1)
 	c.MaxParallelFiles = max(c.MaxParallelFiles, 1)
 	c.MaxBufferedBytes = max(c.MaxBufferedBytes, 1)
 	c.MaxSourceBytes = max(c.MaxSourceBytes, 0)
-	c.MultipartThreshold = max(c.MultipartThreshold, 0)
-	c.MultipartPartSize = max(c.MultipartPartSize, MinMultipartPartSize)
 	return c
 }
 
@@ -81,8 +66,7 @@ func (c Config) normalized() Config {
 // files), optionally with a binary unit: "268435456", "256MiB", "2 GiB", "64k".
 //
 // Unlike the parallelism and buffer limits, which must be at least 1, the source
-// guard and the multipart threshold accept 0, which disables them. A part size
-// under 5 MiB is raised to 5 MiB. A value that cannot be parsed, is negative, or
+// guard accepts 0, which disables it. A value that cannot be parsed, is negative, or
 // is 0 where 0 means nothing, is reported in the error, which names every such
 // variable; the returned Config then holds the default for those variables and
 // the parsed values for all others, so it is always usable.
@@ -120,8 +104,6 @@ func fromLookup(lookup func(string) (string, bool)) (Config, error) {
 	count(EnvMaxParallelFiles, &c.MaxParallelFiles)
 	size(EnvMaxBufferedBytes, &c.MaxBufferedBytes, 1)
 	size(EnvMaxSourceBytes, &c.MaxSourceBytes, 0)
-	size(EnvMultipartThreshold, &c.MultipartThreshold, 0)
-	size(EnvMultipartPartSize, &c.MultipartPartSize, 1)
 	return c.normalized(), errors.Join(errs...)
 }
 

@@ -15,8 +15,6 @@ func TestDefaultConfig(t *testing.T) {
 		MaxParallelFiles:      16,
 		MaxBufferedBytes:      256 << 20,
 		MaxSourceBytes:        2 << 30,
-		MultipartThreshold:    64 << 20,
-		MultipartPartSize:     16 << 20,
 	}
 	if got != want {
 		t.Fatalf("DefaultConfig() = %+v, want %+v", got, want)
@@ -88,20 +86,13 @@ func TestFromLookup(t *testing.T) {
 				EnvMaxParallelFiles:      "5",
 				EnvMaxBufferedBytes:      "512MiB",
 				EnvMaxSourceBytes:        "1GiB",
-				EnvMultipartThreshold:    "100MiB",
-				EnvMultipartPartSize:     "8MiB",
 			},
-			want: Config{3, 5, 512 << 20, 1 << 30, 100 << 20, 8 << 20},
+			want: Config{3, 5, 512 << 20, 1 << 30},
 		},
 		{
-			name: "zero disables the source guard and multipart",
-			env:  map[string]string{EnvMaxSourceBytes: "0", EnvMultipartThreshold: "0"},
-			want: func() Config { c := def; c.MaxSourceBytes = 0; c.MultipartThreshold = 0; return c }(),
-		},
-		{
-			name: "small part size is raised to 5 MiB",
-			env:  map[string]string{EnvMultipartPartSize: "1MiB"},
-			want: func() Config { c := def; c.MultipartPartSize = 5 << 20; return c }(),
+			name: "zero disables the source guard",
+			env:  map[string]string{EnvMaxSourceBytes: "0"},
+			want: func() Config { c := def; c.MaxSourceBytes = 0; return c }(),
 		},
 		{
 			name:    "zero parallelism is an error naming the variable, default kept",
@@ -125,12 +116,12 @@ func TestFromLookup(t *testing.T) {
 		{
 			name: "every bad variable is named, good ones still apply",
 			env: map[string]string{
-				EnvMaxParallelFiles:   "many",
-				EnvMultipartThreshold: "64MB",
-				EnvMaxSourceBytes:     "3GiB",
+				EnvMaxParallelFiles: "many",
+				EnvMaxBufferedBytes: "64MB",
+				EnvMaxSourceBytes:   "3GiB",
 			},
 			want:   func() Config { c := def; c.MaxSourceBytes = 3 << 30; return c }(),
-			errHas: []string{EnvMaxParallelFiles, `"many"`, EnvMultipartThreshold, `"64MB"`},
+			errHas: []string{EnvMaxParallelFiles, `"many"`, EnvMaxBufferedBytes, `"64MB"`},
 		},
 	}
 	for _, tt := range tests {
@@ -176,8 +167,8 @@ func TestFromEnvReadsEnvironment(t *testing.T) {
 }
 
 func TestNewNormalizes(t *testing.T) {
-	l := New(Config{MaxSourceBytes: -1, MultipartThreshold: -1})
-	want := Config{1, 1, 1, 0, 0, 5 << 20}
+	l := New(Config{MaxSourceBytes: -1})
+	want := Config{1, 1, 1, 0}
 	if got := l.Config(); got != want {
 		t.Fatalf("New(zero).Config() = %+v, want %+v", got, want)
 	}

@@ -2,9 +2,9 @@
 // uses, per call and per process.
 //
 // A Limits value is the process-wide layer: semaphores for parallel partitions,
-// parallel file readers and buffered bytes, plus the size knobs (source guard,
-// multipart upload) read from the environment. Process returns the one shared by
-// the whole process. Each operation takes a Budget from it with its own per-call
+// parallel file readers and buffered bytes, plus the source guard, read from the
+// environment (the cloud stores read the multipart sizes themselves). Process
+// returns the one shared by the whole process. Each operation takes a Budget from it with its own per-call
 // knobs; every acquisition goes through the call's local semaphore first and the
 // process semaphore second, so many concurrent operations in one process cannot
 // multiply the budgets: N upserts with 64 MiB each still share the process's
