@@ -122,6 +122,7 @@ type trace struct {
 	rowGroupsRead                                atomic.Int64
 	rowGroupsSkippedStats, rowGroupsSkippedBloom atomic.Int64
 	budget                                       atomic.Pointer[limits.Budget] // the call's budget, once made
+	readerGrowths                                atomic.Int64                  // rewrite readers that outgrew their reservation
 }
 
 // config is Options resolved against a snapshot.

@@ -370,9 +370,10 @@ const (
 )
 
 // readCost estimates, from a file's footer, the decoded bytes of a row
-// (the largest uncompressed bytes per row of any row group) and what a
-// reader of the given leaf columns (nil: all) holds besides its batches:
-// per column a compressed and a decompressed page, and its dictionary.
+// (the largest of any row group, every column counted at its Arrow size:
+// see decodedBytes) and what a reader of the given leaf columns (nil: all)
+// holds besides its batches: per column a compressed and a decompressed
+// page, and its dictionary.
 func readCost(md *metadata.FileMetaData, leaves []int) (bytesPerRow float64, overhead int64) {
 	for rg := 0; rg < md.NumRowGroups(); rg++ {
 		m := md.RowGroup(rg)
@@ -380,7 +381,13 @@ func readCost(md *metadata.FileMetaData, leaves []int) (bytesPerRow float64, ove
 		if n == 0 {
 			continue
 		}
-		bytesPerRow = max(bytesPerRow, float64(m.TotalByteSize())/float64(n))
+		var decoded int64
+		for c := range m.NumColumns() {
+			if cc, err := m.ColumnChunk(c); err == nil {
+				decoded += decodedBytes(cc, md.Schema.Column(c))
+			}
+		}
+		bytesPerRow = max(bytesPerRow, float64(max(decoded, m.TotalByteSize()))/float64(n))
 		var o int64
 		cols := leaves
 		if cols == nil {
@@ -408,6 +415,34 @@ func readCost(md *metadata.FileMetaData, leaves []int) (bytesPerRow float64, ove
 		overhead = max(overhead, o)
 	}
 	return bytesPerRow, overhead
+}
+
+// decodedBytes estimates a column chunk's size once decoded to Arrow: its
+// uncompressed Parquet bytes, but at least its values at the Arrow width of
+// their type (a dictionary- or run-length-encoded chunk of timestamps is a
+// few bytes on disk and 8 a value decoded), and for byte arrays a 4-byte
+// offset per value on top. An estimate that falls short makes the reader
+// grow its reservation on its first batch, and growing waits behind every
+// reader queued for the budget.
+func decodedBytes(cc *metadata.ColumnChunkMetaData, col *pqschema.Column) int64 {
+	size, n := cc.TotalUncompressedSize(), cc.NumValues()
+	var width int64
+	switch col.PhysicalType() {
+	case parquet.Types.ByteArray:
+		return size + 4*n
+	case parquet.Types.Boolean:
+		width = 1
+	case parquet.Types.Int32, parquet.Types.Float:
+		width = 4
+	case parquet.Types.Int64, parquet.Types.Double, parquet.Types.Int96:
+		width = 8
+	case parquet.Types.FixedLenByteArray:
+		width = int64(col.TypeLength())
+		if _, ok := col.LogicalType().(*pqschema.DecimalLogicalType); ok {
+			width = max(width, 16) // decimal128
+		}
+	}
+	return max(size, width*n)
 }
 
 // footerCost reads a file's footer for its read cost (see readCost);

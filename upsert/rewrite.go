@@ -287,7 +287,10 @@ func (r *run) rewriteFile(ctx context.Context, share *limits.Budget, p *part, f 
 		f.bytesPerRow, f.overhead = r.footerCost(ctx, f.key)
 	}
 	rows := r.batchRows(f.bytesPerRow)
-	per := max(int64(float64(rows)*f.bytesPerRow), minBatchBytes)
+	// An eighth of headroom over the estimate: a reader that must grow its
+	// reservation gives it back and queues behind the readers waiting to
+	// start, which would then run with its batches unaccounted.
+	per := max(int64(float64(rows)*f.bytesPerRow)*9/8, minBatchBytes)
 	// The reservation covers the batches in flight and the reader's pages,
 	// so that wide files run fewer at once rather than more memory.
 	res, err := share.AcquireBytes(ctx, per*readerInFlight+f.overhead)
@@ -311,6 +314,7 @@ func (r *run) rewriteFile(ctx context.Context, share *limits.Budget, p *part, f 
 		n := int(rec.NumRows())
 		if got := recordBytes(rec); got > per {
 			per = got * 5 / 4 // headroom: growing may wait for the budget
+			c.count(func(tr *trace) { tr.readerGrowths.Add(1) })
 			if err := res.Resize(ctx, per*readerInFlight+f.overhead); err != nil {
 				return errs.Wrap(errs.Canceled, "", err, "rewriting")
 			}
