@@ -12,8 +12,8 @@ type Limits struct {
 }
 
 // New builds limits from c. Capacities below 1 are raised to 1 (a zero-capacity
-// semaphore would block every caller forever); negative sizes become 0 and a part
-// size under 5 MiB becomes 5 MiB, as Config documents.
+// semaphore would block every caller forever) and a negative source guard
+// becomes 0, as Config documents.
 func New(c Config) *Limits {
 	c = c.normalized()
 	return &Limits{
