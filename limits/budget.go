@@ -203,7 +203,8 @@ func (r *Reservation) Bytes() int64 {
 }
 
 // Resize changes the reservation to n bytes. Shrinking returns the difference at
-// once. Growing takes the difference if it is free without waiting; otherwise it
+// once. Growing takes the difference if it is free without waiting, ahead of
+// acquisitions queued for the budget (their work has not started); otherwise it
 // returns everything held and then waits for the new total, so a reservation
 // never waits while holding bytes (two growing reservations that each held their
 // bytes while waiting for the other's could block forever). If the wait fails
@@ -236,10 +237,11 @@ func (r *Reservation) Resize(ctx context.Context, n int64) error {
 		r.mu.Unlock()
 		return nil
 	}
-	// Fast path: take the difference if free right now; no waiting while holding.
+	// Fast path: take the difference if free right now, ahead of any queue
+	// (the holder's work is under way); no waiting while holding.
 	dl, dg := local-r.local, global-r.global
-	if b.bytes.tryAcquire(dl) {
-		if b.lim.bytes.tryAcquire(dg) {
+	if b.bytes.grow(dl) {
+		if b.lim.bytes.grow(dg) {
 			r.want, r.local, r.global = n, local, global
 			r.mu.Unlock()
 			return nil

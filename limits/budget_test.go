@@ -305,6 +305,40 @@ func TestReservationResize(t *testing.T) {
 	}
 }
 
+// TestResizeGrowsAheadOfTheQueue: a reservation grows into free bytes even
+// while a request that does not fit waits, instead of giving its bytes to
+// that request and queueing behind it with its work in memory; the waiter
+// gets its turn once the bytes come back.
+func TestResizeGrowsAheadOfTheQueue(t *testing.T) {
+	ctx := context.Background()
+	l := New(Config{MaxBufferedBytes: 1 << 20})
+	b := l.NewBudget(CallConfig{MaxBufferedBytes: 16})
+	r, err := b.AcquireBytes(ctx, 12)
+	if err != nil {
+		t.Fatal(err)
+	}
+	queued := make(chan *Reservation, 1)
+	go func() { o, _ := b.AcquireBytes(ctx, 12); queued <- o }()
+	waitFor(t, "the second request queues", func() bool { return b.bytes.waiting.Load() == 1 })
+	grown := make(chan error, 1)
+	go func() { grown <- r.Resize(ctx, 14) }()
+	if err := recv(t, "growth into free bytes", grown); err != nil {
+		t.Fatal(err)
+	}
+	checkInUse(t, "grown past the queue", b, 0, 0, 14)
+	notDone(t, "the queued request", queued)
+	// A fair TryAcquireBytes still does not pass the waiter.
+	if o, ok := b.TryAcquireBytes(1); ok {
+		o.Release()
+		t.Fatal("TryAcquireBytes passed a waiting request")
+	}
+	r.Release()
+	o := recv(t, "the queued request", queued)
+	checkInUse(t, "the waiter's turn", b, 0, 0, 12)
+	o.Release()
+	checkProcessInUse(t, "all released", l, 0, 0, 0)
+}
+
 // Release while a grow waits: the grow gives back what it then obtains.
 func TestReleaseDuringResize(t *testing.T) {
 	ctx := context.Background()

@@ -15,9 +15,11 @@
 // Permits are ordered partition < file < bytes, and at each level local <
 // process. Every acquisition in this package takes them in that order and only
 // ever waits for a permit higher in the order than any it holds. A Reservation
-// never waits while holding bytes: growing it first returns what it holds, then
-// waits for the new total (holding bytes while waiting for more bytes is the
-// hold-and-wait that can wedge a full budget). A request larger than a capacity
+// never waits while holding bytes: growing it takes free bytes at once, ahead of
+// requests queued in FIFO order (its work is under way, theirs has not
+// started), and otherwise returns what it holds, then waits for the new total
+// (holding bytes while waiting for more bytes is the hold-and-wait that can
+// wedge a full budget). A request larger than a capacity
 // is capped to that capacity, so it waits until it can run alone instead of
 // waiting forever.
 //

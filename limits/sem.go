@@ -1,25 +1,35 @@
 package limits
 
 import (
+	"container/list"
 	"context"
+	"sync"
 	"sync/atomic"
-
-	"golang.org/x/sync/semaphore"
 )
 
-// sem is a weighted FIFO semaphore that also counts what is held and who waits,
-// for InUse and gauges. FIFO order means a large request is not starved by a
-// stream of small ones.
+// sem is a weighted semaphore that serves waiters in FIFO order, so a large
+// request is not starved by a stream of small ones, and counts what is held
+// and who waits, for InUse and gauges. One exception to the order: a holder
+// may grow into free capacity ahead of the queue (grow). Its work is under
+// way; sending it to the back of the queue would leave its data in memory
+// with nothing reserved while queued requests that could not start before
+// start now.
 type sem struct {
-	w       *semaphore.Weighted
 	size    int64
-	used    atomic.Int64
+	mu      sync.Mutex
+	cur     int64        // held, under mu
+	queue   list.List    // of *waiter, under mu
+	used    atomic.Int64 // cur, for reads without the lock
 	waiting atomic.Int64
 }
 
+type waiter struct {
+	n     int64
+	ready chan struct{} // closed once n is held for the waiter
+}
+
 func newSem(size int64) *sem {
-	size = max(size, 1)
-	return &sem{w: semaphore.NewWeighted(size), size: size}
+	return &sem{size: max(size, 1)}
 }
 
 // capped is n limited to the capacity, so an oversized request runs alone
@@ -32,39 +42,86 @@ func (s *sem) acquire(ctx context.Context, n int64) error {
 		return err
 	}
 	if n == 0 {
-		// Zero is free; the semaphore would otherwise queue it behind waiters.
+		return nil // zero is free, even behind waiters
+	}
+	s.mu.Lock()
+	if s.queue.Len() == 0 && s.take(n) {
+		s.mu.Unlock()
 		return nil
 	}
-	if s.w.TryAcquire(n) {
-		s.used.Add(n)
-		return nil
-	}
+	w := &waiter{n: n, ready: make(chan struct{})}
+	elem := s.queue.PushBack(w)
 	s.waiting.Add(1)
-	err := s.w.Acquire(ctx, n)
-	s.waiting.Add(-1)
-	if err != nil {
-		return err
+	s.mu.Unlock()
+	defer s.waiting.Add(-1)
+	select {
+	case <-w.ready:
+		return nil
+	case <-ctx.Done():
 	}
-	s.used.Add(n)
-	return nil
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	select {
+	case <-w.ready: // granted as the context ended: give it back
+		s.cur -= n
+		s.used.Add(-n)
+	default:
+		s.queue.Remove(elem)
+	}
+	s.wake() // whoever queued behind this waiter may fit now
+	return ctx.Err()
 }
 
+// tryAcquire takes n only if it is free and nobody waits.
 func (s *sem) tryAcquire(n int64) bool {
 	if n == 0 {
 		return true
 	}
-	if !s.w.TryAcquire(n) {
-		return false
-	}
-	s.used.Add(n)
-	return true
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.queue.Len() == 0 && s.take(n)
 }
 
-// release returns n; used drops first so observed use never exceeds the capacity.
+// grow takes n more for a holder if it is free, whoever waits.
+func (s *sem) grow(n int64) bool {
+	if n == 0 {
+		return true
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.take(n)
+}
+
+// release returns n and hands what is free to the waiters in order.
 func (s *sem) release(n int64) {
 	if n == 0 {
 		return
 	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.cur -= n
 	s.used.Add(-n)
-	s.w.Release(n)
+	s.wake()
+}
+
+// take holds n if it fits; mu is held.
+func (s *sem) take(n int64) bool {
+	if s.size-s.cur < n {
+		return false
+	}
+	s.cur += n
+	s.used.Add(n)
+	return true
+}
+
+// wake grants waiters from the front of the queue while they fit; mu is held.
+func (s *sem) wake() {
+	for e := s.queue.Front(); e != nil; e = s.queue.Front() {
+		w := e.Value.(*waiter)
+		if !s.take(w.n) {
+			return
+		}
+		s.queue.Remove(e)
+		close(w.ready)
+	}
 }
