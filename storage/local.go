@@ -473,6 +473,25 @@ func (l *Local) Sync(ctx context.Context, keys ...string) error {
 		return nil
 	}
 	dirs := map[string]bool{}
+	err := l.eachPath(ctx, keys, func(k, p string) error {
+		if err := syncFile(p); err != nil {
+			return notExist(k, err)
+		}
+		dirs[filepath.Dir(p)] = true
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	for d := range dirs {
+		syncDir(d)
+	}
+	return nil
+}
+
+// eachPath calls f with each key and its file path, in turn, stopping at
+// the first error or once ctx ends.
+func (l *Local) eachPath(ctx context.Context, keys []string, f func(key, path string) error) error {
 	for _, k := range keys {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -481,13 +500,9 @@ func (l *Local) Sync(ctx context.Context, keys ...string) error {
 		if err != nil {
 			return err
 		}
-		if err := syncFile(p); err != nil {
-			return notExist(k, err)
+		if err := f(k, p); err != nil {
+			return err
 		}
-		dirs[filepath.Dir(p)] = true
-	}
-	for d := range dirs {
-		syncDir(d)
 	}
 	return nil
 }
@@ -525,17 +540,10 @@ func copyFull(w io.Writer, r io.Reader, buf []byte) error {
 }
 
 func (l *Local) Delete(ctx context.Context, keys ...string) error {
-	for _, k := range keys {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		p, err := l.path(k)
-		if err != nil {
-			return err
-		}
+	return l.eachPath(ctx, keys, func(_, p string) error {
 		if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return err
 		}
-	}
-	return nil
+		return nil
+	})
 }
