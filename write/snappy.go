@@ -7,43 +7,42 @@ import (
 	"github.com/klauspost/compress/s2"
 )
 
-// fastSnappy is arrow-go's Snappy codec except that a page whose samples
+// literalSnappy is arrow-go's Snappy codec except that a page whose samples
 // do not compress is stored as one Snappy literal rather than searched for
 // matches it does not have (random strings, already compressed blobs):
 // arrow-go's encoder (s2's "better" Snappy) spent 15% of an upsert's CPU
-// on a random payload. Pages that compress keep that encoder, whose output
-// is the size Snappy itself gives (s2's faster encoder left a page of
-// UUID-shaped keys 5% larger than delta-rs writes it). The output is plain
-// Snappy either way; decoding is unchanged.
-type fastSnappy struct{ compress.Codec }
+// on a random payload. Pages that compress go to arrow-go's encoder, whose
+// output is the size Snappy itself gives (s2's faster encoder left a page
+// of UUID-shaped keys 5% larger than delta-rs writes it). The output is
+// plain Snappy either way; decoding is unchanged.
+type literalSnappy struct{ compress.Codec }
 
-func (fastSnappy) Encode(dst, src []byte) []byte { return encodeSnappy(dst, src) }
+func (s literalSnappy) Encode(dst, src []byte) []byte {
+	if len(src) >= probeMinBlock && !compressible(src) {
+		return snappyLiteral(dst, src)
+	}
+	return s.Codec.Encode(dst, src)
+}
 
-func (fastSnappy) EncodeLevel(dst, src []byte, _ int) []byte { return encodeSnappy(dst, src) }
+func (s literalSnappy) EncodeLevel(dst, src []byte, _ int) []byte { return s.Encode(dst, src) }
 
 // The codec registry is process-wide; replacing the Snappy entry before any
 // goroutine runs is the only way arrow-go offers to choose the encoder.
 func init() {
 	if c, err := compress.GetCodec(compress.Codecs.Snappy); err == nil {
-		compress.RegisterCodec(compress.Codecs.Snappy, fastSnappy{c})
+		compress.RegisterCodec(compress.Codecs.Snappy, literalSnappy{c})
 	}
 }
 
 // Incompressibility probe: three windows of a block of at least
 // probeMinBlock bytes are compressed; if they shrink by less than 1/32 the
-// block is stored literally. The probe uses the page encoder: s2's faster
-// one saw too little of a page of keys to compress it.
+// block is stored literally. The probe uses arrow-go's page encoder (s2's
+// "better" Snappy): s2's faster one saw too little of a page of keys to
+// compress it.
 const (
 	probeWindow   = 4 << 10
 	probeMinBlock = 64 << 10
 )
-
-func encodeSnappy(dst, src []byte) []byte {
-	if len(src) >= probeMinBlock && !compressible(src) {
-		return snappyLiteral(dst, src)
-	}
-	return s2.EncodeSnappyBetter(dst, src)
-}
 
 func compressible(src []byte) bool {
 	var scratch [probeWindow + probeWindow/2]byte
