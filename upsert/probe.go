@@ -422,8 +422,8 @@ func readCost(md *metadata.FileMetaData, leaves []int) (bytesPerRow float64, ove
 // their type (a dictionary- or run-length-encoded chunk of timestamps is a
 // few bytes on disk and 8 a value decoded), and for byte arrays a 4-byte
 // offset per value on top. An estimate that falls short makes the reader
-// grow its reservation on its first batch, and growing waits behind every
-// reader queued for the budget.
+// grow its reservation on its first batch, which waits when the share has
+// no bytes free.
 func decodedBytes(cc *metadata.ColumnChunkMetaData, col *pqschema.Column) int64 {
 	size, n := cc.TotalUncompressedSize(), cc.NumValues()
 	var width int64

@@ -288,8 +288,8 @@ func (r *run) rewriteFile(ctx context.Context, share *limits.Budget, p *part, f 
 	}
 	rows := r.batchRows(f.bytesPerRow)
 	// An eighth of headroom over the estimate: a reader that must grow its
-	// reservation gives it back and queues behind the readers waiting to
-	// start, which would then run with its batches unaccounted.
+	// reservation when the share has no bytes free gives it back and waits,
+	// its batches in memory and unaccounted meanwhile.
 	per := max(int64(float64(rows)*f.bytesPerRow)*9/8, minBatchBytes)
 	// The reservation covers the batches in flight and the reader's pages,
 	// so that wide files run fewer at once rather than more memory.
