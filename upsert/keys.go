@@ -132,7 +132,11 @@ func (c *config) partitionText(pv partValues) string {
 		if k > 0 {
 			s += ", "
 		}
-		s += f.Name + "=" + pv.texts[k]
+		t := pv.texts[k]
+		if t == nullText {
+			t = "null"
+		}
+		s += f.Name + "=" + t
 	}
 	return s
 }

@@ -130,7 +130,7 @@ func groupSource(c *config, s *source) ([]partValues, [][]rowSel, int64, error) 
 
 // groupRows numbers the distinct partition value sets of a batch's rows.
 // Values are compared as stored; rows of two sets that render to the same
-// text merge later by identity. Nulls fail later, in rowPartition.
+// text merge later by identity.
 func (c *config) groupRows(rec arrow.RecordBatch) ([]int32, int, error) {
 	cols := make([]arrow.Array, len(c.parts))
 	for k, f := range c.parts {
@@ -141,14 +141,15 @@ func (c *config) groupRows(rec arrow.RecordBatch) ([]int32, int, error) {
 
 // rowPartition renders row i's partition values in their canonical log
 // text. A null value, or an empty string (which the log stores as null),
-// is refused: an upsert's identity needs a partition.
+// is nullText: the null partition is a partition like any other, matched
+// null-safely as Spark's MERGE matches it on `t.p <=> s.p`.
 func (c *config) rowPartition(rec arrow.RecordBatch, i int) ([]string, error) {
 	texts := make([]string, len(c.parts))
 	for k, f := range c.parts {
 		arr := rec.Column(c.table.Index(f.Name))
 		if arr.IsNull(i) {
-			return nil, invalid("partition column %q is null in a source row (%s); Delta partition values of an upsert must not be null",
-				f.Name, c.describeRow(rec, i))
+			texts[k] = nullText
+			continue
 		}
 		v, err := partition.Value(arr, i)
 		if err != nil {
@@ -159,8 +160,8 @@ func (c *config) rowPartition(rec arrow.RecordBatch, i int) ([]string, error) {
 			return nil, errs.Wrap(errs.InvalidArgument, "", err, "partition column %q", f.Name)
 		}
 		if s == "" {
-			return nil, invalid("partition column %q is an empty string in a source row (%s), which Delta stores as null; partition values of an upsert must not be null",
-				f.Name, c.describeRow(rec, i))
+			texts[k] = nullText
+			continue
 		}
 		if !utf8.ValidString(s) {
 			return nil, invalid("partition column %q has a value that is not valid UTF-8 (%q)", f.Name, s)
@@ -188,7 +189,7 @@ func (c *config) describeRow(rec arrow.RecordBatch, i int) string {
 // remembering the canonical text of every raw value it has seen.
 type partitionIndex struct {
 	c     *config
-	cache []map[string]string // per partition column: raw log text → canonical text ("\x00" for null)
+	cache []map[string]string // per partition column: raw log text → canonical text (nullText, badText)
 }
 
 func newPartitionIndex(c *config) *partitionIndex {
@@ -199,10 +200,15 @@ func newPartitionIndex(c *config) *partitionIndex {
 	return ix
 }
 
-const nullText = "\x00"
+// nullText stands for a null partition value (which the log also writes
+// for an empty string); badText for a value that does not parse, which no
+// source row can match. Neither is valid UTF-8 text of a value.
+const (
+	nullText = "\x00"
+	badText  = "\xff"
+)
 
-// identity of a file's partition; ok is false when a value is null (no
-// upsert partition can be null) or does not parse.
+// identity of a file's partition; ok is false when a value does not parse.
 func (ix *partitionIndex) identity(add *protocol.Add, texts []string) (string, bool) {
 	for k, f := range ix.c.parts {
 		raw, ok := add.PartitionValues[ix.c.partKeys[k]]
@@ -211,15 +217,22 @@ func (ix *partitionIndex) identity(add *protocol.Add, texts []string) (string, b
 		}
 		t, seen := ix.cache[k][raw]
 		if !seen {
-			t = nullText
-			if v, ok, err := schema.ParsePartitionValue(f.Type, raw); err == nil && ok {
-				if s, err := schema.FormatPartitionValue(f.Type, v); err == nil && s != "" {
+			t = badText
+			switch v, ok, err := schema.ParsePartitionValue(f.Type, raw); {
+			case err != nil:
+			case !ok:
+				t = nullText
+			default:
+				if s, err := schema.FormatPartitionValue(f.Type, v); err == nil {
 					t = s
+					if s == "" {
+						t = nullText
+					}
 				}
 			}
 			ix.cache[k][raw] = t
 		}
-		if t == nullText {
+		if t == badText {
 			return "", false
 		}
 		texts[k] = t

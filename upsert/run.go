@@ -28,8 +28,9 @@ import (
 // removes the table row with its key instead. Source columns the table
 // lacks are an errs.SchemaMismatch error, missing ones are null, values
 // are cast to the table's types. Two source rows with one key in one
-// partition are an errs.InvalidArgument error naming the key; a null
-// partition value is one too. Errors are *errs.Error values: match them
+// partition are an errs.InvalidArgument error naming the key. A null
+// partition value is a partition like any other (null-safe, as Spark's
+// MERGE on `t.p <=> s.p`); null keys never match. Errors are *errs.Error values: match them
 // with errors.Is against errs.ErrCommitConflict, ErrSchemaMismatch,
 // ErrUnsupportedTable, ErrSourceTooLarge, ErrInvalidArgument, ...
 //

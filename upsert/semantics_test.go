@@ -424,3 +424,27 @@ func TestHostilePartitionValues(t *testing.T) {
 	}
 	tb.checkRows("[" + strings.Join(want, ",") + "]")
 }
+
+// TestNullPartition: a null partition value is the partition's identity
+// (null = null for the partition, as Spark's MERGE on a null-safe partition
+// condition), so rows of the null partition are replaced by key; keys keep
+// SQL semantics. An empty string is stored as null, so it is that partition
+// too.
+func TestNullPartition(t *testing.T) {
+	tb := newTable(t, basic, []string{"day"}, nil)
+	tb.appendFile(`[{"id":1,"day":null,"val":"a"},{"id":2,"day":null,"val":"b"},{"id":1,"day":"d","val":"x"}]`)
+	s := tb.mustUpsert(nil, `[{"id":1,"day":null,"val":"A"},{"id":3,"day":null,"val":"c"},{"id":null,"day":null,"val":"n"}]`, byID)
+	tb.checkRows(`[{"id":1,"day":null,"val":"A"},{"id":2,"day":null,"val":"b"},{"id":3,"day":null,"val":"c"},{"id":null,"day":null,"val":"n"},{"id":1,"day":"d","val":"x"}]`)
+	if s.PartitionsTouched != 1 || s.RowsUpdated != 1 || s.RowsInserted != 2 || s.RowsCopied != 1 || s.FilesRemoved != 1 {
+		t.Errorf("stats %v", s)
+	}
+	s = tb.mustUpsert(nil, `[{"id":2,"day":"","val":"B"}]`, byID)
+	tb.checkRows(`[{"id":1,"day":null,"val":"A"},{"id":2,"day":null,"val":"B"},{"id":3,"day":null,"val":"c"},{"id":null,"day":null,"val":"n"},{"id":1,"day":"d","val":"x"}]`)
+	if s.RowsUpdated != 1 || s.RowsInserted != 0 {
+		t.Errorf("empty-string stats %v", s)
+	}
+	// Two rows of one key in the null partition are duplicates.
+	if _, err := tb.upsert(nil, `[{"id":5,"day":null,"val":"p"},{"id":5,"day":"","val":"q"}]`, byID); !isKind(err, errs.ErrInvalidArgument) || !strings.Contains(err.Error(), "id=5") {
+		t.Errorf("duplicate in the null partition: %v", err)
+	}
+}
