@@ -39,17 +39,13 @@ func (w *writeJob) bindReplaceWhere(snap *snapshot.Snapshot) (*replaceWhere, err
 	}}, nil
 }
 
-// replaceSelector says which live files an overwrite removes (all of them
-// without a replace-where predicate) and describes the predicate. Files
-// the predicate selects only in part are also returned in w.rewrite: their
-// other rows are written again.
-func (w *writeJob) replaceSelector(snap *snapshot.Snapshot) (func(*protocol.Add) bool, string, error) {
-	if w.wo.ReplaceWhere == "" {
-		return func(*protocol.Add) bool { return true }, "", nil
-	}
+// planReplaceWhere binds the replace-where predicate against snap and
+// notes the files it selects only in part (w.rewrite): their other rows are
+// written again.
+func (w *writeJob) planReplaceWhere(snap *snapshot.Snapshot) error {
 	rw, err := w.bindReplaceWhere(snap)
 	if err != nil {
-		return nil, "", err
+		return err
 	}
 	w.replaceWhere = rw
 	for _, f := range snap.Files() {
@@ -57,8 +53,12 @@ func (w *writeJob) replaceSelector(snap *snapshot.Snapshot) (func(*protocol.Add)
 			w.rewrite = append(w.rewrite, f)
 		}
 	}
-	return func(a *protocol.Add) bool { return rw.decide(a) != expr.False }, rw.pred.String(), nil
+	return nil
 }
+
+// selects reports a live file the overwrite removes: one the predicate
+// selects in whole or in part.
+func (rw *replaceWhere) selects(a *protocol.Add) bool { return rw.decide(a) != expr.False }
 
 // rowCheck returns the check every written batch must pass: under a
 // replace-where predicate, every new row must satisfy it (as Spark
@@ -101,6 +101,7 @@ func (w *writeJob) keptRows(emit func(arrow.RecordBatch) error) error {
 		if err != nil {
 			return errs.Wrap(errs.Internal, w.st.URL(), err, "filtering rows to keep")
 		}
+		w.copiedRows += kept.NumRows()
 		err = emit(kept)
 		kept.Release()
 		if err != nil {

@@ -17,6 +17,7 @@ import (
 	"github.com/deltalite-go/deltalite/protocol"
 	"github.com/deltalite-go/deltalite/schema"
 	"github.com/deltalite-go/deltalite/snapshot"
+	"github.com/deltalite-go/deltalite/stats"
 	"github.com/deltalite-go/deltalite/storage"
 	"github.com/deltalite-go/deltalite/txn"
 	"github.com/deltalite-go/deltalite/write"
@@ -199,6 +200,7 @@ type writeJob struct {
 	// rewrite the files it selects in part (their other rows are kept).
 	replaceWhere *replaceWhere
 	rewrite      []*protocol.Add
+	copiedRows   int64 // rows of w.rewrite written again
 }
 
 func (w *writeJob) txnOptions() txn.Options {
@@ -281,43 +283,26 @@ func fieldNames(sc *schema.Struct) string {
 	return strings.Join(names, ", ")
 }
 
+// create writes a new table: the rows are planned and written against the
+// table about to be created (snapshot.Empty), so the table and its first
+// files are one commit, version 0.
 func (w *writeJob) create() (*WriteResult, error) {
 	md, p, err := w.newMetadata(uuid.NewString())
 	if err != nil {
 		return nil, err
 	}
-	sc, _ := schema.Parse(md.SchemaString)
-	res := &WriteResult{Created: true}
-	adds, err := w.writeFiles(sc, md, res)
-	if err != nil {
+	if w.snap, err = snapshot.Empty(w.st, p, md); err != nil {
 		return nil, err
 	}
-	actions := addActions(adds)
-	if w.wo.AppID != "" {
-		actions = append(actions, appTxn(w.wo.AppID, w.wo.AppVersion))
-	}
-	op := txn.Operation{Name: txn.OpWrite, Parameters: map[string]any{"mode": "ErrorIfExists", "partitionBy": md.PartitionColumns}}
-	if w.wo.Mode == ModeCreateOrReplace {
-		op.Name = txn.OpCreateOrReplace
-	} else if len(adds) == 0 {
-		op.Name = txn.OpCreateTable
-	}
-	r, err := txn.Create(w.ctx, w.st, p, md, actions, op, w.txnOptions())
-	if err != nil {
-		w.abort(adds)
-		return nil, err
-	}
-	res.Version, res.Warnings = r.Version, r.Warnings
-	return res, nil
+	return w.update()
 }
 
-// update appends to or overwrites an existing table.
+// update appends to or overwrites an existing table, or fills one being
+// created.
 func (w *writeJob) update() (*WriteResult, error) {
 	snap := w.snap
-	if w.wo.AppID != "" {
-		if v, ok := snap.AppTransactionVersion(w.wo.AppID); ok && v >= w.wo.AppVersion {
-			return &WriteResult{Version: snap.Version(), Skipped: true}, nil
-		}
+	if w.wo.AppID != "" && txn.AppTxnApplied(snap, w.wo.AppID, w.wo.AppVersion) {
+		return &WriteResult{Version: snap.Version(), Skipped: true}, nil
 	}
 	if len(w.wo.PartitionBy) > 0 {
 		want, err := partitionColumns(snap.Schema(), w.wo.PartitionBy)
@@ -326,73 +311,205 @@ func (w *writeJob) update() (*WriteResult, error) {
 				strings.Join(snap.PartitionColumns(), ", "), strings.Join(w.wo.PartitionBy, ", "))
 		}
 	}
-	md, err := w.evolvedMetadata()
-	if err != nil {
-		return nil, err
-	}
-	target := snap.Schema()
-	if md != nil {
-		if target, err = schema.Parse(md.SchemaString); err != nil {
-			return nil, errs.Wrap(errs.Internal, w.st.URL(), err, "evolved schema")
-		}
-	} else {
-		md = snap.Metadata()
-	}
-	mode := "Append"
-	if w.wo.Mode == ModeOverwrite {
-		mode = "Overwrite"
-	}
-	op := txn.Operation{Name: txn.OpWrite, Parameters: map[string]any{"mode": mode, "partitionBy": snap.PartitionColumns()}}
-	if err := txn.CheckWritable(snap, op); err != nil {
-		return nil, err
-	}
-	var removeSel func(*protocol.Add) bool
-	if w.wo.Mode == ModeOverwrite {
-		sel, desc, err := w.replaceSelector(snap)
+	md := snap.Metadata()
+	if !snap.IsEmpty() {
+		evolved, err := w.evolvedMetadata()
 		if err != nil {
 			return nil, err
 		}
-		removeSel = sel
-		if desc != "" {
-			op.Parameters["predicate"] = desc
+		if evolved != nil {
+			md = evolved
 		}
 	}
-	res := &WriteResult{}
+	target, err := schema.Parse(md.SchemaString)
+	if err != nil {
+		return nil, errs.Wrap(errs.Internal, w.st.URL(), err, "table schema")
+	}
+	op := w.operation(snap)
+	if err := txn.CheckWritable(snap, op); err != nil {
+		return nil, err
+	}
+	if w.wo.Mode == ModeOverwrite && w.wo.ReplaceWhere != "" {
+		if err := w.planReplaceWhere(snap); err != nil {
+			return nil, err
+		}
+		op.Parameters["predicate"] = w.replaceWhere.pred.String()
+	}
+	res := &WriteResult{Created: snap.IsEmpty()}
 	adds, err := w.writeFiles(target, md, res)
 	if err != nil {
 		return nil, err
 	}
+	if snap.IsEmpty() && len(adds) == 0 && op.Name == txn.OpWrite {
+		op = txn.Operation{Name: txn.OpCreateTable, Parameters: map[string]any{"partitionBy": md.PartitionColumns}}
+	}
+	for {
+		r, err := w.commit(snap, md, op, adds, res)
+		if err == nil {
+			res.Version, res.Warnings = r.Version, r.Warnings
+			return res, nil
+		}
+		if snap.IsEmpty() && errors.Is(err, errs.ErrTableExists) {
+			// Another writer created the table first: append or
+			// overwrite on top of it as if it had been there all along.
+			var skip bool
+			if snap, md, skip, err = w.onCreatedFirst(snap); err == nil {
+				if skip {
+					w.abort(adds)
+					return &WriteResult{Version: snap.Version(), Skipped: true}, nil
+				}
+				res.Created, res.FilesRemoved = false, 0
+				op = w.operation(snap)
+				continue
+			}
+		}
+		w.abort(adds)
+		return nil, err
+	}
+}
+
+// operation is the commit's operation as Spark names a write in this mode.
+func (w *writeJob) operation(snap *snapshot.Snapshot) txn.Operation {
+	if snap.IsEmpty() && w.wo.Mode == ModeCreateOrReplace {
+		return txn.Operation{Name: txn.OpCreateOrReplace, Parameters: map[string]any{"partitionBy": snap.PartitionColumns()}}
+	}
+	mode := map[WriteMode]string{ModeAppend: "Append", ModeOverwrite: "Overwrite"}[w.wo.Mode]
+	if mode == "" {
+		mode = "ErrorIfExists"
+	}
+	return txn.Operation{Name: txn.OpWrite, Parameters: map[string]any{"mode": mode, "partitionBy": snap.PartitionColumns()}}
+}
+
+// commit commits the written files to the table snap shows: with an
+// overwrite, the files it replaces are removed in the same commit.
+func (w *writeJob) commit(snap *snapshot.Snapshot, md *protocol.Metadata, op txn.Operation, adds []*protocol.Add, res *WriteResult) (*txn.Result, error) {
 	t := txn.Begin(snap, op, w.txnOptions())
 	if md != snap.Metadata() {
 		t.Add(protocol.Action{Metadata: md})
 	}
-	if removeSel != nil {
-		t.ReadPredicate(removeSel, fmt.Sprint(op.Parameters["predicate"]))
+	metrics := writeMetrics(adds, res.RowsWritten+w.copiedRows)
+	if w.wo.Mode == ModeOverwrite {
+		removes := w.removals(snap)
 		if w.wo.ReplaceWhere == "" {
 			t.ReadWholeTable()
+		} else {
+			t.ReadPredicate(w.replaceWhere.selects, w.replaceWhere.pred.String())
 		}
 		now := time.Now().UnixMilli()
-		for _, f := range snap.Files() {
-			if removeSel(f) {
-				t.Add(protocol.Action{Remove: removeOf(f, now)})
-				res.FilesRemoved++
-			}
+		for _, f := range removes {
+			t.Add(protocol.Action{Remove: protocol.RemoveOf(f, now)})
 		}
-	} else {
+		res.FilesRemoved = len(removes)
+		w.removalMetrics(metrics, snap, removes)
+	} else if !snap.IsEmpty() {
 		t.SetBlindAppend(md == snap.Metadata())
 	}
 	t.Add(addActions(adds)...)
 	if w.wo.AppID != "" {
-		t.ReadAppTxn(w.wo.AppID)
-		t.Add(appTxn(w.wo.AppID, w.wo.AppVersion))
+		t.SetAppTxn(w.wo.AppID, w.wo.AppVersion)
 	}
-	r, err := t.Commit(w.ctx)
+	t.SetOperationMetrics(metrics)
+	return t.Commit(w.ctx)
+}
+
+// removals are the live files an overwrite removes: all of them, or those
+// a replace-where predicate selects in whole or in part.
+func (w *writeJob) removals(snap *snapshot.Snapshot) []*protocol.Add {
+	var out []*protocol.Add
+	for _, f := range snap.Files() {
+		if w.replaceWhere == nil || w.replaceWhere.selects(f) {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// writeMetrics are Spark's WRITE operationMetrics for the files added.
+func writeMetrics(adds []*protocol.Add, rows int64) map[string]any {
+	var bytes int64
+	for _, a := range adds {
+		bytes += a.Size
+	}
+	return map[string]any{"numFiles": len(adds), "numOutputRows": rows, "numOutputBytes": bytes}
+}
+
+// removalMetrics adds what an overwrite removed, as Spark reports it for
+// an overwrite (files, bytes) and a replace-where (rows deleted and
+// copied; no change data files are written).
+func (w *writeJob) removalMetrics(m map[string]any, snap *snapshot.Snapshot, removes []*protocol.Add) {
+	var bytes, rows int64
+	rowsKnown := true
+	for _, f := range removes {
+		bytes += f.Size
+		n := stats.Parse(f.Stats, snap.Schema(), snap.ColumnMapping()).NumRecords
+		if n < 0 {
+			rowsKnown = false
+		}
+		if f.DeletionVector != nil {
+			n -= f.DeletionVector.Cardinality
+		}
+		rows += n
+	}
+	m["numRemovedFiles"], m["numRemovedBytes"] = len(removes), bytes
+	if w.replaceWhere != nil {
+		m["numCopiedRows"], m["numAddedChangeFiles"] = w.copiedRows, 0
+		if rowsKnown {
+			m["numDeletedRows"] = rows - w.copiedRows
+		}
+	}
+}
+
+// onCreatedFirst re-targets a create that lost the race to another
+// creator. An append or an overwrite goes on top of the winner's table
+// when the files already written fit it: the same partitioning, no column
+// mapping (whose physical names differ between tables), and a schema this
+// write could have appended to (with SchemaMerge, the evolved schema is
+// committed too). Mode ignore skips. Anything else keeps the
+// errs.TableExists error.
+func (w *writeJob) onCreatedFirst(empty *snapshot.Snapshot) (*snapshot.Snapshot, *protocol.Metadata, bool, error) {
+	exists := errs.New(errs.TableExists, w.st.URL(), "another writer created the table first")
+	if w.wo.Mode == ModeIgnore {
+		snap, err := snapshot.Load(w.ctx, w.st)
+		return snap, nil, err == nil, err
+	}
+	if w.wo.Mode != ModeAppend && (w.wo.Mode != ModeOverwrite || w.wo.ReplaceWhere != "") {
+		return nil, nil, false, exists
+	}
+	snap, err := snapshot.Load(w.ctx, w.st)
 	if err != nil {
-		w.abort(adds)
-		return nil, err
+		return nil, nil, false, err
 	}
-	res.Version, res.Warnings = r.Version, r.Warnings
-	return res, nil
+	if w.wo.AppID != "" && txn.AppTxnApplied(snap, w.wo.AppID, w.wo.AppVersion) {
+		return snap, nil, true, nil
+	}
+	if !slices.Equal(snap.PartitionColumns(), empty.PartitionColumns()) || snap.ColumnMapping() != schema.MappingNone || empty.ColumnMapping() != schema.MappingNone {
+		return nil, nil, false, errs.New(errs.TableExists, w.st.URL(),
+			"another writer created the table first, partitioned by [%s] with column mapping %q; this write's files do not fit it: write again",
+			strings.Join(snap.PartitionColumns(), ", "), snap.ColumnMapping())
+	}
+	mine := empty.Schema()
+	merged, changed, err := schema.Merge(snap.Schema(), mine)
+	if err == nil {
+		for _, f := range mine.Fields {
+			if tf := merged.Field(f.Name); tf == nil || tf.Type.String() != f.Type.String() {
+				err = fmt.Errorf("column %s is %s in the table, %s in this write", f.Name, tf.Type, f.Type)
+				break
+			}
+		}
+	}
+	if err == nil && changed && w.wo.SchemaMode != SchemaMerge {
+		err = fmt.Errorf("this write has columns or nulls the table's schema does not allow (use schema mode merge to add them)")
+	}
+	if err != nil {
+		return nil, nil, false, errs.Wrap(errs.SchemaMismatch, w.st.URL(), err, "another writer created the table first")
+	}
+	md := snap.Metadata()
+	if changed {
+		next := *md
+		next.SchemaString = merged.JSON()
+		md = &next
+	}
+	return snap, md, false, nil
 }
 
 // replace is create_or_replace on an existing table: new metadata (same
@@ -427,10 +544,13 @@ func (w *writeJob) replace() (*WriteResult, error) {
 	t.Add(protocol.Action{Metadata: md})
 	now := time.Now().UnixMilli()
 	for _, f := range w.snap.Files() {
-		t.Add(protocol.Action{Remove: removeOf(f, now)})
+		t.Add(protocol.Action{Remove: protocol.RemoveOf(f, now)})
 		res.FilesRemoved++
 	}
 	t.Add(addActions(adds)...)
+	metrics := writeMetrics(adds, res.RowsWritten)
+	w.removalMetrics(metrics, w.snap, w.snap.Files())
+	t.SetOperationMetrics(metrics)
 	r, err := t.Commit(w.ctx)
 	if err != nil {
 		w.abort(adds)
@@ -564,21 +684,4 @@ func addActions(adds []*protocol.Add) []protocol.Action {
 		out[i] = protocol.Action{Add: a}
 	}
 	return out
-}
-
-func appTxn(appID string, version int64) protocol.Action {
-	now := time.Now().UnixMilli()
-	return protocol.Action{Txn: &protocol.Txn{AppID: appID, Version: version, LastUpdated: &now}}
-}
-
-// removeOf is the tombstone of a live file, with extended file metadata
-// and its deletion vector, as PROTOCOL.md asks of writers.
-func removeOf(a *protocol.Add, now int64) *protocol.Remove {
-	ext := true
-	size := a.Size
-	return &protocol.Remove{
-		Path: a.Path, DeletionTimestamp: &now, DataChange: true, ExtendedFileMetadata: &ext,
-		PartitionValues: a.PartitionValues, Size: &size, Tags: a.Tags, DeletionVector: a.DeletionVector,
-		BaseRowID: a.BaseRowID, DefaultRowCommitVersion: a.DefaultRowCommitVersion,
-	}
 }

@@ -281,3 +281,72 @@ func TestWriteRefusesDuplicateColumns(t *testing.T) {
 		t.Fatalf("duplicate columns: %v", err)
 	}
 }
+
+// TestReplaceWhereSkipsByStats: a replace-where on a data column leaves
+// alone the files whose statistics exclude the predicate (neither removed
+// nor rewritten), removes whole the files whose statistics put every row
+// inside it, and the WRITE commit carries Spark's operationMetrics.
+func TestReplaceWhereSkipsByStats(t *testing.T) {
+	ctx := context.Background()
+	uri := t.TempDir()
+	mustWrite(t, uri, people(t, []int64{1, 2, 8}, []string{"a", "b", "c"}, []string{"d", "d", "d"}), deltalite.WriteOptions{})
+	tb, err := deltalite.Open(ctx, uri)
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := tb.FileURIs()
+	mustWrite(t, uri, people(t, []int64{10, 12}, []string{"x", "y"}, []string{"d", "d"}), deltalite.WriteOptions{Mode: deltalite.ModeAppend})
+	mustWrite(t, uri, people(t, []int64{5, 11}, []string{"p", "q"}, []string{"d", "d"}), deltalite.WriteOptions{Mode: deltalite.ModeAppend})
+	res := mustWrite(t, uri, people(t, []int64{20}, []string{"z"}, []string{"d"}),
+		deltalite.WriteOptions{Mode: deltalite.ModeOverwrite, ReplaceWhere: "id > 9"})
+	// [1,8] is excluded by its max, [10,12] wholly selected, [5,11] rewritten.
+	if res.FilesRemoved != 2 {
+		t.Errorf("removed %d files, want 2 (the [10,12] and [5,11] files)", res.FilesRemoved)
+	}
+	if err := tb.Reload(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Contains(tb.FileURIs(), before[0]) {
+		t.Errorf("the file of ids 1..8 was rewritten although its maximum excludes id > 9")
+	}
+	want := sortedCopy([]string{row(1, "a", "d"), row(2, "b", "d"), row(8, "c", "d"), row(5, "p", "d"), row(20, "z", "d")})
+	if got := readRows(t, uri); strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("rows:\n%s", strings.Join(got, "\n"))
+	}
+	h, err := tb.History(ctx, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, _ := h[0].Info.Raw["operationMetrics"].(map[string]any)
+	wantMetrics := map[string]string{"numFiles": "1", "numOutputRows": "2", "numRemovedFiles": "2",
+		"numDeletedRows": "3", "numCopiedRows": "1", "numAddedChangeFiles": "0"}
+	for k, v := range wantMetrics {
+		if m[k] != v {
+			t.Errorf("operationMetrics[%s] = %v, want %s (all: %v)", k, m[k], v, m)
+		}
+	}
+	for _, k := range []string{"numOutputBytes", "numRemovedBytes"} {
+		if s, _ := m[k].(string); s == "" || s == "0" {
+			t.Errorf("operationMetrics[%s] = %v", k, m[k])
+		}
+	}
+	// The issue's case: a double column whose maximum (8) excludes score > 9.
+	scores := arrow.NewSchema([]arrow.Field{{Name: "name", Type: arrow.BinaryTypes.String, Nullable: true},
+		{Name: "score", Type: arrow.PrimitiveTypes.Float64, Nullable: true}}, nil)
+	suri := t.TempDir()
+	mustWrite(t, suri, fromJSON(t, scores, `[{"name":"a","score":1.5},{"name":"b","score":8}]`), deltalite.WriteOptions{})
+	res = mustWrite(t, suri, fromJSON(t, scores, `[{"name":"c","score":9.5}]`),
+		deltalite.WriteOptions{Mode: deltalite.ModeOverwrite, ReplaceWhere: "score > 9"})
+	if res.FilesRemoved != 0 || res.FilesAdded != 1 {
+		t.Errorf("score > 9 over a file of max 8: %+v", res)
+	}
+	// A plain append carries the WRITE metrics too.
+	mustWrite(t, uri, people(t, []int64{30}, []string{"w"}, []string{"d"}), deltalite.WriteOptions{Mode: deltalite.ModeAppend})
+	if h, err = tb.History(ctx, 1); err != nil {
+		t.Fatal(err)
+	}
+	m, _ = h[0].Info.Raw["operationMetrics"].(map[string]any)
+	if m["numFiles"] != "1" || m["numOutputRows"] != "1" || m["numOutputBytes"] == nil {
+		t.Errorf("append operationMetrics %v", m)
+	}
+}

@@ -432,8 +432,11 @@ func (d *decider) compare(op Op, l, r node) outcomes {
 }
 
 // compareStats is the outcome set of "x op v" over a column with
-// statistics c. A NaN may be absent from float statistics, and NaN sorts
-// above every number, so float bounds never rule out x > v or x != v.
+// statistics c. NaN sorts above every number. Spark, and this engine's
+// writer, leave a column's upper bound out (or NaN) when it holds a NaN,
+// so a known upper bound rules out x > v as Spark's data skipping trusts
+// it; but a NaN row makes x < v, x = v false, and some writers' bounds
+// ignore NaN, so float bounds never prove those true for every row.
 func (d *decider) compareStats(op Op, c stats.Column, float bool, v any) outcomes {
 	num := d.numRecords()
 	allNull := num > 0 && c.NullCount == num
@@ -480,9 +483,7 @@ func (d *decider) compareStats(op Op, c stats.Column, float bool, v any) outcome
 	}
 	if float {
 		switch op {
-		case Gt, Ge, Ne:
-			canT = true
-		default:
+		case Lt, Le, Eq, NullSafeEq:
 			canF = true
 		}
 	}

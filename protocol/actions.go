@@ -263,3 +263,17 @@ func (r Remove) MarshalJSON() ([]byte, error) {
 	// plain omitted the empty map: add it back.
 	return append(b[:len(b)-1], []byte(`,"partitionValues":{}}`)...), nil
 }
+
+// RemoveOf is the tombstone of the live file a, removed at now (ms): with
+// extended file metadata, its deletion vector and row tracking fields, as
+// PROTOCOL.md asks of writers so that readers and vacuum know exactly what
+// went away.
+func RemoveOf(a *Add, now int64) *Remove {
+	ext := true
+	size := a.Size
+	return &Remove{
+		Path: a.Path, DeletionTimestamp: &now, DataChange: true, ExtendedFileMetadata: &ext,
+		PartitionValues: a.PartitionValues, Size: &size, Tags: a.Tags, DeletionVector: a.DeletionVector,
+		BaseRowID: a.BaseRowID, DefaultRowCommitVersion: a.DefaultRowCommitVersion,
+	}
+}

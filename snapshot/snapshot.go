@@ -7,6 +7,7 @@ package snapshot
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"sync"
@@ -189,6 +190,13 @@ func (s *Snapshot) DomainMetadata(domain string) (string, bool) {
 // commits after this one (no replay from a checkpoint) when the log still
 // holds them; it returns s itself when nothing changed.
 func (s *Snapshot) Refresh(ctx context.Context) (*Snapshot, error) {
+	if s.IsEmpty() {
+		fresh, err := Load(ctx, s.store)
+		if errors.Is(err, errs.ErrTableNotFound) {
+			return s, nil
+		}
+		return fresh, err
+	}
 	var commits []storage.ObjectInfo
 	next := s.version + 1
 	for o, err := range s.store.List(ctx, protocol.LogDir, protocol.VersionPrefix(s.version)+"~") {

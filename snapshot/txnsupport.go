@@ -4,7 +4,27 @@ import (
 	"time"
 
 	"github.com/deltalite-go/deltalite/protocol"
+	"github.com/deltalite-go/deltalite/storage"
 )
+
+// Empty is the table about to be created in st with this protocol and
+// metaData: version -1, no files. An operation plans against it as
+// against any table, and its transaction commits version 0 with the
+// protocol and metaData, so creating a table and its first rows is one
+// commit. Refresh returns the real table once one exists.
+func Empty(st storage.Store, p *protocol.Protocol, md *protocol.Metadata) (*Snapshot, error) {
+	state := protocol.NewState(st.URL())
+	state.Apply(&protocol.Action{Protocol: p})
+	state.Apply(&protocol.Action{Metadata: md})
+	s := &Snapshot{store: st, version: -1, state: state, segStart: -1}
+	if err := s.validate(); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// IsEmpty reports a snapshot made by Empty, of a table not yet created.
+func (s *Snapshot) IsEmpty() bool { return s.version < 0 }
 
 // Advance returns the snapshot after applying commits, which must be the
 // actions of versions s.Version()+1, +2, ... in order, as a committer holds

@@ -190,9 +190,11 @@ func Create(ctx context.Context, st storage.Store, p *protocol.Protocol, md *pro
 	if exists {
 		return nil, errs.New(errs.TableExists, st.URL(), "a Delta table already exists here")
 	}
-	t := Begin(nil, op, opt)
-	t.st = st
-	t.Add(protocol.Action{Protocol: p}, protocol.Action{Metadata: md})
+	empty, err := snapshot.Empty(st, p, md)
+	if err != nil {
+		return nil, err
+	}
+	t := Begin(empty, op, opt)
 	t.Add(actions...)
 	return t.Commit(ctx)
 }

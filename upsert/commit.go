@@ -36,18 +36,6 @@ func (c *config) operation() txn.Operation {
 	}}
 }
 
-// removeOf tombstones a rewritten file with its full metadata, deletion
-// vector included, so readers and vacuum know exactly what went away.
-func removeOf(a *protocol.Add, now int64) *protocol.Remove {
-	ext := true
-	size := a.Size
-	return &protocol.Remove{
-		Path: a.Path, DeletionTimestamp: &now, DataChange: true, ExtendedFileMetadata: &ext,
-		PartitionValues: a.PartitionValues, Size: &size, Tags: a.Tags, DeletionVector: a.DeletionVector,
-		BaseRowID: a.BaseRowID, DefaultRowCommitVersion: a.DefaultRowCommitVersion,
-	}
-}
-
 // commit writes the attempt as one version. It reads the touched
 // partitions (so a concurrent change there conflicts and one elsewhere does
 // not) and the files it rewrites.
@@ -70,7 +58,7 @@ func (r *run) commit(ctx context.Context, s *Stats) (*txn.Result, error) {
 	for _, p := range r.parts {
 		for _, f := range p.rewriteFiles() {
 			t.ReadFiles(f.add)
-			t.Add(protocol.Action{Remove: removeOf(f.add, now)})
+			t.Add(protocol.Action{Remove: protocol.RemoveOf(f.add, now)})
 			bytesRemoved += f.add.Size
 		}
 	}
@@ -81,7 +69,7 @@ func (r *run) commit(ctx context.Context, s *Stats) (*txn.Result, error) {
 		}
 	}
 	if c.AppID != "" {
-		t.Add(protocol.Action{Txn: &protocol.Txn{AppID: c.AppID, Version: c.AppVersion, LastUpdated: &now}})
+		t.SetAppTxn(c.AppID, c.AppVersion)
 	}
 	t.SetOperationMetrics(map[string]any{
 		"numSourceRows":         s.SourceRows,
