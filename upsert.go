@@ -2,11 +2,16 @@ package deltalite
 
 import (
 	"context"
+	"errors"
+	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/google/uuid"
 
 	"github.com/deltalite-go/deltalite/internal/errs"
+	"github.com/deltalite-go/deltalite/schema"
+	"github.com/deltalite-go/deltalite/snapshot"
 	"github.com/deltalite-go/deltalite/upsert"
 )
 
@@ -37,6 +42,51 @@ func (t *Table) Upsert(ctx context.Context, src array.RecordReader, opts UpsertO
 	} else if snap != t.Snapshot() {
 		t.set(snap)
 	}
+	return stats, err
+}
+
+// Upsert upserts src into the table at uri, as Table.Upsert does. With
+// opts.CreateIfMissing a missing table is created from the source's
+// columns (less opts.DeleteColumn), partitioned by opts.PartitionKey, with
+// opts.TableProperties, in the same commit as the rows: version 0. A
+// failed upsert, or one with no rows, creates nothing. When another writer
+// creates the table first with the same schema and partitioning, the
+// upsert goes into that table instead.
+func Upsert(ctx context.Context, uri string, src array.RecordReader, opts UpsertOptions, options ...Option) (UpsertStats, error) {
+	t, err := Open(ctx, uri, options...)
+	if err == nil {
+		return t.Upsert(ctx, src, opts)
+	}
+	if !errors.Is(err, errs.ErrTableNotFound) || !opts.CreateIfMissing {
+		return UpsertStats{}, err
+	}
+	if src == nil || src.Schema() == nil {
+		return UpsertStats{}, errs.New(errs.InvalidArgument, uri, "no source to upsert")
+	}
+	_, st, err := resolve(ctx, uri, options)
+	if err != nil {
+		return UpsertStats{}, err
+	}
+	sc, err := schema.FromArrow(src.Schema())
+	if err != nil {
+		return UpsertStats{}, errs.Wrap(errs.SchemaMismatch, st.URL(), err, "source schema")
+	}
+	if opts.DeleteColumn != "" {
+		sc = sc.Without(opts.DeleteColumn)
+	}
+	var parts []string
+	if opts.PartitionKey != "" {
+		parts = strings.Split(opts.PartitionKey, ",")
+	}
+	md, p, err := newTable(st.URL(), uuid.NewString(), sc, newTableOptions{PartitionBy: parts, Properties: opts.TableProperties})
+	if err != nil {
+		return UpsertStats{}, err
+	}
+	empty, err := snapshot.Empty(st, p, md)
+	if err != nil {
+		return UpsertStats{}, err
+	}
+	stats, _, err := upsert.Run(ctx, empty, src, opts)
 	return stats, err
 }
 

@@ -217,25 +217,41 @@ func (w *writeJob) newMetadata(id string) (*protocol.Metadata, *protocol.Protoco
 			return nil, nil, errs.Wrap(errs.SchemaMismatch, w.st.URL(), err, "source schema")
 		}
 	}
+	return newTable(w.st.URL(), id, sc, newTableOptions{PartitionBy: w.wo.PartitionBy, Properties: w.wo.Properties,
+		Name: w.wo.Name, Description: w.wo.Description})
+}
+
+// newTableOptions describe a table to create.
+type newTableOptions struct {
+	PartitionBy       []string
+	Properties        map[string]string
+	Name, Description string
+}
+
+// newTable builds the protocol and metaData of a new table with schema sc
+// (which it does not modify): partition columns resolved, column mapping
+// ids assigned when a mapping mode is asked for, and the minimal protocol
+// with the features the schema and properties need.
+func newTable(uri, id string, sc *schema.Struct, o newTableOptions) (*protocol.Metadata, *protocol.Protocol, error) {
 	sc = sc.Clone()
-	parts, err := partitionColumns(sc, w.wo.PartitionBy)
+	parts, err := partitionColumns(sc, o.PartitionBy)
 	if err != nil {
-		return nil, nil, errs.Wrap(errs.InvalidArgument, w.st.URL(), err, "partition columns")
+		return nil, nil, errs.Wrap(errs.InvalidArgument, uri, err, "partition columns")
 	}
-	props := maps.Clone(w.wo.Properties)
+	props := maps.Clone(o.Properties)
 	if props == nil {
 		props = map[string]string{}
 	}
 	mode, err := schema.ParseMode(props[protocol.PropColumnMappingMode])
 	if err != nil {
-		return nil, nil, errs.Wrap(errs.InvalidArgument, w.st.URL(), err, "table properties")
+		return nil, nil, errs.Wrap(errs.InvalidArgument, uri, err, "table properties")
 	}
 	if mode != schema.MappingNone {
 		props[protocol.PropColumnMappingMaxID] = fmt.Sprint(schema.AssignColumnMapping(sc, 0))
 	}
 	p := protocol.MinimalProtocol(protocol.RequiredFeatures(sc, props))
 	if bad := protocol.UnsupportedReaderFeatures(&p); len(bad) > 0 {
-		return nil, nil, errs.New(errs.UnsupportedTable, w.st.URL(), "the table would need %s, which this engine cannot read", strings.Join(bad, ", "))
+		return nil, nil, errs.New(errs.UnsupportedTable, uri, "the table would need %s, which this engine cannot read", strings.Join(bad, ", "))
 	}
 	created := time.Now().UnixMilli()
 	md := &protocol.Metadata{
@@ -246,11 +262,11 @@ func (w *writeJob) newMetadata(id string) (*protocol.Metadata, *protocol.Protoco
 		Configuration:    props,
 		CreatedTime:      &created,
 	}
-	if w.wo.Name != "" {
-		md.Name = &w.wo.Name
+	if o.Name != "" {
+		md.Name = &o.Name
 	}
-	if w.wo.Description != "" {
-		md.Description = &w.wo.Description
+	if o.Description != "" {
+		md.Description = &o.Description
 	}
 	return md, &p, nil
 }

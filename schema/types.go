@@ -102,6 +102,16 @@ func (s *Struct) Index(name string) int {
 	return -1
 }
 
+// Without returns s without the top-level field name (found as Field finds
+// it); s itself when there is none. Fields are shared, not copied.
+func (s *Struct) Without(name string) *Struct {
+	i := s.Index(name)
+	if i < 0 {
+		return s
+	}
+	return &Struct{Fields: append(s.Fields[:i:i], s.Fields[i+1:]...)}
+}
+
 // Array is an array type.
 type Array struct {
 	Element      Type

@@ -50,7 +50,16 @@ type Options struct {
 	// PartitionKey is an optional hint: the table's partitioning decides.
 	// On a partitioned table it must name one of its partition columns (or
 	// list them all, comma-separated); an unpartitioned table ignores it.
+	// A table the upsert creates is partitioned by the columns it lists.
 	PartitionKey string
+	// CreateIfMissing lets deltalite.Upsert create the table when there is
+	// none, in the same commit as the rows (version 0): its columns are the
+	// source's (less DeleteColumn), partitioned by PartitionKey, with
+	// TableProperties. An upsert that fails or has no rows creates nothing.
+	CreateIfMissing bool
+	// TableProperties are the table properties of a table the upsert
+	// creates (delta.* and user keys).
+	TableProperties map[string]string
 	// MaxParallelPartitions is how many partitions are rewritten at once
 	// (default 2).
 	MaxParallelPartitions int

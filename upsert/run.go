@@ -104,6 +104,10 @@ func Run(ctx context.Context, snap *snapshot.Snapshot, src array.RecordReader, o
 		// Another writer changed what this upsert read: plan again on top.
 		base.PlanDuration, base.RewriteDuration, base.CommitDuration = s.PlanDuration, s.RewriteDuration, s.CommitDuration
 		fresh, rerr := snap.Refresh(ctx)
+		if rerr == nil && snap.IsEmpty() && !sameShape(snap, fresh) {
+			return Stats{}, nil, errs.New(errs.TableExists, "",
+				"another writer created the table first, with a schema or partitioning other than this upsert's: upsert into it again")
+		}
 		if rerr != nil || !sameShape(snap, fresh) {
 			return Stats{}, nil, err
 		}
@@ -249,8 +253,13 @@ func (r *run) fill(s *Stats) {
 }
 
 // replannable reports a conflict that planning again on the newer table
-// resolves: another writer added to or removed from what this one read.
+// resolves: another writer added to or removed from what this one read,
+// or created the table this one was creating.
 func replannable(err error) bool {
+	if errors.Is(err, errs.ErrTableExists) {
+		// Another writer created the table this upsert was creating.
+		return true
+	}
 	var ce *txn.ConflictError
 	if !errors.As(err, &ce) {
 		return false
@@ -267,7 +276,7 @@ func replannable(err error) bool {
 // any write. Anything else (an interrupted write) may have landed.
 func notLanded(err error) bool {
 	return errors.Is(err, errs.ErrCommitConflict) || errors.Is(err, errs.ErrInvalidArgument) ||
-		errors.Is(err, errs.ErrUnsupportedTable)
+		errors.Is(err, errs.ErrUnsupportedTable) || errors.Is(err, errs.ErrTableExists)
 }
 
 // sameShape reports whether the newer table still has the schema,

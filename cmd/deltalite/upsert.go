@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -50,46 +51,33 @@ exist yet is created from the input's schema (partitioned by --partition-by).`,
 			}
 			ctx := cmd.Context()
 			t, err := deltalite.Open(ctx, args[0], deltalite.WithStorageOptions(so))
+			if err != nil && !errors.Is(err, deltalite.ErrTableNotFound) {
+				return err
+			}
 			var like *arrow.Schema
 			if err == nil && format == "ndjson" {
 				like, _ = t.Schema()
 			}
-			rr, closeFn, rerr := openInput(ctx, input, format, like)
-			if rerr != nil {
-				return rerr
-			}
-			defer closeFn()
-			defer rr.Release()
-			if errors.Is(err, deltalite.ErrTableNotFound) {
-				// First upsert: create the table from the input's schema.
-				sc := rr.Schema()
-				if deleteCol != "" {
-					sc = withoutField(sc, deleteCol)
-				}
-				empty, _ := array.NewRecordReader(sc, nil)
-				if _, err = deltalite.Write(ctx, args[0], empty, deltalite.WriteOptions{Mode: deltalite.ModeError, PartitionBy: partitionBy},
-					deltalite.WithStorageOptions(so)); err != nil {
-					return err
-				}
-				t, err = deltalite.Open(ctx, args[0], deltalite.WithStorageOptions(so))
-			}
+			rr, closeFn, err := openInput(ctx, input, format, like)
 			if err != nil {
 				return err
 			}
+			defer closeFn()
+			defer rr.Release()
 			var src array.RecordReader = rr
 			if isTerminal(os.Stderr) {
 				p := newProgress(rr)
 				defer p.stop()
 				src = p
 			}
+			// A missing table is created from the input's schema in the
+			// upsert's own commit, so a failed first upsert leaves no table.
 			opts := deltalite.UpsertOptions{
 				PrimaryKeys: pks, DeleteColumn: deleteCol, AppID: appID, AppVersion: appVersion,
 				CommitMetadata: anyMap(metadata), PruneStrategy: pruneStrategy,
+				PartitionKey: strings.Join(partitionBy, ","), CreateIfMissing: true,
 			}
-			if len(partitionBy) == 1 {
-				opts.PartitionKey = partitionBy[0]
-			}
-			stats, err := t.Upsert(ctx, src, opts)
+			stats, err := deltalite.Upsert(ctx, args[0], src, opts, deltalite.WithStorageOptions(so))
 			if err != nil {
 				return err
 			}
