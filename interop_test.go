@@ -88,6 +88,20 @@ func writtenTables(t *testing.T) map[string]string {
 	mustWrite(t, p, people(t, []int64{1, 2}, []string{"a", "b"}, []string{"d1", "d2"}), deltalite.WriteOptions{PartitionBy: []string{"day"}})
 	mustWrite(t, p, fromJSON(t, allTypes, allTypesRows), deltalite.WriteOptions{Mode: deltalite.ModeCreateOrReplace, PartitionBy: []string{"b"}})
 
+	// Created by its first upsert (one commit), then upserted into the
+	// null partition, and a replace-where on a data column.
+	p = path("upserted")
+	uo := deltalite.UpsertOptions{PrimaryKeys: []string{"id"}, PartitionKey: "day", CreateIfMissing: true}
+	for _, batch := range []array.RecordReader{
+		people(t, []int64{1, 2, 3}, []string{"a", "b", "c"}, []string{"d1", "", "d2"}),
+		people(t, []int64{2, 4, 1}, []string{"B", "d", "A"}, []string{"", "", "d1"}),
+	} {
+		if _, err := deltalite.Upsert(ctx, p, batch, uo); err != nil {
+			t.Fatal(err)
+		}
+	}
+	mustWrite(t, p, people(t, []int64{9}, []string{"z"}, []string{"d2"}), deltalite.WriteOptions{Mode: deltalite.ModeOverwrite, ReplaceWhere: "id >= 3"})
+
 	p = path("checkpointed")
 	for i := range 5 {
 		mustWrite(t, p, people(t, []int64{int64(i)}, []string{"x"}, []string{"d"}), deltalite.WriteOptions{
