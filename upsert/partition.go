@@ -171,20 +171,6 @@ func (c *config) rowPartition(rec arrow.RecordBatch, i int) ([]string, error) {
 	return texts, nil
 }
 
-// describeRow names a source row by its key and partition values.
-func (c *config) describeRow(rec arrow.RecordBatch, i int) string {
-	var parts []string
-	seen := map[string]bool{}
-	for _, f := range append(append([]*schema.Field(nil), c.allKeys...), c.parts...) {
-		if seen[f.Name] {
-			continue
-		}
-		seen[f.Name] = true
-		parts = append(parts, f.Name+"="+rec.Column(c.table.Index(f.Name)).ValueStr(i))
-	}
-	return strings.Join(parts, ", ")
-}
-
 // partitionIndex turns files' logical partition values into identities,
 // remembering the canonical text of every raw value it has seen.
 type partitionIndex struct {
