@@ -14,6 +14,7 @@ import (
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 
 	"github.com/deltalite-go/deltalite/dv"
+	"github.com/deltalite-go/deltalite/expr"
 	"github.com/deltalite-go/deltalite/internal/errs"
 	"github.com/deltalite-go/deltalite/schema"
 	"github.com/deltalite-go/deltalite/storage"
@@ -273,7 +274,45 @@ func (fr *fileReader) batch(rec arrow.RecordBatch, base int64) (bool, error) {
 			cols[j] = out
 		}
 	}
-	return fr.emit(array.NewRecordBatch(fr.b.outSchema, cols, int64(count))), nil
+	out := array.NewRecordBatch(fr.b.evalSchema, cols, int64(count))
+	if len(fr.b.preds) > 0 && !fr.task.allMatch {
+		var err error
+		if out, err = fr.filter(out); err != nil {
+			return false, err
+		}
+	}
+	if out.NumRows() == 0 {
+		out.Release()
+		return true, nil
+	}
+	if len(fr.b.out) > fr.b.visible { // drop the columns only predicates read
+		sel := array.NewRecordBatch(fr.b.outSchema, out.Columns()[:fr.b.visible], out.NumRows())
+		out.Release()
+		out = sel
+	}
+	return fr.emit(out), nil
+}
+
+// filter keeps the rows of rec for which every predicate IS TRUE. It
+// consumes rec.
+func (fr *fileReader) filter(rec arrow.RecordBatch) (arrow.RecordBatch, error) {
+	for _, p := range fr.b.preds {
+		out, err := expr.Filter(fr.ctx, rec, p)
+		rec.Release()
+		if err != nil {
+			// Name the file: the predicate's own errors do not know it.
+			kind := errs.InvalidArgument
+			if e := (*errs.Error)(nil); errors.As(err, &e) {
+				kind = e.Kind
+			}
+			return nil, &errs.Error{Kind: kind, Path: fr.task.Key, Msg: "evaluating the predicate " + p.String(), Err: err}
+		}
+		rec = out
+		if rec.NumRows() == 0 {
+			break
+		}
+	}
+	return rec, nil
 }
 
 // selection returns the rows of the batch to keep: nil and n when all are;

@@ -2,6 +2,8 @@ package scan
 
 import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/deltalite-go/deltalite/expr"
 )
 
 // Defaults of the read options.
@@ -17,6 +19,7 @@ type Scan struct {
 	src         Source
 	columns     []string // nil: every column, in schema order
 	filters     []Filter
+	preds       []*expr.Bound
 	batchSize   int
 	limit       int64 // < 0: no limit
 	parallelism int
@@ -43,6 +46,7 @@ func (s *Scan) With(opts ...Option) *Scan {
 		c.columns = nil
 	}
 	c.filters = append([]Filter(nil), s.filters...)
+	c.preds = append([]*expr.Bound(nil), s.preds...)
 	for _, o := range opts {
 		o(&c)
 	}
@@ -62,6 +66,20 @@ func WithColumns(names ...string) Option {
 // applied to the rows of the files that are read.
 func WithFilters(f ...Filter) Option {
 	return func(s *Scan) { s.filters = append(s.filters, f...) }
+}
+
+// WithPredicate adds a SQL predicate bound against the source's schema
+// (expr.ParsePredicate); a row is returned only if it IS TRUE (neither
+// false nor null) for the row. Files whose partition values and statistics
+// rule out every row are not read; the rows of the others are filtered.
+// The predicate may read columns the scan does not return. A nil predicate
+// is ignored.
+func WithPredicate(p *expr.Bound) Option {
+	return func(s *Scan) {
+		if p != nil {
+			s.preds = append(s.preds, p)
+		}
+	}
 }
 
 // WithBatchSize sets the number of rows per record batch read from a file

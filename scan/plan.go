@@ -6,6 +6,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 
+	"github.com/deltalite-go/deltalite/expr"
 	"github.com/deltalite-go/deltalite/internal/errs"
 	"github.com/deltalite-go/deltalite/protocol"
 	"github.com/deltalite-go/deltalite/schema"
@@ -20,6 +21,10 @@ type FileTask struct {
 	// Stats are the file's parsed statistics when filters on data columns
 	// needed them, nil otherwise.
 	Stats *stats.File
+
+	// allMatch: the log proves every row satisfies the predicates, so
+	// rows are not evaluated.
+	allMatch bool
 }
 
 // SkippedFile is a live file the scan does not read, and why.
@@ -59,8 +64,11 @@ type bound struct {
 	*Scan
 	sc          *schema.Struct
 	mode        schema.Mode
-	out         []outColumn
+	out         []outColumn // the selected columns, then those only predicates read
+	visible     int         // how many of out are selected
 	outSchema   *arrow.Schema
+	evalSchema  *arrow.Schema   // of every column in out, for predicates
+	predStats   bool            // a predicate reads a data column: statistics help
 	read        []*schema.Field // data columns read from files, output ones first
 	readTypes   []arrow.DataType
 	partFilters []*boundFilter
@@ -119,20 +127,31 @@ func (s *Scan) bind() (*bound, error) {
 		b.read = append(b.read, f)
 		return len(b.read) - 1
 	}
-	arrowFields := make([]arrow.Field, len(fields))
-	for i, f := range fields {
+	var arrowFields []arrow.Field
+	addOut := func(f *schema.Field) error {
 		af, err := schema.ArrowField(f, schema.ArrowOptions{})
 		if err != nil {
-			return nil, errs.Wrap(errs.UnsupportedTable, "", err, "cannot read column %q", f.Name)
+			return errs.Wrap(errs.UnsupportedTable, "", err, "cannot read column %q", f.Name)
 		}
-		arrowFields[i] = af
+		arrowFields = append(arrowFields, af)
 		oc := outColumn{field: f, arrow: af, partition: partCols[f.Name], key: f.PhysicalName(b.mode), read: -1}
 		if !oc.partition {
 			oc.read = addRead(f)
 		}
 		b.out = append(b.out, oc)
+		return nil
 	}
+	for _, f := range fields {
+		if err := addOut(f); err != nil {
+			return nil, err
+		}
+	}
+	b.visible = len(b.out)
 	b.outSchema = arrow.NewSchema(arrowFields, nil)
+	if err := b.bindPredicates(addOut); err != nil {
+		return nil, err
+	}
+	b.evalSchema = arrow.NewSchema(arrowFields, nil)
 	for _, f := range s.filters {
 		bf, err := bindFilter(f, sc, partCols, b.mode)
 		if err != nil {
@@ -153,6 +172,33 @@ func (s *Scan) bind() (*bound, error) {
 		b.readTypes = append(b.readTypes, dt)
 	}
 	return b, nil
+}
+
+// bindPredicates adds the columns the predicates read but the scan does
+// not return to the columns read (addOut), after the selected ones.
+func (b *bound) bindPredicates(addOut func(*schema.Field) error) error {
+	parts := b.src.PartitionColumns()
+	for _, p := range b.preds {
+		if !expr.OnlyPartitionColumns(p, parts) {
+			b.predStats = true
+		}
+		for _, ref := range p.Columns() {
+			f := b.sc.Field(ref.Path[0])
+			if f == nil {
+				return errs.New(errs.InvalidArgument, "", "predicate %s reads column %s, which the table does not have (columns: %s)", p, ref, columnNames(b.sc))
+			}
+			known := false
+			for _, oc := range b.out {
+				known = known || oc.field == f
+			}
+			if !known {
+				if err := addOut(f); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	return nil
 }
 
 func columnNames(sc *schema.Struct) string {
@@ -196,13 +242,36 @@ func (b *bound) plan(ctx context.Context) (*Explanation, error) {
 				}
 			}
 		}
+		allMatch := false
+		if reason == "" && len(b.preds) > 0 {
+			if fs == nil && b.predStats {
+				fs = stats.Parse(add.Stats, b.sc, b.mode)
+			}
+			reason, allMatch = b.decide(add, fs)
+		}
 		if reason != "" {
 			e.Skipped = append(e.Skipped, SkippedFile{Add: add, Key: key, Reason: reason})
 			continue
 		}
-		e.Files = append(e.Files, FileTask{Add: add, Key: key, Stats: fs})
+		e.Files = append(e.Files, FileTask{Add: add, Key: key, Stats: fs, allMatch: allMatch})
 	}
 	return e, nil
+}
+
+// decide judges a file by the predicates from its partition values and
+// statistics: why no row of it can match (the file is skipped), or whether
+// every row matches (its rows need no evaluation).
+func (b *bound) decide(add *protocol.Add, fs *stats.File) (reason string, allMatch bool) {
+	allMatch = true
+	for _, p := range b.preds {
+		switch expr.Decide(p, expr.File{PartitionValues: add.PartitionValues, Stats: fs}) {
+		case expr.False:
+			return fmt.Sprintf("predicate %s: no row can match, by partition values and statistics", p), false
+		case expr.Unknown:
+			allMatch = false
+		}
+	}
+	return "", allMatch
 }
 
 // partitionString is the log's text for a partition column of a file: keyed
