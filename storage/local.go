@@ -38,6 +38,13 @@ type Local struct {
 	root        string // absolute, OS separators
 	syncLogOnly bool
 	cached      bool // no direct I/O
+
+	// newDirs are the directories this store created whose entries in
+	// their parents no sync has covered yet: a synced file in a directory
+	// whose own entry is lost to a power loss is lost with it.
+	mu      sync.Mutex
+	newDirs map[string]bool
+	syncDir func(dir string) error // fsyncs a directory; tests record it
 }
 
 // LocalOptions tune a local store.
@@ -58,7 +65,8 @@ func NewLocalWith(dir string, o LocalOptions) (*Local, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Local{root: abs, syncLogOnly: o.SyncLogOnly, cached: o.CachedWrites}, nil
+	return &Local{root: abs, syncLogOnly: o.SyncLogOnly, cached: o.CachedWrites,
+		newDirs: map[string]bool{}, syncDir: syncFile}, nil
 }
 
 // Storage options of a local store.
@@ -267,9 +275,9 @@ const copyBufSize = 1 << 20
 var copyBufs = sync.Pool{New: func() any { b := make([]byte, copyBufSize); return &b }}
 
 // createTemp opens a new temporary file next to dst.
-func createTemp(dst string) (*os.File, error) {
+func (l *Local) createTemp(dst string) (*os.File, error) {
 	dir := filepath.Dir(dst)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err := l.mkdirs(dir); err != nil {
 		return nil, err
 	}
 	var rnd [8]byte
@@ -277,9 +285,56 @@ func createTemp(dst string) (*os.File, error) {
 	return os.OpenFile(filepath.Join(dir, tempPrefix+hex.EncodeToString(rnd[:])), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
 }
 
+// mkdirs creates dir and its missing parents, remembering each one it
+// created (or a racing writer did) for syncNewDirs.
+func (l *Local) mkdirs(dir string) error {
+	var missing []string
+	for d := dir; ; d = filepath.Dir(d) {
+		if _, err := os.Lstat(d); !errors.Is(err, fs.ErrNotExist) || filepath.Dir(d) == d {
+			break
+		}
+		missing = append(missing, d)
+	}
+	if len(missing) == 0 {
+		return nil
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	l.mu.Lock()
+	for _, d := range missing {
+		l.newDirs[d] = true
+	}
+	l.mu.Unlock()
+	return nil
+}
+
+// syncNewDirs makes durable the entry of dir in its parent, and so on up,
+// for as long as the directory is one this store created and no sync has
+// covered: up to the table root, and above it when the root was new.
+func (l *Local) syncNewDirs(dir string) error {
+	for {
+		l.mu.Lock()
+		pending := l.newDirs[dir]
+		delete(l.newDirs, dir)
+		l.mu.Unlock()
+		if !pending {
+			return nil
+		}
+		parent := filepath.Dir(dir)
+		if err := l.syncDir(parent); err != nil {
+			l.mu.Lock()
+			l.newDirs[dir] = true // the next sync tries again
+			l.mu.Unlock()
+			return err
+		}
+		dir = parent
+	}
+}
+
 // writeTemp writes data to a synced temporary file next to dst.
-func writeTemp(dst string, data []byte) (string, error) {
-	f, err := createTemp(dst)
+func (l *Local) writeTemp(dst string, data []byte) (string, error) {
+	f, err := l.createTemp(dst)
 	if err != nil {
 		return "", err
 	}
@@ -319,7 +374,7 @@ func (l *Local) create(ctx context.Context, key string) (*localObject, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	f, err := createTemp(p)
+	f, err := l.createTemp(p)
 	if err != nil {
 		return nil, err
 	}
@@ -411,13 +466,6 @@ func (o *localObject) Abort() {
 	os.Remove(o.f.Name())
 }
 
-func syncDir(dir string) {
-	if d, err := os.Open(dir); err == nil {
-		_ = d.Sync()
-		d.Close()
-	}
-}
-
 // PutIfAbsent links a synced temporary file to the key: link(2) fails if the
 // name exists, so exactly one of many racing writers wins.
 func (l *Local) PutIfAbsent(ctx context.Context, key string, data []byte) error {
@@ -428,7 +476,7 @@ func (l *Local) PutIfAbsent(ctx context.Context, key string, data []byte) error 
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	tmp, err := writeTemp(p, data)
+	tmp, err := l.writeTemp(p, data)
 	if err != nil {
 		return err
 	}
@@ -439,7 +487,11 @@ func (l *Local) PutIfAbsent(ctx context.Context, key string, data []byte) error 
 		}
 		return err
 	}
-	syncDir(filepath.Dir(p))
+	// The commit is visible now: failing it for a directory sync would
+	// have the writer retry a version that already holds its commit.
+	dir := filepath.Dir(p)
+	_ = l.syncDir(dir)
+	_ = l.syncNewDirs(dir)
 	return nil
 }
 
@@ -465,8 +517,9 @@ func (l *Local) Put(ctx context.Context, key string, r io.Reader) error {
 	return o.Commit()
 }
 
-// Sync makes objects written by Put durable: their contents and the
-// directory entries naming them. It syncs one file after another; callers
+// Sync makes objects written by Put durable: their contents, the
+// directory entries naming them, and the entries of the directories Put
+// created for them. It syncs one file after another; callers
 // that want several synced at once (write.Writer) call it concurrently.
 func (l *Local) Sync(ctx context.Context, keys ...string) error {
 	if l.syncLogOnly {
@@ -484,7 +537,12 @@ func (l *Local) Sync(ctx context.Context, keys ...string) error {
 		return err
 	}
 	for d := range dirs {
-		syncDir(d)
+		if err := l.syncDir(d); err != nil {
+			return err
+		}
+		if err := l.syncNewDirs(d); err != nil {
+			return err
+		}
 	}
 	return nil
 }
@@ -507,6 +565,7 @@ func (l *Local) eachPath(ctx context.Context, keys []string, f func(key, path st
 	return nil
 }
 
+// syncFile fsyncs a file or a directory.
 func syncFile(p string) error {
 	f, err := os.Open(p)
 	if err != nil {
