@@ -2,8 +2,10 @@ package snapshot
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sort"
+	"syscall"
 
 	"github.com/deltalite-go/deltalite/internal/errs"
 	"github.com/deltalite-go/deltalite/protocol"
@@ -37,6 +39,11 @@ func listLog(ctx context.Context, st storage.Store, from int64) (*listing, error
 	v2 := map[int64][]storage.ObjectInfo{}
 	for o, err := range st.List(ctx, protocol.LogDir, startAfter) {
 		if err != nil {
+			if errors.Is(err, syscall.ENOTDIR) {
+				// The table path (or its _delta_log) is a file: there is no
+				// table here, which is not an engine failure.
+				return nil, errs.New(errs.TableNotFound, st.URL(), "the path is a file, not a table folder")
+			}
 			return nil, errs.Wrap(errs.Internal, st.URL(), err, "listing the transaction log")
 		}
 		f := protocol.ParseLogFile(o.Key)

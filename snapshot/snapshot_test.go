@@ -88,6 +88,21 @@ func TestLoadErrors(t *testing.T) {
 			t.Errorf("%s: error %v, want kind %v mentioning %q", c.table, err, c.kind.Kind, c.text)
 		}
 	}
+	// A path that is a file holds no table: not found, not an internal error.
+	file := filepath.Join(t.TempDir(), "data.csv")
+	if err := os.WriteFile(file, []byte("id\n1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	st, err := storage.NewLocal(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Load(ctx, st); !errors.Is(err, errs.ErrTableNotFound) || !strings.Contains(err.Error(), "is a file") {
+		t.Errorf("a file as table: %v, want table not found", err)
+	}
+	if _, err := History(ctx, st, 0); !errors.Is(err, errs.ErrTableNotFound) {
+		t.Errorf("history of a file as table: %v, want table not found", err)
+	}
 	if _, err := LoadVersion(ctx, table(t, "delta-rs/checkpoints_vacuumed"), 2); !errors.Is(err, errs.ErrNotFound) {
 		t.Errorf("version before the oldest checkpoint: %v", err)
 	}
