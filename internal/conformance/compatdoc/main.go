@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/deltalite-go/deltalite/internal/conformance"
@@ -33,12 +34,16 @@ func main() {
 		defer f.Close()
 		w = f
 	}
-	if bad := write(w, conformance.Cases(root)); bad > 0 {
+	if bad := write(w, root, conformance.Cases(root)); bad > 0 {
 		fmt.Fprintf(os.Stderr, "compatdoc: %d cases did not do what they must\n", bad)
 	}
 }
 
-func write(w io.Writer, cases []conformance.Case) int {
+// shownRoot is how the doc names the corpus folder: relative to the
+// repository, so the doc does not depend on where it was generated.
+const shownRoot = "../shared/conformance"
+
+func write(w io.Writer, root string, cases []conformance.Case) int {
 	ctx := context.Background()
 	type row struct {
 		c conformance.Case
@@ -88,9 +93,17 @@ func write(w io.Writer, cases []conformance.Case) int {
 		if !r.r.OK {
 			mark = " ✗"
 		}
-		fmt.Fprintf(w, "| %s | %s%s | %s |\n", r.c.Name, r.r.Status, mark, escape(r.r.Detail))
+		fmt.Fprintf(w, "| %s | %s%s | %s |\n", r.c.Name, r.r.Status, mark, escape(relative(r.r.Detail, root)))
 	}
 	return bad
+}
+
+// relative rewrites the corpus's absolute location in s (a bare path or a
+// file:// URL, as errors name tables) to shownRoot.
+func relative(s, root string) string {
+	abs := filepath.ToSlash(root)
+	s = strings.ReplaceAll(s, "file://"+abs, shownRoot)
+	return strings.ReplaceAll(s, abs, shownRoot)
 }
 
 func escape(s string) string {
