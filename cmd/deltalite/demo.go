@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -170,8 +172,27 @@ func runDemo(ctx context.Context, out io.Writer, dir string) error {
 	}
 	s := t.Summary()
 	fmt.Fprintf(out, "\ntable: %s, version %d, %d files, %d rows (from statistics)\n", t.URI(), s.Version, s.NumFiles, deref(s.NumRows))
-	fmt.Fprintf(out, "try:   deltalite scan %s --partition 'day=2026-01-02' --limit 10\n", dir)
+	fmt.Fprintf(out, "try:   %s scan %s --partition 'day=2026-01-02' --limit 10\n", selfCommand(), dir)
 	return nil
+}
+
+// selfCommand is how the user can run this program again: under go run
+// the binary is a temporary build, so the hint must be go run too.
+func selfCommand() string {
+	exe, err := os.Executable()
+	if err != nil || strings.Contains(exe, string(filepath.Separator)+"go-build") {
+		return "go run ./cmd/deltalite"
+	}
+	if p, err := exec.LookPath("deltalite"); err == nil && sameFile(p, exe) {
+		return "deltalite"
+	}
+	return exe
+}
+
+func sameFile(a, b string) bool {
+	sa, err1 := os.Stat(a)
+	sb, err2 := os.Stat(b)
+	return err1 == nil && err2 == nil && os.SameFile(sa, sb)
 }
 
 func deref(p *int64) int64 {

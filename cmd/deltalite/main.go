@@ -33,6 +33,10 @@ func newRoot() *cobra.Command {
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
+	// A mistyped flag names the help that lists the right ones.
+	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
+		return fmt.Errorf("%w (see %s --help)", err, c.CommandPath())
+	})
 	root.PersistentFlags().StringArray("storage-option", nil, "object store setting KEY=VALUE (repeatable; also read from the environment)")
 	root.AddCommand(newScanCmd(), newHistoryCmd(), newInspectCmd(), newCreateCmd(), newWriteCmd(), newUpsertCmd(), newDemoCmd())
 	return root

@@ -124,7 +124,7 @@ func TestCLICreateAndDemo(t *testing.T) {
 		t.Fatalf("second create succeeded")
 	}
 	out = mustRun(t, "demo", filepath.Join(t.TempDir(), "demo"))
-	for _, want := range []string{"rows_updated=500", "rows_inserted=300", "rows_deleted=100", "skipped=true", "MERGE", "evt-0030000"} {
+	for _, want := range []string{"rows_updated=500", "rows_inserted=300", "rows_deleted=100", "skipped=true", "MERGE", "evt-0030000", "try:   go run ./cmd/deltalite scan "} {
 		if !strings.Contains(out, want) {
 			t.Errorf("demo output lacks %q:\n%s", want, out)
 		}
