@@ -3,10 +3,16 @@
 #   make test         the full suite: installs the test peers (scripts/setup-test-env.sh),
 #                     then runs every test with the peers required
 #   make test-short   go test without the peers (tests that need them skip)
+#   Both end with a table of the skipped tests and why (internal/testkit/testsummary);
+#   make test fails when a test skips for a missing peer or test server.
 #   make lint         gofmt, go vet, staticcheck
 #   make build        static binary bin/deltalite
 #   make bench        the benchmark against delta-rs (bench/run.sh, BENCH_ARGS=...)
 #   make bench-go     Go micro-benchmarks (BENCH=regexp, PKG=packages)
+
+# bash with pipefail: go test's exit status must survive the pipe into the summary.
+SHELL         := bash
+.SHELLFLAGS   := -o pipefail -c
 
 GO            ?= go
 PKG           ?= ./...
@@ -18,19 +24,28 @@ BENCH_FLAGS   ?= -benchmem
 STATICCHECK_VERSION := v0.8.2
 CACHE_BIN     := $(CURDIR)/.cache/bin
 STATICCHECK   := $(CACHE_BIN)/staticcheck
+TESTSUMMARY   := $(CACHE_BIN)/testsummary
+# The skip messages of internal/peers and internal/testservers (SkipPrefix):
+# with the peers installed by setup, such a skip means a broken environment.
+REQUIRED_SKIPS := -fail-on-skip-prefix 'missing peer: ' -fail-on-skip-prefix 'missing test server: '
 
-.PHONY: all test test-short setup lint fmt-check vet staticcheck build bench bench-go clean
+.PHONY: all test test-short testsummary setup lint fmt-check vet staticcheck build bench bench-go clean
 
 all: build
 
 setup:
 	scripts/setup-test-env.sh
 
-test: setup
-	DELTALITE_REQUIRE_PEERS=1 DELTALITE_REQUIRE_CLOUD_SERVERS=1 $(GO) test -timeout $(TEST_TIMEOUT) $(TEST_FLAGS) $(PKG)
+test: setup testsummary
+	DELTALITE_REQUIRE_PEERS=1 DELTALITE_REQUIRE_CLOUD_SERVERS=1 $(GO) test -json -timeout $(TEST_TIMEOUT) $(TEST_FLAGS) $(PKG) \
+		| $(TESTSUMMARY) $(REQUIRED_SKIPS)
 
-test-short:
-	DELTALITE_REQUIRE_PEERS=0 $(GO) test -short -timeout 15m $(TEST_FLAGS) $(PKG)
+test-short: testsummary
+	DELTALITE_REQUIRE_PEERS=0 $(GO) test -json -short -timeout 15m $(TEST_FLAGS) $(PKG) | $(TESTSUMMARY)
+
+# Always rebuilt: go build's cache makes that a fraction of a second.
+testsummary:
+	$(GO) build -o $(TESTSUMMARY) ./internal/testkit/testsummary
 
 lint: fmt-check vet staticcheck
 

@@ -16,6 +16,11 @@ const modulePath = "github.com/deltalite-go/deltalite"
 // SetupHint is what to run when a peer is missing.
 const SetupHint = "run scripts/setup-test-env.sh"
 
+// SkipPrefix starts the message of every skip for a missing peer, so that a
+// run that must have the peers (make test) can tell those skips from others
+// and fail on them (internal/testkit/testsummary -fail-on-skip-prefix).
+const SkipPrefix = "missing peer: "
+
 // Required reports whether missing peers fail tests instead of skipping
 // them: DELTALITE_REQUIRE_PEERS=1 (or true), as CI sets it.
 func Required() bool {
@@ -31,7 +36,7 @@ func Missing(t testing.TB, format string, args ...any) {
 	if Required() {
 		t.Fatalf("%s (DELTALITE_REQUIRE_PEERS is set, so this is a failure; %s)", msg, SetupHint)
 	}
-	t.Skipf("%s; %s", msg, SetupHint)
+	t.Skipf("%s%s; %s", SkipPrefix, msg, SetupHint)
 }
 
 var root struct {

@@ -17,6 +17,11 @@ import (
 // setupHint is the command that installs the servers.
 const setupHint = "scripts/cloud-servers.sh install"
 
+// SkipPrefix starts the message of every skip for a missing server, so that
+// a run that must have the servers (make test) can tell those skips from
+// others and fail on them (internal/testkit/testsummary -fail-on-skip-prefix).
+const SkipPrefix = "missing test server: "
+
 // requireEnv makes a missing server a failure instead of a skip.
 const requireEnv = "DELTALITE_REQUIRE_CLOUD_SERVERS"
 
@@ -66,7 +71,7 @@ func missing(t testing.TB, what string) {
 	if os.Getenv(requireEnv) != "" {
 		t.Fatal(msg + "; " + requireEnv + " is set, so this is a failure")
 	}
-	t.Skip(msg)
+	t.Skip(SkipPrefix + msg)
 }
 
 // repoRoot finds the module root from the working directory (tests run in
