@@ -32,7 +32,7 @@ func newSink(format string, w io.Writer, sc *arrow.Schema) (recordSink, error) {
 	case "table":
 		return &gridSink{w: tabwriter.NewWriter(w, 0, 4, 2, ' ', 0), schema: sc}, nil
 	case "csv":
-		return &csvSink{w: csv.NewWriter(w, sc, csv.WithHeader(true), csv.WithNullWriter(""))}, nil
+		return &csvSink{w: csv.NewWriter(w, sc, csv.WithHeader(true), csv.WithNullWriter("")), schema: sc}, nil
 	case "ndjson", "json":
 		return &ndjsonSink{enc: json.NewEncoder(w)}, nil
 	case "parquet":
@@ -83,10 +83,25 @@ func (g *gridSink) Close() error {
 	return g.w.Flush()
 }
 
-type csvSink struct{ w *csv.Writer }
+type csvSink struct {
+	w      *csv.Writer
+	schema *arrow.Schema
+	wrote  bool
+}
 
-func (c *csvSink) Write(rec arrow.RecordBatch) error { return c.w.Write(rec) }
-func (c *csvSink) Close() error                      { c.w.Flush(); return c.w.Error() }
+func (c *csvSink) Write(rec arrow.RecordBatch) error { c.wrote = true; return c.w.Write(rec) }
+
+func (c *csvSink) Close() error {
+	if !c.wrote { // an empty result still has its header
+		empty := array.NewRecordBatch(c.schema, nil, 0)
+		defer empty.Release()
+		if err := c.w.Write(empty); err != nil {
+			return err
+		}
+	}
+	c.w.Flush()
+	return c.w.Error()
+}
 
 type ndjsonSink struct{ enc *json.Encoder }
 
