@@ -215,7 +215,7 @@ func (t *Table) FileURIs() []string {
 		if err != nil {
 			p = f.Path
 		}
-		if strings.Contains(p, "://") || strings.HasPrefix(p, "/") {
+		if protocol.HasScheme(p) || strings.HasPrefix(p, "/") {
 			out[i] = p
 		} else {
 			out[i] = root + "/" + p

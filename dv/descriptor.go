@@ -3,9 +3,6 @@ package dv
 import (
 	"encoding/hex"
 	"fmt"
-	"net/url"
-	"path"
-	"strings"
 
 	"github.com/deltalite-go/deltalite/internal/errs"
 	"github.com/deltalite-go/deltalite/protocol"
@@ -75,49 +72,17 @@ func formatUUID(b []byte) string {
 	return h[0:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:32]
 }
 
-// absoluteKey maps an absolute DV URI onto a key of the store rooted at root.
-// Both are compared decoded and cleaned, so "root/../x" cannot escape.
+// absoluteKey maps an absolute ("p") descriptor path onto a key of the
+// store rooted at root, by protocol.ObjectKey's rule.
 func absoluteKey(root, p string) (string, error) {
-	u, err := url.Parse(p)
+	if !protocol.HasScheme(p) {
+		return "", errs.New(errs.CorruptTable, p, "absolute deletion vector path has no URI scheme")
+	}
+	key, err := protocol.ObjectKey(root, p)
 	if err != nil {
-		return "", errs.Wrap(errs.CorruptTable, p, err, "deletion vector path is not a valid URI")
-	}
-	r, err := url.Parse(root)
-	if err != nil {
-		return "", errs.Wrap(errs.Internal, root, err, "store URL is not a valid URI")
-	}
-	if u.Scheme == "" || normScheme(u.Scheme) != normScheme(r.Scheme) || normHost(u) != normHost(r) {
-		return "", errs.New(errs.CorruptTable, p, "deletion vector lies outside the table root %s", root)
-	}
-	dir := path.Clean("/" + r.Path)
-	file := path.Clean("/" + u.Path)
-	rel, ok := strings.CutPrefix(file, strings.TrimSuffix(dir, "/")+"/")
-	if !ok || rel == "" {
-		return "", errs.New(errs.CorruptTable, p, "deletion vector lies outside the table root %s", root)
-	}
-	key, err := storage.CleanKey(rel)
-	if err != nil {
-		return "", errs.Wrap(errs.CorruptTable, p, err, "deletion vector lies outside the table root %s", root)
+		return "", errs.Wrap(errs.CorruptTable, p, err, "deletion vector path is not a file of the table")
 	}
 	return key, nil
-}
-
-// normScheme treats the Hadoop aliases of S3 as S3.
-func normScheme(s string) string {
-	s = strings.ToLower(s)
-	switch s {
-	case "s3a", "s3n":
-		return "s3"
-	}
-	return s
-}
-
-func normHost(u *url.URL) string {
-	h := strings.ToLower(u.Host)
-	if strings.EqualFold(u.Scheme, "file") && h == "localhost" {
-		return ""
-	}
-	return h
 }
 
 // InlineDescriptor returns an inline ("i") descriptor holding b, for small

@@ -1,9 +1,6 @@
 package upsert
 
 import (
-	"net/url"
-	"strings"
-
 	"github.com/deltalite-go/deltalite/protocol"
 	"github.com/deltalite-go/deltalite/schema"
 	"github.com/deltalite-go/deltalite/snapshot"
@@ -44,34 +41,10 @@ func (o oneFile) PartitionColumns() []string { return o.snap.PartitionColumns() 
 func (o oneFile) ColumnMapping() schema.Mode { return o.snap.ColumnMapping() }
 func (o oneFile) Files() []*protocol.Add     { return []*protocol.Add{o.add} }
 
-// objectKey resolves an add path to the object key of the data file; ok
-// is false for a path it cannot resolve safely (scan then reports why).
+// objectKey resolves an add path to the object key of the data file by
+// protocol.ObjectKey's rule; ok is false for a path it cannot resolve
+// safely (scan then reports why).
 func objectKey(st storage.Store, p string) (string, bool) {
-	rel := p
-	if i := strings.Index(p, "://"); i > 0 || strings.HasPrefix(p, "file:") {
-		u, err := url.Parse(p)
-		if err != nil {
-			return "", false
-		}
-		root, err := url.Parse(st.URL())
-		if err != nil || !strings.EqualFold(u.Scheme, root.Scheme) || u.Host != root.Host {
-			return "", false
-		}
-		prefix := strings.TrimSuffix(root.Path, "/") + "/"
-		if !strings.HasPrefix(u.Path, prefix) {
-			return "", false
-		}
-		rel = u.Path[len(prefix):]
-	} else {
-		d, err := protocol.DecodePath(p)
-		if err != nil {
-			return "", false
-		}
-		rel = d
-	}
-	key, err := storage.CleanKey(rel)
-	if err != nil {
-		return "", false
-	}
-	return key, true
+	key, err := protocol.ObjectKey(st.URL(), p)
+	return key, err == nil
 }

@@ -6,7 +6,6 @@ import (
 	"context"
 	"errors"
 	"io"
-	"net/url"
 	"path"
 	"strings"
 
@@ -90,17 +89,15 @@ func sidecarKey(st storage.Store, checkpointKey, p string) (string, error) {
 	if err != nil {
 		return "", errs.Wrap(errs.CorruptTable, checkpointKey, err, "invalid sidecar path")
 	}
-	if u, perr := url.Parse(p); perr == nil && u.Scheme != "" {
-		root := strings.TrimSuffix(st.URL(), "/") + "/"
-		abs := u.String()
-		if !strings.HasPrefix(abs, root) {
-			return "", errs.New(errs.UnsupportedTable, checkpointKey, "sidecar %s is outside the table", p)
+	if protocol.HasScheme(p) {
+		key, err := protocol.ObjectKey(st.URL(), p)
+		if errors.Is(err, protocol.ErrOutsideRoot) {
+			return "", errs.Wrap(errs.UnsupportedTable, checkpointKey, err, "sidecar %s is outside the table", p)
 		}
-		dec, err = protocol.DecodePath(strings.TrimPrefix(abs, root))
 		if err != nil {
 			return "", errs.Wrap(errs.CorruptTable, checkpointKey, err, "invalid sidecar path")
 		}
-		return cleanKey(checkpointKey, dec)
+		return key, nil
 	}
 	return cleanKey(checkpointKey, path.Join(path.Dir(checkpointKey), "_sidecars", dec))
 }
