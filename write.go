@@ -238,9 +238,9 @@ func newTable(uri, id string, sc *schema.Struct, o newTableOptions) (*protocol.M
 	if err != nil {
 		return nil, nil, errs.Wrap(errs.InvalidArgument, uri, err, "partition columns")
 	}
-	props := maps.Clone(o.Properties)
-	if props == nil {
-		props = map[string]string{}
+	props, features, err := checkProperties(uri, o.Properties)
+	if err != nil {
+		return nil, nil, err
 	}
 	mode, err := schema.ParseMode(props[protocol.PropColumnMappingMode])
 	if err != nil {
@@ -249,7 +249,7 @@ func newTable(uri, id string, sc *schema.Struct, o newTableOptions) (*protocol.M
 	if mode != schema.MappingNone {
 		props[protocol.PropColumnMappingMaxID] = fmt.Sprint(schema.AssignColumnMapping(sc, 0))
 	}
-	p := protocol.MinimalProtocol(protocol.RequiredFeatures(sc, props))
+	p := protocol.MinimalProtocol(append(protocol.RequiredFeatures(sc, props), features...))
 	if bad := protocol.UnsupportedReaderFeatures(&p); len(bad) > 0 {
 		return nil, nil, errs.New(errs.UnsupportedTable, uri, "the table would need %s, which this engine cannot read", strings.Join(bad, ", "))
 	}
@@ -269,6 +269,18 @@ func newTable(uri, id string, sc *schema.Struct, o newTableOptions) (*protocol.M
 		md.Description = &o.Description
 	}
 	return md, &p, nil
+}
+
+// checkProperties validates the table properties a write or create was
+// given (protocol.CheckProperties), before any file is written: it returns
+// the configuration to store and the table features the properties add.
+func checkProperties(uri string, props map[string]string) (map[string]string, []string, error) {
+	config, features, err := protocol.CheckProperties(props, txn.WritableFeature)
+	var e *errs.Error
+	if errors.As(err, &e) && e.Path == "" {
+		e.Path = uri
+	}
+	return config, features, err
 }
 
 // partitionColumns resolves the requested partition columns against the
@@ -341,21 +353,21 @@ func (w *writeJob) update() (*WriteResult, error) {
 	if err != nil {
 		return nil, errs.Wrap(errs.Internal, w.st.URL(), err, "table schema")
 	}
-	op := w.operation(snap)
-	if err := txn.CheckWritable(snap, op); err != nil {
-		return nil, err
-	}
 	if w.wo.Mode == ModeOverwrite && w.wo.ReplaceWhere != "" {
 		if err := w.planReplaceWhere(snap); err != nil {
 			return nil, err
 		}
-		op.Parameters["predicate"] = w.replaceWhere.pred.String()
+	}
+	op := w.operation(snap)
+	if err := txn.CheckWritable(snap, op); err != nil {
+		return nil, err
 	}
 	res := &WriteResult{Created: snap.IsEmpty()}
 	adds, err := w.writeFiles(target, md, res)
 	if err != nil {
 		return nil, err
 	}
+	op.RewritesRows = w.copiedRows > 0
 	if snap.IsEmpty() && len(adds) == 0 && op.Name == txn.OpWrite {
 		op = txn.Operation{Name: txn.OpCreateTable, Parameters: map[string]any{"partitionBy": md.PartitionColumns}}
 	}
@@ -393,7 +405,11 @@ func (w *writeJob) operation(snap *snapshot.Snapshot) txn.Operation {
 	if mode == "" {
 		mode = "ErrorIfExists"
 	}
-	return txn.Operation{Name: txn.OpWrite, Parameters: map[string]any{"mode": mode, "partitionBy": snap.PartitionColumns()}}
+	op := txn.Operation{Name: txn.OpWrite, Parameters: map[string]any{"mode": mode, "partitionBy": snap.PartitionColumns()}}
+	if w.replaceWhere != nil {
+		op.Parameters["predicate"] = w.replaceWhere.pred.String()
+	}
+	return op
 }
 
 // commit commits the written files to the table snap shows: with an
@@ -539,10 +555,11 @@ func (w *writeJob) replace() (*WriteResult, error) {
 	if err := txn.CheckWritable(w.snap, op); err != nil {
 		return nil, err
 	}
-	// Never downgrade the protocol: keep the old one when it is higher.
+	// Never downgrade the protocol: keep every old feature too.
 	old := w.snap.Protocol()
-	if old.MinReaderVersion > p.MinReaderVersion || old.MinWriterVersion > p.MinWriterVersion {
-		merged := protocol.MinimalProtocol(append(protocol.RequiredFeatures(mustSchema(md), md.Configuration), old.EffectiveWriterFeatures()...))
+	if old.MinReaderVersion > p.MinReaderVersion || old.MinWriterVersion > p.MinWriterVersion || len(protocol.DroppedFeatures(old, p)) > 0 {
+		merged := protocol.MinimalProtocol(slices.Concat(p.EffectiveWriterFeatures(), p.EffectiveReaderFeatures(),
+			old.EffectiveWriterFeatures(), old.EffectiveReaderFeatures()))
 		p = &merged
 	}
 	sc := mustSchema(md)

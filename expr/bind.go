@@ -8,6 +8,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 
+	"github.com/deltalite-go/deltalite/internal/editdist"
 	"github.com/deltalite-go/deltalite/internal/errs"
 	"github.com/deltalite-go/deltalite/schema"
 )
@@ -216,7 +217,7 @@ func (b *binder) unknownColumn(e *Column) error {
 				name = quoteIdent(name)
 			}
 			cands = append(cands, name)
-			if d := editDistance(strings.ToLower(f.Name), strings.ToLower(e.Parts[len(e.Parts)-1])); d < bestDist {
+			if d := editdist.Distance(strings.ToLower(f.Name), strings.ToLower(e.Parts[len(e.Parts)-1])); d < bestDist {
 				best, bestDist = name, d
 			}
 		}
@@ -229,27 +230,6 @@ func (b *binder) unknownColumn(e *Column) error {
 		hint = "did you mean " + best + "? "
 	}
 	return errAt(e, "unknown column %s; %s(columns: %s)", e, hint, strings.Join(cands, ", "))
-}
-
-func editDistance(a, b string) int {
-	ra, rb := []rune(a), []rune(b)
-	prev := make([]int, len(rb)+1)
-	cur := make([]int, len(rb)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(ra); i++ {
-		cur[0] = i
-		for j := 1; j <= len(rb); j++ {
-			cost := 1
-			if ra[i-1] == rb[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(rb)]
 }
 
 func bindLiteral(e *Literal) (node, error) {

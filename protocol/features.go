@@ -81,6 +81,22 @@ func (p *Protocol) HasFeature(name string) bool {
 	return slices.Contains(p.EffectiveReaderFeatures(), name) || slices.Contains(p.EffectiveWriterFeatures(), name)
 }
 
+// DroppedFeatures lists the features of old that new no longer has.
+func DroppedFeatures(old, new *Protocol) []string {
+	var out []string
+	for _, f := range old.EffectiveWriterFeatures() {
+		if !slices.Contains(new.EffectiveWriterFeatures(), f) {
+			out = append(out, f)
+		}
+	}
+	for _, f := range old.EffectiveReaderFeatures() {
+		if !slices.Contains(new.EffectiveReaderFeatures(), f) {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
 // String renders the protocol as "r3/w7 [deletionVectors, ...]".
 func (p *Protocol) String() string {
 	s := fmt.Sprintf("r%d/w%d", p.MinReaderVersion, p.MinWriterVersion)

@@ -3,7 +3,6 @@ package protocol
 import (
 	"slices"
 	"sort"
-	"strings"
 
 	"github.com/deltalite-go/deltalite/schema"
 )
@@ -34,46 +33,20 @@ var featureInfo = map[string]struct {
 	"icebergCompatV2":     {false, 1, 7},
 }
 
-// RequiredFeatures lists the table features a new table with this schema
-// and these properties needs: from column types (timestamp_ntz) and from
-// delta.* properties (column mapping, deletion vectors, change data feed,
-// in-commit timestamps, append-only, checkpoint policy) and explicit
-// delta.feature.<name> = supported entries.
+// RequiredFeatures lists the table features a table with this schema and
+// these properties needs: from column types (timestamp_ntz), from delta.*
+// property values (tableProps: column mapping, deletion vectors, change
+// data feed, ...) and from delta.feature.<name> = supported entries.
 func RequiredFeatures(sc *schema.Struct, props map[string]string) []string {
-	set := map[string]bool{}
-	if hasType(sc, schema.TimestampNTZ) {
-		set["timestampNtz"] = true
+	var out []string
+	if sc != nil && hasType(sc, schema.TimestampNTZ) {
+		out = append(out, "timestampNtz")
 	}
-	on := func(k string) bool { return strings.EqualFold(strings.TrimSpace(props[k]), "true") }
-	if m := props[PropColumnMappingMode]; m == "name" || m == "id" {
-		set["columnMapping"] = true
-	}
-	if on(PropEnableDeletionVectors) {
-		set["deletionVectors"] = true
-	}
-	if on(PropEnableChangeDataFeed) {
-		set["changeDataFeed"] = true
-	}
-	if on(PropEnableInCommitTimestamps) {
-		set["inCommitTimestamp"] = true
-	}
-	if on(PropAppendOnly) {
-		set["appendOnly"] = true
-	}
-	if strings.EqualFold(props["delta.checkpointPolicy"], "v2") {
-		set["v2Checkpoint"] = true
-	}
-	for k, v := range props {
-		if name, ok := strings.CutPrefix(k, "delta.feature."); ok && strings.EqualFold(v, "supported") {
-			set[name] = true
-		}
-	}
-	out := make([]string, 0, len(set))
-	for f := range set {
-		out = append(out, f)
+	for _, r := range propertyFeatures(props) {
+		out = append(out, r.Feature)
 	}
 	sort.Strings(out)
-	return out
+	return slices.Compact(out)
 }
 
 func hasType(t schema.Type, name string) bool {

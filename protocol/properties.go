@@ -28,6 +28,10 @@ const (
 	PropColumnMappingMaxID         = "delta.columnMapping.maxColumnId"
 	PropEnableDeletionVectors      = "delta.enableDeletionVectors"
 	PropEnableChangeDataFeed       = "delta.enableChangeDataFeed"
+	PropEnableChangeDataCapture    = "delta.enableChangeDataCapture" // the legacy name of enableChangeDataFeed
+	PropEnableTypeWidening         = "delta.enableTypeWidening"
+	PropEnableRowTracking          = "delta.enableRowTracking"
+	PropCheckpointPolicy           = "delta.checkpointPolicy"
 )
 
 // Properties reads typed table properties with Delta's defaults.

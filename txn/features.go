@@ -52,14 +52,18 @@ var writerFeatures = map[string]func(*tableView) string{
 	},
 	// Without change data files, a commit's adds and removes are the
 	// change feed: right for appends and whole-file removes, wrong for
-	// operations that rewrite files keeping some of their rows.
+	// operations that rewrite files keeping some of their rows (readers
+	// would see the kept rows deleted and inserted again).
 	"changeDataFeed": func(v *tableView) string {
-		if !propOn(v.md, protocol.PropEnableChangeDataFeed) {
+		if !changeDataFeed(v.md) {
 			return ""
 		}
-		switch v.op.Name {
-		case OpDelete, OpUpdate, OpMerge:
+		switch {
+		case v.op.Name == OpDelete, v.op.Name == OpUpdate, v.op.Name == OpMerge:
 			return "changeDataFeed (delta.enableChangeDataFeed is true and " + v.op.Name + " would need change data files)"
+		case v.op.RewritesRows:
+			return "changeDataFeed (delta.enableChangeDataFeed is true and this " + v.op.Name +
+				" rewrites files keeping some of their rows, which needs change data files; replace whole files instead, e.g. with a predicate on partition columns only)"
 		}
 		return ""
 	},
@@ -76,6 +80,16 @@ var writerFeatures = map[string]func(*tableView) string{
 	"v2Checkpoint":        nil, // checkpoints carry checkpointMetadata (v2 content)
 	"inCommitTimestamp":   nil,
 	"vacuumProtocolCheck": nil,
+	// Type changes are recorded by the engine that widens; this one never
+	// widens a column, and reads widened files.
+	"typeWidening": nil,
+}
+
+// WritableFeature reports whether this engine honours the writer feature,
+// so that it may add it to a table's protocol.
+func WritableFeature(name string) bool {
+	_, ok := writerFeatures[name]
+	return ok
 }
 
 // CheckWritable refuses, with errs.UnsupportedTable naming each feature, a
@@ -127,6 +141,11 @@ func CheckProtocolWritable(p *protocol.Protocol, md *protocol.Metadata, op Opera
 
 func appendOnly(md *protocol.Metadata) bool {
 	return propOn(md, protocol.PropAppendOnly)
+}
+
+// changeDataFeed reads delta.enableChangeDataFeed or its legacy name.
+func changeDataFeed(md *protocol.Metadata) bool {
+	return propOn(md, protocol.PropEnableChangeDataFeed) || propOn(md, protocol.PropEnableChangeDataCapture)
 }
 
 // propOn reads a boolean table property that switches on a writer

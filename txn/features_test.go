@@ -145,9 +145,9 @@ func TestWriterFeatureRules(t *testing.T) {
 		{"cdf off merge", w7("changeDataFeed"), testSchema, map[string]string{protocol.PropEnableChangeDataFeed: "false"}, OpMerge, ""},
 		{"cdf typo counts as on", w7("changeDataFeed"), testSchema, map[string]string{protocol.PropEnableChangeDataFeed: "yes"}, OpUpdate, "changeDataFeed"},
 		{"every supported feature", w7("appendOnly", "invariants", "checkConstraints", "changeDataFeed", "generatedColumns", "columnMapping",
-			"deletionVectors", "timestampNtz", "domainMetadata", "v2Checkpoint", "inCommitTimestamp", "vacuumProtocolCheck", "identityColumns"),
+			"deletionVectors", "timestampNtz", "domainMetadata", "v2Checkpoint", "inCommitTimestamp", "vacuumProtocolCheck", "identityColumns", "typeWidening"),
 			testSchema, nil, OpMerge, ""},
-		{"unknown feature", w7("clustering", "typeWidening"), testSchema, nil, OpWrite, "clustering, typeWidening"},
+		{"unknown feature", w7("clustering", "rowTracking"), testSchema, nil, OpWrite, "clustering, rowTracking"},
 	}
 	for _, c := range cases {
 		md := newMetadata(tableSpec{props: c.conf})
@@ -192,5 +192,83 @@ func TestCDFAllowsWholeFileChanges(t *testing.T) {
 	tx.Add(removeAction(removeOf(f, true)), addAction(addIn("")))
 	if _, err := tx.Commit(ctx); err != nil {
 		t.Fatalf("overwrite with change data feed on: %v", err)
+	}
+}
+
+// TestSetPropertiesNeedsFeatures: a commit that sets table properties is
+// validated as Delta validates them, and a property that needs a feature
+// is refused unless the commit's protocol carries the feature (and this
+// engine can write it).
+func TestSetPropertiesNeedsFeatures(t *testing.T) {
+	ctx := context.Background()
+	st := storage.NewMemory()
+	snap := create(t, st, tableSpec{})
+	set := func(props map[string]string, p *protocol.Protocol) error {
+		md := *snap.Metadata()
+		md.Configuration = props
+		tx := Begin(snap, Operation{Name: OpSetProperties}, fast())
+		if p != nil {
+			tx.Add(protocol.Action{Protocol: p})
+		}
+		tx.Add(protocol.Action{Metadata: &md})
+		_, err := tx.Commit(ctx)
+		return err
+	}
+	w7 := func(features ...string) *protocol.Protocol {
+		return &protocol.Protocol{MinReaderVersion: 1, MinWriterVersion: 7, WriterFeatures: append([]string{"appendOnly", "invariants"}, features...)}
+	}
+	refused := []struct {
+		props map[string]string
+		p     *protocol.Protocol
+		kind  error
+		want  string
+	}{
+		{map[string]string{protocol.PropEnableChangeDataFeed: "true"}, nil, errs.ErrInvalidArgument,
+			"table property delta.enableChangeDataFeed = true needs the changeDataFeed table feature, which the protocol r1/w2 lacks"},
+		{map[string]string{protocol.PropEnableRowTracking: "true"}, w7("rowTracking", "domainMetadata"), errs.ErrUnsupportedTable,
+			"delta.enableRowTracking = true needs the rowTracking table feature"},
+		{map[string]string{protocol.PropAppendOnly: "maybe"}, nil, errs.ErrInvalidArgument, `delta.appendOnly = "maybe" is not valid: use true or false`},
+		{map[string]string{"delta.nope": "1"}, nil, errs.ErrInvalidArgument, "unknown table property delta.nope"},
+	}
+	for _, c := range refused {
+		if err := set(c.props, c.p); !errors.Is(err, c.kind) || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%v: want %v naming %q, got %v", c.props, c.kind, c.want, err)
+		}
+	}
+	if v := load(t, st).Version(); v != 0 {
+		t.Fatalf("a refused commit landed: version %d", v)
+	}
+	if err := set(map[string]string{protocol.PropEnableChangeDataFeed: "true", protocol.PropEnableTypeWidening: "true", "owner": "x"},
+		&protocol.Protocol{MinReaderVersion: 3, MinWriterVersion: 7, ReaderFeatures: []string{"typeWidening"},
+			WriterFeatures: []string{"appendOnly", "invariants", "changeDataFeed", "typeWidening"}}); err != nil {
+		t.Fatalf("properties with their features: %v", err)
+	}
+	if got := load(t, st).Properties(); got[protocol.PropEnableTypeWidening] != "true" || got["owner"] != "x" {
+		t.Fatalf("properties %v", got)
+	}
+}
+
+// TestChangeDataFeedRefusesRowRewrites: a commit marked as rewriting rows
+// is refused when change data feed is on (legacy key included), at the
+// check before writing and at commit.
+func TestChangeDataFeedRefusesRowRewrites(t *testing.T) {
+	ctx := context.Background()
+	for _, key := range []string{protocol.PropEnableChangeDataFeed, protocol.PropEnableChangeDataCapture} {
+		st := storage.NewMemory()
+		f := addIn("")
+		snap := create(t, st, tableSpec{proto: &protocol.Protocol{MinReaderVersion: 1, MinWriterVersion: 4}, props: map[string]string{key: "true"}}, f)
+		op := Operation{Name: OpWrite, Parameters: map[string]any{"mode": "Overwrite", "predicate": "id = 1"}, RewritesRows: true}
+		if err := CheckWritable(snap, op); !errors.Is(err, errs.ErrUnsupportedTable) || !strings.Contains(err.Error(), "delta.enableChangeDataFeed is true") {
+			t.Errorf("%s: check: %v", key, err)
+		}
+		tx := Begin(snap, op, fast())
+		tx.ReadFiles(f)
+		tx.Add(removeAction(removeOf(f, true)), addAction(addIn("")))
+		if _, err := tx.Commit(ctx); !errors.Is(err, errs.ErrUnsupportedTable) || !strings.Contains(err.Error(), "keeping some of their rows") {
+			t.Errorf("%s: commit: %v", key, err)
+		}
+		if load(t, st).Version() != 0 {
+			t.Errorf("%s: a refused commit landed", key)
+		}
 	}
 }

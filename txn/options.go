@@ -14,6 +14,12 @@ import (
 type Operation struct {
 	Name       string
 	Parameters map[string]any
+	// RewritesRows marks a commit that removes files and adds back some
+	// of their rows (a replace-where that selects part of a file). Not
+	// written to the log; with change data feed on, such a commit needs
+	// change data files, which this engine does not write, so it is
+	// refused.
+	RewritesRows bool
 }
 
 // Operation names this engine writes, spelled as Spark and delta-rs do.

@@ -1,6 +1,7 @@
 package txn
 
 import (
+	"maps"
 	"slices"
 
 	"github.com/deltalite-go/deltalite/internal/errs"
@@ -56,8 +57,11 @@ func (t *Txn) validate() error {
 	if err := validateMetadata(md); err != nil {
 		return err
 	}
+	if err := t.checkPropertyChanges(md, p); err != nil {
+		return err
+	}
 	if t.snap != nil && p != t.snap.Protocol() {
-		if lost := droppedFeatures(t.snap.Protocol(), p); len(lost) > 0 {
+		if lost := protocol.DroppedFeatures(t.snap.Protocol(), p); len(lost) > 0 {
 			return invalid("the new protocol %s drops features %v of the table's %s; features are never removed", p, lost, t.snap.Protocol())
 		}
 	}
@@ -182,20 +186,36 @@ func validateMetadata(md *protocol.Metadata) error {
 	return nil
 }
 
-// droppedFeatures lists the features of old that new no longer has.
-func droppedFeatures(old, new *protocol.Protocol) []string {
-	var out []string
-	for _, f := range old.EffectiveWriterFeatures() {
-		if !slices.Contains(new.EffectiveWriterFeatures(), f) {
-			out = append(out, f)
+// checkPropertyChanges applies Delta's rules for table properties to those
+// the commit sets or changes (keys the engine maintains aside), and
+// requires the protocol to carry every feature they need: a property must
+// never be stored without its feature.
+func (t *Txn) checkPropertyChanges(md *protocol.Metadata, p *protocol.Protocol) error {
+	var prev map[string]string
+	if t.snap != nil {
+		if md == t.snap.Metadata() {
+			return nil
+		}
+		prev = t.snap.Metadata().Configuration
+	}
+	changed := map[string]string{}
+	for k, v := range md.Configuration {
+		if old, ok := prev[k]; (!ok || old != v) && !protocol.EngineMaintained(k) {
+			changed[k] = v
 		}
 	}
-	for _, f := range old.EffectiveReaderFeatures() {
-		if !slices.Contains(new.EffectiveReaderFeatures(), f) {
-			out = append(out, f)
+	if _, _, err := protocol.CheckProperties(changed, WritableFeature); err != nil {
+		return err
+	}
+	for _, k := range slices.Sorted(maps.Keys(changed)) {
+		for _, f := range protocol.RequiredFeatures(nil, map[string]string{k: changed[k]}) {
+			if !p.HasFeature(f) {
+				return invalid("table property %s = %s needs the %s table feature, which the protocol %s lacks: commit a protocol action with it",
+					k, changed[k], f, p)
+			}
 		}
 	}
-	return out
+	return nil
 }
 
 // derivedBlindAppend is Spark's rule: no declared reads and no file action
