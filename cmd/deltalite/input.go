@@ -1,18 +1,16 @@
 package main
 
 import (
-	"bufio"
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
-	"github.com/apache/arrow-go/v18/arrow/csv"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/apache/arrow-go/v18/parquet/file"
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
@@ -43,217 +41,200 @@ func inputFormat(path, explicit string) (string, error) {
 	return "", fmt.Errorf("cannot tell the format of %q from its extension: pass --input-format", path)
 }
 
-// openInput returns a record stream over an input file. For NDJSON, the
-// schema is inferred from the first lines, taking the types of like (the
-// table's schema, when it exists) for the columns it has.
-func openInput(ctx context.Context, path, format string, like *arrow.Schema) (array.RecordReader, func() error, error) {
-	var f *os.File
-	if path == "-" {
-		f = os.Stdin
-	} else {
-		var err error
-		if f, err = os.Open(path); err != nil {
-			return nil, nil, err
-		}
-	}
-	closeFn := f.Close
-	mem := memory.DefaultAllocator
-	switch format {
-	case "parquet":
-		var ra interface {
-			io.ReaderAt
-			io.Seeker
-		} = f
-		if path == "-" {
-			data, err := io.ReadAll(f)
-			if err != nil {
-				return nil, nil, err
-			}
-			ra = strings.NewReader(string(data))
-		}
-		pf, err := file.NewParquetReader(ra)
-		if err != nil {
-			f.Close()
-			return nil, nil, fmt.Errorf("%s: not a readable Parquet file: %w", path, err)
-		}
-		fr, err := pqarrow.NewFileReader(pf, pqarrow.ArrowReadProperties{BatchSize: 64 << 10, PreAllocBinaryData: true}, mem)
-		if err != nil {
-			f.Close()
-			return nil, nil, fmt.Errorf("%s: %w", path, err)
-		}
-		rr, err := fr.GetRecordReader(ctx, nil, nil)
-		if err != nil {
-			f.Close()
-			return nil, nil, fmt.Errorf("%s: %w", path, err)
-		}
-		return rr, func() error { pf.Close(); return closeFn() }, nil
-	case "csv":
-		r := csv.NewInferringReader(f, csv.WithHeader(true), csv.WithChunk(64<<10), csv.WithNullReader(true, ""), csv.WithAllocator(mem))
-		// The schema is known once the first chunk is read.
-		pr, err := peek(r)
-		if err != nil {
-			f.Close()
-			return nil, nil, fmt.Errorf("%s: %w", path, err)
-		}
-		return pr, closeFn, nil
-	case "ndjson":
-		br := bufio.NewReaderSize(f, 1<<20)
-		sc, err := inferJSONSchema(br, like)
-		if err != nil {
-			f.Close()
-			return nil, nil, fmt.Errorf("%s: %w", path, err)
-		}
-		r := array.NewJSONReader(br, sc, array.WithChunk(64<<10), array.WithAllocator(mem))
-		return r, closeFn, nil
-	}
-	return nil, nil, fmt.Errorf("unknown input format %q", format)
+// batchRows bounds the rows of one record batch read from CSV or NDJSON,
+// so memory does not grow with the input.
+const batchRows = 64 << 10
+
+// input is a record stream over an input file. CSV and NDJSON are read
+// twice: a first pass learns the schema from every row (and checks the
+// values of the table's columns), a second streams the batches.
+type input struct {
+	array.RecordReader
+	rows  int64 // rows in the input
+	close func() error
 }
 
-// inferJSONSchema looks at the first lines of an NDJSON stream (without
-// consuming them) and picks, per key in first-seen order, the type like
-// gives the column, else int64, float64, bool or string. Nested values of
-// columns like lacks need a schema: create the table first.
-func inferJSONSchema(br *bufio.Reader, like *arrow.Schema) (*arrow.Schema, error) {
-	known := func(k string) (arrow.Field, bool) {
-		if like == nil {
-			return arrow.Field{}, false
+// Close releases the stream and closes (or removes) the file.
+func (in *input) Close() error {
+	in.Release()
+	return in.close()
+}
+
+// openInput opens an input file ("-" for standard input). like is the
+// table's schema when the table exists: its columns are parsed as the
+// table has them, the other columns are inferred from the whole input.
+func openInput(ctx context.Context, path, format string, like *arrow.Schema) (*input, error) {
+	f, name, done, err := openFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var in *input
+	switch format {
+	case "parquet":
+		in, err = openParquet(ctx, f, name)
+	case "csv":
+		in, err = openCSV(f, name, like)
+	case "ndjson":
+		in, err = openNDJSON(f, name, like)
+	default:
+		err = fmt.Errorf("unknown input format %q", format)
+	}
+	if err != nil {
+		done()
+		return nil, err
+	}
+	in.close = done
+	return in, nil
+}
+
+// openFile opens path; standard input ("-") is first copied to a
+// temporary file, so it can be read twice, which done removes.
+func openFile(path string) (f *os.File, name string, done func() error, err error) {
+	if path != "-" {
+		if f, err = os.Open(path); err != nil {
+			return nil, "", nil, err
 		}
+		if st, err := f.Stat(); err == nil && st.IsDir() {
+			f.Close()
+			return nil, "", nil, fmt.Errorf("%s is a folder: --input takes a file", path)
+		}
+		return f, path, f.Close, nil
+	}
+	if f, err = os.CreateTemp("", "deltalite-stdin-*"); err != nil {
+		return nil, "", nil, fmt.Errorf("keeping standard input in a temporary file: %w", err)
+	}
+	done = func() error {
+		f.Close()
+		return os.Remove(f.Name())
+	}
+	if _, err = io.Copy(f, os.Stdin); err == nil {
+		_, err = f.Seek(0, io.SeekStart)
+	}
+	if err != nil {
+		done()
+		return nil, "", nil, fmt.Errorf("keeping standard input in a temporary file: %w", err)
+	}
+	return f, "standard input", done, nil
+}
+
+func openParquet(ctx context.Context, f *os.File, name string) (*input, error) {
+	pf, err := file.NewParquetReader(f)
+	if err != nil {
+		return nil, fmt.Errorf("%s: not a readable Parquet file: %w", name, err)
+	}
+	fr, err := pqarrow.NewFileReader(pf, pqarrow.ArrowReadProperties{BatchSize: batchRows, PreAllocBinaryData: true}, memory.DefaultAllocator)
+	if err != nil {
+		pf.Close()
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	rr, err := fr.GetRecordReader(ctx, nil, nil)
+	if err != nil {
+		pf.Close()
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	return &input{RecordReader: rr, rows: pf.NumRows()}, nil
+}
+
+// tableField finds the table's column named name, ignoring case as Delta
+// does.
+func tableField(like *arrow.Schema, name string) (arrow.Field, bool) {
+	if like != nil {
 		for _, f := range like.Fields() {
-			if strings.EqualFold(f.Name, k) {
+			if strings.EqualFold(f.Name, name) {
 				return f, true
 			}
 		}
-		return arrow.Field{}, false
 	}
-	peek, _ := br.Peek(1 << 20)
-	lines := strings.Split(string(peek), "\n")
-	if len(lines) > 1 && len(peek) == 1<<20 {
-		lines = lines[:len(lines)-1] // the last line may be cut
-	}
-	var order []string
-	kinds := map[string]string{}
-	for _, l := range lines {
-		l = strings.TrimSpace(l)
-		if l == "" {
-			continue
-		}
-		dec := json.NewDecoder(strings.NewReader(l))
-		dec.UseNumber()
-		var obj map[string]any
-		if err := dec.Decode(&obj); err != nil {
-			return nil, fmt.Errorf("line is not a JSON object: %.60s", l)
-		}
-		for k, v := range obj {
-			if _, ok := known(k); ok {
-				if _, seen := kinds[k]; !seen {
-					order = append(order, k)
-					kinds[k] = "table"
-				}
-				continue
-			}
-			if kind := jsonKind(v); kind == "nested" {
-				return nil, fmt.Errorf("key %q holds a nested value: create the table first (deltalite create --schema) so its schema is used", k)
-			}
-			if _, seen := kinds[k]; !seen {
-				order = append(order, k)
-				kinds[k] = ""
-			}
-			kinds[k] = widen(kinds[k], jsonKind(v))
-		}
-	}
-	if len(order) == 0 {
-		return nil, fmt.Errorf("no JSON objects to infer a schema from")
-	}
-	fields := make([]arrow.Field, len(order))
-	for i, k := range order {
-		if f, ok := known(k); ok {
-			fields[i] = arrow.Field{Name: k, Type: f.Type, Nullable: true}
-			continue
-		}
-		var t arrow.DataType = arrow.BinaryTypes.String
-		switch kinds[k] {
-		case "int":
-			t = arrow.PrimitiveTypes.Int64
-		case "float":
-			t = arrow.PrimitiveTypes.Float64
-		case "bool":
-			t = arrow.FixedWidthTypes.Boolean
-		}
-		fields[i] = arrow.Field{Name: k, Type: t, Nullable: true}
-	}
-	return arrow.NewSchema(fields, nil), nil
+	return arrow.Field{}, false
 }
 
-func jsonKind(v any) string {
-	switch x := v.(type) {
-	case nil:
-		return ""
-	case bool:
-		return "bool"
-	case json.Number:
-		if _, err := x.Int64(); err == nil {
-			return "int"
+// scratch holds builders the first pass appends the table's columns to,
+// only to check their values; it drops them every batchRows rows.
+type scratch struct {
+	builders []array.Builder
+	rows     int
+}
+
+func (s *scratch) add(t arrow.DataType) array.Builder {
+	b := array.NewBuilder(memory.DefaultAllocator, t)
+	s.builders = append(s.builders, b)
+	return b
+}
+
+func (s *scratch) endRow() {
+	if s.rows++; s.rows%batchRows == 0 {
+		for _, b := range s.builders {
+			b.NewArray().Release()
 		}
-		return "float"
-	case map[string]any, []any:
-		return "nested"
 	}
-	return "string"
 }
 
-func widen(a, b string) string {
-	switch {
-	case a == "" || a == b:
-		return b
-	case b == "":
-		return a
-	case (a == "int" && b == "float") || (a == "float" && b == "int"):
-		return "float"
+func (s *scratch) release() {
+	for _, b := range s.builders {
+		b.Release()
 	}
-	return "string"
 }
 
-// peeked replays a first batch read ahead (to learn the schema) and then
-// continues with the stream.
-type peeked struct {
-	array.RecordReader
-	first arrow.RecordBatch
-	cur   arrow.RecordBatch
-	sc    *arrow.Schema
+// batchReader is a RecordReader over rows that fill appends to a builder,
+// at most batchRows at a time.
+type batchReader struct {
+	refs atomic.Int64
+	sc   *arrow.Schema
+	bld  *array.RecordBuilder
+	fill func(*array.RecordBuilder) (int, error)
+	cur  arrow.RecordBatch
+	err  error
 }
 
-func peek(r array.RecordReader) (array.RecordReader, error) {
-	p := &peeked{RecordReader: r}
-	if r.Next() {
-		p.first = r.RecordBatch()
-		p.first.Retain()
-		p.sc = p.first.Schema()
-	} else if err := r.Err(); err != nil {
-		return nil, err
-	} else if p.sc = r.Schema(); p.sc == nil {
-		return nil, fmt.Errorf("the input is empty: no header to take a schema from")
-	}
-	return p, nil
+func newBatchReader(sc *arrow.Schema, fill func(*array.RecordBuilder) (int, error)) *batchReader {
+	r := &batchReader{sc: sc, bld: array.NewRecordBuilder(memory.DefaultAllocator, sc), fill: fill}
+	r.refs.Store(1)
+	return r
 }
 
-func (p *peeked) Schema() *arrow.Schema { return p.sc }
+func (r *batchReader) Retain() { r.refs.Add(1) }
 
-func (p *peeked) Next() bool {
-	if p.cur != nil && p.cur == p.first {
-		p.first.Release()
-		p.first = nil
+func (r *batchReader) Release() {
+	if r.refs.Add(-1) == 0 {
+		r.releaseCur()
+		r.bld.Release()
 	}
-	if p.first != nil {
-		p.cur = p.first
-		return true
+}
+
+func (r *batchReader) releaseCur() {
+	if r.cur != nil {
+		r.cur.Release()
+		r.cur = nil
 	}
-	if !p.RecordReader.Next() {
-		p.cur = nil
+}
+
+func (r *batchReader) Schema() *arrow.Schema { return r.sc }
+
+func (r *batchReader) Next() bool {
+	r.releaseCur()
+	if r.err != nil {
 		return false
 	}
-	p.cur = p.RecordReader.RecordBatch()
+	n, err := r.fill(r.bld)
+	if err != nil {
+		r.err = err
+		return false
+	}
+	if n == 0 {
+		return false
+	}
+	r.cur = r.bld.NewRecordBatch()
 	return true
 }
 
-func (p *peeked) RecordBatch() arrow.RecordBatch { return p.cur }
-func (p *peeked) Record() arrow.RecordBatch      { return p.cur }
+func (r *batchReader) RecordBatch() arrow.RecordBatch { return r.cur }
+func (r *batchReader) Record() arrow.RecordBatch      { return r.cur }
+func (r *batchReader) Err() error                     { return r.err }
+
+// rewind moves f back to its start for the second pass.
+func rewind(f *os.File, name string) error {
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
+		return fmt.Errorf("%s: reading it again: %w", name, err)
+	}
+	return nil
+}

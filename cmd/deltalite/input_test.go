@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -34,4 +35,199 @@ func TestCLIScanOfAFile(t *testing.T) {
 	if ents, _ := os.ReadDir(filepath.Dir(f)); len(ents) != 1 {
 		t.Fatalf("scan of a file changed its folder: %v", ents)
 	}
+}
+
+// listTree names every file under dir, to show a failed command changed
+// nothing on disk.
+func listTree(t *testing.T, dir string) []string {
+	t.Helper()
+	var out []string
+	filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			out = append(out, p)
+		}
+		return nil
+	})
+	return out
+}
+
+// TestCLINDJSONLateKey: a key first seen after the first MiB is a column
+// like any other, and refused like any other by an existing table.
+func TestCLINDJSONLateKey(t *testing.T) {
+	var b strings.Builder
+	for i := range 30000 {
+		fmt.Fprintf(&b, `{"id":%d,"name":"%s"}`+"\n", i, strings.Repeat("x", 40))
+	}
+	b.WriteString(`{"id":30000,"late":"S"}` + "\n")
+	late := writeFile(t, "late.ndjson", b.String())
+	table := filepath.Join(t.TempDir(), "t")
+	mustRun(t, "write", table, "--input", late)
+	out := mustRun(t, "scan", table, "--format", "csv")
+	if !strings.HasPrefix(out, "id,name,late\n") || !strings.HasSuffix(out, "\n30000,,S\n") {
+		t.Fatalf("the late key is lost: %s ... %s", out[:40], out[len(out)-100:])
+	}
+
+	// An existing table without the key refuses it wherever it sits.
+	early := writeFile(t, "early.ndjson", `{"id":1,"late":"S"}`+"\n"+`{"id":2,"name":"n"}`+"\n")
+	for _, in := range []string{late, early} {
+		other := filepath.Join(t.TempDir(), "t")
+		mustRun(t, "write", other, "--input", writeFile(t, "first.ndjson", `{"id":0,"name":"a"}`+"\n"))
+		before := listTree(t, other)
+		msg := mustFail(t, "write", other, "--input", in)
+		if !strings.Contains(msg, `"late"`) || !strings.Contains(msg, "--schema-mode merge") {
+			t.Errorf("%s: %q, want the column and the flag named", filepath.Base(in), msg)
+		}
+		if after := listTree(t, other); len(after) != len(before) {
+			t.Errorf("%s: a refused write changed the table: %v -> %v", filepath.Base(in), before, after)
+		}
+	}
+}
+
+// TestCLINDJSONKeyOrder: a new table's columns follow the file's first-seen
+// key order, which Spark's positional inserts depend on.
+func TestCLINDJSONKeyOrder(t *testing.T) {
+	in := writeFile(t, "order.ndjson", `{"zeta":1,"alpha":2,"mid":3,"beta":4}`+"\n"+`{"alpha":5,"omega":6,"gamma":7,"kappa":8}`+"\n")
+	table := filepath.Join(t.TempDir(), "t")
+	mustRun(t, "write", table, "--input", in)
+	out := mustRun(t, "scan", table, "--format", "csv")
+	if header := strings.SplitN(out, "\n", 2)[0]; header != "zeta,alpha,mid,beta,omega,gamma,kappa" {
+		t.Fatalf("column order %q", header)
+	}
+}
+
+// TestCLIInputTypes: inference sees every row, and an existing table's
+// schema decides how input values parse.
+func TestCLIInputTypes(t *testing.T) {
+	dir := t.TempDir()
+	// Integers beyond a long are decimal(38,0), not doubles.
+	big := filepath.Join(dir, "big")
+	mustRun(t, "write", big, "--input", writeFile(t, "big.ndjson", `{"n":1}`+"\n"+`{"n":12345678901234567890123}`+"\n"))
+	if out := mustRun(t, "inspect", big); !strings.Contains(out, "n: decimal(38,0)") {
+		t.Fatalf("big integers: %s", out)
+	}
+	if out := mustRun(t, "scan", big, "--format", "csv"); !strings.Contains(out, "\n12345678901234567890123\n") {
+		t.Fatalf("big integer value: %s", out)
+	}
+	for _, c := range []struct{ name, content, want string }{
+		{"huge.ndjson", `{"n":1}` + "\n" + `{"n":123456789012345678901234567890123456789}` + "\n", `huge.ndjson line 2, column n: 123456789012345678901234567890123456789 has more than 38 digits`},
+		{"mixed.ndjson", `{"a":1}` + "\n\n" + `{"a":"x"}` + "\n", `mixed.ndjson line 3, column a: a string, but line 1 has an integer`},
+		{"syntax.ndjson", `{"a":1}` + "\n" + `{"a":1,}` + "\n", `syntax.ndjson line 2, character 8: not valid JSON`},
+		{"array.ndjson", `[1,2]` + "\n", `array.ndjson line 1, character 2: a line must hold one JSON object`},
+		{"twice.ndjson", `{"a":1,"A":2}` + "\n", `twice.ndjson line 1: key "A" appears twice`},
+		{"fields.csv", "a,b\n1,2\n3\n", `fields.csv line 3: 1 fields, but the header has 2`},
+	} {
+		table := filepath.Join(dir, "t-"+c.name)
+		msg := mustFail(t, "write", table, "--input", writeFile(t, c.name, c.content))
+		if !strings.Contains(msg, c.want) {
+			t.Errorf("%s: %q, want %q", c.name, msg, c.want)
+		}
+		if _, err := os.Stat(table); !os.IsNotExist(err) {
+			t.Errorf("%s: a refused write left %s behind", c.name, table)
+		}
+	}
+
+	// The table's types: the string "5" is not a long, and a bad CSV cell
+	// names its file, line and column.
+	table := filepath.Join(dir, "scores")
+	mustRun(t, "write", table, "--input", writeFile(t, "ok.csv", "id,score,label\n1,1.5,a\n"))
+	for _, c := range []struct{ name, content, want string }{
+		{"s.ndjson", `{"id":2,"score":2.5}` + "\n" + `{"id":"5","score":1}` + "\n", `s.ndjson line 2, column id: the string "5" is not a long`},
+		{"n.ndjson", `{"id":2,"label":7}` + "\n", `n.ndjson line 1, column label: 7 is not a string`},
+		{"bad.csv", "id,score\n2,2.5\n3,notanumber\n", `bad.csv line 3, column score: "notanumber" is not a double`},
+		{"range.csv", "id,score\n99999999999999999999,1\n", `range.csv line 2, column id: 99999999999999999999 is out of range for a long`},
+	} {
+		before := listTree(t, table)
+		msg := mustFail(t, "write", table, "--input", writeFile(t, c.name, c.content))
+		if !strings.Contains(msg, c.want) || strings.Contains(msg, "strconv") {
+			t.Errorf("%s: %q, want %q", c.name, msg, c.want)
+		}
+		if after := listTree(t, table); len(after) != len(before) {
+			t.Errorf("%s: a refused write changed the table", c.name)
+		}
+	}
+	// A date-like CSV value appends to the table's string column.
+	mustRun(t, "write", table, "--input", writeFile(t, "date.csv", "id,label\n2,2026-01-02\n"))
+	if out := mustRun(t, "scan", table, "--format", "csv"); !strings.Contains(out, "2,,2026-01-02") {
+		t.Fatalf("date-like string: %s", out)
+	}
+	// Without a table, a CSV column of dates is a date column, and one
+	// value that is not a date makes it a string column, wherever it sits.
+	var b strings.Builder
+	b.WriteString("d\n")
+	for range 70000 {
+		b.WriteString("2026-01-01\n")
+	}
+	b.WriteString("soon\n")
+	mixed := filepath.Join(dir, "mixed")
+	mustRun(t, "write", mixed, "--input", writeFile(t, "mixed.csv", b.String()))
+	if out := mustRun(t, "inspect", mixed); !strings.Contains(out, "d: string") {
+		t.Fatalf("mixed CSV column: %s", out)
+	}
+}
+
+// TestCLIZeroRowInput: a header-only CSV (or an empty NDJSON) is an input
+// of no rows: create --like takes its header, write and upsert commit
+// nothing and say so.
+func TestCLIZeroRowInput(t *testing.T) {
+	dir := t.TempDir()
+	header := writeFile(t, "h.csv", "id,score\n")
+	empty := writeFile(t, "e.ndjson", "\n")
+	for _, args := range [][]string{
+		{"write", filepath.Join(dir, "w"), "--input", header},
+		{"write", filepath.Join(dir, "w2"), "--input", empty},
+		{"upsert", filepath.Join(dir, "u"), "--input", header, "--pk", "id"},
+	} {
+		out := mustRun(t, args...)
+		if !strings.Contains(out, "has no rows: nothing") {
+			t.Errorf("%v: %q", args, out)
+		}
+		if _, err := os.Stat(args[1]); !os.IsNotExist(err) {
+			t.Errorf("%v created %s", args, args[1])
+		}
+	}
+	// the same from standard input
+	withStdin(t, header)
+	if out := mustRun(t, "write", filepath.Join(dir, "s"), "--input", "-", "--input-format", "csv"); !strings.Contains(out, "standard input has no rows") {
+		t.Errorf("stdin: %q", out)
+	}
+	like := filepath.Join(dir, "like")
+	mustRun(t, "create", like, "--like", header)
+	if out := mustRun(t, "inspect", like); !strings.Contains(out, "id: string") || !strings.Contains(out, "score: string") {
+		t.Fatalf("create --like a header-only CSV: %s", out)
+	}
+	if msg := mustFail(t, "create", filepath.Join(dir, "none"), "--like", empty); !strings.Contains(msg, "no columns") {
+		t.Errorf("create --like an empty NDJSON: %q", msg)
+	}
+}
+
+// TestCLIStdinIsSpilled: standard input is read twice through a temporary
+// file, which is removed afterwards.
+func TestCLIStdinIsSpilled(t *testing.T) {
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp)
+	in := writeFile(t, "in.ndjson", `{"id":1}`+"\n"+`{"id":2,"late":true}`+"\n")
+	withStdin(t, in)
+	table := filepath.Join(t.TempDir(), "t")
+	mustRun(t, "write", table, "--input", "-", "--input-format", "ndjson")
+	if out := mustRun(t, "scan", table, "--format", "csv"); out != "id,late\n1,\n2,true\n" {
+		t.Fatalf("scan: %q", out)
+	}
+	if left, _ := os.ReadDir(tmp); len(left) != 0 {
+		t.Fatalf("temporary files left: %v", left)
+	}
+}
+
+// withStdin makes the file at path the standard input until the test ends.
+func withStdin(t *testing.T, path string) {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdin := os.Stdin
+	os.Stdin = f
+	t.Cleanup(func() {
+		os.Stdin = stdin
+		f.Close()
+	})
 }

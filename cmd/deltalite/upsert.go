@@ -55,18 +55,20 @@ exist yet is created from the input's schema (partitioned by --partition-by).`,
 				return err
 			}
 			var like *arrow.Schema
-			if err == nil && format == "ndjson" {
+			if err == nil {
 				like, _ = t.Schema()
 			}
-			rr, closeFn, err := openInput(ctx, input, format, like)
+			in, err := openInput(ctx, input, format, like)
 			if err != nil {
 				return err
 			}
-			defer closeFn()
-			defer rr.Release()
-			var src array.RecordReader = rr
+			defer in.Close()
+			if in.rows == 0 {
+				return noRows(cmd, input, asJSON, "nothing upserted")
+			}
+			var src array.RecordReader = in
 			if isTerminal(os.Stderr) {
-				p := newProgress(rr)
+				p := newProgress(in)
 				defer p.stop()
 				src = p
 			}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"strings"
@@ -43,14 +44,15 @@ from the schema of a data file (.parquet, .csv, .ndjson).`,
 				if err != nil {
 					return err
 				}
-				rr, closeFn, err := openInput(cmd.Context(), like, format, nil)
+				in, err := openInput(cmd.Context(), like, format, nil)
 				if err != nil {
 					return err
 				}
-				sc, err = schema.FromArrow(rr.Schema())
-				rr.Release()
-				closeFn()
-				if err != nil {
+				in.Close()
+				if in.Schema().NumFields() == 0 {
+					return fmt.Errorf("%s has no columns to take a schema from", like)
+				}
+				if sc, err = schema.FromArrow(in.Schema()); err != nil {
 					return fmt.Errorf("%s: %w", like, err)
 				}
 			}
@@ -109,22 +111,22 @@ func newWriteCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			// NDJSON parses with the table's schema when the table exists.
+			// Text input parses with the table's schema when the table exists.
 			var like *arrow.Schema
-			if format == "ndjson" {
-				if t, err := deltalite.Open(cmd.Context(), args[0], deltalite.WithStorageOptions(so)); err == nil {
-					like, _ = t.Schema()
-				}
+			if t, err := deltalite.Open(cmd.Context(), args[0], deltalite.WithStorageOptions(so)); err == nil {
+				like, _ = t.Schema()
 			}
-			rr, closeFn, err := openInput(cmd.Context(), input, format, like)
+			in, err := openInput(cmd.Context(), input, format, like)
 			if err != nil {
 				return err
 			}
-			defer closeFn()
-			defer rr.Release()
-			var src array.RecordReader = rr
+			defer in.Close()
+			if in.rows == 0 {
+				return noRows(cmd, input, asJSON, "nothing written")
+			}
+			var src array.RecordReader = in
 			if isTerminal(os.Stderr) {
-				p := newProgress(rr)
+				p := newProgress(in)
 				defer p.stop()
 				src = p
 			}
@@ -138,7 +140,7 @@ func newWriteCmd() *cobra.Command {
 				CommitMetadata: anyMap(metadata),
 			}, deltalite.WithStorageOptions(so))
 			if err != nil {
-				return err
+				return withSchemaModeHint(err, schemaMode)
 			}
 			out := cmd.OutOrStdout()
 			if asJSON {
@@ -175,6 +177,31 @@ func newWriteCmd() *cobra.Command {
 	f.StringVar(&compression, "compression", "snappy", "snappy or zstd")
 	f.BoolVar(&asJSON, "json", false, "print the result as JSON")
 	return cmd
+}
+
+// noRows reports an input without rows: there is nothing to commit, so
+// no commit is made (and no table created).
+func noRows(cmd *cobra.Command, input string, asJSON bool, what string) error {
+	if input == "-" {
+		input = "standard input"
+	}
+	reason := input + " has no rows"
+	if asJSON {
+		return json.NewEncoder(cmd.OutOrStdout()).Encode(map[string]any{"skipped": true, "reason": reason})
+	}
+	fmt.Fprintf(cmd.OutOrStdout(), "%s: %s, the table is unchanged\n", reason, what)
+	return nil
+}
+
+// withSchemaModeHint names the flags that let a write change the table's
+// schema when the input's columns do not fit it.
+func withSchemaModeHint(err error, schemaMode string) error {
+	msg := err.Error()
+	if schemaMode != "" || !errors.Is(err, deltalite.ErrSchemaMismatch) ||
+		!strings.Contains(msg, "not in the table") && !strings.Contains(msg, "cannot cast") {
+		return err
+	}
+	return fmt.Errorf("%w: pass --schema-mode merge to add the new columns to the table, or --mode overwrite --schema-mode overwrite to replace its schema", err)
 }
 
 func keyValues(flag string, kvs []string) (map[string]string, error) {
