@@ -2,8 +2,9 @@
 // PROTOCOL.md, their JSON form, the log segment (which commit and checkpoint
 // files make up a version), action reconciliation and table features.
 //
-// It must never read table data files, and it does I/O only through the
-// storage.Store it is handed.
+// It does no I/O at all (its subpackage checkpoint neither): snapshot reads
+// the log and txn writes it. Its one import of storage is the pure key rule
+// storage.CleanKey.
 package protocol
 
 import (

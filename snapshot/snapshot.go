@@ -15,7 +15,6 @@ import (
 
 	"github.com/deltalite-go/deltalite/internal/errs"
 	"github.com/deltalite-go/deltalite/protocol"
-	"github.com/deltalite-go/deltalite/protocol/checkpoint"
 	"github.com/deltalite-go/deltalite/schema"
 	"github.com/deltalite-go/deltalite/storage"
 )
@@ -62,7 +61,7 @@ func LoadVersion(ctx context.Context, st storage.Store, v int64) (*Snapshot, err
 }
 
 func applyCheckpoint(ctx context.Context, st storage.Store, seg *segment, state *protocol.State) error {
-	err := checkpoint.Read(ctx, st, seg.checkpoint, func(a protocol.Action) error {
+	err := readCheckpoint(ctx, st, seg.checkpoint, func(a protocol.Action) error {
 		state.Apply(&a)
 		return nil
 	})

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/deltalite-go/deltalite/internal/errs"
 	"github.com/deltalite-go/deltalite/protocol"
 	"github.com/deltalite-go/deltalite/protocol/checkpoint"
 	"github.com/deltalite-go/deltalite/snapshot"
@@ -61,7 +62,7 @@ func WriteCheckpoint(ctx context.Context, snap *snapshot.Snapshot, now time.Time
 	if err != nil {
 		return fmt.Errorf("checkpoint %d: %w", v, err)
 	}
-	lc, err := checkpoint.Write(ctx, st, v, actions, opt)
+	lc, err := PutCheckpoint(ctx, st, v, actions, opt)
 	if err != nil {
 		return fmt.Errorf("checkpoint %d: %w", v, err)
 	}
@@ -79,4 +80,31 @@ func WriteCheckpoint(ctx context.Context, snap *snapshot.Snapshot, now time.Time
 		return fmt.Errorf("checkpoint %d written, but not _last_checkpoint: %w", v, err)
 	}
 	return nil
+}
+
+// PutCheckpoint stores the classic checkpoint file of version, encoded from
+// already reconciled actions by checkpoint.Encode, durably (a checkpoint
+// lost to a power loss would still be listed, and refused, so it is synced
+// as commits are). It is written with Put semantics, so rewriting an
+// identical checkpoint is harmless; nothing is left behind on failure. It
+// returns the _last_checkpoint content to store for it.
+func PutCheckpoint(ctx context.Context, st storage.Store, version int64, actions []protocol.Action, opt checkpoint.WriteOptions) (checkpoint.LastCheckpoint, error) {
+	key := protocol.CheckpointKey(version)
+	obj, err := storage.Create(ctx, st, key)
+	if err != nil {
+		return checkpoint.LastCheckpoint{}, errs.Wrap(errs.Internal, key, err, "storing checkpoint")
+	}
+	lc, err := checkpoint.Encode(ctx, obj, version, actions, opt)
+	if err != nil {
+		obj.Abort()
+		return checkpoint.LastCheckpoint{}, err
+	}
+	err = obj.Commit()
+	if err == nil {
+		err = storage.Sync(ctx, st, key)
+	}
+	if err != nil {
+		return checkpoint.LastCheckpoint{}, errs.Wrap(errs.Internal, key, err, "storing checkpoint")
+	}
+	return lc, nil
 }

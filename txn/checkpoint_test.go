@@ -128,7 +128,12 @@ func TestCheckpointV2Table(t *testing.T) {
 	snap := create(t, st, tableSpec{proto: p, props: map[string]string{protocol.PropCheckpointInterval: "2"}})
 	appendN(t, snap, 2, Options{})
 	kinds := map[string]int{}
-	err := checkpoint.Read(ctx, st, []storage.ObjectInfo{{Key: protocol.CheckpointKey(2)}}, func(a protocol.Action) error {
+	f, err := st.Open(ctx, protocol.CheckpointKey(2))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	_, err = checkpoint.Decode(ctx, st.URL(), protocol.CheckpointKey(2), f, func(a protocol.Action) error {
 		switch {
 		case a.CheckpointMetadata != nil:
 			kinds["checkpointMetadata"]++

@@ -14,7 +14,7 @@ func BenchmarkReadSmallCheckpoint(b *testing.B) {
 	parts := checkpointParts(b, root, 2)
 	b.ReportAllocs()
 	for b.Loop() {
-		if err := Read(context.Background(), st, parts, func(protocol.Action) error { return nil }); err != nil {
+		if err := readStore(context.Background(), st, parts, func(protocol.Action) error { return nil }); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -57,7 +57,7 @@ func BenchmarkReadLargeCheckpoint(b *testing.B) {
 			opt, _ := OptionsFor(actions[1].Metadata)
 			opt.WriteStatsAsJSON = mode == "json"
 			opt.WriteStatsAsStruct = mode == "struct"
-			lc, err := Write(context.Background(), st, 100, actions, opt)
+			lc, err := writeStore(context.Background(), st, 100, actions, opt)
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -67,7 +67,7 @@ func BenchmarkReadLargeCheckpoint(b *testing.B) {
 			b.ResetTimer()
 			for b.Loop() {
 				adds := 0
-				err := Read(context.Background(), st, parts, func(a protocol.Action) error {
+				err := readStore(context.Background(), st, parts, func(a protocol.Action) error {
 					if a.Add != nil {
 						adds++
 					}
@@ -88,7 +88,7 @@ func BenchmarkWriteLargeCheckpoint(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		st := storage.NewMemory()
-		if _, err := Write(context.Background(), st, 100, actions, opt); err != nil {
+		if _, err := writeStore(context.Background(), st, 100, actions, opt); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -20,7 +20,7 @@ func readBytes(t *testing.T, key string, data []byte) error {
 	if err := st.Put(context.Background(), key, bytes.NewReader(data)); err != nil {
 		t.Fatal(err)
 	}
-	return Read(context.Background(), st, []storage.ObjectInfo{{Key: key, Size: int64(len(data))}}, func(protocol.Action) error { return nil })
+	return readStore(context.Background(), st, []storage.ObjectInfo{{Key: key, Size: int64(len(data))}}, func(protocol.Action) error { return nil })
 }
 
 func wantCorrupt(t *testing.T, what, key string, err error) {
@@ -79,7 +79,7 @@ func TestReadDamagedParquet(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	err = Read(context.Background(), st, []storage.ObjectInfo{{Key: key}}, func(protocol.Action) error { return nil })
+	err = readStore(context.Background(), st, []storage.ObjectInfo{{Key: key}}, func(protocol.Action) error { return nil })
 	wantCorrupt(t, "half on disk", key, err)
 }
 

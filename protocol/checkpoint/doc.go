@@ -9,8 +9,9 @@
 // already reconciled actions into one classic checkpoint file.
 //
 // The package never reconciles actions (that is the log replay's job), never
-// decides which checkpoint to use, and never reads table data files. It does
-// I/O only through the storage.Store it is handed, and every failure it
-// returns is an *errs.Error naming the file involved: a damaged checkpoint is
-// an errs.CorruptTable error, never a panic.
+// decides which checkpoint to use, never reads table data files, and does no
+// I/O: it decodes the files its caller opened (snapshot) and encodes into the
+// writer its caller stores (txn). Every failure it returns is an *errs.Error
+// naming the file involved: a damaged checkpoint is an errs.CorruptTable
+// error, never a panic.
 package checkpoint

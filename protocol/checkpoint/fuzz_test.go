@@ -34,7 +34,7 @@ func FuzzReadParquet(f *testing.F) {
 		if err := st.PutIfAbsent(context.Background(), key, data); err != nil {
 			t.Fatal(err)
 		}
-		err := Read(context.Background(), st, []storage.ObjectInfo{{Key: key}}, func(protocol.Action) error { return nil })
+		err := readStore(context.Background(), st, []storage.ObjectInfo{{Key: key}}, func(protocol.Action) error { return nil })
 		if err != nil && !errors.Is(err, errs.ErrCorruptTable) {
 			t.Fatalf("not a corrupt-table error: %v", err)
 		}

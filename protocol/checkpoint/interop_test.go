@@ -135,7 +135,7 @@ func withOurCheckpoint(t *testing.T, c interopCase) (root, dir string, lc LastCh
 	opt.WriteStatsAsJSON = c.mode != "struct"
 	opt.WriteStatsAsStruct = strings.Contains(c.mode, "struct")
 	st, _ := storage.NewLocal(dir)
-	if lc, err = Write(context.Background(), st, c.version, orig, opt); err != nil {
+	if lc, err = writeStore(context.Background(), st, c.version, orig, opt); err != nil {
 		t.Fatal(err)
 	}
 	b, err := EncodeLastCheckpoint(lc)

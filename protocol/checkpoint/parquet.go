@@ -14,7 +14,6 @@ import (
 
 	"github.com/deltalite-go/deltalite/internal/errs"
 	"github.com/deltalite-go/deltalite/protocol"
-	"github.com/deltalite-go/deltalite/storage"
 )
 
 // batchRows is the number of checkpoint rows decoded at a time: large
@@ -22,10 +21,10 @@ import (
 // actions with long stats stays a few megabytes.
 const batchRows = 8192
 
-// trackedReader remembers the first I/O error of the store, so that a
+// trackedReader remembers the first error of the reader it is handed, so that a
 // failure of the medium is not reported as a damaged file.
 type trackedReader struct {
-	r   storage.Reader
+	r   io.ReaderAt
 	mu  sync.Mutex
 	err error
 }
@@ -101,17 +100,12 @@ func project(m *pqarrow.SchemaManifest) projection {
 	return p
 }
 
-// readParquet streams the actions of one Parquet checkpoint (or sidecar)
+// decodeParquet streams the actions of one Parquet checkpoint (or sidecar)
 // file to fn, row group by row group.
-func readParquet(ctx context.Context, st storage.Store, key string, fn func(protocol.Action) error) error {
-	r, err := st.Open(ctx, key)
-	if err != nil {
-		return openErr(key, err)
-	}
-	defer r.Close()
+func decodeParquet(ctx context.Context, key string, r File, fn func(protocol.Action) error) error {
 	tr := &trackedReader{r: r}
 	pr := &parquetReader{ctx: ctx, key: key}
-	err = pr.run(io.NewSectionReader(tr, 0, r.Size()), r.Size(), fn)
+	err := pr.run(io.NewSectionReader(tr, 0, r.Size()), r.Size(), fn)
 	if err == nil {
 		return nil
 	}

@@ -104,7 +104,7 @@ func TestReadParsedOnlyColumns(t *testing.T) {
 	for _, rg := range []int64{1 << 20, 1} {
 		st := writeTestParquet(t, key, sc, rows, rg)
 		var adds []*protocol.Add
-		err := Read(context.Background(), st, []storage.ObjectInfo{{Key: key}}, func(a protocol.Action) error {
+		err := readStore(context.Background(), st, []storage.ObjectInfo{{Key: key}}, func(a protocol.Action) error {
 			if a.Add != nil {
 				adds = append(adds, a.Add)
 			}

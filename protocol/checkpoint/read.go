@@ -14,83 +14,69 @@ import (
 	"github.com/deltalite-go/deltalite/storage"
 )
 
-// Read streams the actions of one checkpoint to fn. parts are the files of
-// the checkpoint, keys relative to the table root: the one file of a
-// classic or v2 checkpoint, or every part of a multi-part checkpoint.
-//
-// Parquet files are read column-projected and batch by batch; JSON (v2)
-// files line by line. For a v2 checkpoint, the sidecar files its sidecar
-// actions name (in _delta_log/_sidecars) are read after the checkpoint file
-// and their file actions emitted; the sidecar actions themselves are not
-// passed to fn. checkpointMetadata actions are. Add actions get their stats
+// File is one checkpoint (or sidecar) file as the caller opened it: the
+// package reads bytes it is handed and never opens anything itself.
+type File interface {
+	io.ReaderAt
+	Size() int64
+}
+
+// Decode streams the actions of one checkpoint file, named key, to fn: the
+// one file of a classic or v2 checkpoint, or one part of a multi-part
+// checkpoint. Parquet files are read column-projected and batch by batch;
+// JSON (v2, key ending ".json") line by line. Add actions get their stats
 // from add.stats, or rendered to the same JSON from add.stats_parsed when
 // the checkpoint only has the typed form; likewise for partition values.
 //
+// Sidecar actions are not passed to fn: Decode returns the object keys of
+// the sidecar files they name (resolved against the table root rootURL),
+// whose file actions the caller reads next with DecodeSidecar.
+// checkpointMetadata actions are passed to fn.
+//
 // Actions reach fn in file order; fn may keep them. An error from fn stops
 // the read and is returned unchanged. A damaged file gives an
-// errs.CorruptTable error naming it.
-func Read(ctx context.Context, st storage.Store, parts []storage.ObjectInfo, fn func(protocol.Action) error) error {
-	for _, p := range parts {
-		if err := readCheckpointFile(ctx, st, p.Key, fn); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// readCheckpointFile reads one checkpoint file and then the sidecars it
-// names.
-func readCheckpointFile(ctx context.Context, st storage.Store, key string, fn func(protocol.Action) error) error {
-	var sidecars []*protocol.Sidecar
+// errs.CorruptTable error naming it; a failing reader an errs.Internal one.
+func Decode(ctx context.Context, rootURL, key string, f File, fn func(protocol.Action) error) (sidecars []string, err error) {
 	emit := func(a protocol.Action) error {
 		if a.Sidecar != nil {
-			sidecars = append(sidecars, a.Sidecar)
+			skey, err := sidecarKey(rootURL, key, a.Sidecar.Path)
+			if err != nil {
+				return err
+			}
+			sidecars = append(sidecars, skey)
 			return nil
 		}
 		return fn(a)
 	}
-	var err error
 	if strings.HasSuffix(key, ".json") {
-		err = readJSON(ctx, st, key, emit)
+		err = decodeJSON(ctx, key, f, emit)
 	} else {
-		err = readParquet(ctx, st, key, emit)
+		err = decodeParquet(ctx, key, f, emit)
 	}
 	if err != nil {
-		return err
+		return nil, err
 	}
-	for _, sc := range sidecars {
-		skey, err := sidecarKey(st, key, sc.Path)
-		if err != nil {
-			return err
+	return sidecars, nil
+}
+
+// DecodeSidecar streams the file actions of one sidecar file to fn. A
+// sidecar holds add and remove actions only; anything else in it is not
+// part of the checkpoint and is skipped.
+func DecodeSidecar(ctx context.Context, key string, f File, fn func(protocol.Action) error) error {
+	return decodeParquet(ctx, key, f, func(a protocol.Action) error {
+		if a.Add == nil && a.Remove == nil {
+			return nil
 		}
-		err = readParquet(ctx, st, skey, func(a protocol.Action) error {
-			if a.Add == nil && a.Remove == nil {
-				// A sidecar holds file actions only; anything else in it
-				// is not part of the checkpoint.
-				return nil
-			}
-			return fn(a)
-		})
-		if err != nil {
-			if errors.Is(err, errs.ErrNotFound) {
-				return &errs.Error{Kind: errs.CorruptTable, Path: key, Msg: "sidecar " + skey + " named by the checkpoint is missing", Err: err}
-			}
-			return err
-		}
-	}
-	return nil
+		return fn(a)
+	})
 }
 
 // sidecarKey resolves a sidecar action's path: a file name (the usual
 // form) or relative path under _delta_log/_sidecars next to the checkpoint,
 // or an absolute URI inside the table.
-func sidecarKey(st storage.Store, checkpointKey, p string) (string, error) {
-	dec, err := protocol.DecodePath(p)
-	if err != nil {
-		return "", errs.Wrap(errs.CorruptTable, checkpointKey, err, "invalid sidecar path")
-	}
+func sidecarKey(rootURL, checkpointKey, p string) (string, error) {
 	if protocol.HasScheme(p) {
-		key, err := protocol.ObjectKey(st.URL(), p)
+		key, err := protocol.ObjectKey(rootURL, p)
 		if errors.Is(err, protocol.ErrOutsideRoot) {
 			return "", errs.Wrap(errs.UnsupportedTable, checkpointKey, err, "sidecar %s is outside the table", p)
 		}
@@ -99,33 +85,20 @@ func sidecarKey(st storage.Store, checkpointKey, p string) (string, error) {
 		}
 		return key, nil
 	}
-	return cleanKey(checkpointKey, path.Join(path.Dir(checkpointKey), "_sidecars", dec))
-}
-
-func cleanKey(checkpointKey, k string) (string, error) {
-	c, err := storage.CleanKey(k)
+	dec, err := protocol.DecodePath(p)
+	if err == nil {
+		dec, err = storage.CleanKey(path.Join(path.Dir(checkpointKey), "_sidecars", dec))
+	}
 	if err != nil {
 		return "", errs.Wrap(errs.CorruptTable, checkpointKey, err, "invalid sidecar path")
 	}
-	return c, nil
+	return dec, nil
 }
 
-// openErr classifies a failure to open a checkpoint file.
-func openErr(key string, err error) error {
-	if errors.Is(err, storage.ErrNotExist) {
-		return errs.Wrap(errs.NotFound, key, err, "checkpoint file not found")
-	}
-	return errs.Wrap(errs.Internal, key, err, "opening checkpoint file")
-}
-
-// readJSON reads a v2 checkpoint in its JSON form, one action per line.
-func readJSON(ctx context.Context, st storage.Store, key string, fn func(protocol.Action) error) error {
-	rc, err := st.Get(ctx, key)
-	if err != nil {
-		return openErr(key, err)
-	}
-	defer rc.Close()
-	br := bufio.NewReaderSize(rc, 1<<16)
+// decodeJSON reads a v2 checkpoint in its JSON form, one action per line.
+func decodeJSON(ctx context.Context, key string, f File, fn func(protocol.Action) error) error {
+	tr := &trackedReader{r: f}
+	br := bufio.NewReaderSize(io.NewSectionReader(tr, 0, f.Size()), 1<<16)
 	for line := 1; ; line++ {
 		l, rerr := br.ReadBytes('\n')
 		if rerr != nil && rerr != io.EOF {

@@ -115,22 +115,6 @@ func TestReadV2Sidecars(t *testing.T) {
 	}
 }
 
-// A sidecar that the checkpoint names but that is missing makes the
-// checkpoint corrupt.
-func TestReadMissingSidecar(t *testing.T) {
-	_, root := table(t, "kernel-rs/v2-classic-checkpoint-parquet")
-	dir := t.TempDir()
-	copyTree(t, filepath.Join(root, "_delta_log"), filepath.Join(dir, "_delta_log"))
-	if err := os.RemoveAll(filepath.Join(dir, "_delta_log", "_sidecars")); err != nil {
-		t.Fatal(err)
-	}
-	st, _ := storage.NewLocal(dir)
-	err := Read(context.Background(), st, checkpointParts(t, dir, 1), func(protocol.Action) error { return nil })
-	if !errors.Is(err, errs.ErrCorruptTable) || !strings.Contains(err.Error(), "00000000000000000001.checkpoint.parquet") {
-		t.Fatalf("want a corrupt-table error naming the checkpoint, got %v", err)
-	}
-}
-
 // The callback's error stops the read and comes back unchanged.
 func TestReadCallbackError(t *testing.T) {
 	st, root := table(t, "kernel-rs/v2-checkpoints-json-with-sidecars")
@@ -140,7 +124,7 @@ func TestReadCallbackError(t *testing.T) {
 			st, _ = table(t, "dat/with_checkpoint/delta")
 		}
 		n := 0
-		err := Read(context.Background(), st, parts, func(protocol.Action) error {
+		err := readStore(context.Background(), st, parts, func(protocol.Action) error {
 			n++
 			if n == 2 {
 				return stop
@@ -157,17 +141,9 @@ func TestReadCanceled(t *testing.T) {
 	st, root := table(t, "delta-rs/table-with-domain-metadata")
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	err := Read(ctx, st, checkpointParts(t, root, 108), func(protocol.Action) error { return nil })
+	err := readStore(ctx, st, checkpointParts(t, root, 108), func(protocol.Action) error { return nil })
 	if !errors.Is(err, errs.ErrCanceled) {
 		t.Fatalf("want canceled, got %v", err)
-	}
-}
-
-func TestReadMissingPart(t *testing.T) {
-	st := storage.NewMemory()
-	err := Read(context.Background(), st, []storage.ObjectInfo{{Key: "_delta_log/00000000000000000003.checkpoint.parquet"}}, func(protocol.Action) error { return nil })
-	if !errors.Is(err, errs.ErrNotFound) || !strings.Contains(err.Error(), "00000000000000000003.checkpoint.parquet") {
-		t.Fatalf("got %v", err)
 	}
 }
 

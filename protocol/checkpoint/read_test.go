@@ -53,7 +53,7 @@ func checkpointParts(t testing.TB, root string, v int64) []storage.ObjectInfo {
 func readAll(t testing.TB, st storage.Store, parts []storage.ObjectInfo) []protocol.Action {
 	t.Helper()
 	var out []protocol.Action
-	err := Read(context.Background(), st, parts, func(a protocol.Action) error {
+	err := readStore(context.Background(), st, parts, func(a protocol.Action) error {
 		out = append(out, a)
 		return nil
 	})

@@ -105,7 +105,7 @@ func TestWriteReadRoundTrip(t *testing.T) {
 				opt.WriteStatsAsJSON = mode != "struct"
 				opt.WriteStatsAsStruct = strings.Contains(mode, "struct")
 				st := storage.NewMemory()
-				lc, err := Write(context.Background(), st, c.version, orig, opt)
+				lc, err := writeStore(context.Background(), st, c.version, orig, opt)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -214,7 +214,7 @@ func TestWriteRejectsBadInput(t *testing.T) {
 		"unknown partition":   {[]protocol.Action{proto, meta}, WriteOptions{WriteStatsAsStruct: true, Schema: &schema.Struct{}, PartitionColumns: []string{"d"}}},
 	} {
 		st := storage.NewMemory()
-		_, err := Write(context.Background(), st, 3, c.actions, c.opt)
+		_, err := writeStore(context.Background(), st, 3, c.actions, c.opt)
 		if !errors.Is(err, errs.ErrInvalidArgument) || !strings.Contains(err.Error(), "00000000000000000003.checkpoint.parquet") {
 			t.Errorf("%s: want an invalid-argument error naming the checkpoint, got %v", name, err)
 		}

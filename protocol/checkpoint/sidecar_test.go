@@ -25,7 +25,7 @@ func TestSidecarKey(t *testing.T) {
 		{"../../../../etc/passwd", "", errs.ErrCorruptTable},
 		{"%zz", "", errs.ErrCorruptTable},
 	} {
-		got, err := sidecarKey(st, cp, c.path)
+		got, err := sidecarKey(st.URL(), cp, c.path)
 		if c.kind != nil {
 			if !errors.Is(err, c.kind) {
 				t.Errorf("%q: got %q, %v; want a %v error", c.path, got, err, c.kind.Kind)

@@ -19,7 +19,6 @@ import (
 	"github.com/deltalite-go/deltalite/internal/errs"
 	"github.com/deltalite-go/deltalite/protocol"
 	"github.com/deltalite-go/deltalite/schema"
-	"github.com/deltalite-go/deltalite/storage"
 )
 
 // WriteOptions choose the optional columns of a checkpoint. The zero value
@@ -85,10 +84,11 @@ const rowsPerGroup = 32768
 // actions, removed domains and any sidecar or checkpointMetadata passed in
 // are left out; when the protocol lists the v2Checkpoint writer feature,
 // a checkpointMetadata action is added (a classic-named v2 checkpoint with
-// inline file actions). The file is written with Put, so rewriting an
-// identical checkpoint is harmless. It returns the _last_checkpoint content
-// to store for it.
-func Write(ctx context.Context, st storage.Store, version int64, actions []protocol.Action, opt WriteOptions) (LastCheckpoint, error) {
+// inline file actions). The file's bytes go to w, which the caller stores
+// under protocol.CheckpointKey(version); nothing is stored on failure as
+// long as the caller discards w then. It returns the _last_checkpoint
+// content to store for it.
+func Encode(ctx context.Context, w io.Writer, version int64, actions []protocol.Action, opt WriteOptions) (LastCheckpoint, error) {
 	key := protocol.CheckpointKey(version)
 	if version < 0 {
 		return LastCheckpoint{}, errs.New(errs.InvalidArgument, key, "negative version %d", version)
@@ -132,28 +132,14 @@ func Write(ctx context.Context, st storage.Store, version int64, actions []proto
 	v2 := slices.Contains(proto.WriterFeatures, "v2Checkpoint")
 	sc := checkpointSchema(opt.WriteStatsAsJSON, parsed, v2)
 
-	obj, err := storage.Create(ctx, st, key)
-	if err != nil {
-		return LastCheckpoint{}, errs.Wrap(errs.Internal, key, err, "storing checkpoint")
-	}
-	bw := bufio.NewWriterSize(obj, 1<<20) // the encoder writes in small pieces
+	bw := bufio.NewWriterSize(w, 1<<20) // the encoder writes in small pieces
 	cw := &countingWriter{w: bw}
-	lc, werr := writeParquet(ctx, cw, sc, parsed, opt.WriteStatsAsJSON, v2, version, actions)
-	if werr == nil {
-		werr = bw.Flush()
+	lc, err := writeParquet(ctx, cw, sc, parsed, opt.WriteStatsAsJSON, v2, version, actions)
+	if err == nil {
+		err = bw.Flush()
 	}
-	if werr != nil {
-		obj.Abort()
-		return LastCheckpoint{}, errs.Wrap(errs.Internal, key, named(werr, key), "writing checkpoint")
-	}
-	perr := obj.Commit()
-	if perr == nil {
-		// A checkpoint lost to a power loss would still be listed, and
-		// refused, so it must be durable as the commits are.
-		perr = storage.Sync(ctx, st, key)
-	}
-	if perr != nil {
-		return LastCheckpoint{}, errs.Wrap(errs.Internal, key, perr, "storing checkpoint")
+	if err != nil {
+		return LastCheckpoint{}, errs.Wrap(errs.Internal, key, named(err, key), "writing checkpoint")
 	}
 	lc.Version = version
 	lc.SizeInBytes = cw.n

@@ -13,6 +13,7 @@ import (
 	"github.com/deltalite-go/deltalite/protocol"
 	"github.com/deltalite-go/deltalite/protocol/checkpoint"
 	"github.com/deltalite-go/deltalite/storage"
+	"github.com/deltalite-go/deltalite/txn"
 )
 
 // LongLogOptions shape the long-log table.
@@ -233,7 +234,7 @@ func (st *logState) checkpoint(ctx context.Context, store storage.Store, v int64
 	if err != nil {
 		return err
 	}
-	lc, err := checkpoint.Write(ctx, store, v, actions, opt)
+	lc, err := txn.PutCheckpoint(ctx, store, v, actions, opt)
 	if err != nil {
 		return fmt.Errorf("checkpoint at %d: %w", v, err)
 	}
