@@ -112,8 +112,8 @@ func TestCLIInputTypes(t *testing.T) {
 		{"huge.ndjson", `{"n":1}` + "\n" + `{"n":123456789012345678901234567890123456789}` + "\n", `huge.ndjson line 2, column n: 123456789012345678901234567890123456789 has more than 38 digits`},
 		{"mixed.ndjson", `{"a":1}` + "\n\n" + `{"a":"x"}` + "\n", `mixed.ndjson line 3, column a: a string, but line 1 has an integer`},
 		{"syntax.ndjson", `{"a":1}` + "\n" + `{"a":1,}` + "\n", `syntax.ndjson line 2, character 8: not valid JSON`},
-		{"array.ndjson", `[1,2]` + "\n", `array.ndjson line 1, character 2: a line must hold one JSON object`},
-		{"twice.ndjson", `{"a":1,"A":2}` + "\n", `twice.ndjson line 1: key "A" appears twice`},
+		{"array.ndjson", `[1,2]` + "\n", `array.ndjson line 1, character 1: a line must hold one JSON object`},
+		{"twice.ndjson", `{"a":1,"A":2}` + "\n", `twice.ndjson line 1, column A: the key appears twice`},
 		{"fields.csv", "a,b\n1,2\n3\n", `fields.csv line 3: 1 fields, but the header has 2`},
 	} {
 		table := filepath.Join(dir, "t-"+c.name)
@@ -230,4 +230,53 @@ func withStdin(t *testing.T, path string) {
 		os.Stdin = stdin
 		f.Close()
 	})
+}
+
+func TestJSONLexer(t *testing.T) {
+	type kv struct {
+		key string
+		v   jsonValue
+	}
+	lex := func(line string) ([]kv, error) {
+		var got []kv
+		l := jsonLexer{b: []byte(line)}
+		err := l.object(func(k []byte, v jsonValue) error {
+			got = append(got, kv{string(k), v})
+			return nil
+		})
+		return got, err
+	}
+	got, err := lex(` { "z\u00e9" : "a\"b\\n\u00e9" , "n":-1.5e+3,"i":0,"t":true,"f":false,"x":null,` +
+		`"o":{"s":"}]","l":[1,{"a":"["}]},"e":[]} `)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []kv{
+		{"zé", jsonValue{kind: 's', text: "a\"b\\né"}},
+		{"n", jsonValue{kind: '1', text: "-1.5e+3"}},
+		{"i", jsonValue{kind: '1', text: "0"}},
+		{"t", jsonValue{kind: 'b', b: true}},
+		{"f", jsonValue{kind: 'b'}},
+		{"x", jsonValue{kind: 'z'}},
+		{"o", jsonValue{kind: '{', text: `{"s":"}]","l":[1,{"a":"["}]}`}},
+		{"e", jsonValue{kind: '[', text: `[]`}},
+	}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Fatalf("lexed\n%v\nwant\n%v", got, want)
+	}
+	for line, want := range map[string]string{
+		`{"a":01}`:       "character 7: not valid JSON",
+		`{"a":1.}`:       "character 8: not valid JSON",
+		`{"a":tru}`:      "character 6: not valid JSON",
+		`{"a":"x`:        "character 8: the JSON object is cut short",
+		`{"a":[1,}`:      "character 6: not valid JSON",
+		`{"a":1} {}`:     "character 9: more after the JSON object",
+		`{"a":"\x"}`:     "character 6: not valid JSON: a bad escape",
+		"{\"a\":\"\t\"}": "character 7: not valid JSON: a control character",
+		`"a"`:            "character 1: a line must hold one JSON object",
+	} {
+		if _, err := lex(line); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: %v, want %q", line, err, want)
+		}
+	}
 }

@@ -3,10 +3,8 @@ package main
 import (
 	"bufio"
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"strings"
 
@@ -17,24 +15,31 @@ import (
 // maxLine bounds one NDJSON line (one row).
 const maxLine = 256 << 20
 
-// ndjsonLines decodes an NDJSON file one object per line, key by key in
+// ndjsonLines lexes an NDJSON file one object per line, key by key in
 // the line's order, naming the file, line and key in its errors.
 type ndjsonLines struct {
 	sc   *bufio.Scanner
 	name string
 	line int64
-	seen map[string]bool // the keys of the current line, lower-cased
 }
 
 func newNDJSONLines(f *os.File, name string) *ndjsonLines {
 	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 0, 1<<20), maxLine)
-	return &ndjsonLines{sc: sc, name: name, seen: map[string]bool{}}
+	return &ndjsonLines{sc: sc, name: name}
 }
 
-// next decodes the next object, calling value for each key with dec at
-// the key's value, which value must read. ok is false at the end.
-func (r *ndjsonLines) next(value func(key string, dec *json.Decoder) error) (ok bool, err error) {
+// keyError is a value error of one key.
+type keyError struct {
+	key string
+	err error
+}
+
+func (e *keyError) Error() string { return fmt.Sprintf("column %s: %v", e.key, e.err) }
+
+// next lexes the next object, calling value for each key; ok is false at
+// the end.
+func (r *ndjsonLines) next(value func(key []byte, v jsonValue) error) (ok bool, err error) {
 	var text []byte
 	for len(text) == 0 {
 		if !r.sc.Scan() {
@@ -48,49 +53,17 @@ func (r *ndjsonLines) next(value func(key string, dec *json.Decoder) error) (ok 
 		r.line++
 		text = bytes.TrimSpace(r.sc.Bytes())
 	}
-	dec := json.NewDecoder(bytes.NewReader(text))
-	dec.UseNumber()
-	clear(r.seen)
-	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
-		return false, r.syntax(dec, err, "a line must hold one JSON object")
-	}
-	for dec.More() {
-		tok, err := dec.Token()
-		if err != nil {
-			return false, r.syntax(dec, err, "")
+	lex := jsonLexer{b: text}
+	err = lex.object(func(key []byte, v jsonValue) error {
+		if err := value(key, v); err != nil {
+			return &keyError{key: string(key), err: err}
 		}
-		key := tok.(string) // json.Decoder only yields string keys inside an object
-		lower := strings.ToLower(key)
-		if r.seen[lower] {
-			return false, fmt.Errorf("%s line %d: key %q appears twice (keys ignore case)", r.name, r.line, key)
-		}
-		r.seen[lower] = true
-		if err := value(key, dec); err != nil {
-			var se *json.SyntaxError
-			if errors.As(err, &se) || errors.Is(err, io.ErrUnexpectedEOF) {
-				return false, r.syntax(dec, err, "")
-			}
-			return false, fmt.Errorf("%s line %d, column %s: %v", r.name, r.line, key, err)
-		}
-	}
-	if _, err := dec.Token(); err != nil {
-		return false, r.syntax(dec, err, "")
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		return false, fmt.Errorf("%s line %d: more after the JSON object, at character %d: a line must hold one JSON object", r.name, r.line, dec.InputOffset()+1)
+		return nil
+	})
+	if err != nil {
+		return false, fmt.Errorf("%s line %d, %v", r.name, r.line, err)
 	}
 	return true, nil
-}
-
-// syntax reports a line that is not one well-formed JSON object.
-func (r *ndjsonLines) syntax(dec *json.Decoder, err error, what string) error {
-	if what == "" {
-		what = "not valid JSON"
-		if errors.Is(err, io.ErrUnexpectedEOF) || err == io.EOF {
-			what = "the JSON object is cut short"
-		}
-	}
-	return fmt.Errorf("%s line %d, character %d: %s", r.name, r.line, dec.InputOffset()+1, what)
 }
 
 // ndjsonCol is what the first pass learns of one key.
@@ -99,6 +72,26 @@ type ndjsonCol struct {
 	check     array.Builder // the table's columns: their values are checked
 	kind      jsonKind      // the other columns: the kind their values widen to
 	firstLine [numKinds]int64
+	lastLine  int64 // to find a key twice in one object
+}
+
+// ndjsonCols are the columns in first-seen order. Keys ignore case, as
+// Delta column names do.
+type ndjsonCols struct {
+	cols  []*ndjsonCol
+	exact map[string]int // every spelling seen
+	lower map[string]int
+}
+
+func (c *ndjsonCols) find(key []byte) (int, bool) {
+	if i, ok := c.exact[string(key)]; ok {
+		return i, true
+	}
+	i, ok := c.lower[strings.ToLower(string(key))]
+	if ok {
+		c.exact[string(key)] = i
+	}
+	return i, ok
 }
 
 // openNDJSON reads the whole file once to learn its keys in first-seen
@@ -107,31 +100,32 @@ type ndjsonCol struct {
 // streams it again as batches.
 func openNDJSON(f *os.File, name string, like *arrow.Schema) (*input, error) {
 	lines := newNDJSONLines(f, name)
-	var cols []*ndjsonCol
-	index := map[string]int{} // lower-cased key -> column
+	cols := &ndjsonCols{exact: map[string]int{}, lower: map[string]int{}}
 	var sc scratch
 	defer sc.release()
-	learn := func(key string, dec *json.Decoder) error {
-		i, ok := index[strings.ToLower(key)]
+	learn := func(key []byte, v jsonValue) error {
+		i, ok := cols.find(key)
 		if !ok {
-			c := &ndjsonCol{field: arrow.Field{Name: key, Nullable: true}}
-			if tf, ok := tableField(like, key); ok {
+			c := &ndjsonCol{field: arrow.Field{Name: string(key), Nullable: true}}
+			if tf, ok := tableField(like, c.field.Name); ok {
 				c.field = arrow.Field{Name: tf.Name, Type: tf.Type, Nullable: true}
 				c.check = sc.add(tf.Type)
 			}
-			i = len(cols)
-			index[strings.ToLower(key)] = i
-			cols = append(cols, c)
+			i = len(cols.cols)
+			cols.exact[c.field.Name] = i
+			cols.exact[string(key)] = i
+			cols.lower[strings.ToLower(c.field.Name)] = i
+			cols.cols = append(cols.cols, c)
 		}
-		c := cols[i]
+		c := cols.cols[i]
+		if c.lastLine == lines.line {
+			return fmt.Errorf("the key appears twice in the object (keys ignore case)")
+		}
+		c.lastLine = lines.line
 		if c.check != nil {
-			return appendJSON(c.check, dec)
+			return appendJSON(c.check, v)
 		}
-		tok, err := dec.Token()
-		if err != nil {
-			return err
-		}
-		k, err := kindOf(tok)
+		k, err := kindOf(v)
 		if err != nil {
 			return err
 		}
@@ -157,8 +151,8 @@ func openNDJSON(f *os.File, name string, like *arrow.Schema) (*input, error) {
 		}
 		sc.endRow()
 	}
-	fields := make([]arrow.Field, len(cols))
-	for i, c := range cols {
+	fields := make([]arrow.Field, len(cols.cols))
+	for i, c := range cols.cols {
 		fields[i] = c.field
 		if c.check == nil {
 			fields[i].Type = c.kind.arrowType()
@@ -169,8 +163,9 @@ func openNDJSON(f *os.File, name string, like *arrow.Schema) (*input, error) {
 	}
 	lines = newNDJSONLines(f, name)
 	fill := func(b *array.RecordBuilder) (int, error) {
-		put := func(key string, dec *json.Decoder) error {
-			return appendJSON(b.Field(index[strings.ToLower(key)]), dec)
+		put := func(key []byte, v jsonValue) error {
+			i, _ := cols.find(key) // the first pass saw every key
+			return appendJSON(b.Field(i), v)
 		}
 		for k := 0; k < batchRows; k++ {
 			ok, err := lines.next(put)

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strconv"
@@ -179,90 +178,59 @@ func appendInt(b array.Builder, s string, bad func() error) error {
 	return nil
 }
 
-// appendJSON reads the next value from dec and appends it to b. Unlike a
-// CSV cell, a JSON value has a type of its own that must fit: the string
-// "5" is not a long, and the number 5 is not a string.
-func appendJSON(b array.Builder, dec *json.Decoder) error {
-	switch b.Type().ID() {
-	case arrow.STRUCT, arrow.LIST, arrow.LARGE_LIST, arrow.MAP, arrow.BINARY, arrow.FIXED_SIZE_LIST:
-		var raw json.RawMessage
-		if err := dec.Decode(&raw); err != nil {
-			return err
-		}
-		if string(raw) == "null" {
-			b.AppendNull()
-			return nil
-		}
-		if err := b.AppendValueFromString(string(raw)); err != nil {
-			return fmt.Errorf("%.60s is not a %s", raw, typeName(b.Type()))
-		}
-		return nil
-	}
-	tok, err := dec.Token()
-	if err != nil {
-		return err
-	}
-	if tok == nil {
+// appendJSON appends the JSON value v to b. Unlike a CSV cell, a JSON
+// value has a type of its own that must fit: the string "5" is not a
+// long, and the number 5 is not a string.
+func appendJSON(b array.Builder, v jsonValue) error {
+	if v.kind == 'z' {
 		b.AppendNull()
 		return nil
 	}
-	bad := func() error { return fmt.Errorf("%s is not a %s", describeToken(tok), typeName(b.Type())) }
-	switch v := tok.(type) {
-	case json.Delim:
-		return bad()
-	case bool:
+	bad := func() error { return fmt.Errorf("%.80s is not a %s", v.describe(), typeName(b.Type())) }
+	switch b.Type().ID() {
+	case arrow.STRUCT, arrow.LIST, arrow.LARGE_LIST, arrow.MAP, arrow.FIXED_SIZE_LIST:
+		if v.kind != '{' && v.kind != '[' {
+			return bad()
+		}
+		if err := b.AppendValueFromString(v.text); err != nil {
+			return fmt.Errorf("%.80s is not a %s", v.text, typeName(b.Type()))
+		}
+		return nil
+	}
+	switch v.kind {
+	case 'b':
 		bb, ok := b.(*array.BooleanBuilder)
 		if !ok {
 			return bad()
 		}
-		bb.Append(v)
+		bb.Append(v.b)
 		return nil
-	case json.Number:
+	case '1':
 		switch b := b.(type) {
 		case *array.Float64Builder, *array.Float32Builder, *array.Decimal128Builder:
-			return appendText(b, v.String())
+			return appendText(b, v.text)
 		}
 		if isIntBuilder(b) {
-			return appendInt(b, v.String(), bad)
+			return appendInt(b, v.text, bad)
 		}
-		return bad()
-	case string:
-		switch b.(type) {
-		case *array.StringBuilder, *array.LargeStringBuilder, *array.Date32Builder, *array.TimestampBuilder, *array.Decimal128Builder:
-			if v == "" {
-				// An empty string is a value, not a null, for text columns.
-				if sb, ok := b.(*array.StringBuilder); ok {
-					sb.Append("")
-					return nil
-				}
+	case 's':
+		switch b := b.(type) {
+		case *array.StringBuilder:
+			b.Append(v.text) // "" is a value here, not a null
+			return nil
+		case *array.BinaryBuilder: // base64, as Spark writes binary to JSON
+			if err := b.AppendValueFromString(v.text); err != nil {
 				return bad()
 			}
-			if err := appendText(b, v); err != nil {
+			return nil
+		case *array.LargeStringBuilder, *array.Date32Builder, *array.TimestampBuilder, *array.Decimal128Builder:
+			if v.text == "" || appendText(b, v.text) != nil {
 				return bad()
 			}
 			return nil
 		}
-		return bad()
 	}
 	return bad()
-}
-
-// describeToken names a JSON token in an error: "5" is a string, 5 a number.
-func describeToken(tok json.Token) string {
-	switch v := tok.(type) {
-	case string:
-		return fmt.Sprintf("the string %q", v)
-	case json.Number:
-		return v.String()
-	case bool:
-		return strconv.FormatBool(v)
-	case json.Delim:
-		if v == '[' {
-			return "an array"
-		}
-		return "an object"
-	}
-	return "null"
 }
 
 // jsonKind is the inferred kind of one JSON value.
@@ -280,16 +248,16 @@ const (
 
 var kindNames = [numKinds]string{"null", "a boolean", "an integer", "an integer beyond a long", "a fractional number", "a string"}
 
-func kindOf(tok json.Token) (jsonKind, error) {
-	switch v := tok.(type) {
-	case nil:
+func kindOf(v jsonValue) (jsonKind, error) {
+	switch v.kind {
+	case 'z':
 		return kindNull, nil
-	case bool:
+	case 'b':
 		return kindBool, nil
-	case string:
+	case 's':
 		return kindString, nil
-	case json.Number:
-		s := v.String()
+	case '1':
+		s := v.text
 		if !isInteger(s) {
 			if _, err := strconv.ParseFloat(s, 64); err != nil {
 				return 0, fmt.Errorf("%s is out of range for a double", s)
