@@ -183,3 +183,32 @@ func TestChangeDataFeedRefusesRowRewrites(t *testing.T) {
 		t.Fatalf("plain rows %v", got)
 	}
 }
+
+// TestWritePropertiesOnExistingTable: properties given for a write to an
+// existing table are validated and must be the table's own: they apply
+// only when a write creates the table, and silently ignoring them would
+// leave, say, change data feed off while the caller believes it on.
+func TestWritePropertiesOnExistingTable(t *testing.T) {
+	ctx := context.Background()
+	uri := t.TempDir()
+	cdf := map[string]string{"delta.enableChangeDataFeed": "true", "owner": "x"}
+	mustWrite(t, uri, people(t, []int64{1}, []string{"a"}, []string{"d"}), deltalite.WriteOptions{Properties: cdf})
+	mustWrite(t, uri, people(t, []int64{2}, []string{"b"}, []string{"d"}), deltalite.WriteOptions{Mode: deltalite.ModeAppend, Properties: cdf})
+	before := listFiles(t, uri)
+	for props, want := range map[string]string{
+		"delta.appendOnly=true":                   "table property delta.appendOnly = true is not the table's (the table does not set it)",
+		"owner=y":                                 "table property owner = y is not the table's (the table has x)",
+		"delta.appendOnly=maybe":                  `delta.appendOnly = "maybe" is not valid`,
+		"delta.feature.deletionVectors=supported": "lacks the deletionVectors feature",
+	} {
+		k, v, _ := strings.Cut(props, "=")
+		_, err := deltalite.Write(ctx, uri, people(t, []int64{3}, []string{"c"}, []string{"d"}),
+			deltalite.WriteOptions{Mode: deltalite.ModeOverwrite, Properties: map[string]string{k: v}})
+		if !errors.Is(err, deltalite.ErrInvalidArgument) || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: want invalid argument saying %q, got %v", props, want, err)
+		}
+	}
+	if after := listFiles(t, uri); !slices.Equal(before, after) {
+		t.Fatalf("refused writes changed the table: %v -> %v", before, after)
+	}
+}

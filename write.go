@@ -339,6 +339,11 @@ func (w *writeJob) update() (*WriteResult, error) {
 				strings.Join(snap.PartitionColumns(), ", "), strings.Join(w.wo.PartitionBy, ", "))
 		}
 	}
+	if !snap.IsEmpty() {
+		if err := w.checkPropertiesKept(snap); err != nil {
+			return nil, err
+		}
+	}
 	md := snap.Metadata()
 	if !snap.IsEmpty() {
 		evolved, err := w.evolvedMetadata()
@@ -394,6 +399,37 @@ func (w *writeJob) update() (*WriteResult, error) {
 		w.abort(adds)
 		return nil, err
 	}
+}
+
+// checkPropertiesKept refuses properties given for a write to an existing
+// table that the table does not already have: they apply only when a
+// write creates the table, and ignoring them would leave the caller
+// believing, say, that change data feed is on.
+func (w *writeJob) checkPropertiesKept(snap *snapshot.Snapshot) error {
+	if len(w.wo.Properties) == 0 {
+		return nil
+	}
+	config, features, err := checkProperties(w.st.URL(), w.wo.Properties)
+	if err != nil {
+		return err
+	}
+	for _, k := range slices.Sorted(maps.Keys(config)) {
+		if old, ok := snap.Properties()[k]; !ok || old != config[k] {
+			has := "the table does not set it"
+			if ok {
+				has = "the table has " + old
+			}
+			return errs.New(errs.InvalidArgument, w.st.URL(), "table property %s = %s is not the table's (%s): properties apply when a write creates the table; use mode create_or_replace to change them",
+				k, config[k], has)
+		}
+	}
+	for _, f := range features {
+		if !snap.Protocol().HasFeature(f) {
+			return errs.New(errs.InvalidArgument, w.st.URL(), "the table protocol %s lacks the %s feature the properties ask for: properties apply when a write creates the table; use mode create_or_replace to change them",
+				snap.Protocol(), f)
+		}
+	}
+	return nil
 }
 
 // operation is the commit's operation as Spark names a write in this mode.
