@@ -10,7 +10,6 @@ package deltalite
 import (
 	"context"
 	"errors"
-	"net/url"
 	"strings"
 	"sync"
 	"time"
@@ -72,18 +71,9 @@ func resolve(ctx context.Context, uri string, opts []Option) (*openConfig, stora
 	}
 	st, err := storage.Open(ctx, uri, cfg.storageOptions)
 	if err != nil {
-		return nil, nil, errs.Wrap(errs.InvalidArgument, redactURI(uri), err, "opening storage")
+		return nil, nil, errs.Wrap(errs.InvalidArgument, uri, err, "opening storage")
 	}
 	return cfg, st, nil
-}
-
-// redactURI drops any user info from a URI before it goes into an error.
-func redactURI(uri string) string {
-	if u, err := url.Parse(uri); err == nil && u.User != nil {
-		u.User = nil
-		return u.String()
-	}
-	return uri
 }
 
 // Open opens the Delta table at uri (a path, file://, memory://, or a cloud

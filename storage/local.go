@@ -16,6 +16,8 @@ import (
 	"sort"
 	"strings"
 	"sync"
+
+	"github.com/deltalite-go/deltalite/internal/errs"
 )
 
 // Local is a Store on the local filesystem rooted at a directory.
@@ -107,6 +109,9 @@ func openLocalURL(_ context.Context, u *url.URL, options map[string]string) (Sto
 		} else {
 			o.CachedWrites = other
 		}
+	}
+	if u.User != nil {
+		return nil, fmt.Errorf("file URL %s carries a user part; use file:///absolute/path or a plain path", errs.RedactURL(u.String()))
 	}
 	if u.Host != "" && u.Host != "localhost" {
 		return nil, fmt.Errorf("file URL %q names a host; use file:///absolute/path", u.String())

@@ -66,3 +66,20 @@ func TestLocalSync(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestOpenHidesURLCredentials: a table URL carrying credentials is refused
+// (file://) or reported (a URL that does not parse, an unknown scheme)
+// without showing them.
+func TestOpenHidesURLCredentials(t *testing.T) {
+	for _, c := range []struct{ uri, want string }{
+		{"file://user-secret:pw-secret@localhost" + t.TempDir(), "carries a user part"},
+		{"file://user-secret@localhost" + t.TempDir(), "carries a user part"},
+		{"s3://user-secret:pw-secret/with-slash@bucket/t", "credentials go in storage options"},
+		{"ftp://user-secret:pw-secret@host/t?sig=sig-secret", `unsupported URL scheme "ftp"`},
+	} {
+		_, err := storage.Open(t.Context(), c.uri, nil)
+		if err == nil || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "-secret") {
+			t.Errorf("Open(%s) = %v; want an error saying %q without the secrets", c.uri, err, c.want)
+		}
+	}
+}

@@ -2,12 +2,15 @@ package storage
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/url"
 	"path/filepath"
 	"sort"
 	"strings"
 	"sync"
+
+	"github.com/deltalite-go/deltalite/internal/errs"
 )
 
 // Opener builds a Store for a URL with the given storage options (keys as
@@ -65,7 +68,7 @@ func Open(ctx context.Context, uri string, options map[string]string) (Store, er
 		case "s3", "s3a", "gs", "az", "abfs", "abfss", "azure", "adl":
 			hint = " (import github.com/deltalite-go/deltalite/storage/cloud to enable it)"
 		}
-		return nil, fmt.Errorf("unsupported URL scheme %q in %q%s", u.Scheme, uri, hint)
+		return nil, fmt.Errorf("unsupported URL scheme %q in %q%s", u.Scheme, errs.RedactURL(uri), hint)
 	}
 	upper := make(map[string]string, len(options))
 	for k, v := range options {
@@ -87,7 +90,13 @@ func ParseURI(uri string) (*url.URL, error) {
 	if i := strings.Index(uri, "://"); i > 0 && !strings.ContainsAny(uri[:i], "/\\") {
 		u, err := url.Parse(uri)
 		if err != nil {
-			return nil, fmt.Errorf("invalid table URI %q: %w", uri, err)
+			// url.Error quotes the URI, and a password with a '/' in it
+			// fails to parse: redact the whole message, keep no cause.
+			hint := ""
+			if strings.Contains(uri, "@") {
+				hint = "; credentials go in storage options, not in the URL"
+			}
+			return nil, errors.New(errs.RedactURL(fmt.Sprintf("invalid table URI %q: %v%s", uri, err, hint)))
 		}
 		u.Scheme = strings.ToLower(u.Scheme)
 		return u, nil

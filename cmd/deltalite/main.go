@@ -57,13 +57,5 @@ func openTable(cmd *cobra.Command, uri string, extra ...deltalite.Option) (*delt
 
 func storageOptions(cmd *cobra.Command) (map[string]string, error) {
 	kvs, _ := cmd.Flags().GetStringArray("storage-option")
-	out := map[string]string{}
-	for _, kv := range kvs {
-		k, v, ok := strings.Cut(kv, "=")
-		if !ok || k == "" {
-			return nil, fmt.Errorf("--storage-option %q is not KEY=VALUE", kv)
-		}
-		out[k] = v
-	}
-	return out, nil
+	return keyValues("--storage-option", kvs)
 }

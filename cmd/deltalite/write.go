@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"regexp"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -204,16 +205,31 @@ func withSchemaModeHint(err error, schemaMode string) error {
 	return fmt.Errorf("%w: pass --schema-mode merge to add the new columns to the table, or --mode overwrite --schema-mode overwrite to replace its schema", err)
 }
 
+// keyValues parses repeated KEY=VALUE flags. A malformed one is named by
+// its position and key, never its value: a --storage-option value is a
+// credential as often as not.
 func keyValues(flag string, kvs []string) (map[string]string, error) {
 	out := map[string]string{}
-	for _, kv := range kvs {
+	for i, kv := range kvs {
 		k, v, ok := strings.Cut(kv, "=")
 		if !ok || strings.TrimSpace(k) == "" {
-			return nil, fmt.Errorf("%s %q is not KEY=VALUE", flag, kv)
+			return nil, fmt.Errorf("%s #%d%s is not KEY=VALUE: separate the key from its value with '='", flag, i+1, leadingKey(kv))
 		}
 		out[strings.TrimSpace(k)] = v
 	}
 	return out, nil
+}
+
+var flagKey = regexp.MustCompile(`^\s*([A-Za-z][A-Za-z0-9_.-]*)\s*[:\s]`)
+
+// leadingKey is " (KEY)" when kv starts with a key and a colon or a space
+// in place of '=' (KEY:value), and "" otherwise: a word without one may
+// be a credential pasted alone (AWS secret keys hold '/' and '+').
+func leadingKey(kv string) string {
+	if m := flagKey.FindStringSubmatch(kv); m != nil {
+		return " (" + m[1] + ")"
+	}
+	return ""
 }
 
 func anyMap(m map[string]string) map[string]any {

@@ -58,6 +58,8 @@ type Error struct {
 	Err  error
 }
 
+// Error is the message with every URL's credentials redacted, wherever in
+// the chain they came from (an SDK's error may quote the URL it was given).
 func (e *Error) Error() string {
 	s := e.Kind.String()
 	if e.Path != "" {
@@ -69,7 +71,7 @@ func (e *Error) Error() string {
 	if e.Err != nil {
 		s += ": " + e.Err.Error()
 	}
-	return s
+	return RedactURL(s)
 }
 
 func (e *Error) Unwrap() error { return e.Err }
@@ -96,12 +98,13 @@ var (
 	ErrCanceled         = &Error{Kind: Canceled}
 )
 
-// New returns an *Error of kind k with a formatted message.
+// New returns an *Error of kind k with a formatted message. Path and
+// message are redacted (RedactURL), so that no field shows a credential.
 func New(k Kind, path, format string, args ...any) *Error {
-	return &Error{Kind: k, Path: path, Msg: fmt.Sprintf(format, args...)}
+	return &Error{Kind: k, Path: RedactURL(path), Msg: RedactURL(fmt.Sprintf(format, args...))}
 }
 
-// Wrap returns an *Error of kind k around err. If err is already an *Error
+// Wrap returns an *Error of kind k around err, redacted as New. If err is already an *Error
 // (of any kind) it is returned unchanged, so the innermost classification wins;
 // context cancellation is classified as Canceled.
 func Wrap(k Kind, path string, err error, format string, args ...any) error {
@@ -115,5 +118,5 @@ func Wrap(k Kind, path string, err error, format string, args ...any) error {
 	if errors.Is(err, errContextCanceled) || errors.Is(err, errContextDeadline) {
 		k = Canceled
 	}
-	return &Error{Kind: k, Path: path, Msg: fmt.Sprintf(format, args...), Err: err}
+	return &Error{Kind: k, Path: RedactURL(path), Msg: RedactURL(fmt.Sprintf(format, args...)), Err: err}
 }

@@ -60,8 +60,6 @@ func netClass(err error) errClass {
 // returns passes through it.
 type redactor struct{ secrets []string }
 
-const redacted = "[REDACTED]"
-
 func newRedactor(secrets []string) *redactor {
 	r := &redactor{}
 	add := func(s string) {
@@ -96,7 +94,7 @@ func newRedactor(secrets []string) *redactor {
 
 func (r *redactor) scrub(s string) string {
 	for _, sec := range r.secrets {
-		s = strings.ReplaceAll(s, sec, redacted)
+		s = strings.ReplaceAll(s, sec, errs.Redacted)
 	}
 	return s
 }

@@ -47,9 +47,6 @@ func newGCSStore(ctx context.Context, u *url.URL, given map[string]string, geten
 	if err != nil {
 		return nil, err
 	}
-	if loc.host != "" {
-		return nil, errs.New(errs.InvalidArgument, "", "GCS table URLs have the form gs://<bucket>/<path>")
-	}
 	cfg, err := gcsOptions.resolve(given, getenv)
 	if err != nil {
 		return nil, err

@@ -8,6 +8,9 @@ import (
 	"github.com/deltalite-go/deltalite/internal/errs"
 )
 
+// credentialsGo says where credentials belong instead of a URL.
+const credentialsGo = "pass credentials as storage options (--storage-option KEY=VALUE in the CLI) or environment variables"
+
 // location is where a table lives: bucket (or container) and the key prefix
 // of its root, parsed from the table URL.
 type location struct {
@@ -19,13 +22,17 @@ type location struct {
 }
 
 // parseLocation reads scheme://bucket/path, and for Azure also
-// scheme://container@account.<service>.<suffix>/path. A URL that carries a
-// password or a query is refused without repeating it: that is where
-// credentials would hide.
+// scheme://container@account.<service>.<suffix>/path. A URL with any other
+// user part, a password, or a query is refused without repeating it: that
+// is where credentials would hide.
 func parseLocation(u *url.URL) (location, error) {
 	l := location{scheme: u.Scheme}
-	if _, hasPassword := u.User.Password(); hasPassword || u.RawQuery != "" || u.Fragment != "" {
-		return l, errs.New(errs.InvalidArgument, "", "table URL must not carry credentials, a query or a fragment; pass credentials as storage options")
+	_, hasPassword := u.User.Password()
+	if hasPassword || (u.User != nil && !errs.IsAzureContainer(u.Scheme, u.User.Username())) {
+		return l, errs.New(errs.InvalidArgument, u.String(), "a table URL must not carry credentials (a user part, except an Azure container@account); %s", credentialsGo)
+	}
+	if u.RawQuery != "" || u.Fragment != "" {
+		return l, errs.New(errs.InvalidArgument, "", "a table URL must not carry a query or a fragment; %s", credentialsGo)
 	}
 	if u.User != nil {
 		l.bucket = u.User.Username()

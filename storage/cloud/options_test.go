@@ -150,6 +150,17 @@ func TestParseLocation(t *testing.T) {
 			t.Errorf("parseLocation(%s) = %v; want an error that does not repeat credentials", bad, err)
 		}
 	}
+	// A user part is a credential pasted in the wrong place, except an
+	// Azure container.
+	for _, bad := range []string{"s3://AKIAUSERPART@bucket/t", "s3a://AKIAUSERPART@bucket/t", "gs://AKIAUSERPART@bucket/t",
+		"abfss://AKIAUSERPART@acct.dfs.core.windows.net/t", "az://AKIAUSERPART:x@acct.blob.core.windows.net/t"} {
+		u, _ := url.Parse(bad)
+		_, err := parseLocation(u)
+		if err == nil || strings.Contains(err.Error(), "AKIAUSERPART") || !strings.Contains(err.Error(), "must not carry credentials") ||
+			!strings.Contains(err.Error(), "storage options") || !strings.Contains(err.Error(), u.Host) {
+			t.Errorf("parseLocation(%s) = %v; want an error naming where credentials go, without them", bad, err)
+		}
+	}
 }
 
 func TestAzureEndpointFromURL(t *testing.T) {

@@ -5,6 +5,7 @@ import (
 	"net/url"
 	"os"
 
+	"github.com/deltalite-go/deltalite/internal/errs"
 	"github.com/deltalite-go/deltalite/storage"
 )
 
@@ -16,19 +17,10 @@ func opener(n newStore) storage.Opener {
 	return func(ctx context.Context, u *url.URL, o map[string]string) (storage.Store, error) {
 		s, err := n(ctx, u, o, os.Getenv)
 		if err != nil {
-			return nil, at(safeURL(u), err)
+			return nil, at(errs.RedactURL(u.String()), err)
 		}
 		return s, nil
 	}
-}
-
-// safeURL is u without password, query or fragment.
-func safeURL(u *url.URL) string {
-	c := url.URL{Scheme: u.Scheme, Host: u.Host, Path: u.Path}
-	if u.User != nil {
-		c.User = url.User(u.User.Username())
-	}
-	return c.String()
 }
 
 func init() {

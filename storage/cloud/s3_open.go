@@ -14,6 +14,7 @@ import (
 	awsconfig "github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
+	"github.com/aws/smithy-go/logging"
 
 	"github.com/deltalite-go/deltalite/internal/errs"
 )
@@ -58,9 +59,6 @@ func newS3Store(ctx context.Context, u *url.URL, given map[string]string, getenv
 	if err != nil {
 		return nil, err
 	}
-	if loc.host != "" {
-		return nil, errs.New(errs.InvalidArgument, "", "S3 table URLs have the form %s://<bucket>/<path>", u.Scheme)
-	}
 	cfg, err := s3Options.resolve(given, getenv)
 	if err != nil {
 		return nil, err
@@ -100,6 +98,10 @@ func newS3Store(ctx context.Context, u *url.URL, given map[string]string, getenv
 		WithDialerOptions(func(d *net.Dialer) { d.Timeout = cs.connectTimeout }).
 		WithTransportOptions(cs.tuneTransport)
 	load := []func(*awsconfig.LoadOptions) error{
+		// The SDK would print warnings (an instance-metadata fallback) to
+		// standard error itself; failures reach the caller as errors.
+		awsconfig.WithLogger(logging.Nop{}),
+		awsconfig.WithClientLogMode(0),
 		awsconfig.WithHTTPClient(httpClient),
 		awsconfig.WithRetryer(func() aws.Retryer {
 			return retry.NewStandard(func(o *retry.StandardOptions) {
@@ -133,6 +135,11 @@ func newS3Store(ctx context.Context, u *url.URL, given map[string]string, getenv
 	if err != nil {
 		return nil, errs.Wrap(errs.InvalidArgument, loc.url, red.wrap(err), "loading the AWS configuration")
 	}
+	if !skipSig && id == "" {
+		if err := s3DefaultCredentials(ctx, awsCfg, cfg.has(awsProfile), red); err != nil {
+			return nil, at(loc.url, err)
+		}
+	}
 	if awsCfg.Region == "" {
 		awsCfg.Region = "us-east-1"
 	}
@@ -158,6 +165,27 @@ func newS3Store(ctx context.Context, u *url.URL, given map[string]string, getenv
 		red:  red,
 		cond: cond,
 	}, nil
+}
+
+// s3DefaultCredentials asks the default chain (profile files, web
+// identity, container and instance roles) for credentials now, so that
+// finding none is an error saying what to set rather than a failed first
+// request. The chain's own reasons are kept only when a profile was named:
+// otherwise they are about instance metadata the caller never asked for.
+func s3DefaultCredentials(ctx context.Context, awsCfg aws.Config, profile bool, red *redactor) error {
+	_, err := awsCfg.Credentials.Retrieve(ctx)
+	if err == nil {
+		return nil
+	}
+	if ctx.Err() != nil {
+		return errs.Wrap(errs.Canceled, "", ctx.Err(), "looking for S3 credentials")
+	}
+	e := errs.New(errs.InvalidArgument, "", "no S3 credentials: set %s and %s (--storage-option or the environment), %s, or %s=true for a public bucket",
+		awsAccessKeyID, awsSecretAccessKey, awsProfile, awsSkipSignature)
+	if profile {
+		e.Err = red.wrap(err)
+	}
+	return e
 }
 
 // s3Conditional reads how commits are protected. deltalite uses S3's own
