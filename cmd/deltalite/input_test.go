@@ -280,3 +280,23 @@ func TestJSONLexer(t *testing.T) {
 		}
 	}
 }
+
+// TestCLITimestampsWithoutZoneAreUTC: a timestamp without a zone is UTC,
+// in an inferred CSV column and in a table's timestamp column alike.
+func TestCLITimestampsWithoutZoneAreUTC(t *testing.T) {
+	table := filepath.Join(t.TempDir(), "t")
+	mustRun(t, "write", table, "--input", writeFile(t, "ts.csv", "id,ts\n1,2026-01-01 10:00:00\n2,2026-01-01T12:00:00+02:00\n"))
+	if out := mustRun(t, "inspect", table); !strings.Contains(out, "ts: timestamp\n") {
+		t.Fatalf("inferred type: %s", out)
+	}
+	mustRun(t, "write", table, "--input", writeFile(t, "ts.ndjson", `{"id":3,"ts":"2026-01-01T10:00:00"}`+"\n"))
+	lines := strings.Split(strings.TrimSpace(mustRun(t, "scan", table, "--format", "csv")), "\n")
+	if len(lines) != 4 || !strings.Contains(lines[1], "10:00:00") {
+		t.Fatalf("scan: %q", lines)
+	}
+	for _, l := range lines[2:] {
+		if l[2:] != lines[1][2:] {
+			t.Errorf("%q and %q are not the same instant", lines[1], l)
+		}
+	}
+}

@@ -28,7 +28,8 @@ func newUpsertCmd() *cobra.Command {
 rows are replaced whole, new keys are inserted, and with --delete-column the rows
 whose boolean column is true delete their key instead. With --app-id and
 --app-version a redelivered batch is recognised and skipped. A table that does not
-exist yet is created from the input's schema (partitioned by --partition-by).`,
+exist yet is created from the input's schema (partitioned by --partition-by).
+` + inputHelp,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if input == "" || len(pks) == 0 {

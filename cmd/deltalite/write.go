@@ -91,7 +91,10 @@ func newWriteCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "write TABLE --input FILE",
 		Short: "Write rows to a table, creating it if needed",
-		Args:  cobra.ExactArgs(1),
+		Long: `Write the input's rows to the table in one commit (appending by default), creating
+the table from the input's schema when it does not exist.
+` + inputHelp,
+		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if input == "" {
 				return fmt.Errorf("--input FILE is required (- for standard input)")
