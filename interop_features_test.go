@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/apache/arrow-go/v18/arrow"
+
 	"github.com/deltalite-go/deltalite"
 	"github.com/deltalite-go/deltalite/internal/peers"
 )
@@ -123,5 +125,41 @@ func TestSparkTableChangesAfterOurCDFWrites(t *testing.T) {
 	got := s.Run(t, peers.Op(step("sql", "sql", q)))[0].Table(t).Lines(t)
 	if d := diffRows(got, want); d != "" {
 		t.Errorf("table_changes: %s\ngot:\n%s", d, strings.Join(got, "\n"))
+	}
+}
+
+// TestWeWriteTablesSparkWidened: with type widening on, Spark widens a
+// column of a table we created (int to bigint, recorded in the schema's
+// delta.typeChanges); we append wide values after it and read the old
+// narrow files and the new ones, as Spark does.
+func TestWeWriteTablesSparkWidened(t *testing.T) {
+	if testing.Short() {
+		t.Skip("interop with Spark: not in -short mode")
+	}
+	s := peers.Spark(t)
+	p := filepath.Join(t.TempDir(), "widened")
+	narrow := arrow.NewSchema([]arrow.Field{{Name: "v", Type: arrow.PrimitiveTypes.Int32, Nullable: true},
+		{Name: "day", Type: arrow.BinaryTypes.String, Nullable: true}}, nil)
+	mustWrite(t, p, fromJSON(t, narrow, `[{"v": 1, "day": "d1"}, {"v": 2147483647, "day": "d2"}]`),
+		deltalite.WriteOptions{PartitionBy: []string{"day"}, Properties: map[string]string{"delta.enableTypeWidening": "true"}})
+	s.Run(t,
+		peers.Op(step("sql", "path", p, "sql", "ALTER TABLE {table} CHANGE COLUMN v TYPE BIGINT", "collect", false)),
+		peers.Op(step("sql", "path", p, "sql", "INSERT INTO {table} (v, day) VALUES (5000000000, 'd1')", "collect", false)))
+	wide := arrow.NewSchema([]arrow.Field{{Name: "v", Type: arrow.PrimitiveTypes.Int64, Nullable: true},
+		{Name: "day", Type: arrow.BinaryTypes.String, Nullable: true}}, nil)
+	mustWrite(t, p, fromJSON(t, wide, `[{"v": 6000000000, "day": "d3"}]`), deltalite.WriteOptions{Mode: deltalite.ModeAppend})
+	tb, err := deltalite.Open(context.Background(), p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f := tb.DeltaSchema().Field("v"); f.Type.String() != "long" || f.Metadata["delta.typeChanges"] == nil {
+		t.Fatalf("widened column after our append: %s %v", f.Type, f.Metadata)
+	}
+	want := []string{`day="d1", v=1`, `day="d1", v=5000000000`, `day="d2", v=2147483647`, `day="d3", v=6000000000`}
+	if d := diffRows(readRows(t, p), want); d != "" {
+		t.Errorf("we read: %s", d)
+	}
+	if d := diffRows(s.Read(t, p, peers.ReadOptions{}).Lines(t), want); d != "" {
+		t.Errorf("Spark reads: %s", d)
 	}
 }
