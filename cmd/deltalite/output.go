@@ -2,11 +2,12 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
-	"os"
+	"path/filepath"
 	"strings"
-	"text/tabwriter"
+	"unicode/utf8"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -22,15 +23,55 @@ type recordSink interface {
 	Close() error
 }
 
-func isTerminal(f *os.File) bool {
-	st, err := f.Stat()
-	return err == nil && st.Mode()&os.ModeCharDevice != 0
+// errSinkFull is what a sink's Write returns once it takes no more rows:
+// the scan stops without an error.
+var errSinkFull = errors.New("output full")
+
+// formatOfFile is the output format an output file name implies, or "".
+func formatOfFile(name string) string {
+	switch strings.ToLower(filepath.Ext(name)) {
+	case ".parquet":
+		return "parquet"
+	case ".csv":
+		return "csv"
+	case ".ndjson", ".jsonl", ".json":
+		return "ndjson"
+	}
+	return ""
+}
+
+// outputFormat settles the format of a scan's output from --format, the
+// --output file's extension and whether standard output is a terminal.
+func outputFormat(format, output string, terminal bool) (string, error) {
+	if format == "json" {
+		format = "ndjson"
+	}
+	switch format {
+	case "", "table", "csv", "ndjson", "parquet":
+	default:
+		return "", fmt.Errorf("unknown --format %q (use table, csv, ndjson or parquet)", format)
+	}
+	implied := formatOfFile(output)
+	switch {
+	case format != "" && implied != "" && format != implied:
+		return "", fmt.Errorf("--format %s does not match --output %s, a %s file name: drop --format or change the extension", format, output, implied)
+	case format == "" && implied != "":
+		format = implied
+	case format == "" && output == "" && terminal:
+		format = "table"
+	case format == "":
+		format = "csv"
+	}
+	if format == "parquet" && output == "" && terminal {
+		return "", errors.New("refusing to write Parquet to a terminal: use --output FILE.parquet or redirect standard output")
+	}
+	return format, nil
 }
 
 func newSink(format string, w io.Writer, sc *arrow.Schema) (recordSink, error) {
 	switch format {
 	case "table":
-		return &gridSink{w: tabwriter.NewWriter(w, 0, 4, 2, ' ', 0), schema: sc}, nil
+		return newTableSink(w, sc, -1, false), nil
 	case "csv":
 		return &csvSink{w: csv.NewWriter(w, sc, csv.WithHeader(true), csv.WithNullWriter("")), schema: sc}, nil
 	case "ndjson", "json":
@@ -46,41 +87,107 @@ func newSink(format string, w io.Writer, sc *arrow.Schema) (recordSink, error) {
 	return nil, fmt.Errorf("unknown --format %q (use table, csv, ndjson or parquet)", format)
 }
 
-type gridSink struct {
-	w       *tabwriter.Writer
+// tableRows is how many rows the table format lays out at a time: column
+// widths come from the header and the rows so far, so memory stays
+// bounded whatever the table's size.
+const tableRows = 1024
+
+// tableSink prints aligned columns as rows arrive, at most maxRows of them
+// (< 0: all). Widths only grow, so a later wide value shifts its column
+// from there on.
+type tableSink struct {
+	w       io.Writer
 	schema  *arrow.Schema
+	maxRows int64
+	flush   bool // after every chunk, for a reader watching the rows arrive
+	printed int64
+	more    bool // rows past maxRows were left out
 	started bool
+	widths  []int
+	cells   [][]string // scratch: one chunk of rendered rows
+	line    []byte
 }
 
-func (g *gridSink) Write(rec arrow.RecordBatch) error {
-	if !g.started {
-		names := make([]string, g.schema.NumFields())
-		for i, f := range g.schema.Fields() {
-			names[i] = f.Name
-		}
-		fmt.Fprintln(g.w, strings.Join(names, "\t"))
-		g.started = true
+// cellText flattens what would break a row onto several lines.
+var cellText = strings.NewReplacer("\t", " ", "\n", " ", "\r", " ")
+
+func newTableSink(w io.Writer, sc *arrow.Schema, maxRows int64, flush bool) *tableSink {
+	return &tableSink{w: w, schema: sc, maxRows: maxRows, flush: flush, widths: make([]int, sc.NumFields())}
+}
+
+func (t *tableSink) Write(rec arrow.RecordBatch) error {
+	n := rec.NumRows()
+	if t.maxRows >= 0 && t.printed+n > t.maxRows {
+		t.more = true
+		n = t.maxRows - t.printed
 	}
-	cells := make([]string, rec.NumCols())
-	for r := 0; r < int(rec.NumRows()); r++ {
-		for c := range cells {
-			col := rec.Column(c)
-			if col.IsNull(r) {
-				cells[c] = "null"
-			} else {
-				cells[c] = strings.ReplaceAll(col.ValueStr(r), "\t", " ")
-			}
+	for from := int64(0); from < n; from += tableRows {
+		if err := t.chunk(rec, int(from), int(min(n, from+tableRows))); err != nil {
+			return err
 		}
-		fmt.Fprintln(g.w, strings.Join(cells, "\t"))
+	}
+	if t.more {
+		return errSinkFull
 	}
 	return nil
 }
 
-func (g *gridSink) Close() error {
-	if !g.started {
-		return g.Write(array.NewRecordBatch(g.schema, nil, 0))
+// chunk prints rows from..to of rec (and the header before the first).
+func (t *tableSink) chunk(rec arrow.RecordBatch, from, to int) error {
+	t.cells = t.cells[:0]
+	if !t.started {
+		names := make([]string, t.schema.NumFields())
+		for i, f := range t.schema.Fields() {
+			names[i] = cellText.Replace(f.Name)
+		}
+		t.cells = append(t.cells, names)
 	}
-	return g.w.Flush()
+	for r := from; r < to; r++ {
+		row := make([]string, rec.NumCols())
+		for c := range row {
+			col := rec.Column(c)
+			if col.IsNull(r) {
+				row[c] = "null"
+			} else {
+				row[c] = cellText.Replace(col.ValueStr(r))
+			}
+		}
+		t.cells = append(t.cells, row)
+	}
+	for _, row := range t.cells {
+		for c, s := range row {
+			t.widths[c] = max(t.widths[c], utf8.RuneCountInString(s))
+		}
+	}
+	for _, row := range t.cells {
+		t.line = t.line[:0]
+		for c, s := range row {
+			t.line = append(t.line, s...)
+			if c < len(row)-1 {
+				for pad := utf8.RuneCountInString(s); pad < t.widths[c]+2; pad++ {
+					t.line = append(t.line, ' ')
+				}
+			}
+		}
+		t.line = append(t.line, '\n')
+		if _, err := t.w.Write(t.line); err != nil {
+			return err
+		}
+	}
+	t.started = true
+	t.printed += int64(to - from)
+	if f, ok := t.w.(interface{ Flush() error }); ok && t.flush {
+		return f.Flush()
+	}
+	return nil
+}
+
+// Close prints the header of an empty result.
+func (t *tableSink) Close() error {
+	if !t.started {
+		return t.chunk(nil, 0, 0)
+	}
+	return nil
 }
 
 type csvSink struct {

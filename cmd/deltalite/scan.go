@@ -1,11 +1,13 @@
 package main
 
 import (
+	"errors"
 	"fmt"
-	"io"
-	"os"
+	"iter"
 	"strings"
 	"time"
+
+	"github.com/apache/arrow-go/v18/arrow"
 
 	"github.com/spf13/cobra"
 
@@ -48,11 +50,13 @@ and statistics, rows are filtered; the predicate may read columns not selected.
 				}
 				opts = append(opts, deltalite.WithTimestamp(ts))
 			}
-			if format == "" {
-				format = "csv"
-				if output == "" && isTerminal(os.Stdout) {
-					format = "table"
-				}
+			if limit < 0 {
+				return fmt.Errorf("--limit %d: the number of rows must be 0 or more", limit)
+			}
+			stdout := cmd.OutOrStdout()
+			format, err := outputFormat(format, output, isTerminal(stdout))
+			if err != nil {
+				return err
 			}
 			t, err := openTable(cmd, args[0], opts...)
 			if err != nil {
@@ -67,35 +71,25 @@ and statistics, rows are filtered; the predicate may read columns not selected.
 				return err
 			}
 			scanOpts = append(scanOpts, preds...)
-			if limit > 0 {
+			if cmd.Flags().Changed("limit") {
 				scanOpts = append(scanOpts, scan.WithLimit(limit))
 			}
 			sc, batches, err := t.Scan(scanOpts...).Records(cmd.Context())
 			if err != nil {
 				return err
 			}
-			var w io.Writer = cmd.OutOrStdout()
-			if output != "" {
-				f, err := os.Create(output)
-				if err != nil {
-					return err
-				}
-				defer f.Close()
-				w = f
-			}
-			sink, err := newSink(format, w, sc)
+			dest, err := openDestination(output, stdout)
 			if err != nil {
 				return err
 			}
-			for rec, err := range batches {
-				if err != nil {
-					return err
-				}
-				if err := sink.Write(rec); err != nil {
-					return err
-				}
+			more, err := writeScan(dest, format, sc, batches, !cmd.Flags().Changed("limit"))
+			if ferr := dest.finish(err == nil); err == nil {
+				err = ferr
 			}
-			return sink.Close()
+			if err == nil && more {
+				fmt.Fprintf(cmd.ErrOrStderr(), "deltalite: showing the first %d rows; use --limit N for more, or --format csv or --output FILE for all of them\n", terminalRows)
+			}
+			return err
 		},
 	}
 	f := cmd.Flags()
@@ -104,10 +98,44 @@ and statistics, rows are filtered; the predicate may read columns not selected.
 	f.StringSliceVar(&columns, "columns", nil, "read only these columns (comma-separated)")
 	f.StringVar(&where, "where", "", "SQL predicate rows must satisfy, e.g. \"day >= '2026-01-01' AND score > 8\"")
 	f.StringArrayVar(&partitions, "partition", nil, "partition COL=VALUE, short for --where \"COL = 'VALUE'\"; COL= selects null (repeatable)")
-	f.Int64Var(&limit, "limit", 0, "stop after N rows")
-	f.StringVar(&format, "format", "", "table, csv, ndjson or parquet (default: table on a terminal, else csv)")
-	f.StringVarP(&output, "output", "o", "", "write to FILE instead of standard output")
+	f.Int64Var(&limit, "limit", 0, fmt.Sprintf("stop after N rows (default: all, or %d in a table on a terminal)", terminalRows))
+	f.StringVar(&format, "format", "", "table, csv, ndjson or parquet (default: from the --output extension, else table on a terminal, else csv)")
+	f.StringVarP(&output, "output", "o", "", "write to FILE (created only when the scan succeeds) instead of standard output")
 	return cmd
+}
+
+// terminalRows is how many rows a table on a terminal shows unless --limit
+// says otherwise.
+const terminalRows = 1000
+
+// writeScan writes the batches to dest in format. A table on a terminal
+// shows terminalRows rows when capped; more reports rows left out.
+func writeScan(dest *destination, format string, sc *arrow.Schema, batches iter.Seq2[arrow.RecordBatch, error], capped bool) (more bool, err error) {
+	var sink recordSink
+	if format == "table" {
+		maxRows := int64(-1)
+		if dest.terminal && capped {
+			maxRows = terminalRows
+		}
+		sink = newTableSink(dest, sc, maxRows, dest.terminal)
+	} else {
+		if sink, err = newSink(format, dest, sc); err != nil {
+			return false, err
+		}
+	}
+	for rec, err := range batches {
+		if err != nil {
+			return false, err
+		}
+		if err := sink.Write(rec); err != nil {
+			if !errors.Is(err, errSinkFull) {
+				return false, err
+			}
+			more = true
+			break
+		}
+	}
+	return more, sink.Close()
 }
 
 // scanPredicates binds --where and the --partition shorthands against the

@@ -1,0 +1,8 @@
+package main
+
+import "golang.org/x/sys/unix"
+
+func termios(fd uintptr) bool {
+	_, err := unix.IoctlGetTermios(int(fd), unix.TCGETS)
+	return err == nil
+}
