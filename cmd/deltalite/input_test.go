@@ -113,6 +113,7 @@ func TestCLIInputTypes(t *testing.T) {
 		{"mixed.ndjson", `{"a":1}` + "\n\n" + `{"a":"x"}` + "\n", `mixed.ndjson line 3, column a: a string, but line 1 has an integer`},
 		{"syntax.ndjson", `{"a":1}` + "\n" + `{"a":1,}` + "\n", `syntax.ndjson line 2, character 8: not valid JSON`},
 		{"array.ndjson", `[1,2]` + "\n", `array.ndjson line 1, character 1: a line must hold one JSON object`},
+		{"nested.ndjson", `{"s":{"x":1}}` + "\n", `nested.ndjson line 1, column s: an object needs a type`},
 		{"twice.ndjson", `{"a":1,"A":2}` + "\n", `twice.ndjson line 1, column A: the key appears twice`},
 		{"fields.csv", "a,b\n1,2\n3\n", `fields.csv line 3: 1 fields, but the header has 2`},
 	} {
@@ -298,5 +299,24 @@ func TestCLITimestampsWithoutZoneAreUTC(t *testing.T) {
 		if l[2:] != lines[1][2:] {
 			t.Errorf("%q and %q are not the same instant", lines[1], l)
 		}
+	}
+}
+
+// TestCLINDJSONNestedColumns: nested values parse with the table's types.
+func TestCLINDJSONNestedColumns(t *testing.T) {
+	schemaFile := writeFile(t, "schema.json", `{"type":"struct","fields":[`+
+		`{"name":"id","type":"long","nullable":true,"metadata":{}},`+
+		`{"name":"s","type":{"type":"struct","fields":[{"name":"x","type":"long","nullable":true,"metadata":{}},`+
+		`{"name":"y","type":{"type":"array","elementType":"long","containsNull":true},"nullable":true,"metadata":{}}]},"nullable":true,"metadata":{}}]}`)
+	table := filepath.Join(t.TempDir(), "t")
+	mustRun(t, "create", table, "--schema", schemaFile)
+	mustRun(t, "write", table, "--input", writeFile(t, "ok.ndjson", `{"s":{"x":1,"y":[1,2]},"id":1}`+"\n"+`{"id":2,"s":null}`+"\n"))
+	out := mustRun(t, "scan", table, "--format", "ndjson")
+	if !strings.Contains(out, `"y":[1,2]`) || !strings.Contains(out, `"s":null`) {
+		t.Fatalf("scan: %s", out)
+	}
+	msg := mustFail(t, "write", table, "--input", writeFile(t, "bad.ndjson", `{"id":3,"s":{"x":1}}`+"\n"+`{"id":4,"s":{"x":"q"}}`+"\n"))
+	if !strings.Contains(msg, `bad.ndjson line 2, column s: {"x":"q"} is not a struct<x:long,y:array<long>>`) {
+		t.Fatalf("bad nested value: %q", msg)
 	}
 }

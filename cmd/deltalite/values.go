@@ -272,7 +272,7 @@ func kindOf(v jsonValue) (jsonKind, error) {
 		}
 		return kindBigInt, nil
 	}
-	return 0, fmt.Errorf("holds a nested value: create the table first (deltalite create --schema) so its schema is used")
+	return 0, fmt.Errorf("%s needs a type to be read as: create the table first (deltalite create --schema) so its schema is used", v.describe())
 }
 
 // widenKind joins two kinds seen for one key; ok is false when no column
