@@ -36,9 +36,10 @@
 // above every number; -0.0 equals 0.0.
 //
 // File decisions are conservative: a file is ruled out only when no
-// content its log entry allows could match. Writers disagree on whether a
-// NaN shows in a float column's max statistic, so float maxima never rule
-// out x > v or x != v.
+// content its log entry allows could match. A float column's bounds are
+// trusted as Spark's data skipping trusts them (Spark and this engine write
+// no usable max when a NaN is present), so they rule out x > v; they never
+// prove x < v or x = v true for every row, which a NaN row would break.
 //
 // Every failure is an *errs.Error: InvalidArgument for a predicate that does
 // not parse, bind or evaluate. No panic reaches a caller. The package never

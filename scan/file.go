@@ -16,7 +16,6 @@ import (
 	"github.com/deltalite-go/deltalite/dv"
 	"github.com/deltalite-go/deltalite/expr"
 	"github.com/deltalite-go/deltalite/internal/errs"
-	"github.com/deltalite-go/deltalite/schema"
 	"github.com/deltalite-go/deltalite/storage"
 )
 
@@ -123,10 +122,9 @@ func (fr *fileReader) partitionValues() error {
 		if !oc.partition {
 			continue
 		}
-		raw := partitionString(fr.task.Add, oc.key, oc.field.Name)
-		v, _, err := schema.ParsePartitionValue(oc.field.Type, raw)
+		v, err := oc.partitionValue(fr.task.Add)
 		if err != nil {
-			return errs.Wrap(errs.CorruptTable, fr.task.Add.Path, err, "partition value of column %q", oc.field.Name)
+			return err
 		}
 		fr.values[i] = v
 	}
@@ -236,7 +234,7 @@ func (fr *fileReader) batch(rec arrow.RecordBatch, base int64) (bool, error) {
 		}
 		read[i] = a
 	}
-	sel, count := fr.selection(read, base, n)
+	sel, count := fr.selection(base, n)
 	if count == 0 {
 		return true, nil
 	}
@@ -316,9 +314,8 @@ func (fr *fileReader) filter(rec arrow.RecordBatch) (arrow.RecordBatch, error) {
 }
 
 // selection returns the rows of the batch to keep: nil and n when all are;
-// otherwise their indexes, after dropping deleted rows and rows that fail
-// a filter on a data column.
-func (fr *fileReader) selection(read []arrow.Array, base int64, n int) ([]int32, int) {
+// otherwise the indexes of the rows not deleted.
+func (fr *fileReader) selection(base int64, n int) ([]int32, int) {
 	hasDeleted := false
 	if fr.deleted != nil {
 		for range fr.deleted.Range(uint64(base), uint64(base)+uint64(n)) {
@@ -326,7 +323,7 @@ func (fr *fileReader) selection(read []arrow.Array, base int64, n int) ([]int32,
 			break
 		}
 	}
-	if !hasDeleted && len(fr.b.dataFilters) == 0 {
+	if !hasDeleted {
 		return nil, n
 	}
 	if cap(fr.keep) < n {
@@ -337,23 +334,8 @@ func (fr *fileReader) selection(read []arrow.Array, base int64, n int) ([]int32,
 	for i := range keep {
 		keep[i] = true
 	}
-	if hasDeleted {
-		for pos := range fr.deleted.Range(uint64(base), uint64(base)+uint64(n)) {
-			keep[pos-uint64(base)] = false
-		}
-	}
-	for k, f := range fr.b.dataFilters {
-		arr := read[fr.b.filterRead[k]]
-		if arr == nil { // the file lacks the column: every value is null
-			clear(keep)
-			break
-		}
-		get := valueGetter(arr)
-		for i := range keep {
-			if keep[i] && (arr.IsNull(i) || get == nil || !f.matches(get(i))) {
-				keep[i] = false
-			}
-		}
+	for pos := range fr.deleted.Range(uint64(base), uint64(base)+uint64(n)) {
+		keep[pos-uint64(base)] = false
 	}
 	idx := fr.idx[:0]
 	for i, k := range keep {

@@ -2,12 +2,11 @@ package scan
 
 import (
 	"fmt"
-	"math"
 	"strings"
 
+	"github.com/deltalite-go/deltalite/expr"
 	"github.com/deltalite-go/deltalite/internal/errs"
 	"github.com/deltalite-go/deltalite/schema"
-	"github.com/deltalite-go/deltalite/stats"
 )
 
 // Op is a filter operator, spelled as in delta-rs partition filters.
@@ -31,6 +30,8 @@ const (
 // take one value, In and NotIn any number.
 //
 // Nulls follow SQL: a null never satisfies a filter, not even != or not in.
+// A filter is sugar for the expr predicate it builds (WithPredicate): both
+// are decided and evaluated by the same code.
 type Filter struct {
 	Column string
 	Op     Op
@@ -101,16 +102,11 @@ func (f Filter) checkArity() error {
 	return errs.New(errs.InvalidArgument, "", "unknown filter operator %q", f.Op)
 }
 
-// boundFilter is a Filter resolved against the table schema.
-type boundFilter struct {
-	Filter
-	field     *schema.Field
-	partition bool
-	key       string // partitionValues key (physical name under column mapping)
-	values    []stats.Value
-}
-
-func bindFilter(f Filter, sc *schema.Struct, partCols map[string]bool, mode schema.Mode) (*boundFilter, error) {
+// predicate is the expr predicate the filter stands for: the column
+// compared with its values as string literals, which binding parses with
+// the column's type, so filters and SQL predicates share one evaluator and
+// one file pruner.
+func (f Filter) predicate(sc *schema.Struct) (*expr.Bound, error) {
 	if err := f.checkArity(); err != nil {
 		return nil, err
 	}
@@ -125,125 +121,23 @@ func bindFilter(f Filter, sc *schema.Struct, partCols map[string]bool, mode sche
 	if p, ok := fld.Type.(*schema.Primitive); ok && p.Name == schema.Variant {
 		return nil, errs.New(errs.InvalidArgument, "", "filter %s: variant column %q cannot be compared", f, fld.Name)
 	}
-	b := &boundFilter{Filter: f, field: fld, partition: partCols[fld.Name], key: fld.PhysicalName(mode)}
-	for _, v := range f.Values {
-		sv, err := stats.ParseValue(fld.Type, v)
-		if err != nil {
-			return nil, errs.Wrap(errs.InvalidArgument, "", err, "filter %s on %s column %q", f, fld.Type, fld.Name)
-		}
-		b.values = append(b.values, sv)
+	col := &expr.Column{Parts: []string{fld.Name}}
+	lits := make([]expr.Expr, len(f.Values))
+	for i, v := range f.Values {
+		lits[i] = &expr.Literal{Kind: expr.LitString, Text: v}
+	}
+	var e expr.Expr
+	switch f.Op {
+	case In, NotIn:
+		e = &expr.In{X: col, List: lits, Not: f.Op == NotIn}
+	default:
+		e = &expr.Binary{Op: exprOps[f.Op], L: col, R: lits[0]}
+	}
+	b, err := expr.BindTable(e, sc)
+	if err != nil {
+		return nil, errs.Wrap(errs.InvalidArgument, "", err, "filter %s on %s column %q", f, fld.Type, fld.Name)
 	}
 	return b, nil
 }
 
-// order compares two values of the same kind for row evaluation, with
-// NaN equal to itself and above every other float, as Spark orders them.
-func order(a, b stats.Value) int {
-	if a.Kind == stats.Float {
-		an, bn := math.IsNaN(a.Float), math.IsNaN(b.Float)
-		switch {
-		case an && bn:
-			return 0
-		case an:
-			return 1
-		case bn:
-			return -1
-		}
-	}
-	c, _ := stats.Compare(a, b)
-	return c
-}
-
-// matches reports whether a non-null value satisfies the filter.
-func (b *boundFilter) matches(v stats.Value) bool {
-	switch b.Op {
-	case Eq:
-		return order(v, b.values[0]) == 0
-	case Ne:
-		return order(v, b.values[0]) != 0
-	case Lt:
-		return order(v, b.values[0]) < 0
-	case Le:
-		return order(v, b.values[0]) <= 0
-	case Gt:
-		return order(v, b.values[0]) > 0
-	case Ge:
-		return order(v, b.values[0]) >= 0
-	case In, NotIn:
-		found := false
-		for _, x := range b.values {
-			if order(v, x) == 0 {
-				found = true
-				break
-			}
-		}
-		return found == (b.Op == In)
-	}
-	return false
-}
-
-// skipByStats returns a reason when the statistics prove that no row of a
-// file satisfies the filter, and "" when the file must be read. Unknown
-// statistics never skip.
-func (b *boundFilter) skipByStats(c stats.Column, numRecords int64) string {
-	if numRecords == 0 {
-		return "the file has no rows"
-	}
-	if numRecords > 0 && c.NullCount == numRecords {
-		return fmt.Sprintf("every value of %s is null", b.field.Name)
-	}
-	below := func(v stats.Value) bool { // v < min
-		r, ok := stats.Compare(v, c.Min)
-		return ok && r < 0
-	}
-	// A float column's max may leave out NaN, which sorts above every
-	// number (writers disagree on whether NaN counts): never skip on it.
-	nanBlind := isFloat(b.field.Type)
-	above := func(v stats.Value) bool { // v > max
-		r, ok := stats.Compare(v, c.Max)
-		return ok && r > 0 && !nanBlind
-	}
-	constant := func() (stats.Value, bool) { // min == max: every non-null value
-		r, ok := stats.Compare(c.Min, c.Max)
-		return c.Min, ok && r == 0 && !nanBlind
-	}
-	bounds := func() string {
-		return fmt.Sprintf("statistics of %s: min %s, max %s", b.field.Name, c.Min, c.Max)
-	}
-	switch b.Op {
-	case Eq, In:
-		for _, v := range b.values {
-			if !below(v) && !above(v) {
-				return ""
-			}
-		}
-		return bounds()
-	case Ne, NotIn:
-		k, ok := constant()
-		if !ok {
-			return ""
-		}
-		for _, v := range b.values {
-			if r, ok := stats.Compare(k, v); ok && r == 0 {
-				return bounds()
-			}
-		}
-		return ""
-	case Lt, Le:
-		r, ok := stats.Compare(c.Min, b.values[0])
-		if ok && (r > 0 || (r == 0 && b.Op == Lt)) {
-			return bounds()
-		}
-	case Gt, Ge:
-		r, ok := stats.Compare(c.Max, b.values[0])
-		if ok && !nanBlind && (r < 0 || (r == 0 && b.Op == Gt)) {
-			return bounds()
-		}
-	}
-	return ""
-}
-
-func isFloat(t schema.Type) bool {
-	p, ok := t.(*schema.Primitive)
-	return ok && (p.Name == schema.Float || p.Name == schema.Double)
-}
+var exprOps = map[Op]expr.Op{Eq: expr.Eq, Ne: expr.Ne, Lt: expr.Lt, Le: expr.Le, Gt: expr.Gt, Ge: expr.Ge}

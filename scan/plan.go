@@ -62,18 +62,18 @@ func (s *Scan) Explain(ctx context.Context) (*Explanation, error) {
 // bound is a Scan resolved against its Source's schema.
 type bound struct {
 	*Scan
-	sc          *schema.Struct
-	mode        schema.Mode
-	out         []outColumn // the selected columns, then those only predicates read
-	visible     int         // how many of out are selected
-	outSchema   *arrow.Schema
-	evalSchema  *arrow.Schema   // of every column in out, for predicates
-	predStats   bool            // a predicate reads a data column: statistics help
-	read        []*schema.Field // data columns read from files, output ones first
-	readTypes   []arrow.DataType
-	partFilters []*boundFilter
-	dataFilters []*boundFilter
-	filterRead  []int // for each data filter, its column's index in read
+	sc         *schema.Struct
+	mode       schema.Mode
+	out        []outColumn // the selected columns, then those only predicates read
+	visible    int         // how many of out are selected
+	outSchema  *arrow.Schema
+	evalSchema *arrow.Schema   // of every column in out, for predicates
+	predStats  bool            // a predicate reads a data column: statistics help
+	read       []*schema.Field // data columns read from files, output ones first
+	readTypes  []arrow.DataType
+	// preds are the scan's predicates and its filters' (Filter.predicate),
+	// all decided and evaluated by expr; it shadows Scan.preds.
+	preds []*expr.Bound
 }
 
 // outColumn is one column of the output.
@@ -148,22 +148,18 @@ func (s *Scan) bind() (*bound, error) {
 	}
 	b.visible = len(b.out)
 	b.outSchema = arrow.NewSchema(arrowFields, nil)
+	b.preds = append(b.preds, s.preds...)
+	for _, f := range s.filters {
+		p, err := f.predicate(sc)
+		if err != nil {
+			return nil, err
+		}
+		b.preds = append(b.preds, p)
+	}
 	if err := b.bindPredicates(addOut); err != nil {
 		return nil, err
 	}
 	b.evalSchema = arrow.NewSchema(arrowFields, nil)
-	for _, f := range s.filters {
-		bf, err := bindFilter(f, sc, partCols, b.mode)
-		if err != nil {
-			return nil, err
-		}
-		if bf.partition {
-			b.partFilters = append(b.partFilters, bf)
-			continue
-		}
-		b.dataFilters = append(b.dataFilters, bf)
-		b.filterRead = append(b.filterRead, addRead(bf.field))
-	}
 	for _, f := range b.read {
 		dt, err := schema.ArrowType(f.Type, schema.ArrowOptions{})
 		if err != nil {
@@ -228,23 +224,13 @@ func (b *bound) plan(ctx context.Context) (*Explanation, error) {
 		if err != nil {
 			return nil, err
 		}
-		reason, err := b.prunePartition(add)
-		if err != nil {
-			return nil, err
-		}
 		var fs *stats.File
-		if reason == "" && len(b.dataFilters) > 0 {
-			fs = stats.Parse(add.Stats, b.sc, b.mode)
-			for _, f := range b.dataFilters {
-				if r := f.skipByStats(fs.Column(f.field.Name), fs.NumRecords); r != "" {
-					reason = fmt.Sprintf("filter %s: %s", f.Filter, r)
-					break
-				}
+		reason, allMatch := "", false
+		if len(b.preds) > 0 {
+			if err := b.checkPartitionValues(add); err != nil {
+				return nil, err
 			}
-		}
-		allMatch := false
-		if reason == "" && len(b.preds) > 0 {
-			if fs == nil && b.predStats {
+			if b.predStats {
 				fs = stats.Parse(add.Stats, b.sc, b.mode)
 			}
 			reason, allMatch = b.decide(add, fs)
@@ -256,6 +242,20 @@ func (b *bound) plan(ctx context.Context) (*Explanation, error) {
 		e.Files = append(e.Files, FileTask{Add: add, Key: key, Stats: fs, allMatch: allMatch})
 	}
 	return e, nil
+}
+
+// checkPartitionValues fails on a partition value of add that does not
+// parse: expr would decide such a file as unknown and read it, and the
+// error would come only then.
+func (b *bound) checkPartitionValues(add *protocol.Add) error {
+	for i := range b.out {
+		if oc := &b.out[i]; oc.partition {
+			if _, err := oc.partitionValue(add); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // decide judges a file by the predicates from its partition values and
@@ -274,6 +274,15 @@ func (b *bound) decide(add *protocol.Add, fs *stats.File) (reason string, allMat
 	return "", allMatch
 }
 
+// partitionValue parses the log's text of partition column oc for add.
+func (oc *outColumn) partitionValue(add *protocol.Add) (any, error) {
+	v, _, err := schema.ParsePartitionValue(oc.field.Type, partitionString(add, oc.key, oc.field.Name))
+	if err != nil {
+		return nil, errs.Wrap(errs.CorruptTable, add.Path, err, "partition value of column %q", oc.field.Name)
+	}
+	return v, nil
+}
+
 // partitionString is the log's text for a partition column of a file: keyed
 // by physical name under column mapping, by logical name otherwise (and as
 // a fallback). A missing key is null.
@@ -282,22 +291,4 @@ func partitionString(add *protocol.Add, key, logical string) string {
 		return v
 	}
 	return add.PartitionValues[logical]
-}
-
-// prunePartition returns why the partition filters exclude add, or "".
-func (b *bound) prunePartition(add *protocol.Add) (string, error) {
-	for _, f := range b.partFilters {
-		raw := partitionString(add, f.key, f.field.Name)
-		if raw == "" {
-			return fmt.Sprintf("filter %s: partition value is null", f.Filter), nil
-		}
-		v, err := stats.ParseValue(f.field.Type, raw)
-		if err != nil {
-			return "", errs.Wrap(errs.CorruptTable, add.Path, err, "partition value of column %q", f.field.Name)
-		}
-		if !f.matches(v) {
-			return fmt.Sprintf("filter %s: partition value %q", f.Filter, raw), nil
-		}
-	}
-	return "", nil
 }
