@@ -301,6 +301,15 @@ func didYouMean(lk string) string {
 	return fmt.Sprintf(" (did you mean %s?)", best)
 }
 
+// CanonicalKey is Delta's spelling of a delta.* key it knows (Spark
+// matches them case-insensitively); other keys as given.
+func CanonicalKey(key string) string {
+	if spec, ok := tableProps[strings.ToLower(strings.TrimSpace(key))]; ok {
+		return spec.key
+	}
+	return key
+}
+
 // EngineMaintained reports a property the engine sets itself (column
 // mapping's maxColumnId, in-commit timestamp enablement): a commit may
 // change it without the validation CheckProperties applies to user input.

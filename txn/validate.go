@@ -207,6 +207,12 @@ func (t *Txn) checkPropertyChanges(md *protocol.Metadata, p *protocol.Protocol) 
 	if _, _, err := protocol.CheckProperties(changed, WritableFeature); err != nil {
 		return err
 	}
+	for k := range changed {
+		// Readers look keys up as Delta spells them.
+		if c := protocol.CanonicalKey(k); c != k {
+			return invalid("table property %s must be spelled %s", k, c)
+		}
+	}
 	for _, k := range slices.Sorted(maps.Keys(changed)) {
 		for _, f := range protocol.RequiredFeatures(nil, map[string]string{k: changed[k]}) {
 			if !p.HasFeature(f) {
