@@ -320,3 +320,14 @@ func TestCLINDJSONNestedColumns(t *testing.T) {
 		t.Fatalf("bad nested value: %q", msg)
 	}
 }
+
+// TestCLIUpsertNewColumnSaysWhy: upsert does not evolve the schema, and
+// says so rather than naming a flag it lacks.
+func TestCLIUpsertNewColumnSaysWhy(t *testing.T) {
+	table := filepath.Join(t.TempDir(), "t")
+	mustRun(t, "upsert", table, "--input", writeFile(t, "a.csv", "id,name\n1,a\n"), "--pk", "id")
+	msg := mustFail(t, "upsert", table, "--input", writeFile(t, "b.csv", "id,name,extra\n1,b,x\n"), "--pk", "id")
+	if !strings.Contains(msg, `"extra"`) || !strings.Contains(msg, "upsert keeps the table's schema") {
+		t.Fatalf("upsert with a new column: %q", msg)
+	}
+}

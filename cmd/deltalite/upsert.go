@@ -82,7 +82,7 @@ exist yet is created from the input's schema (partitioned by --partition-by).
 			}
 			stats, err := deltalite.Upsert(ctx, args[0], src, opts, deltalite.WithStorageOptions(so))
 			if err != nil {
-				return err
+				return withSchemaHint(err, "upsert keeps the table's schema: leave those columns out of the input")
 			}
 			out := cmd.OutOrStdout()
 			if asJSON {

@@ -143,8 +143,11 @@ the table from the input's schema when it does not exist.
 				Compression:    compression,
 				CommitMetadata: anyMap(metadata),
 			}, deltalite.WithStorageOptions(so))
+			if err != nil && schemaMode == "" {
+				err = withSchemaHint(err, "pass --schema-mode merge to add the new columns to the table, or --mode overwrite --schema-mode overwrite to replace its schema")
+			}
 			if err != nil {
-				return withSchemaModeHint(err, schemaMode)
+				return err
 			}
 			out := cmd.OutOrStdout()
 			if asJSON {
@@ -197,20 +200,17 @@ func noRows(cmd *cobra.Command, input string, asJSON bool, what string) error {
 	return nil
 }
 
-// withSchemaModeHint names the flags that let a write change the table's
-// schema when the input's columns do not fit it.
-func withSchemaModeHint(err error, schemaMode string) error {
+// withSchemaHint adds what to do to an error about input columns that do
+// not fit the table's schema.
+func withSchemaHint(err error, fix string) error {
 	msg := err.Error()
-	if schemaMode != "" || !errors.Is(err, deltalite.ErrSchemaMismatch) ||
+	if !errors.Is(err, deltalite.ErrSchemaMismatch) ||
 		!strings.Contains(msg, "not in the table") && !strings.Contains(msg, "cannot cast") {
 		return err
 	}
-	return fmt.Errorf("%w: pass --schema-mode merge to add the new columns to the table, or --mode overwrite --schema-mode overwrite to replace its schema", err)
+	return fmt.Errorf("%w: %s", err, fix)
 }
 
-// keyValues parses repeated KEY=VALUE flags. A malformed one is named by
-// its position and key, never its value: a --storage-option value is a
-// credential as often as not.
 func keyValues(flag string, kvs []string) (map[string]string, error) {
 	out := map[string]string{}
 	for i, kv := range kvs {
