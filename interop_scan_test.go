@@ -3,15 +3,9 @@ package deltalite_test
 import (
 	"context"
 	"fmt"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"testing"
-
-	"github.com/apache/arrow-go/v18/arrow/array"
-	"github.com/apache/arrow-go/v18/arrow/memory"
-	"github.com/apache/arrow-go/v18/parquet/file"
-	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 
 	"github.com/deltalite-go/deltalite"
 	"github.com/deltalite-go/deltalite/expr"
@@ -96,7 +90,10 @@ func TestScanWhereAgreesWithSpark(t *testing.T) {
 		if b, err := exec.Command(bin, "scan", table, "--where", p, "--columns", "id,name,amount", "--output", out).CombinedOutput(); err != nil {
 			t.Fatalf("scan --where %q: %v\n%s", p, err, b)
 		}
-		got := parquetRows(t, out)
+		got, err := arrowrows.ParquetFile(out)
+		if err != nil {
+			t.Fatal(err)
+		}
 		want := sortedCopy(results[i].Table(t).Lines(t))
 		if len(want) == 0 && p != "score = 99" {
 			t.Errorf("--where %q: Spark selects no row; the table does not exercise it", p)
@@ -125,35 +122,4 @@ func TestScanWhereAgreesWithSpark(t *testing.T) {
 			t.Errorf("%s: %d files read, %d skipped; want some of each", p, len(e.Files), len(e.Skipped))
 		}
 	}
-}
-
-// parquetRows renders the rows of a Parquet file, sorted.
-func parquetRows(t *testing.T, path string) []string {
-	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	pf, err := file.NewParquetReader(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer pf.Close()
-	r, err := pqarrow.NewFileReader(pf, pqarrow.ArrowReadProperties{}, memory.DefaultAllocator)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tbl, err := r.ReadTable(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tbl.Release()
-	var rows []string
-	tr := array.NewTableReader(tbl, -1)
-	defer tr.Release()
-	for tr.Next() {
-		rows = append(rows, arrowrows.Rows(tr.RecordBatch())...)
-	}
-	return sortedCopy(rows)
 }
