@@ -89,7 +89,7 @@ func (w *writeJob) keptRows(emit func(arrow.RecordBatch) error) error {
 	if len(w.rewrite) == 0 {
 		return nil
 	}
-	_, batches, err := scan.New(subset{w.snap, w.rewrite}).Records(w.ctx)
+	_, batches, err := scan.New(w.snap, scan.WithFiles(w.rewrite...)).Records(w.ctx)
 	if err != nil {
 		return err
 	}
@@ -110,11 +110,3 @@ func (w *writeJob) keptRows(emit func(arrow.RecordBatch) error) error {
 	}
 	return nil
 }
-
-// subset is a snapshot seen through some of its files.
-type subset struct {
-	*snapshot.Snapshot
-	files []*protocol.Add
-}
-
-func (s subset) Files() []*protocol.Add { return s.files }

@@ -4,6 +4,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/deltalite-go/deltalite/expr"
+	"github.com/deltalite-go/deltalite/protocol"
 )
 
 // Defaults of the read options.
@@ -17,6 +18,8 @@ const (
 // concurrent use.
 type Scan struct {
 	src         Source
+	files       []*protocol.Add // with chosen: the files to read instead of src's
+	chosen      bool
 	columns     []string // nil: every column, in schema order
 	filters     []Filter
 	preds       []*expr.Bound
@@ -45,6 +48,7 @@ func (s *Scan) With(opts ...Option) *Scan {
 	if s.columns == nil {
 		c.columns = nil
 	}
+	c.files = append([]*protocol.Add(nil), s.files...)
 	c.filters = append([]Filter(nil), s.filters...)
 	c.preds = append([]*expr.Bound(nil), s.preds...)
 	for _, o := range opts {
@@ -58,6 +62,18 @@ func (s *Scan) With(opts ...Option) *Scan {
 // Without this option every column is read in schema order.
 func WithColumns(names ...string) Option {
 	return func(s *Scan) { s.columns = append(make([]string, 0, len(names)), names...) }
+}
+
+// WithFiles makes the scan read exactly these files, in this order, instead
+// of the source's live files: an operation reads the files it planned
+// (iceberg-go's ReadTasks). They must be files of the source's table; the
+// source still gives the schema, partition columns and store. Predicates
+// and filters still skip files among them.
+func WithFiles(files ...*protocol.Add) Option {
+	return func(s *Scan) {
+		s.files = append(make([]*protocol.Add, 0, len(files)), files...)
+		s.chosen = true
+	}
 }
 
 // WithFilters adds filters; a row is returned only if it satisfies all of

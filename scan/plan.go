@@ -211,7 +211,11 @@ func columnNames(sc *schema.Struct) string {
 func (b *bound) plan(ctx context.Context) (*Explanation, error) {
 	st := b.src.Store()
 	e := &Explanation{}
-	for i, add := range b.src.Files() {
+	files := b.src.Files()
+	if b.chosen {
+		files = b.files
+	}
+	for i, add := range files {
 		if i%1024 == 0 {
 			if err := ctx.Err(); err != nil {
 				return nil, errs.Wrap(errs.Canceled, "", err, "planning the scan")

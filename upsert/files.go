@@ -2,8 +2,6 @@ package upsert
 
 import (
 	"github.com/deltalite-go/deltalite/protocol"
-	"github.com/deltalite-go/deltalite/schema"
-	"github.com/deltalite-go/deltalite/snapshot"
 	"github.com/deltalite-go/deltalite/storage"
 )
 
@@ -26,20 +24,6 @@ type fileWork struct {
 	checkFrom int64
 	why       string // why the file was carried over, for tests and traces
 }
-
-// oneFile is a scan.Source of one file of a snapshot, so that scan's
-// reader (deletion vectors, column mapping, casts, partition constants)
-// serves a file at a time.
-type oneFile struct {
-	snap *snapshot.Snapshot
-	add  *protocol.Add
-}
-
-func (o oneFile) Store() storage.Store       { return o.snap.Store() }
-func (o oneFile) Schema() *schema.Struct     { return o.snap.Schema() }
-func (o oneFile) PartitionColumns() []string { return o.snap.PartitionColumns() }
-func (o oneFile) ColumnMapping() schema.Mode { return o.snap.ColumnMapping() }
-func (o oneFile) Files() []*protocol.Add     { return []*protocol.Add{o.add} }
 
 // objectKey resolves an add path to the object key of the data file by
 // protocol.ObjectKey's rule; ok is false for a path it cannot resolve

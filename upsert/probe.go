@@ -332,7 +332,7 @@ func (r *run) probeScan(ctx context.Context, p *part, fw *fileWork) error {
 		return errs.Wrap(errs.Canceled, "", err, "probing")
 	}
 	defer res.Release()
-	sc := scan.New(oneFile{r.snap, fw.add}, scan.WithColumns(names...), scan.WithBatchSize(rows),
+	sc := scan.New(r.snap, scan.WithFiles(fw.add), scan.WithColumns(names...), scan.WithBatchSize(rows),
 		scan.WithParallelism(1), scan.WithAllocator(c.mem))
 	_, seq, err := sc.Records(ctx)
 	if err != nil {

@@ -298,7 +298,7 @@ func (r *run) rewriteFile(ctx context.Context, share *limits.Budget, p *part, f 
 		return errs.Wrap(errs.Canceled, "", err, "rewriting")
 	}
 	defer res.Release()
-	sc := scan.New(oneFile{r.snap, f.add}, scan.WithBatchSize(rows), scan.WithParallelism(1), scan.WithAllocator(c.mem))
+	sc := scan.New(r.snap, scan.WithFiles(f.add), scan.WithBatchSize(rows), scan.WithParallelism(1), scan.WithAllocator(c.mem))
 	_, seq, err := sc.Records(ctx)
 	if err != nil {
 		return err
