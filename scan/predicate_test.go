@@ -115,6 +115,25 @@ func TestPredicateAllMatchAndLimit(t *testing.T) {
 	}
 }
 
+// Under column mapping partition values and statistics are keyed by
+// physical names; the predicate speaks logical ones.
+func TestPredicateColumnMapping(t *testing.T) {
+	parts := openTable(t, "delta-rs/table_with_column_mapping")
+	p := mustPredicate(t, parts, "`Company Very Short` = 'BME'")
+	if files, skipped := planned(t, New(parts, WithPredicate(p)), ""); len(files) != 1 || skipped == 0 {
+		t.Errorf("partition predicate: %d files read, %d skipped", len(files), skipped)
+	}
+	if got := strings.Join(values(t, parts, "Super Name", WithPredicate(p)), " "); got != `"Timothy Lamb"` {
+		t.Errorf("rows %s", got)
+	}
+	data := openTable(t, "golden/data-skipping-basic-stats-all-types-columnmapping-name/delta")
+	for where, files := range map[string]int{"as_int = 0": 1, "as_int > 0": 0, "as_string < '0'": 0, "as_date = '2000-01-01'": 1} {
+		if got, _ := planned(t, New(data, WithPredicate(mustPredicate(t, data, where))), ""); len(got) != files {
+			t.Errorf("%s: %d files read, want %d", where, len(got), files)
+		}
+	}
+}
+
 func TestPredicateWithDeletionVector(t *testing.T) {
 	src := openTable(t, "delta-rs/table-with-dv-small") // values 1-8 live, 0 and 9 deleted
 	p := mustPredicate(t, src, "value < 3 OR value > 7")
