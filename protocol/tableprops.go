@@ -26,6 +26,9 @@ type propSpec struct {
 	key string // canonical spelling
 	// accepts returns "" for an accepted value, else what is accepted.
 	accepts func(v string) string
+	// values, when set, are the accepted values in the spelling stored:
+	// Spark accepts TRUE or NAME, but readers in other engines may not.
+	values []string
 	// feature is the table feature value v needs, "" for none.
 	feature func(v string) string
 	// refused, when set, says why the key cannot be set through this engine.
@@ -38,7 +41,7 @@ type propSpec struct {
 // this engine. Keys are matched case-insensitively, as Spark does.
 var tableProps = func() map[string]propSpec {
 	boolean := func(key, feature string) propSpec {
-		return propSpec{key: key, accepts: oneOf("true", "false"), feature: onValue(feature, "true")}
+		return choice(key, onValue(feature, "true"), "true", "false")
 	}
 	interval := func(key string) propSpec { return propSpec{key: key, accepts: interval} }
 	integer := func(key string, min int64, what string) propSpec {
@@ -68,12 +71,12 @@ var tableProps = func() map[string]propSpec {
 		boolean("delta.enableIcebergCompatV2", "icebergCompatV2"),
 		boolean("delta.enableIcebergCompatV3", "icebergCompatV3"),
 		boolean("delta.enableVariantShredding", "variantShredding-preview"),
-		{key: PropColumnMappingMode, accepts: oneOf("none", "name", "id"), feature: onValue("columnMapping", "name", "id")},
-		{key: PropCheckpointPolicy, accepts: oneOf("classic", "v2"), feature: onValue("v2Checkpoint", "v2")},
+		choice(PropColumnMappingMode, onValue("columnMapping", "name", "id"), "none", "name", "id"),
+		choice(PropCheckpointPolicy, onValue("v2Checkpoint", "v2"), "classic", "v2"),
 		// Spark sets only Serializable; this engine also honours the
 		// WriteSerializable that Spark and delta-rs read.
-		{key: PropIsolationLevel, accepts: oneOf("Serializable", "WriteSerializable")},
-		{key: "delta.autoOptimize.autoCompact", accepts: oneOf("auto", "legacy", "true", "false")},
+		choice(PropIsolationLevel, nil, "Serializable", "WriteSerializable"),
+		choice("delta.autoOptimize.autoCompact", nil, "auto", "legacy", "true", "false"),
 		{key: PropDataSkippingStatsColumns, accepts: func(string) string { return "" }},
 		integer(PropCheckpointInterval, 1, "a positive integer"),
 		integer("delta.randomPrefixLength", 1, "a positive integer"),
@@ -121,6 +124,10 @@ var tableProps = func() map[string]propSpec {
 }()
 
 const refusedMaintained = "the engine maintains it"
+
+func choice(key string, feature func(string) string, values ...string) propSpec {
+	return propSpec{key: key, accepts: oneOf(values...), feature: feature, values: values}
+}
 
 // oneOf accepts the values listed, case-insensitively, as Spark parses
 // booleans and modes.
@@ -192,8 +199,8 @@ func propertyFeatures(props map[string]string) []featureRequest {
 // (delta.constraints.*) are refused, since this engine does not enforce
 // them. Other keys are free. Errors name the key and what is accepted.
 //
-// It returns the configuration to store, Delta's keys in their canonical
-// spelling and the protocol-only delta.feature.* and
+// It returns the configuration to store, Delta's keys and fixed values
+// (true, name, v2) in their canonical spelling, and the protocol-only delta.feature.* and
 // delta.ignoreProtocolDefaults removed (as Spark stores them), and the
 // table features the properties need. A needed feature writable reports
 // false for is refused, naming the property: a table must never carry a
@@ -223,6 +230,11 @@ func CheckProperties(props map[string]string, writable func(feature string) bool
 			}
 			if want := spec.accepts(v); want != "" {
 				return nil, nil, errs.New(errs.InvalidArgument, "", "table property %s = %q is not valid: use %s", spec.key, v, want)
+			}
+			for _, c := range spec.values {
+				if strings.EqualFold(v, c) {
+					v = c
+				}
 			}
 			if spec.key != PropIgnoreProtocolDefaults {
 				out[spec.key] = v

@@ -74,7 +74,7 @@ func TestCheckPropertiesAccepts(t *testing.T) {
 	}
 	in := maps.Clone(kept)
 	// Respelled, and protocol-only keys Spark does not store either.
-	in["delta.APPENDONLY"] = "false"
+	in["delta.APPENDONLY"] = "False"
 	in["delta.feature.DELETIONVECTORS"] = "supported"
 	in["delta.feature.v2Checkpoint"] = "enabled"
 	in["delta.ignoreProtocolDefaults"] = "true"

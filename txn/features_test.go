@@ -229,7 +229,8 @@ func TestSetPropertiesNeedsFeatures(t *testing.T) {
 			"delta.enableRowTracking = true needs the rowTracking table feature"},
 		{map[string]string{protocol.PropAppendOnly: "maybe"}, nil, errs.ErrInvalidArgument, `delta.appendOnly = "maybe" is not valid: use true or false`},
 		{map[string]string{"delta.nope": "1"}, nil, errs.ErrInvalidArgument, "unknown table property delta.nope"},
-		{map[string]string{"delta.APPENDONLY": "true"}, nil, errs.ErrInvalidArgument, "table property delta.APPENDONLY must be spelled delta.appendOnly"},
+		{map[string]string{"delta.APPENDONLY": "true"}, nil, errs.ErrInvalidArgument, "table property delta.APPENDONLY = true must be spelled delta.appendOnly = true"},
+		{map[string]string{"delta.appendOnly": "TRUE"}, nil, errs.ErrInvalidArgument, "table property delta.appendOnly = TRUE must be spelled delta.appendOnly = true"},
 	}
 	for _, c := range refused {
 		if err := set(c.props, c.p); !errors.Is(err, c.kind) || !strings.Contains(err.Error(), c.want) {

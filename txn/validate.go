@@ -204,13 +204,14 @@ func (t *Txn) checkPropertyChanges(md *protocol.Metadata, p *protocol.Protocol) 
 			changed[k] = v
 		}
 	}
-	if _, _, err := protocol.CheckProperties(changed, WritableFeature); err != nil {
+	canon, _, err := protocol.CheckProperties(changed, WritableFeature)
+	if err != nil {
 		return err
 	}
-	for k := range changed {
-		// Readers look keys up as Delta spells them.
-		if c := protocol.CanonicalKey(k); c != k {
-			return invalid("table property %s must be spelled %s", k, c)
+	for k, v := range changed {
+		// Readers look keys and values up as Delta spells them.
+		if c := protocol.CanonicalKey(k); c != k || (canon[c] != "" && canon[c] != v) {
+			return invalid("table property %s = %s must be spelled %s = %s", k, v, c, canon[c])
 		}
 	}
 	for _, k := range slices.Sorted(maps.Keys(changed)) {
