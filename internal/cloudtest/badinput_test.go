@@ -172,10 +172,13 @@ func runCLI(t *testing.T, opts map[string]string, env bool, args ...string) (std
 	return o.String(), e.String(), time.Since(started), err
 }
 
-// TestCLISecrets: the CLI writes and lists history with --json, taking the
-// storage options as --storage-option flags or from the environment,
-// without printing a credential; with a wrong one it fails fast, showing
-// neither the wrong nor the right value.
+// TestCLISecrets: every command of the CLI (create, write, upsert, scan,
+// history, inspect) runs on each store with the storage options as
+// --storage-option flags, and history also with them in the environment,
+// printing no credential; no object of the table holds one; and wrong
+// credentials or a credential in the table URL fail fast showing neither
+// the wrong nor the right value. The GCS emulator takes no credential: a
+// canary service-account key stands in, which must not show either.
 func TestCLISecrets(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the CLI: skipped in -short mode")
@@ -183,47 +186,79 @@ func TestCLISecrets(t *testing.T) {
 	if _, err := exec.LookPath("go"); err != nil {
 		t.Skip("no go command to build the CLI with")
 	}
-	csv := filepath.Join(t.TempDir(), "people.csv")
-	if err := os.WriteFile(csv, []byte("id,name,day\n1,a,d1\n2,b,d2\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	eachCloud(t, false, func(t *testing.T, c *cloud) {
-		uri := c.tableURI("cli-")
-		out, errOut, _, err := runCLI(t, c.opts, false, "write", uri, "--input", csv, "--partition-by", "day", "--json")
-		if err != nil {
-			t.Fatalf("deltalite write: %v\n%s%s", err, out, errOut)
+	dir := t.TempDir()
+	file := func(name, content string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
 		}
-		noSecret(t, "write --json", out+errOut, c.secrets...)
+		return p
+	}
+	csv := file("people.csv", "id,name,day\n1,a,d1\n2,b,d2\n")
+	changes := file("changes.csv", "id,name,day\n2,bb,d2\n3,c,d3\n")
+	schemaFile := file("schema.json", `{"type":"struct","fields":[{"name":"id","type":"long","nullable":true,"metadata":{}},{"name":"name","type":"string","nullable":true,"metadata":{}},{"name":"day","type":"string","nullable":true,"metadata":{}}]}`)
+	eachCloud(t, false, func(t *testing.T, c *cloud) {
+		opts, secrets := c.opts, c.secrets
+		if len(secrets) == 0 {
+			canary := "canary-key-" + uniqueName("")
+			opts, secrets = with(opts, map[string]string{"GOOGLE_SERVICE_ACCOUNT_KEY": canary}), []string{canary}
+		}
+		uri := c.tableURI("cli-")
+		cli := func(env bool, args ...string) string {
+			t.Helper()
+			out, errOut, _, err := runCLI(t, opts, env, args...)
+			if err != nil {
+				t.Fatalf("deltalite %s (options from the environment: %v): %v\n%s%s", args[0], env, err, out, errOut)
+			}
+			noSecret(t, "deltalite "+args[0], out+errOut, secrets...)
+			return out
+		}
+		cli(false, "create", uri, "--schema", schemaFile, "--partition-by", "day")
 		var res map[string]any
-		if err := json.Unmarshal([]byte(out), &res); err != nil {
-			t.Fatalf("write --json printed %q: %v", out, err)
+		if out := cli(false, "write", uri, "--input", csv, "--json"); json.Unmarshal([]byte(out), &res) != nil {
+			t.Fatalf("write --json printed %q", out)
+		}
+		cli(false, "upsert", uri, "--input", changes, "--pk", "id")
+		if out := cli(false, "scan", uri, "--format", "csv"); !strings.Contains(out, "2,bb,d2") || !strings.Contains(out, "3,c,d3") {
+			t.Fatalf("scan after the upsert:\n%s", out)
+		}
+		cli(false, "inspect", uri, "--json")
+		for _, env := range []bool{false, true} {
+			var hist []map[string]any
+			if out := cli(env, "history", uri, "--json"); json.Unmarshal([]byte(out), &hist) != nil || len(hist) != 3 || hist[2]["operation"] != "CREATE TABLE" {
+				t.Fatalf("history --json (options from the environment: %v):\n%s", env, out)
+			}
 		}
 		_, rows := c.readLines(t, uri)
-		sameLines(t, "table written by the CLI", rows, lines(person{1, "a", "d1"}, person{2, "b", "d2"}))
-
-		for _, env := range []bool{false, true} {
-			out, errOut, _, err := runCLI(t, c.opts, env, "history", uri, "--json")
+		sameLines(t, "table written by the CLI", rows, lines(person{1, "a", "d1"}, person{2, "bb", "d2"}, person{3, "c", "d3"}))
+		st := c.store(t, uri)
+		for _, k := range c.keys(t, uri) {
+			data, err := storage.ReadAll(ctxFor(t, 30*time.Second), st, k)
 			if err != nil {
-				t.Fatalf("deltalite history (options from the environment: %v): %v\n%s", env, err, errOut)
+				t.Fatal(err)
 			}
-			noSecret(t, "history --json", out+errOut, c.secrets...)
-			var hist []map[string]any
-			if err := json.Unmarshal([]byte(out), &hist); err != nil || len(hist) != 1 || hist[0]["operation"] != "WRITE" {
-				t.Fatalf("history --json: %v\n%s", err, out)
-			}
+			noSecret(t, k, string(data), secrets...)
 		}
 
 		for _, bc := range c.bad(t) {
 			if bc.name != "WrongCredentials" {
 				continue
 			}
-			secrets := append(slices.Clone(c.secrets), bc.secrets...)
+			all := append(slices.Clone(secrets), bc.secrets...)
 			out, errOut, took, err := runCLI(t, bc.opts, false, "history", uri, "--json")
 			if err == nil || took > failBound || !strings.Contains(errOut, bc.want) {
 				t.Fatalf("history with wrong credentials: %v after %v\n%s%s", err, took, out, errOut)
 			}
-			noSecret(t, "the CLI's error", out+errOut, secrets...)
+			noSecret(t, "the CLI's error", out+errOut, all...)
 			t.Logf("CLI with wrong credentials failed in %v: %s", took.Round(time.Millisecond), strings.TrimSpace(errOut))
 		}
+		// A credential pasted into the URL is refused before any request.
+		pasted := "CanaryUser" + uniqueName("")
+		bad := strings.Replace(uri, "://", "://"+pasted+"@", 1)
+		out, errOut, took, err := runCLI(t, opts, false, "history", bad)
+		if err == nil || took > failBound || !strings.Contains(errOut, "must not carry credentials") {
+			t.Fatalf("history on %s: %v after %v\n%s%s", bad, err, took, out, errOut)
+		}
+		noSecret(t, "the CLI's error", out+errOut, append(slices.Clone(secrets), pasted)...)
 	})
 }

@@ -105,8 +105,8 @@ func redactQuery(q string) string {
 	}
 	parts := strings.Split(q, "&")
 	for n, p := range parts {
-		name, _, hasValue := strings.Cut(p, "=")
-		if hasValue && secretParam.MatchString(name) {
+		name, value, _ := strings.Cut(p, "=")
+		if value != "" && secretParam.MatchString(name) {
 			parts[n] = name + "=" + Redacted
 		}
 	}

@@ -23,7 +23,7 @@ func TestRedactURL(t *testing.T) {
 		// secret query parameters, whatever their case; others stay
 		{"https://acct.blob.core.windows.net/c?sv=2022-11-02&sp=rw&sig=abc%2Fdef%3D#x", "https://acct.blob.core.windows.net/c?sv=2022-11-02&sp=rw&sig=[REDACTED]#x"},
 		{"https://b.s3.amazonaws.com/k?X-Amz-Credential=AKIA%2F1&X-Amz-Signature=f00&X-Amz-Expires=60", "https://b.s3.amazonaws.com/k?X-Amz-Credential=[REDACTED]&X-Amz-Signature=[REDACTED]&X-Amz-Expires=60"},
-		{"http://h/p?access_token=t0k&x=1", "http://h/p?access_token=[REDACTED]&x=1"},
+		{"http://h/p?access_token=t0k&x=1&pageToken=", "http://h/p?access_token=[REDACTED]&x=1&pageToken="},
 		// no credentials: unchanged
 		{"s3://bucket/t@v1/x", "s3://bucket/t@v1/x"},
 		{"http://127.0.0.1:9000/bucket", "http://127.0.0.1:9000/bucket"},
