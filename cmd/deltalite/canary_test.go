@@ -36,7 +36,7 @@ func runShown(t *testing.T, args ...string) (string, error) {
 		shown += <-direct[i]
 	}
 	if err != nil {
-		shown += "deltalite: " + oneLine(err.Error()) + "\n"
+		shown += errorLine(err) + "\n"
 	}
 	return shown, err
 }
@@ -150,6 +150,10 @@ func TestCLICanaryLocal(t *testing.T) {
 		"abfss://" + canary + "@account.dfs.core.windows.net/t",
 		"az://container:" + canary + "@account.blob.core.windows.net/t",
 		"s3://bucket/t?X-Amz-Signature=" + canary,
+	}
+	// A URL where a command was expected: cobra quotes it back.
+	if shown, _ := runShown(t, badURLs[2], table); strings.Contains(shown, canary) {
+		t.Errorf("an unknown command showed the canary:\n%s", shown)
 	}
 	for _, name := range slices.Sorted(func(yield func(string) bool) {
 		for n := range commands {

@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/deltalite-go/deltalite"
+	"github.com/deltalite-go/deltalite/internal/errs"
 	_ "github.com/deltalite-go/deltalite/storage/cloud" // s3://, az://, abfs[s]://, gs://
 )
 
@@ -21,9 +22,15 @@ func main() {
 	err := newRoot().ExecuteContext(ctx)
 	stop()
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "deltalite: "+oneLine(err.Error()))
+		fmt.Fprintln(os.Stderr, errorLine(err))
 		os.Exit(1)
 	}
+}
+
+// errorLine is how a failure is shown: on one line, with any URL's
+// credentials redacted, as an argument cobra quotes back may hold one.
+func errorLine(err error) string {
+	return "deltalite: " + oneLine(errs.RedactURL(err.Error()))
 }
 
 func newRoot() *cobra.Command {
