@@ -3,17 +3,22 @@
 #   versitygw (S3) into .cache/bin, Azurite (Azure Blob) into .cache/npm.
 # GCS needs nothing: the tests run fake-gcs-server in process.
 #
-#   scripts/cloud-servers.sh install   install what is missing (fast when done)
+#   scripts/cloud-servers.sh install [versitygw|azurite]
+#                                      install what is missing (all by default; fast when done)
 #   scripts/cloud-servers.sh status    print what is installed
 #
 # The tests find the servers in <repo>/.cache, or through DELTALITE_VERSITYGW
-# and DELTALITE_AZURITE_BLOB (paths to the executables).
+# and DELTALITE_AZURITE_BLOB (paths to the executables). Downloads and the
+# versitygw build are kept in $DELTALITE_CACHE (scripts/lib.sh) for the next
+# clone.
 set -euo pipefail
 
 VERSITYGW_VERSION=v1.8.0
 AZURITE_VERSION=3.37.0
 
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+# shellcheck source=lib.sh
+source "$repo/scripts/lib.sh"
 cache="$repo/.cache"
 gw="$cache/bin/versitygw"
 gw_stamp="$cache/bin/versitygw.version"
@@ -28,18 +33,29 @@ have_azurite() {
 
 install_gw() {
 	if have_gw; then
-		echo "versitygw $VERSITYGW_VERSION: installed"
+		echo "versitygw $VERSITYGW_VERSION: already installed"
 		return
 	fi
-	echo "versitygw $VERSITYGW_VERSION: installing into $cache/bin"
 	mkdir -p "$cache/bin"
-	GOBIN="$cache/bin" GOFLAGS=-buildvcs=false go install "github.com/versity/versitygw/cmd/versitygw@$VERSITYGW_VERSION"
+	# Building versitygw takes minutes on a small machine: keep the binary.
+	local kept
+	kept="$DELTALITE_CACHE/versitygw/$VERSITYGW_VERSION-$(go env GOOS)-$(go env GOARCH)/versitygw"
+	if [[ -x "$kept" ]]; then
+		echo "versitygw $VERSITYGW_VERSION: copying the build kept in $kept"
+		cp "$kept" "$gw"
+	else
+		echo "versitygw $VERSITYGW_VERSION: building into $cache/bin (go install; minutes on a small machine)"
+		GOBIN="$cache/bin" GOFLAGS=-buildvcs=false go install -v "github.com/versity/versitygw/cmd/versitygw@$VERSITYGW_VERSION"
+		mkdir -p "$(dirname "$kept")"
+		cp "$gw" "$kept.tmp.$$" && mv "$kept.tmp.$$" "$kept"
+	fi
 	echo "$VERSITYGW_VERSION" >"$gw_stamp"
+	echo "versitygw $VERSITYGW_VERSION: installed"
 }
 
 install_azurite() {
 	if have_azurite; then
-		echo "azurite $AZURITE_VERSION: installed"
+		echo "azurite $AZURITE_VERSION: already installed"
 		return
 	fi
 	if ! command -v npm >/dev/null; then
@@ -48,25 +64,40 @@ install_azurite() {
 	fi
 	echo "azurite $AZURITE_VERSION: installing into $cache/npm"
 	mkdir -p "$cache/npm"
-	npm install --prefix "$cache/npm" --no-audit --no-fund --loglevel=error "azurite@$AZURITE_VERSION"
+	# --prefer-offline: what the npm cache in $DELTALITE_CACHE holds is not
+	# asked for again.
+	npm install --prefix "$cache/npm" --cache "$DELTALITE_CACHE/npm" --prefer-offline \
+		--no-audit --no-fund --loglevel=http "azurite@$AZURITE_VERSION"
+	echo "azurite $AZURITE_VERSION: installed"
 }
 
 case "${1:-install}" in
 install)
-	# The two installs are independent; run them side by side.
-	install_gw &
-	gw_pid=$!
-	rc=0
-	install_azurite || rc=$?
-	wait "$gw_pid" || rc=$?
-	exit "$rc"
+	shift || true
+	case "${1:-all}" in
+	versitygw) install_gw ;;
+	azurite) install_azurite ;;
+	all)
+		# The two installs are independent; run them side by side.
+		install_gw &
+		gw_pid=$!
+		rc=0
+		install_azurite || rc=$?
+		wait "$gw_pid" || rc=$?
+		exit "$rc"
+		;;
+	*)
+		echo "usage: $0 install [versitygw|azurite]" >&2
+		exit 2
+		;;
+	esac
 	;;
 status)
 	have_gw && echo "versitygw $VERSITYGW_VERSION: $gw" || echo "versitygw: not installed"
 	have_azurite && echo "azurite $AZURITE_VERSION: $azurite" || echo "azurite: not installed"
 	;;
 *)
-	echo "usage: $0 [install|status]" >&2
+	echo "usage: $0 [install [versitygw|azurite] | status]" >&2
 	exit 2
 	;;
 esac

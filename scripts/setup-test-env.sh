@@ -5,44 +5,37 @@
 #   .cache/spark/classes.jsa            a JVM class archive that speeds up Spark's start
 #   whatever scripts/cloud-servers.sh installs (S3 and Azure test servers)
 # Idempotent: a second run only checks and takes a few seconds.
+#
+# Independent steps run side by side, each with its log in .cache/setup/; a
+# line every 15 s says what is still running. Downloads and builds are kept
+# in $DELTALITE_CACHE (default ~/.cache/deltalite, see scripts/lib.sh), so a
+# new clone sets up from there: pip's wheels (the pyspark wheel is built from
+# source), Spark's Ivy cache, the npm cache and the versitygw binary.
 set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
+# shellcheck source=lib.sh
+source "$root/scripts/lib.sh"
 
 venv="$root/.venv"
 py="$venv/bin/python"
 lock="$root/python/requirements.txt"
 stamp="$venv/.deltalite-requirements"
+logs="$root/.cache/setup"
+base_python="${PYTHON:-python3}"
 
-now() { date +%s.%N; }
-since() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.1fs", b - a }'; }
 say() { echo "setup-test-env: $*"; }
 
 t_all="$(now)"
+mkdir -p "$logs" "$DELTALITE_CACHE"
+say "logs in .cache/setup/, downloads kept in $DELTALITE_CACHE"
 
-# Python: a virtual environment with exactly the locked packages.
-t="$(now)"
-base_python="${PYTHON:-python3}"
+# What the steps need from the machine, checked before any starts.
 if ! command -v "$base_python" >/dev/null; then
 	say "no $base_python on PATH; install Python 3.11" >&2
 	exit 1
 fi
-want="$(sha256sum "$lock" | cut -d' ' -f1) $("$base_python" -c 'import sys; print(sys.version.split()[0])')"
-if [[ -x "$py" && -f "$stamp" && "$(cat "$stamp")" == "$want" ]]; then
-	say "python peers already installed ($(since "$t"))"
-else
-	if [[ ! -x "$py" ]]; then
-		"$base_python" -m venv "$venv"
-	fi
-	"$py" -m pip install --quiet --disable-pip-version-check --no-deps -r "$lock"
-	"$py" -m pip check >/dev/null
-	echo "$want" >"$stamp"
-	say "installed python peers into .venv ($(since "$t"))"
-fi
-
-# Java for Spark.
-t="$(now)"
 if ! command -v java >/dev/null; then
 	if [[ "$(id -u)" == 0 ]] && command -v apt-get >/dev/null; then
 		say "no java on PATH; installing openjdk-17-jre-headless"
@@ -59,11 +52,31 @@ if [[ -z "$java_major" || "$java_major" -lt 17 ]]; then
 	exit 1
 fi
 
+# Python: a virtual environment with exactly the locked packages.
+step_python() {
+	local want
+	want="$(sha256sum "$lock" | cut -d' ' -f1) $("$base_python" -c 'import sys; print(sys.version.split()[0])')"
+	if [[ -x "$py" && -f "$stamp" && "$(cat "$stamp")" == "$want" ]]; then
+		echo "python peers already installed"
+		return
+	fi
+	[[ -x "$py" ]] || "$base_python" -m venv "$venv"
+	# Not --quiet: the log shows which package pip is on.
+	PIP_CACHE_DIR="$DELTALITE_CACHE/pip" PYTHONUNBUFFERED=1 "$py" -m pip install --disable-pip-version-check --progress-bar off \
+		--no-deps -r "$lock"
+	"$py" -m pip check
+	echo "$want" >"$stamp"
+	echo "installed the python peers into .venv"
+}
+
 # Delta jars for Spark, resolved once through Spark's Ivy into .cache, and a
 # JVM class archive of a typical session (.cache/spark/classes.jsa), which
-# halves the start-up of every later Spark session.
-mkdir -p "$root/.cache"
-spark_state="$("$py" - <<'PY' 2>/dev/null || echo resolve
+# halves the start-up of every later Spark session. The Ivy cache is seeded
+# from, and saved to, $DELTALITE_CACHE/ivy; the archive names this clone's
+# paths, so it is made in every clone.
+step_spark() {
+	local state
+	state="$("$py" - <<'PY' || echo resolve
 import sys
 sys.path.insert(0, "python")
 from peerlib import spark
@@ -75,25 +88,87 @@ else:
     print("ready" if spark.archive_ok() else "archive")
 PY
 )"
-case "$spark_state" in
-ready)
-	say "spark delta jars and class archive already in .cache (java $java_major, $(since "$t"))"
-	;;
-resolve | archive)
-	"$py" python/spark_ops.py "--$spark_state" 2>"$root/.cache/spark-setup.log" || {
-		tail -n 40 "$root/.cache/spark-setup.log" >&2
-		say "preparing Spark failed; full log in .cache/spark-setup.log" >&2
-		exit 1
-	}
-	say "prepared spark (java $java_major) in .cache ($(since "$t"))"
-	;;
-esac
+	case "$state" in
+	ready)
+		echo "spark delta jars and class archive already in .cache (java $java_major)"
+		return
+		;;
+	resolve)
+		copy_tree "$DELTALITE_CACHE/ivy" "$root/.cache/ivy/cache"
+		;;
+	esac
+	"$py" python/spark_ops.py "--$state"
+	if [[ "$state" == resolve ]]; then
+		copy_tree "$root/.cache/ivy/cache" "$DELTALITE_CACHE/ivy"
+	fi
+	echo "prepared spark (java $java_major) in .cache"
+}
 
-# Cloud test servers, when the project has them.
-if [[ -f "$root/scripts/cloud-servers.sh" ]]; then
-	t="$(now)"
-	bash "$root/scripts/cloud-servers.sh" install
-	say "cloud test servers ready ($(since "$t"))"
+step_versitygw() { bash "$root/scripts/cloud-servers.sh" install versitygw; }
+step_azurite() { bash "$root/scripts/cloud-servers.sh" install azurite; }
+
+# The scheduler: python, versitygw and azurite start at once, spark when
+# python is done.
+declare -A pid started
+failed=()
+
+# Each step runs in its own process group (set -m), so that an interrupted
+# setup can end the whole of a step: pip, the JVM, the Go compiler.
+launch() {
+	started[$1]="$(now)"
+	set -m
+	step_"$1" >"$logs/$1.log" 2>&1 &
+	pid[$1]=$!
+	set +m
+	say "$1: started (log .cache/setup/$1.log)"
+}
+
+stop_steps() {
+	for p in "${pid[@]}"; do
+		kill -- "-$p" 2>/dev/null || true
+	done
+}
+trap stop_steps EXIT
+trap 'exit 130' INT TERM
+
+# the last non-blank line of a step's log, shortened
+last_line() { tail -n 20 "$logs/$1.log" 2>/dev/null | tr -d '\r' | grep -v '^[[:space:]]*$' | tail -n 1 | cut -c1-120; }
+
+finished() {
+	local name=$1 rc=0
+	wait "${pid[$name]}" || rc=$?
+	unset "pid[$name]"
+	if [[ $rc == 0 ]]; then
+		say "$name: $(last_line "$name") ($(since "${started[$name]}"))"
+		if [[ "$name" == python ]]; then launch spark; fi
+	else
+		tail -n 40 "$logs/$name.log" >&2
+		say "$name: FAILED after $(since "${started[$name]}"); full log: .cache/setup/$name.log" >&2
+		failed+=("$name")
+		if [[ "$name" == python ]]; then say "spark: not started, it needs the python peers" >&2; fi
+	fi
+}
+
+launch python
+launch versitygw
+launch azurite
+
+tick=0
+while ((${#pid[@]} > 0)); do
+	sleep 1
+	tick=$((tick + 1))
+	for name in "${!pid[@]}"; do
+		if ! kill -0 "${pid[$name]}" 2>/dev/null; then finished "$name"; fi
+	done
+	if ((tick % 15 == 0)); then
+		for name in "${!pid[@]}"; do
+			say "$name: running for $(since "${started[$name]}"): $(last_line "$name")"
+		done
+	fi
+done
+
+if ((${#failed[@]} > 0)); then
+	say "failed: ${failed[*]} (after $(since "$t_all")); see the logs above" >&2
+	exit 1
 fi
-
 say "done in $(since "$t_all")"
