@@ -66,7 +66,10 @@ type WriteOptions struct {
 	// ReplaceWhere limits an overwrite to the rows the SQL predicate
 	// selects, e.g. `day = '2026-01-01'`. Written rows must satisfy it.
 	ReplaceWhere string
-	// Properties are table properties for a new table (delta.* and user keys).
+	// Properties are table properties for a new table (delta.* and user
+	// keys), checked as Delta checks them; a property that needs a table
+	// feature adds it, or is refused when this engine cannot write the
+	// feature. For an existing table they must be the table's own.
 	Properties map[string]string
 	// Name and Description of a new table.
 	Name, Description string
@@ -108,7 +111,8 @@ func Write(ctx context.Context, uri string, src array.RecordReader, wo WriteOpti
 
 // CreateOptions configure Create.
 type CreateOptions struct {
-	PartitionBy       []string
+	PartitionBy []string
+	// Properties are checked as WriteOptions.Properties for a new table.
 	Properties        map[string]string
 	Name, Description string
 	CommitMetadata    map[string]any
