@@ -9,7 +9,6 @@ package deltalite
 
 import (
 	"context"
-	"errors"
 	"strings"
 	"sync"
 	"time"
@@ -217,16 +216,6 @@ func (t *Table) FileURIs() []string {
 // History returns up to limit commits, newest first (all when limit <= 0).
 func (t *Table) History(ctx context.Context, limit int) ([]snapshot.Commit, error) {
 	return snapshot.History(ctx, t.store, limit)
-}
-
-// KindOf returns the kind of an error from this module (Internal for
-// foreign errors).
-func KindOf(err error) ErrorKind {
-	var e *Error
-	if errors.As(err, &e) {
-		return e.Kind
-	}
-	return errs.Internal
 }
 
 // Scan reads the version the table shows; see package scan for options

@@ -3,6 +3,8 @@ package deltalite_test
 import (
 	"context"
 	"errors"
+	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -180,5 +182,17 @@ func TestReloadAndSummary(t *testing.T) {
 	h, err := tb.History(ctx, 0)
 	if err != nil || len(h) != 5 || h[0].Info.Operation != "DELETE" || h[4].Info.Operation != "WRITE" {
 		t.Fatalf("history %+v, %v", h, err)
+	}
+}
+
+func TestKindOf(t *testing.T) {
+	if k, ok := deltalite.KindOf(nil); ok || k != 0 {
+		t.Errorf("nil: %v, %v", k, ok)
+	}
+	if k, ok := deltalite.KindOf(fmt.Errorf("opening: %w", deltalite.ErrTableNotFound)); !ok || k != deltalite.ErrTableNotFound.Kind {
+		t.Errorf("wrapped: %v, %v", k, ok)
+	}
+	if k, ok := deltalite.KindOf(io.EOF); !ok || k != deltalite.ErrInternal.Kind {
+		t.Errorf("foreign: %v, %v", k, ok)
 	}
 }

@@ -51,7 +51,7 @@ func (b *Bound) EvalInputs(ctx context.Context, inputs map[string]arrow.RecordBa
 	defer func() {
 		// Arrow kernels panic on some malformed input; report it as an error.
 		if r := recover(); r != nil {
-			out, err = nil, errs.New(errs.Internal, "", "evaluating %s: %v", b, r)
+			out, err = nil, errs.Recovered(errs.Internal, "", "evaluating "+b.String(), r)
 		}
 	}()
 	v, err := ev.eval(b.root)
@@ -376,7 +376,7 @@ func constValue(n node) (v any, err error) {
 	defer ev.close()
 	defer func() {
 		if r := recover(); r != nil {
-			v, err = nil, fmt.Errorf("%v", r)
+			v, err = nil, errs.Recovered(errs.Internal, "", "folding a constant", r)
 		}
 	}()
 	val, err := ev.eval(n)

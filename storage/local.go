@@ -145,7 +145,7 @@ func (l *Local) path(key string) (string, error) {
 
 func notExist(key string, err error) error {
 	if errors.Is(err, fs.ErrNotExist) {
-		return fmt.Errorf("%s: %w", key, ErrNotExist)
+		return NotExistError(key, "")
 	}
 	return err
 }
@@ -200,7 +200,7 @@ func (l *Local) Head(ctx context.Context, key string) (ObjectInfo, error) {
 		return ObjectInfo{}, notExist(key, err)
 	}
 	if st.IsDir() {
-		return ObjectInfo{}, fmt.Errorf("%s: %w (a directory)", key, ErrNotExist)
+		return ObjectInfo{}, NotExistError(key, "a directory, not an object")
 	}
 	return ObjectInfo{Key: key, Size: st.Size(), ModTime: st.ModTime()}, nil
 }
@@ -488,7 +488,7 @@ func (l *Local) PutIfAbsent(ctx context.Context, key string, data []byte) error 
 	defer os.Remove(tmp)
 	if err := os.Link(tmp, p); err != nil {
 		if errors.Is(err, fs.ErrExist) {
-			return fmt.Errorf("%s: %w", key, ErrExist)
+			return ExistError(key)
 		}
 		return err
 	}

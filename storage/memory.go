@@ -60,7 +60,7 @@ func (m *Memory) get(key string) (memObject, string, error) {
 	o, ok := m.objs[k]
 	m.mu.RUnlock()
 	if !ok {
-		return memObject{}, k, fmt.Errorf("%s: %w", key, ErrNotExist)
+		return memObject{}, k, NotExistError(key, "")
 	}
 	return o, k, nil
 }
@@ -123,7 +123,7 @@ func (m *Memory) PutIfAbsent(ctx context.Context, key string, data []byte) error
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if _, ok := m.objs[k]; ok {
-		return fmt.Errorf("%s: %w", key, ErrExist)
+		return ExistError(key)
 	}
 	m.objs[k] = memObject{data: bytes.Clone(data), mod: time.Now()}
 	return nil
@@ -151,7 +151,7 @@ func (m *Memory) SetModTime(key string, t time.Time) error {
 	defer m.mu.Unlock()
 	o, ok := m.objs[key]
 	if !ok {
-		return fmt.Errorf("%s: %w", key, ErrNotExist)
+		return NotExistError(key, "")
 	}
 	o.mod = t
 	m.objs[key] = o

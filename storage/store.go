@@ -7,6 +7,12 @@
 // slash-separated and relative to the store's root; a Store must refuse a key
 // that would escape that root. The only way a Delta commit is written is
 // PutIfAbsent, which must be atomic create-if-absent on every implementation.
+//
+// Errors follow one rule on every store (storetest checks it): a missing key
+// is NotExistError, a PutIfAbsent that lost is ExistError, a canceled context
+// is an error wrapping ctx.Err(), and any other failure is an error that
+// never carries a credential (remote stores return *errs.Error kinds).
+// Callers match with errors.Is, never by type or message.
 package storage
 
 import (
@@ -15,14 +21,29 @@ import (
 	"io"
 	"iter"
 	"time"
+
+	"github.com/deltalite-go/deltalite/internal/errs"
 )
 
-// ErrNotExist is returned (wrapped) when a key does not exist.
+// ErrNotExist is wrapped by every error about a key that does not exist.
 var ErrNotExist = errors.New("object does not exist")
 
-// ErrExist is returned (wrapped) by PutIfAbsent when the key already exists:
-// for a Delta commit this means another writer won the race for that version.
+// ErrExist is wrapped by the error of PutIfAbsent when the key already
+// exists: for a Delta commit, another writer won the race for that version.
 var ErrExist = errors.New("object already exists")
+
+// NotExistError is how every store reports a missing key (path names it,
+// detail may say more): an *errs.Error of kind NotFound wrapping ErrNotExist,
+// so callers match it with errors.Is against either, whichever the store.
+func NotExistError(path, detail string) error {
+	return &errs.Error{Kind: errs.NotFound, Path: path, Msg: detail, Err: ErrNotExist}
+}
+
+// ExistError is how every store reports a PutIfAbsent that found its key
+// taken: an *errs.Error of kind CommitConflict wrapping ErrExist.
+func ExistError(path string) error {
+	return &errs.Error{Kind: errs.CommitConflict, Path: path, Err: ErrExist}
+}
 
 // ObjectInfo describes one stored object.
 type ObjectInfo struct {

@@ -23,7 +23,7 @@ import (
 func (t *Txn) Commit(ctx context.Context) (res *Result, err error) {
 	defer func() {
 		if r := recover(); r != nil {
-			res, err = nil, errs.New(errs.Internal, "", "commit: unexpected failure: %v", r)
+			res, err = nil, errs.Recovered(errs.Internal, "", "commit", r)
 		}
 	}()
 	if t.committed {
@@ -164,7 +164,7 @@ func (t *Txn) finish(ctx context.Context, version int64, attempts int, winners [
 		// The commit stands whatever happens after it.
 		defer func() {
 			if r := recover(); r != nil {
-				res.Warnings = append(res.Warnings, fmt.Errorf("after commit %d: unexpected failure: %v", version, r))
+				res.Warnings = append(res.Warnings, errs.Recovered(errs.Internal, "", fmt.Sprintf("after commit %d", version), r))
 			}
 		}()
 		t.afterCommit(ctx, res)

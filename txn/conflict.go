@@ -177,7 +177,7 @@ func (t *Txn) readFileSet() (map[string]bool, error) {
 func (t *Txn) matches(a *protocol.Add) (ok bool, desc string, err error) {
 	defer func() {
 		if r := recover(); r != nil {
-			err = errs.New(errs.Internal, a.Path, "read predicate %q panicked: %v", desc, r)
+			err = errs.Recovered(errs.Internal, a.Path, fmt.Sprintf("read predicate %q", desc), r)
 		}
 	}()
 	for _, p := range t.predicates {

@@ -151,7 +151,7 @@ func (r *run) probe(ctx context.Context) error {
 			defer wg.Done()
 			defer func() {
 				if v := recover(); v != nil {
-					once.Do(func() { first = errs.New(errs.Internal, "", "probe: unexpected failure: %v", v); cancel() })
+					once.Do(func() { first = errs.Recovered(errs.Internal, "", "probe", v); cancel() })
 				}
 			}()
 			for {

@@ -83,7 +83,7 @@ func (r *run) rewrite(ctx context.Context) error {
 			defer release()
 			defer func() {
 				if v := recover(); v != nil {
-					fail(errs.New(errs.Internal, "", "rewrite: unexpected failure: %v", v))
+					fail(errs.Recovered(errs.Internal, "", "rewrite", v))
 				}
 			}()
 			if err := r.rewritePartition(ctx, p); err != nil {
@@ -182,7 +182,7 @@ func (r *run) rewritePartition(ctx context.Context, p *part) (err error) {
 func writeLoop(w *write.Writer, items <-chan item, stop func()) (err error) {
 	defer func() {
 		if v := recover(); v != nil {
-			err = errs.New(errs.Internal, "", "writing: unexpected failure: %v", v)
+			err = errs.Recovered(errs.Internal, "", "writing", v)
 			stop()
 			for it := range items {
 				it.rec.Release()
@@ -262,7 +262,7 @@ func (r *run) readFiles(ctx context.Context, share *limits.Budget, p *part, file
 			defer func() { release(); <-sem }()
 			defer func() {
 				if v := recover(); v != nil {
-					fail(errs.New(errs.Internal, f.add.Path, "rewrite: unexpected failure: %v", v))
+					fail(errs.Recovered(errs.Internal, f.add.Path, "rewrite", v))
 				}
 			}()
 			if err := r.rewriteFile(ctx, share, p, f, items); err != nil {

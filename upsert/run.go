@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"math/rand/v2"
-	"runtime/debug"
 	"slices"
 	"strings"
 	"time"
@@ -49,7 +48,7 @@ func Run(ctx context.Context, snap *snapshot.Snapshot, src array.RecordReader, o
 	}
 	defer func() {
 		if v := recover(); v != nil {
-			s, post, err = Stats{}, nil, errs.New(errs.Internal, "", "upsert: unexpected failure: %v\n%s", v, debug.Stack())
+			s, post, err = Stats{}, nil, errs.Recovered(errs.Internal, "", "upsert", v)
 		}
 		if err != nil {
 			s, post = Stats{}, nil

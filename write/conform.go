@@ -3,7 +3,6 @@ package write
 import (
 	"context"
 	"fmt"
-	"runtime/debug"
 	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -36,7 +35,7 @@ import (
 func Conform(rec arrow.RecordBatch, target *schema.Struct, mem memory.Allocator) (_ arrow.RecordBatch, err error) {
 	defer func() {
 		if r := recover(); r != nil {
-			err = errs.New(errs.Internal, "", "conform: unexpected failure: %v\n%s", r, debug.Stack())
+			err = errs.Recovered(errs.Internal, "", "conform", r)
 		}
 	}()
 	if target == nil {

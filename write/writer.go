@@ -2,7 +2,6 @@ package write
 
 import (
 	"context"
-	"runtime/debug"
 	"slices"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -388,6 +387,6 @@ func (w *Writer) Abort(ctx context.Context) (err error) {
 // guard turns a panic in a dependency into an error.
 func guard(err *error) {
 	if r := recover(); r != nil {
-		*err = errs.New(errs.Internal, "", "write: unexpected failure: %v\n%s", r, debug.Stack())
+		*err = errs.Recovered(errs.Internal, "", "write", r)
 	}
 }

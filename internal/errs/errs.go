@@ -8,6 +8,8 @@ package errs
 import (
 	"errors"
 	"fmt"
+	"runtime/debug"
+	"strings"
 )
 
 // Kind classifies a failure. The zero Kind is Internal.
@@ -60,18 +62,33 @@ type Error struct {
 
 // Error is the message with every URL's credentials redacted, wherever in
 // the chain they came from (an SDK's error may quote the URL it was given).
+// A wrapped *Error is rendered without repeating the kind and path it
+// shares with e.
 func (e *Error) Error() string {
-	s := e.Kind.String()
-	if e.Path != "" {
-		s += ": " + e.Path
+	return RedactURL(e.render(nil))
+}
+
+// render writes e below outer (nil at the top): its kind unless outer has
+// the same, its path unless outer has the same, its message, its cause.
+func (e *Error) render(outer *Error) string {
+	var parts []string
+	if outer == nil || outer.Kind != e.Kind {
+		parts = append(parts, e.Kind.String())
+	}
+	if e.Path != "" && (outer == nil || outer.Path != e.Path) {
+		parts = append(parts, e.Path)
 	}
 	if e.Msg != "" {
-		s += ": " + e.Msg
+		parts = append(parts, e.Msg)
 	}
 	if e.Err != nil {
-		s += ": " + e.Err.Error()
+		if inner, ok := e.Err.(*Error); ok {
+			parts = append(parts, inner.render(e))
+		} else {
+			parts = append(parts, e.Err.Error())
+		}
 	}
-	return RedactURL(s)
+	return strings.Join(parts, ": ")
 }
 
 func (e *Error) Unwrap() error { return e.Err }
@@ -104,19 +121,38 @@ func New(k Kind, path, format string, args ...any) *Error {
 	return &Error{Kind: k, Path: RedactURL(path), Msg: RedactURL(fmt.Sprintf(format, args...))}
 }
 
-// Wrap returns an *Error of kind k around err, redacted as New. If err is already an *Error
-// (of any kind) it is returned unchanged, so the innermost classification wins;
-// context cancellation is classified as Canceled.
+// Wrap returns an *Error of kind k around err, redacted as New, whose
+// message adds what the caller was doing. If err is already an *Error its
+// kind is kept (the innermost classification wins: a missing file stays
+// NotFound when the caller was writing); otherwise context cancellation is
+// classified as Canceled.
 func Wrap(k Kind, path string, err error, format string, args ...any) error {
 	if err == nil {
 		return nil
 	}
 	var e *Error
 	if errors.As(err, &e) {
-		return err
-	}
-	if errors.Is(err, errContextCanceled) || errors.Is(err, errContextDeadline) {
+		k = e.Kind
+	} else if errors.Is(err, errContextCanceled) || errors.Is(err, errContextDeadline) {
 		k = Canceled
 	}
 	return &Error{Kind: k, Path: RedactURL(path), Msg: RedactURL(fmt.Sprintf(format, args...)), Err: err}
+}
+
+// Panic is the cause of an error made from a recovered panic: the value
+// and the stack of the goroutine that panicked, for a bug report.
+type Panic struct {
+	Value any
+	Stack []byte
+}
+
+func (p *Panic) Error() string { return fmt.Sprintf("panic: %v", p.Value) }
+
+// Recovered turns the value of a recover() into an *Error of kind k (usually
+// Internal; CorruptTable where a decoder panics on garbage input) saying
+// what failed, with the stack kept in its *Panic cause. Call it in the
+// deferred function itself, so the stack is the panicking goroutine's.
+func Recovered(k Kind, path, what string, v any) *Error {
+	return &Error{Kind: k, Path: RedactURL(path), Msg: RedactURL(what) + ": unexpected failure",
+		Err: &Panic{Value: v, Stack: debug.Stack()}}
 }

@@ -128,6 +128,6 @@ func decodeJSON(ctx context.Context, key string, f File, fn func(protocol.Action
 // error naming it: the Parquet decoder can panic on garbage input.
 func recovered(key string, err *error) {
 	if r := recover(); r != nil {
-		*err = errs.New(errs.CorruptTable, key, "checkpoint file is damaged: %v", r)
+		*err = errs.Recovered(errs.CorruptTable, key, "decoding the checkpoint file", r)
 	}
 }

@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"context"
 	"errors"
-	"fmt"
 	"io"
 	"slices"
 	"strings"
@@ -168,7 +167,7 @@ func writeParquet(ctx context.Context, w io.Writer, sc *arrow.Schema, parsed *pa
 		// The Arrow builders panic on a type mismatch, which would be a bug
 		// here; report it instead of crashing the caller.
 		if r := recover(); r != nil {
-			err = fmt.Errorf("encoding checkpoint rows: %v", r)
+			err = errs.Recovered(errs.Internal, "", "encoding checkpoint rows", r)
 		}
 	}()
 	mem := memory.DefaultAllocator

@@ -140,9 +140,9 @@ func (s *store) describeFailure(op, key string, err error) error {
 	}
 	switch class {
 	case classNotFound:
-		return &errs.Error{Kind: errs.NotFound, Path: path, Err: storage.ErrNotExist}
+		return storage.NotExistError(path, "")
 	case classExists:
-		return &errs.Error{Kind: errs.CommitConflict, Path: path, Err: storage.ErrExist}
+		return storage.ExistError(path)
 	case classNoBucket:
 		return &errs.Error{Kind: errs.InvalidArgument, Path: path,
 			Msg: fmt.Sprintf("%s %q does not exist", s.info.bucketWord, s.info.bucket)}

@@ -172,7 +172,7 @@ func sleepCtx(ctx context.Context, d time.Duration) error {
 }
 
 func (s *store) lostRace(key string) error {
-	return &errs.Error{Kind: errs.CommitConflict, Path: s.objectURL(key), Err: storage.ErrExist}
+	return storage.ExistError(s.objectURL(key))
 }
 
 // holds reports whether the object under full has exactly data as content.

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/deltalite-go/deltalite/internal/errs"
 	"github.com/deltalite-go/deltalite/storage"
 )
 
@@ -134,14 +135,14 @@ func testPutGetHead(t *testing.T, s storage.Store) {
 		t.Fatalf("Head(empty) = %+v, %v", info, err)
 	}
 	// Missing keys.
-	if _, err := s.Get(ctx, "dir/missing.json"); !errors.Is(err, storage.ErrNotExist) {
-		t.Fatalf("Get(missing) error = %v, want ErrNotExist", err)
+	if _, err := s.Get(ctx, "dir/missing.json"); !errors.Is(err, storage.ErrNotExist) || !errors.Is(err, errs.ErrNotFound) {
+		t.Fatalf("Get(missing) error = %v, want storage.NotExistError", err)
 	}
-	if _, err := s.Head(ctx, "dir/missing.json"); !errors.Is(err, storage.ErrNotExist) {
-		t.Fatalf("Head(missing) error = %v, want ErrNotExist", err)
+	if _, err := s.Head(ctx, "dir/missing.json"); !errors.Is(err, storage.ErrNotExist) || !errors.Is(err, errs.ErrNotFound) {
+		t.Fatalf("Head(missing) error = %v, want storage.NotExistError", err)
 	}
-	if _, err := s.Open(ctx, "dir/missing.json"); !errors.Is(err, storage.ErrNotExist) {
-		t.Fatalf("Open(missing) error = %v, want ErrNotExist", err)
+	if _, err := s.Open(ctx, "dir/missing.json"); !errors.Is(err, storage.ErrNotExist) || !errors.Is(err, errs.ErrNotFound) {
+		t.Fatalf("Open(missing) error = %v, want storage.NotExistError", err)
 	}
 	// Keys with the characters Delta partition paths carry.
 	for i, k := range []string{"p=a%20b/part 1.parquet", "p=ü/ß €.parquet", "p=x%3Ay/c+d=e.parquet"} {
@@ -334,8 +335,8 @@ func testPutIfAbsent(t *testing.T, s storage.Store) {
 		t.Fatalf("first PutIfAbsent: %v", err)
 	}
 	err := s.PutIfAbsent(ctx, key, []byte("second"))
-	if !errors.Is(err, storage.ErrExist) {
-		t.Fatalf("second PutIfAbsent error = %v, want ErrExist", err)
+	if !errors.Is(err, storage.ErrExist) || !errors.Is(err, errs.ErrCommitConflict) {
+		t.Fatalf("second PutIfAbsent error = %v, want storage.ExistError", err)
 	}
 	if got := mustGet(t, s, key); string(got) != "first" {
 		t.Fatalf("after a lost PutIfAbsent the object holds %q, want first", got)
