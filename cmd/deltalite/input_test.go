@@ -1,7 +1,9 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -330,4 +332,51 @@ func TestCLIUpsertNewColumnSaysWhy(t *testing.T) {
 	if !strings.Contains(msg, `"extra"`) || !strings.Contains(msg, "upsert keeps the table's schema") {
 		t.Fatalf("upsert with a new column: %q", msg)
 	}
+}
+
+// FuzzJSONLexer: the lexer never panics, and accepts exactly the lines
+// that are one JSON object, agreeing with encoding/json on each value.
+func FuzzJSONLexer(f *testing.F) {
+	for _, s := range []string{`{"a":1,"b":[1,{"c":"]"}],"d":"\u00e9\n"}`, `{}`, `{"a":-0.5e-3}`, `{"a":"\\"}`, `{"a":tru}`, `[1]`, `{"a":1}x`} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, line string) {
+		var want map[string]any
+		dec := json.NewDecoder(strings.NewReader(line))
+		dec.UseNumber()
+		valid := dec.Decode(&want) == nil && want != nil && !dec.More() && strings.HasPrefix(strings.TrimSpace(line), "{")
+		if valid {
+			if _, err := dec.Token(); err != io.EOF {
+				valid = false
+			}
+		}
+		got := map[string]any{}
+		l := jsonLexer{b: []byte(line)}
+		err := l.object(func(k []byte, v jsonValue) error {
+			var x any
+			switch v.kind {
+			case 'z':
+			case 'b':
+				x = v.b
+			case '1':
+				x = json.Number(v.text)
+			case 's':
+				x = v.text
+			default:
+				d := json.NewDecoder(strings.NewReader(v.text))
+				d.UseNumber()
+				if err := d.Decode(&x); err != nil {
+					t.Fatalf("%q: nested value %q: %v", line, v.text, err)
+				}
+			}
+			got[string(k)] = x
+			return nil
+		})
+		if (err == nil) != valid {
+			t.Fatalf("%q: lexer error %v, encoding/json valid %v", line, err, valid)
+		}
+		if valid && fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Fatalf("%q: lexed %v, want %v", line, got, want)
+		}
+	})
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"unicode/utf8"
 )
 
 // A small lexer for one NDJSON line: an object whose keys come in the
@@ -122,12 +123,14 @@ func (l *jsonLexer) object(fn func(key []byte, v jsonValue) error) error {
 func (l *jsonLexer) str() ([]byte, error) {
 	start := l.i
 	l.i++
-	escaped := false
+	escaped, ascii := false, true
 	for l.i < len(l.b) {
 		switch c := l.b[l.i]; {
 		case c == '"':
 			l.i++
-			if !escaped {
+			// Escapes, and bytes that are not UTF-8 (which become U+FFFD),
+			// decode as encoding/json does.
+			if !escaped && (ascii || utf8.Valid(l.b[start+1:l.i-1])) {
 				return l.b[start+1 : l.i-1], nil
 			}
 			var s string
@@ -141,6 +144,9 @@ func (l *jsonLexer) str() ([]byte, error) {
 			l.i += 2
 		case c < 0x20:
 			return nil, l.fail("not valid JSON: a control character in a string")
+		case c >= 0x80:
+			ascii = false
+			l.i++
 		default:
 			l.i++
 		}
