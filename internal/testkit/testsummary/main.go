@@ -85,6 +85,7 @@ type summary struct {
 	failed   []string // failed tests, "package test"
 	failPkgs int      // failed packages, builds included
 	results  int      // events that carry a test or package result
+	passed   int      // passed tests
 }
 
 func run(in io.Reader, out io.Writer, failPrefixes []string) int {
@@ -138,6 +139,7 @@ func (s *summary) line(n int, text string) {
 		p.running[e.Test] = append(p.running[e.Test], e.Output)
 	case "pass":
 		s.results++
+		s.passed++
 		delete(p.running, e.Test)
 	case "skip":
 		s.results++
@@ -228,6 +230,7 @@ func (s *summary) finish(failPrefixes []string) int {
 		fmt.Fprintln(s.out, "testsummary: no test results on stdin; did go test -json run?")
 		return 1
 	}
+	fmt.Fprintf(s.out, "\ntests: %d passed, %d skipped, %d failed (subtests counted)\n", s.passed, len(s.skips), len(s.failed))
 	if len(s.failed) > 0 {
 		fmt.Fprintf(s.out, "\nfailed tests (%d):\n  %s\n", len(s.failed), strings.Join(s.failed, "\n  "))
 	}

@@ -104,6 +104,7 @@ func TestMixedRun(t *testing.T) {
 		"skipped tests (2):\n",
 		"failed tests (2):\n  m/a TestFail/sub\n  m/a TestFail\n",
 		"FAIL: 2 failed test(s), 2 failed package(s)\n",
+		"tests: 1 passed, 2 skipped, 2 failed (subtests counted)\n",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
@@ -127,7 +128,8 @@ func TestSkipsPass(t *testing.T) {
 	if rc != 0 {
 		t.Errorf("exit code %d, want 0: skips without -fail-on-skip-prefix pass\n%s", rc, out)
 	}
-	if !strings.Contains(out, "ok  \tm/d\t0.010s\n") || !strings.Contains(out, "skipped tests (2):\n") {
+	if !strings.Contains(out, "ok  \tm/d\t0.010s\n") || !strings.Contains(out, "skipped tests (2):\n") ||
+		!strings.Contains(out, "\ntests: 1 passed, 2 skipped, 0 failed (subtests counted)\n") {
 		t.Errorf("missing package line or skip count:\n%s", out)
 	}
 	skipRow(t, out, "m/d", "TestServer", "s3.go:29: missing test server: versitygw (S3 server) is not installed")
