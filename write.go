@@ -20,7 +20,7 @@ import (
 	"github.com/deltalite-go/deltalite/stats"
 	"github.com/deltalite-go/deltalite/storage"
 	"github.com/deltalite-go/deltalite/txn"
-	"github.com/deltalite-go/deltalite/write"
+	"github.com/deltalite-go/deltalite/datafile"
 )
 
 // WriteMode says what Write does when the table exists (or not).
@@ -686,7 +686,7 @@ func (w *writeJob) writeFiles(sc *schema.Struct, md *protocol.Metadata, res *Wri
 	if err != nil {
 		return nil, errs.Wrap(errs.UnsupportedTable, w.st.URL(), err, "column mapping")
 	}
-	fw, err := write.NewWriter(w.ctx, w.st, write.Options{
+	fw, err := datafile.NewWriter(w.ctx, w.st, datafile.Options{
 		Schema:           sc,
 		PartitionColumns: md.PartitionColumns,
 		ColumnMapping:    mode,
@@ -704,7 +704,7 @@ func (w *writeJob) writeFiles(sc *schema.Struct, md *protocol.Metadata, res *Wri
 		return nil, err
 	}
 	for w.src.Next() {
-		rec, err := write.Conform(w.src.RecordBatch(), sc, w.wo.Allocator)
+		rec, err := datafile.Conform(w.src.RecordBatch(), sc, w.wo.Allocator)
 		if err == nil && check != nil {
 			err = check(rec)
 		}

@@ -525,7 +525,7 @@ func (l *Local) Put(ctx context.Context, key string, r io.Reader) error {
 // Sync makes objects written by Put durable: their contents, the
 // directory entries naming them, and the entries of the directories Put
 // created for them. It syncs one file after another; callers
-// that want several synced at once (write.Writer) call it concurrently.
+// that want several synced at once (datafile.Writer) call it concurrently.
 func (l *Local) Sync(ctx context.Context, keys ...string) error {
 	if l.syncLogOnly {
 		return nil

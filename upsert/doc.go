@@ -38,7 +38,7 @@
 // share of that half (limits.Budget.Share) and its readers draw only on
 // it, so one partition's readers never hold the bytes another partition's
 // writer waits to be fed with. Survivors reach the writer as slices of the
-// decoded batch (write.Writer.WriteSelected), not copies. Each partition's
+// decoded batch (datafile.Writer.WriteSelected), not copies. Each partition's
 // writer buffers at most its
 // share of the other half of MaxBufferedBytes before writing a row group;
 // it is not a budget reservation because a writer must never wait on the

@@ -17,7 +17,7 @@ import (
 
 	"github.com/deltalite-go/deltalite/protocol"
 	"github.com/deltalite-go/deltalite/txn"
-	"github.com/deltalite-go/deltalite/write"
+	"github.com/deltalite-go/deltalite/datafile"
 )
 
 // uuidish is a random-looking key, so that file bounds overlap and only
@@ -104,7 +104,7 @@ func TestManyRowGroups(t *testing.T) {
 		b.WriteString("]")
 		recs = append(recs, batchOf(t, tb.arrowSchema(), b.String()))
 	}
-	tb.appendBatches([]func(*write.Options){func(o *write.Options) { o.MaxBufferedBytes = 64 << 10 }}, recs...)
+	tb.appendBatches([]func(*datafile.Options){func(o *datafile.Options) { o.MaxBufferedBytes = 64 << 10 }}, recs...)
 	for _, r := range recs {
 		r.Release()
 	}

@@ -21,7 +21,7 @@ import (
 	"github.com/deltalite-go/deltalite/snapshot"
 	"github.com/deltalite-go/deltalite/storage"
 	"github.com/deltalite-go/deltalite/txn"
-	"github.com/deltalite-go/deltalite/write"
+	"github.com/deltalite-go/deltalite/datafile"
 )
 
 // fields builds a schemaString from "name type [not null]" specs.
@@ -115,22 +115,22 @@ func batchOf(t testing.TB, as *arrow.Schema, rows string) arrow.RecordBatch {
 
 // appendFile commits the rows as a blind append, one write per call
 // (so each call adds at least one file per partition).
-func (tb *table) appendFile(rows string, opt ...func(*write.Options)) {
+func (tb *table) appendFile(rows string, opt ...func(*datafile.Options)) {
 	tb.t.Helper()
 	rec := batchOf(tb.t, tb.arrowSchema(), rows)
 	defer rec.Release()
 	tb.appendBatches(opt, rec)
 }
 
-func (tb *table) appendBatches(opt []func(*write.Options), recs ...arrow.RecordBatch) {
+func (tb *table) appendBatches(opt []func(*datafile.Options), recs ...arrow.RecordBatch) {
 	tb.t.Helper()
 	ctx := context.Background()
-	o := write.Options{Schema: tb.snap.Schema(), PartitionColumns: tb.snap.PartitionColumns(), ColumnMapping: tb.snap.ColumnMapping(),
+	o := datafile.Options{Schema: tb.snap.Schema(), PartitionColumns: tb.snap.PartitionColumns(), ColumnMapping: tb.snap.ColumnMapping(),
 		Properties: protocol.Properties(tb.snap.Properties()), DataChange: true}
 	for _, f := range opt {
 		f(&o)
 	}
-	w, err := write.NewWriter(ctx, tb.st, o)
+	w, err := datafile.NewWriter(ctx, tb.st, o)
 	if err != nil {
 		tb.t.Fatal(err)
 	}

@@ -13,7 +13,7 @@ import (
 	"github.com/deltalite-go/deltalite/limits"
 	"github.com/deltalite-go/deltalite/protocol"
 	"github.com/deltalite-go/deltalite/scan"
-	"github.com/deltalite-go/deltalite/write"
+	"github.com/deltalite-go/deltalite/datafile"
 )
 
 // scanInFlight is how many decoded batches of one file a scan holds at
@@ -136,7 +136,7 @@ func (r *run) rewritePartition(ctx context.Context, p *part) (err error) {
 	defer held.Release()
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	w, err := write.NewWriter(ctx, r.out, write.Options{
+	w, err := datafile.NewWriter(ctx, r.out, datafile.Options{
 		Schema:           c.table,
 		PartitionColumns: r.snap.PartitionColumns(),
 		ColumnMapping:    c.mode,
@@ -179,7 +179,7 @@ func (r *run) rewritePartition(ctx context.Context, p *part) (err error) {
 
 // writeLoop writes batches until items closes. After a failure it keeps
 // draining (releasing what arrives) so producers never block.
-func writeLoop(w *write.Writer, items <-chan item, stop func()) (err error) {
+func writeLoop(w *datafile.Writer, items <-chan item, stop func()) (err error) {
 	defer func() {
 		if v := recover(); v != nil {
 			err = errs.Recovered(errs.Internal, "", "writing", v)

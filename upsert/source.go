@@ -10,7 +10,7 @@ import (
 
 	"github.com/deltalite-go/deltalite/internal/errs"
 	"github.com/deltalite-go/deltalite/schema"
-	"github.com/deltalite-go/deltalite/write"
+	"github.com/deltalite-go/deltalite/datafile"
 )
 
 // source is the whole source batch, cast to the table's logical Arrow
@@ -81,7 +81,7 @@ func readSource(ctx context.Context, c *config, src array.RecordReader) (_ *sour
 			del = b
 			data = dropColumn(rec, delIdx)
 		}
-		conformed, err := write.Conform(data, c.table, c.mem)
+		conformed, err := datafile.Conform(data, c.table, c.mem)
 		if data != rec {
 			data.Release()
 		}

@@ -32,7 +32,7 @@ import (
 	"github.com/deltalite-go/deltalite/storage"
 	"github.com/deltalite-go/deltalite/txn"
 	"github.com/deltalite-go/deltalite/upsert"
-	"github.com/deltalite-go/deltalite/write"
+	"github.com/deltalite-go/deltalite/datafile"
 )
 
 const partitionColumn = "_ph_partition_key"
@@ -192,7 +192,7 @@ func (g *gen) build(dir string) error {
 	var adds []*protocol.Add
 	for part := range g.parts {
 		for lo := 0; lo < g.rows; lo += g.chunk {
-			w, err := write.NewWriter(ctx, st, write.Options{Schema: sc, PartitionColumns: []string{partitionColumn},
+			w, err := datafile.NewWriter(ctx, st, datafile.Options{Schema: sc, PartitionColumns: []string{partitionColumn},
 				Properties: protocol.Properties{}, TargetFileSize: 1 << 40, DataChange: true})
 			if err != nil {
 				return err

@@ -1,4 +1,4 @@
-// Package write turns Arrow record batches into the Parquet data files of a
+// Package datafile turns Arrow record batches into the Parquet data files of a
 // Delta table and the add actions that describe them: partition fan-out into
 // Hive-style directories, files rolled at the target size, per-file
 // statistics as PROTOCOL.md defines them, and physical names and field ids
@@ -61,4 +61,4 @@
 // timestamps outside years 1 to 9999 are left out. Float bounds leave out
 // NaN (a NaN also drops the maximum, as NaN sorts last in Spark) and
 // infinities, and a zero bound is widened to -0.0 or 0.0.
-package write
+package datafile

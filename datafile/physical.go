@@ -1,4 +1,4 @@
-package write
+package datafile
 
 import (
 	"github.com/apache/arrow-go/v18/arrow"
