@@ -13,6 +13,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/google/uuid"
 
+	"github.com/deltalite-go/deltalite/datafile"
 	"github.com/deltalite-go/deltalite/internal/errs"
 	"github.com/deltalite-go/deltalite/protocol"
 	"github.com/deltalite-go/deltalite/schema"
@@ -20,7 +21,6 @@ import (
 	"github.com/deltalite-go/deltalite/stats"
 	"github.com/deltalite-go/deltalite/storage"
 	"github.com/deltalite-go/deltalite/txn"
-	"github.com/deltalite-go/deltalite/datafile"
 )
 
 // WriteMode says what Write does when the table exists (or not).

@@ -12,6 +12,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
+	"github.com/deltalite-go/deltalite/datafile"
 	"github.com/deltalite-go/deltalite/internal/arrowrows"
 	"github.com/deltalite-go/deltalite/limits"
 	"github.com/deltalite-go/deltalite/metrics"
@@ -21,7 +22,6 @@ import (
 	"github.com/deltalite-go/deltalite/snapshot"
 	"github.com/deltalite-go/deltalite/storage"
 	"github.com/deltalite-go/deltalite/txn"
-	"github.com/deltalite-go/deltalite/datafile"
 )
 
 // fields builds a schemaString from "name type [not null]" specs.

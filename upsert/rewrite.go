@@ -9,11 +9,11 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/compute"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
+	"github.com/deltalite-go/deltalite/datafile"
 	"github.com/deltalite-go/deltalite/internal/errs"
 	"github.com/deltalite-go/deltalite/limits"
 	"github.com/deltalite-go/deltalite/protocol"
 	"github.com/deltalite-go/deltalite/scan"
-	"github.com/deltalite-go/deltalite/datafile"
 )
 
 // scanInFlight is how many decoded batches of one file a scan holds at

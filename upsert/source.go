@@ -8,9 +8,9 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 
+	"github.com/deltalite-go/deltalite/datafile"
 	"github.com/deltalite-go/deltalite/internal/errs"
 	"github.com/deltalite-go/deltalite/schema"
-	"github.com/deltalite-go/deltalite/datafile"
 )
 
 // source is the whole source batch, cast to the table's logical Arrow

@@ -26,13 +26,13 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
+	"github.com/deltalite-go/deltalite/datafile"
 	"github.com/deltalite-go/deltalite/protocol"
 	"github.com/deltalite-go/deltalite/schema"
 	"github.com/deltalite-go/deltalite/snapshot"
 	"github.com/deltalite-go/deltalite/storage"
 	"github.com/deltalite-go/deltalite/txn"
 	"github.com/deltalite-go/deltalite/upsert"
-	"github.com/deltalite-go/deltalite/datafile"
 )
 
 const partitionColumn = "_ph_partition_key"
