@@ -13,6 +13,7 @@ import (
 	"github.com/deltalite-go/deltalite/schema"
 	"github.com/deltalite-go/deltalite/snapshot"
 	"github.com/deltalite-go/deltalite/upsert"
+	"github.com/deltalite-go/deltalite/write"
 )
 
 // UpsertOptions configure an upsert; see package upsert for every knob
@@ -78,7 +79,7 @@ func Upsert(ctx context.Context, uri string, src array.RecordReader, opts Upsert
 	if opts.PartitionKey != "" {
 		parts = strings.Split(opts.PartitionKey, ",")
 	}
-	md, p, err := newTable(st.URL(), uuid.NewString(), sc, newTableOptions{PartitionBy: parts, Properties: opts.TableProperties})
+	md, p, err := write.NewTable(st.URL(), uuid.NewString(), sc, write.NewTableOptions{PartitionBy: parts, Properties: opts.TableProperties})
 	if err != nil {
 		return UpsertStats{}, err
 	}

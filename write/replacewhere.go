@@ -1,6 +1,8 @@
-package deltalite
+package write
 
 import (
+	"context"
+
 	"github.com/apache/arrow-go/v18/arrow"
 
 	"github.com/deltalite-go/deltalite/expr"
@@ -21,7 +23,7 @@ type replaceWhere struct {
 	decide func(*protocol.Add) expr.Tristate
 }
 
-func (w *writeJob) bindReplaceWhere(snap *snapshot.Snapshot) (*replaceWhere, error) {
+func (w *job) bindReplaceWhere(snap *snapshot.Snapshot) (*replaceWhere, error) {
 	pred, err := expr.ParsePredicate(w.wo.ReplaceWhere, snap.Schema())
 	if err != nil {
 		return nil, errs.Wrap(errs.InvalidArgument, w.st.URL(), err, "replace-where predicate")
@@ -42,7 +44,7 @@ func (w *writeJob) bindReplaceWhere(snap *snapshot.Snapshot) (*replaceWhere, err
 // planReplaceWhere binds the replace-where predicate against snap and
 // notes the files it selects only in part (w.rewrite): their other rows are
 // written again.
-func (w *writeJob) planReplaceWhere(snap *snapshot.Snapshot) error {
+func (w *job) planReplaceWhere(snap *snapshot.Snapshot) error {
 	rw, err := w.bindReplaceWhere(snap)
 	if err != nil {
 		return err
@@ -63,12 +65,12 @@ func (rw *replaceWhere) selects(a *protocol.Add) bool { return rw.decide(a) != e
 // rowCheck returns the check every written batch must pass: under a
 // replace-where predicate, every new row must satisfy it (as Spark
 // requires), else nothing is committed.
-func (w *writeJob) rowCheck(sc *schema.Struct, md *protocol.Metadata) (func(arrow.RecordBatch) error, error) {
+func (w *job) rowCheck(ctx context.Context, sc *schema.Struct, md *protocol.Metadata) (func(arrow.RecordBatch) error, error) {
 	if w.replaceWhere == nil {
 		return nil, nil
 	}
 	return func(rec arrow.RecordBatch) error {
-		mask, err := expr.Mask(w.ctx, rec, w.replaceWhere.pred)
+		mask, err := expr.Mask(ctx, rec, w.replaceWhere.pred)
 		if err != nil {
 			return errs.Wrap(errs.InvalidArgument, w.st.URL(), err, "evaluating the replace-where predicate")
 		}
@@ -85,11 +87,11 @@ func (w *writeJob) rowCheck(sc *schema.Struct, md *protocol.Metadata) (func(arro
 
 // keptRows streams the rows of the partly selected files that the
 // replace-where predicate does not select, for writing again.
-func (w *writeJob) keptRows(emit func(arrow.RecordBatch) error) error {
+func (w *job) keptRows(ctx context.Context, emit func(arrow.RecordBatch) error) error {
 	if len(w.rewrite) == 0 {
 		return nil
 	}
-	_, batches, err := scan.New(w.snap, scan.WithFiles(w.rewrite...)).Records(w.ctx)
+	_, batches, err := scan.New(w.snap, scan.WithFiles(w.rewrite...)).Records(ctx)
 	if err != nil {
 		return err
 	}
@@ -97,7 +99,7 @@ func (w *writeJob) keptRows(emit func(arrow.RecordBatch) error) error {
 		if err != nil {
 			return err
 		}
-		kept, err := expr.FilterNot(w.ctx, rec, w.replaceWhere.pred)
+		kept, err := expr.FilterNot(ctx, rec, w.replaceWhere.pred)
 		if err != nil {
 			return errs.Wrap(errs.Internal, w.st.URL(), err, "filtering rows to keep")
 		}

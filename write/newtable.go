@@ -1,0 +1,104 @@
+package write
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/deltalite-go/deltalite/internal/errs"
+	"github.com/deltalite-go/deltalite/protocol"
+	"github.com/deltalite-go/deltalite/schema"
+	"github.com/deltalite-go/deltalite/txn"
+)
+
+// NewTableOptions describe a table to create.
+type NewTableOptions struct {
+	PartitionBy       []string
+	Properties        map[string]string
+	Name, Description string
+}
+
+// newTable builds the protocol and metaData of a new table with schema sc
+// (which it does not modify): partition columns resolved, column mapping
+// ids assigned when a mapping mode is asked for, and the minimal protocol
+// with the features the schema and properties need.
+func NewTable(uri, id string, sc *schema.Struct, o NewTableOptions) (*protocol.Metadata, *protocol.Protocol, error) {
+	sc = sc.Clone()
+	parts, err := partitionColumns(sc, o.PartitionBy)
+	if err != nil {
+		return nil, nil, errs.Wrap(errs.InvalidArgument, uri, err, "partition columns")
+	}
+	props, features, err := checkProperties(uri, o.Properties)
+	if err != nil {
+		return nil, nil, err
+	}
+	mode, err := schema.ParseMode(props[protocol.PropColumnMappingMode])
+	if err != nil {
+		return nil, nil, errs.Wrap(errs.InvalidArgument, uri, err, "table properties")
+	}
+	if mode != schema.MappingNone {
+		props[protocol.PropColumnMappingMaxID] = fmt.Sprint(schema.AssignColumnMapping(sc, 0))
+	}
+	p := protocol.MinimalProtocol(append(protocol.RequiredFeatures(sc, props), features...))
+	if bad := protocol.UnsupportedReaderFeatures(&p); len(bad) > 0 {
+		return nil, nil, errs.New(errs.UnsupportedTable, uri, "the table would need %s, which this engine cannot read", strings.Join(bad, ", "))
+	}
+	created := time.Now().UnixMilli()
+	md := &protocol.Metadata{
+		ID:               id,
+		Format:           protocol.Format{Provider: "parquet", Options: map[string]string{}},
+		SchemaString:     sc.JSON(),
+		PartitionColumns: parts,
+		Configuration:    props,
+		CreatedTime:      &created,
+	}
+	if o.Name != "" {
+		md.Name = &o.Name
+	}
+	if o.Description != "" {
+		md.Description = &o.Description
+	}
+	return md, &p, nil
+}
+
+// checkProperties validates the table properties a write or create was
+// given (protocol.CheckProperties), before any file is written: it returns
+// the configuration to store and the table features the properties add.
+func checkProperties(uri string, props map[string]string) (map[string]string, []string, error) {
+	config, features, err := protocol.CheckProperties(props, txn.WritableFeature)
+	var e *errs.Error
+	if errors.As(err, &e) && e.Path == "" {
+		e.Path = uri
+	}
+	return config, features, err
+}
+
+// partitionColumns resolves the requested partition columns against the
+// schema (case-insensitively, keeping the schema's spelling).
+func partitionColumns(sc *schema.Struct, names []string) ([]string, error) {
+	out := []string{}
+	for _, n := range names {
+		f := sc.Field(strings.TrimSpace(n))
+		if f == nil {
+			return nil, fmt.Errorf("partition column %q is not in the schema (%s)", n, fieldNames(sc))
+		}
+		if slices.Contains(out, f.Name) {
+			return nil, fmt.Errorf("partition column %q is listed twice", f.Name)
+		}
+		out = append(out, f.Name)
+	}
+	if len(out) > 0 && len(out) == len(sc.Fields) {
+		return nil, fmt.Errorf("every column is a partition column: a table needs at least one data column")
+	}
+	return out, nil
+}
+
+func fieldNames(sc *schema.Struct) string {
+	names := make([]string, len(sc.Fields))
+	for i, f := range sc.Fields {
+		names[i] = f.Name
+	}
+	return strings.Join(names, ", ")
+}

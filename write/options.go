@@ -1,0 +1,81 @@
+package write
+
+import "github.com/apache/arrow-go/v18/arrow/memory"
+
+// Mode says what a write does when the table exists (or not).
+type Mode string
+
+const (
+	// ModeAppend adds rows; it creates the table when there is none.
+	ModeAppend Mode = "append"
+	// ModeOverwrite replaces the table's rows, or only those ReplaceWhere
+	// selects; it creates the table when there is none.
+	ModeOverwrite Mode = "overwrite"
+	// ModeError fails with ErrTableExists when the table exists.
+	ModeError Mode = "error"
+	// ModeIgnore writes nothing when the table exists.
+	ModeIgnore Mode = "ignore"
+	// ModeCreateOrReplace replaces schema, partitioning, properties and
+	// rows in one commit, keeping the history.
+	ModeCreateOrReplace Mode = "create_or_replace"
+)
+
+// SchemaMode says how Write treats a source schema that differs from the
+// table's.
+type SchemaMode string
+
+const (
+	// SchemaStrict (the default) requires the source to fit the table.
+	SchemaStrict SchemaMode = ""
+	// SchemaMerge adds new source columns (nullable) and relaxes
+	// nullability, in the same commit as the data.
+	SchemaMerge SchemaMode = "merge"
+	// SchemaOverwrite replaces the schema; only with ModeOverwrite.
+	SchemaOverwrite SchemaMode = "overwrite"
+)
+
+// Options configure a write. An empty Mode means ModeError, as in
+// delta-rs's write_deltalake, so that nothing is changed by accident.
+type Options struct {
+	Mode       Mode
+	SchemaMode SchemaMode
+	// PartitionBy names partition columns for a new table (or a
+	// create_or_replace); for an existing table it must match, if given.
+	PartitionBy []string
+	// ReplaceWhere limits an overwrite to the rows the SQL predicate
+	// selects, e.g. `day = '2026-01-01'`. Written rows must satisfy it.
+	ReplaceWhere string
+	// Properties are table properties for a new table (delta.* and user
+	// keys), checked as Delta checks them; a property that needs a table
+	// feature adds it, or is refused when this engine cannot write the
+	// feature. For an existing table they must be the table's own.
+	Properties map[string]string
+	// Name and Description of a new table.
+	Name, Description string
+	// TargetFileSize overrides delta.targetFileSize (bytes).
+	TargetFileSize int64
+	// Compression of data files: "snappy" (default) or "zstd" (also gzip, lz4, none).
+	Compression string
+	// CommitMaxRetries bounds retries after lost commit races (default 15).
+	CommitMaxRetries int
+	// CommitMetadata is merged into commitInfo.
+	CommitMetadata map[string]any
+	// AppID and AppVersion make the write idempotent: a write whose
+	// (AppID, AppVersion) the table has already seen is skipped.
+	AppID      string
+	AppVersion int64
+	// Allocator for Arrow buffers (default Go allocator).
+	Allocator memory.Allocator
+}
+
+// Result reports a write.
+type Result struct {
+	Version      int64 // the version committed (or the current one when skipped)
+	Created      bool  // the write created the table
+	Skipped      bool  // nothing was written (ModeIgnore on an existing table, or an AppID/AppVersion already applied)
+	FilesAdded   int
+	FilesRemoved int
+	RowsWritten  int64
+	BytesWritten int64
+	Warnings     []error // failures after the commit (checkpoint, log cleanup); the commit stands
+}

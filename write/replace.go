@@ -1,0 +1,68 @@
+package write
+
+import (
+	"context"
+	"slices"
+	"time"
+
+	"github.com/deltalite-go/deltalite/protocol"
+	"github.com/deltalite-go/deltalite/schema"
+	"github.com/deltalite-go/deltalite/txn"
+)
+
+// replace is create_or_replace on an existing table: new metadata (same
+// table id), every old file removed, the new ones added, one commit.
+func (w *job) replace(ctx context.Context) (*Result, error) {
+	md, p, err := w.newMetadata(w.snap.Metadata().ID)
+	if err != nil {
+		return nil, err
+	}
+	op := txn.Operation{Name: txn.OpCreateOrReplace, Parameters: map[string]any{"partitionBy": md.PartitionColumns}}
+	if err := txn.CheckWritable(w.snap, op); err != nil {
+		return nil, err
+	}
+	// Never downgrade the protocol: keep every old feature too.
+	old := w.snap.Protocol()
+	if old.MinReaderVersion > p.MinReaderVersion || old.MinWriterVersion > p.MinWriterVersion || len(protocol.DroppedFeatures(old, p)) > 0 {
+		merged := protocol.MinimalProtocol(slices.Concat(p.EffectiveWriterFeatures(), p.EffectiveReaderFeatures(),
+			old.EffectiveWriterFeatures(), old.EffectiveReaderFeatures()))
+		p = &merged
+	}
+	sc := mustSchema(md)
+	res := &Result{}
+	adds, err := w.writeFiles(ctx, sc, md, res)
+	if err != nil {
+		return nil, err
+	}
+	t := txn.Begin(w.snap, op, w.txnOptions())
+	t.ReadWholeTable()
+	if p.MinReaderVersion != old.MinReaderVersion || p.MinWriterVersion != old.MinWriterVersion ||
+		!slices.Equal(p.ReaderFeatures, old.ReaderFeatures) || !slices.Equal(p.WriterFeatures, old.WriterFeatures) {
+		t.Add(protocol.Action{Protocol: p})
+	}
+	t.Add(protocol.Action{Metadata: md})
+	now := time.Now().UnixMilli()
+	for _, f := range w.snap.Files() {
+		t.Add(protocol.Action{Remove: protocol.RemoveOf(f, now)})
+		res.FilesRemoved++
+	}
+	t.Add(addActions(adds)...)
+	metrics := writeMetrics(adds, res.RowsWritten)
+	w.removalMetrics(metrics, w.snap, w.snap.Files())
+	t.SetOperationMetrics(metrics)
+	r, err := t.Commit(ctx)
+	if err != nil {
+		w.abort(ctx, adds)
+		return nil, err
+	}
+	res.Version, res.Warnings = r.Version, r.Warnings
+	return res, nil
+}
+
+func mustSchema(md *protocol.Metadata) *schema.Struct {
+	sc, err := schema.Parse(md.SchemaString)
+	if err != nil {
+		panic(err) // built by newMetadata from a valid schema
+	}
+	return sc
+}

@@ -1,0 +1,497 @@
+package write
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/google/uuid"
+
+	"github.com/deltalite-go/deltalite/datafile"
+	"github.com/deltalite-go/deltalite/internal/errs"
+	"github.com/deltalite-go/deltalite/protocol"
+	"github.com/deltalite-go/deltalite/schema"
+	"github.com/deltalite-go/deltalite/snapshot"
+	"github.com/deltalite-go/deltalite/stats"
+	"github.com/deltalite-go/deltalite/storage"
+	"github.com/deltalite-go/deltalite/txn"
+)
+
+// Run writes src to the table in st as one commit, as opts ask; sc, when
+// not nil, is the schema of a table the write creates (Create gives Delta
+// types the source's Arrow schema cannot carry). Nothing is visible until
+// the commit; a failure leaves the table as it was and deletes the data
+// files it wrote.
+func Run(ctx context.Context, st storage.Store, src array.RecordReader, sc *schema.Struct, wo Options) (*Result, error) {
+	uri := st.URL()
+	if src == nil || src.Schema() == nil {
+		return nil, errs.New(errs.InvalidArgument, uri, "the source has no schema")
+	}
+	if wo.Mode == "" {
+		wo.Mode = ModeError
+	}
+	switch wo.Mode {
+	case ModeAppend, ModeOverwrite, ModeError, ModeIgnore, ModeCreateOrReplace:
+	default:
+		return nil, errs.New(errs.InvalidArgument, uri, "unknown write mode %q (use append, overwrite, error, ignore or create_or_replace)", wo.Mode)
+	}
+	switch wo.SchemaMode {
+	case SchemaStrict, SchemaMerge:
+	case SchemaOverwrite:
+		if wo.Mode != ModeOverwrite {
+			return nil, errs.New(errs.InvalidArgument, uri, "schema mode overwrite needs mode overwrite")
+		}
+	default:
+		return nil, errs.New(errs.InvalidArgument, uri, "unknown schema mode %q (use merge or overwrite)", wo.SchemaMode)
+	}
+	if wo.ReplaceWhere != "" && wo.Mode != ModeOverwrite {
+		return nil, errs.New(errs.InvalidArgument, uri, "a replace-where predicate needs mode overwrite")
+	}
+	snap, err := snapshot.Load(ctx, st)
+	if err != nil && !errors.Is(err, errs.ErrTableNotFound) {
+		return nil, err
+	}
+	w := &job{st: st, src: src, wo: wo, snap: snap, schema: sc}
+	if w.wo.Allocator == nil {
+		w.wo.Allocator = memory.DefaultAllocator
+	}
+	if snap == nil {
+		return w.create(ctx)
+	}
+	switch wo.Mode {
+	case ModeError:
+		return nil, errs.New(errs.TableExists, st.URL(), "a Delta table exists here (version %d); use mode append, overwrite or ignore", snap.Version())
+	case ModeIgnore:
+		return &Result{Version: snap.Version(), Skipped: true}, nil
+	case ModeCreateOrReplace:
+		return w.replace(ctx)
+	}
+	return w.update(ctx)
+}
+
+// job is one write: what it was asked and what planning learned.
+type job struct {
+	st   storage.Store
+	src  array.RecordReader
+	wo   Options
+	snap *snapshot.Snapshot
+	// schema is the schema of a new table when the caller gave it as Delta
+	// types (Create); nil means: from the source's Arrow schema.
+	schema *schema.Struct
+	// replace is the bound replace-where predicate of an overwrite, and
+	// rewrite the files it selects in part (their other rows are kept).
+	replaceWhere *replaceWhere
+	rewrite      []*protocol.Add
+	copiedRows   int64 // rows of w.rewrite written again
+}
+
+func (w *job) txnOptions() txn.Options {
+	return txn.Options{MaxRetries: w.wo.CommitMaxRetries, Metadata: w.wo.CommitMetadata}
+}
+
+// newMetadata builds the metaData of a new (or replaced) table from the
+// source schema and the options.
+func (w *job) newMetadata(id string) (*protocol.Metadata, *protocol.Protocol, error) {
+	sc := w.schema
+	if sc == nil {
+		var err error
+		if sc, err = schema.FromArrow(w.src.Schema()); err != nil {
+			return nil, nil, errs.Wrap(errs.SchemaMismatch, w.st.URL(), err, "source schema")
+		}
+	}
+	return NewTable(w.st.URL(), id, sc, NewTableOptions{PartitionBy: w.wo.PartitionBy, Properties: w.wo.Properties,
+		Name: w.wo.Name, Description: w.wo.Description})
+}
+
+// create writes a new table: the rows are planned and written against the
+// table about to be created (snapshot.Empty), so the table and its first
+// files are one commit, version 0.
+func (w *job) create(ctx context.Context) (*Result, error) {
+	md, p, err := w.newMetadata(uuid.NewString())
+	if err != nil {
+		return nil, err
+	}
+	if w.snap, err = snapshot.Empty(w.st, p, md); err != nil {
+		return nil, err
+	}
+	return w.update(ctx)
+}
+
+// update appends to or overwrites an existing table, or fills one being
+// created.
+func (w *job) update(ctx context.Context) (*Result, error) {
+	snap := w.snap
+	if w.wo.AppID != "" && txn.AppTxnApplied(snap, w.wo.AppID, w.wo.AppVersion) {
+		return &Result{Version: snap.Version(), Skipped: true}, nil
+	}
+	if len(w.wo.PartitionBy) > 0 {
+		want, err := partitionColumns(snap.Schema(), w.wo.PartitionBy)
+		if err != nil || !slices.Equal(want, snap.PartitionColumns()) {
+			return nil, errs.New(errs.SchemaMismatch, w.st.URL(), "the table is partitioned by [%s], not [%s]",
+				strings.Join(snap.PartitionColumns(), ", "), strings.Join(w.wo.PartitionBy, ", "))
+		}
+	}
+	if !snap.IsEmpty() {
+		if err := w.checkPropertiesKept(snap); err != nil {
+			return nil, err
+		}
+	}
+	md := snap.Metadata()
+	if !snap.IsEmpty() {
+		evolved, err := w.evolvedMetadata()
+		if err != nil {
+			return nil, err
+		}
+		if evolved != nil {
+			md = evolved
+		}
+	}
+	target, err := schema.Parse(md.SchemaString)
+	if err != nil {
+		return nil, errs.Wrap(errs.Internal, w.st.URL(), err, "table schema")
+	}
+	if w.wo.Mode == ModeOverwrite && w.wo.ReplaceWhere != "" {
+		if err := w.planReplaceWhere(snap); err != nil {
+			return nil, err
+		}
+	}
+	op := w.operation(snap)
+	if err := txn.CheckWritable(snap, op); err != nil {
+		return nil, err
+	}
+	res := &Result{Created: snap.IsEmpty()}
+	adds, err := w.writeFiles(ctx, target, md, res)
+	if err != nil {
+		return nil, err
+	}
+	op.RewritesRows = w.copiedRows > 0
+	if snap.IsEmpty() && len(adds) == 0 && op.Name == txn.OpWrite {
+		op = txn.Operation{Name: txn.OpCreateTable, Parameters: map[string]any{"partitionBy": md.PartitionColumns}}
+	}
+	for {
+		r, err := w.commit(ctx, snap, md, op, adds, res)
+		if err == nil {
+			res.Version, res.Warnings = r.Version, r.Warnings
+			return res, nil
+		}
+		if snap.IsEmpty() && errors.Is(err, errs.ErrTableExists) {
+			// Another writer created the table first: append or
+			// overwrite on top of it as if it had been there all along.
+			var skip bool
+			if snap, md, skip, err = w.onCreatedFirst(ctx, snap); err == nil {
+				if skip {
+					w.abort(ctx, adds)
+					return &Result{Version: snap.Version(), Skipped: true}, nil
+				}
+				res.Created, res.FilesRemoved = false, 0
+				op = w.operation(snap)
+				continue
+			}
+		}
+		w.abort(ctx, adds)
+		return nil, err
+	}
+}
+
+// checkPropertiesKept refuses properties given for a write to an existing
+// table that the table does not already have: they apply only when a
+// write creates the table, and ignoring them would leave the caller
+// believing, say, that change data feed is on.
+func (w *job) checkPropertiesKept(snap *snapshot.Snapshot) error {
+	if len(w.wo.Properties) == 0 {
+		return nil
+	}
+	config, features, err := checkProperties(w.st.URL(), w.wo.Properties)
+	if err != nil {
+		return err
+	}
+	for _, k := range slices.Sorted(maps.Keys(config)) {
+		if old, ok := snap.Properties()[k]; !ok || old != config[k] {
+			has := "the table does not set it"
+			if ok {
+				has = "the table has " + old
+			}
+			return errs.New(errs.InvalidArgument, w.st.URL(), "table property %s = %s is not the table's (%s): properties apply when a write creates the table; use mode create_or_replace to change them",
+				k, config[k], has)
+		}
+	}
+	for _, f := range features {
+		if !snap.Protocol().HasFeature(f) {
+			return errs.New(errs.InvalidArgument, w.st.URL(), "the table protocol %s lacks the %s feature the properties ask for: properties apply when a write creates the table; use mode create_or_replace to change them",
+				snap.Protocol(), f)
+		}
+	}
+	return nil
+}
+
+// operation is the commit's operation as Spark names a write in this mode.
+func (w *job) operation(snap *snapshot.Snapshot) txn.Operation {
+	if snap.IsEmpty() && w.wo.Mode == ModeCreateOrReplace {
+		return txn.Operation{Name: txn.OpCreateOrReplace, Parameters: map[string]any{"partitionBy": snap.PartitionColumns()}}
+	}
+	mode := map[Mode]string{ModeAppend: "Append", ModeOverwrite: "Overwrite"}[w.wo.Mode]
+	if mode == "" {
+		mode = "ErrorIfExists"
+	}
+	op := txn.Operation{Name: txn.OpWrite, Parameters: map[string]any{"mode": mode, "partitionBy": snap.PartitionColumns()}}
+	if w.replaceWhere != nil {
+		op.Parameters["predicate"] = w.replaceWhere.pred.String()
+	}
+	return op
+}
+
+// commit commits the written files to the table snap shows: with an
+// overwrite, the files it replaces are removed in the same commit.
+func (w *job) commit(ctx context.Context, snap *snapshot.Snapshot, md *protocol.Metadata, op txn.Operation, adds []*protocol.Add, res *Result) (*txn.Result, error) {
+	t := txn.Begin(snap, op, w.txnOptions())
+	if md != snap.Metadata() {
+		t.Add(protocol.Action{Metadata: md})
+	}
+	metrics := writeMetrics(adds, res.RowsWritten+w.copiedRows)
+	if w.wo.Mode == ModeOverwrite {
+		removes := w.removals(snap)
+		if w.wo.ReplaceWhere == "" {
+			t.ReadWholeTable()
+		} else {
+			t.ReadPredicate(w.replaceWhere.selects, w.replaceWhere.pred.String())
+		}
+		now := time.Now().UnixMilli()
+		for _, f := range removes {
+			t.Add(protocol.Action{Remove: protocol.RemoveOf(f, now)})
+		}
+		res.FilesRemoved = len(removes)
+		w.removalMetrics(metrics, snap, removes)
+	} else if !snap.IsEmpty() {
+		t.SetBlindAppend(md == snap.Metadata())
+	}
+	t.Add(addActions(adds)...)
+	if w.wo.AppID != "" {
+		t.SetAppTxn(w.wo.AppID, w.wo.AppVersion)
+	}
+	t.SetOperationMetrics(metrics)
+	return t.Commit(ctx)
+}
+
+// removals are the live files an overwrite removes: all of them, or those
+// a replace-where predicate selects in whole or in part.
+func (w *job) removals(snap *snapshot.Snapshot) []*protocol.Add {
+	var out []*protocol.Add
+	for _, f := range snap.Files() {
+		if w.replaceWhere == nil || w.replaceWhere.selects(f) {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// writeMetrics are Spark's WRITE operationMetrics for the files added.
+func writeMetrics(adds []*protocol.Add, rows int64) map[string]any {
+	var bytes int64
+	for _, a := range adds {
+		bytes += a.Size
+	}
+	return map[string]any{"numFiles": len(adds), "numOutputRows": rows, "numOutputBytes": bytes}
+}
+
+// removalMetrics adds what an overwrite removed, as Spark reports it for
+// an overwrite (files, bytes) and a replace-where (rows deleted and
+// copied; no change data files are written).
+func (w *job) removalMetrics(m map[string]any, snap *snapshot.Snapshot, removes []*protocol.Add) {
+	var bytes, rows int64
+	rowsKnown := true
+	for _, f := range removes {
+		bytes += f.Size
+		n := stats.Parse(f.Stats, snap.Schema(), snap.ColumnMapping()).NumRecords
+		if n < 0 {
+			rowsKnown = false
+		}
+		if f.DeletionVector != nil {
+			n -= f.DeletionVector.Cardinality
+		}
+		rows += n
+	}
+	m["numRemovedFiles"], m["numRemovedBytes"] = len(removes), bytes
+	if w.replaceWhere != nil {
+		m["numCopiedRows"], m["numAddedChangeFiles"] = w.copiedRows, 0
+		if rowsKnown {
+			m["numDeletedRows"] = rows - w.copiedRows
+		}
+	}
+}
+
+// onCreatedFirst re-targets a create that lost the race to another
+// creator. An append or an overwrite goes on top of the winner's table
+// when the files already written fit it: the same partitioning, no column
+// mapping (whose physical names differ between tables), and a schema this
+// write could have appended to (with SchemaMerge, the evolved schema is
+// committed too). Mode ignore skips. Anything else keeps the
+// errs.TableExists error.
+func (w *job) onCreatedFirst(ctx context.Context, empty *snapshot.Snapshot) (*snapshot.Snapshot, *protocol.Metadata, bool, error) {
+	exists := errs.New(errs.TableExists, w.st.URL(), "another writer created the table first")
+	if w.wo.Mode == ModeIgnore {
+		snap, err := snapshot.Load(ctx, w.st)
+		return snap, nil, err == nil, err
+	}
+	if w.wo.Mode != ModeAppend && (w.wo.Mode != ModeOverwrite || w.wo.ReplaceWhere != "") {
+		return nil, nil, false, exists
+	}
+	snap, err := snapshot.Load(ctx, w.st)
+	if err != nil {
+		return nil, nil, false, err
+	}
+	if w.wo.AppID != "" && txn.AppTxnApplied(snap, w.wo.AppID, w.wo.AppVersion) {
+		return snap, nil, true, nil
+	}
+	if !slices.Equal(snap.PartitionColumns(), empty.PartitionColumns()) || snap.ColumnMapping() != schema.MappingNone || empty.ColumnMapping() != schema.MappingNone {
+		return nil, nil, false, errs.New(errs.TableExists, w.st.URL(),
+			"another writer created the table first, partitioned by [%s] with column mapping %q; this write's files do not fit it: write again",
+			strings.Join(snap.PartitionColumns(), ", "), snap.ColumnMapping())
+	}
+	mine := empty.Schema()
+	merged, changed, err := schema.Merge(snap.Schema(), mine)
+	if err == nil {
+		for _, f := range mine.Fields {
+			if tf := merged.Field(f.Name); tf == nil || tf.Type.String() != f.Type.String() {
+				err = fmt.Errorf("column %s is %s in the table, %s in this write", f.Name, tf.Type, f.Type)
+				break
+			}
+		}
+	}
+	if err == nil && changed && w.wo.SchemaMode != SchemaMerge {
+		err = fmt.Errorf("this write has columns or nulls the table's schema does not allow (use schema mode merge to add them)")
+	}
+	if err != nil {
+		return nil, nil, false, errs.Wrap(errs.SchemaMismatch, w.st.URL(), err, "another writer created the table first")
+	}
+	md := snap.Metadata()
+	if changed {
+		next := *md
+		next.SchemaString = merged.JSON()
+		md = &next
+	}
+	return snap, md, false, nil
+}
+
+// evolvedMetadata returns new metadata when the schema mode changes the
+// schema, nil when the table's stays.
+func (w *job) evolvedMetadata() (*protocol.Metadata, error) {
+	snap := w.snap
+	src, err := schema.FromArrow(w.src.Schema())
+	if err != nil {
+		return nil, errs.Wrap(errs.SchemaMismatch, w.st.URL(), err, "source schema")
+	}
+	var next *schema.Struct
+	switch w.wo.SchemaMode {
+	case SchemaOverwrite:
+		next = src
+		for _, c := range snap.PartitionColumns() {
+			if next.Field(c) == nil {
+				return nil, errs.New(errs.SchemaMismatch, w.st.URL(), "the new schema lacks partition column %q", c)
+			}
+		}
+	case SchemaMerge:
+		merged, changed, err := schema.Merge(snap.Schema(), src)
+		if err != nil {
+			return nil, errs.Wrap(errs.SchemaMismatch, w.st.URL(), err, "merging schemas")
+		}
+		if !changed {
+			return nil, nil
+		}
+		next = merged
+	default:
+		return nil, nil
+	}
+	md := *snap.Metadata()
+	md.Configuration = maps.Clone(md.Configuration)
+	if snap.ColumnMapping() != schema.MappingNone {
+		maxID, _ := protocol.Properties(md.Configuration).Int(protocol.PropColumnMappingMaxID, 0)
+		md.Configuration[protocol.PropColumnMappingMaxID] = fmt.Sprint(schema.AssignColumnMapping(next, maxID))
+	}
+	md.SchemaString = next.JSON()
+	return &md, nil
+}
+
+// writeFiles streams the source through the data-file writer.
+func (w *job) writeFiles(ctx context.Context, sc *schema.Struct, md *protocol.Metadata, res *Result) ([]*protocol.Add, error) {
+	mode, err := schema.ParseMode(md.Configuration[protocol.PropColumnMappingMode])
+	if err != nil {
+		return nil, errs.Wrap(errs.UnsupportedTable, w.st.URL(), err, "column mapping")
+	}
+	fw, err := datafile.NewWriter(ctx, w.st, datafile.Options{
+		Schema:           sc,
+		PartitionColumns: md.PartitionColumns,
+		ColumnMapping:    mode,
+		Properties:       protocol.Properties(md.Configuration),
+		TargetFileSize:   w.wo.TargetFileSize,
+		Compression:      w.wo.Compression,
+		DataChange:       true,
+		Allocator:        w.wo.Allocator,
+	})
+	if err != nil {
+		return nil, err
+	}
+	check, err := w.rowCheck(ctx, sc, md)
+	if err != nil {
+		return nil, err
+	}
+	for w.src.Next() {
+		rec, err := datafile.Conform(w.src.RecordBatch(), sc, w.wo.Allocator)
+		if err == nil && check != nil {
+			err = check(rec)
+		}
+		if err == nil {
+			err = fw.Write(rec)
+		}
+		if rec != nil {
+			res.RowsWritten += rec.NumRows()
+			rec.Release()
+		}
+		if err != nil {
+			_ = fw.Abort(ctx)
+			return nil, err
+		}
+	}
+	if err := w.src.Err(); err != nil {
+		_ = fw.Abort(ctx)
+		return nil, errs.Wrap(errs.InvalidArgument, w.st.URL(), err, "reading the source")
+	}
+	if err := w.keptRows(ctx, fw.Write); err != nil {
+		_ = fw.Abort(ctx)
+		return nil, err
+	}
+	adds, err := fw.Close()
+	if err != nil {
+		_ = fw.Abort(ctx)
+		return nil, err
+	}
+	for _, a := range adds {
+		res.BytesWritten += a.Size
+	}
+	res.FilesAdded = len(adds)
+	return adds, nil
+}
+
+// abort deletes data files written for a commit that did not happen.
+func (w *job) abort(ctx context.Context, adds []*protocol.Add) {
+	keys := make([]string, 0, len(adds))
+	for _, a := range adds {
+		if k, err := protocol.DecodePath(a.Path); err == nil {
+			keys = append(keys, k)
+		}
+	}
+	_ = w.st.Delete(context.WithoutCancel(ctx), keys...)
+}
+
+func addActions(adds []*protocol.Add) []protocol.Action {
+	out := make([]protocol.Action, len(adds))
+	for i, a := range adds {
+		out[i] = protocol.Action{Add: a}
+	}
+	return out
+}
