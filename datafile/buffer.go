@@ -91,7 +91,7 @@ func (w *Writer) bufferSized(p *partition, rec arrow.RecordBatch, b int64) error
 	p.rows += rec.NumRows()
 	p.bytes += b
 	w.buffered += b
-	if p.rows >= DefaultMaxRowGroupRows || p.bytes >= w.MaxBufferedBytes/2 {
+	if p.rows >= DefaultMaxRowGroupRows || p.bytes >= w.MaxUnwrittenBytes/2 {
 		return w.flush(p)
 	}
 	return nil
@@ -99,7 +99,7 @@ func (w *Writer) bufferSized(p *partition, rec arrow.RecordBatch, b int64) error
 
 // relieve writes the largest buffers until the total is within the bound.
 func (w *Writer) relieve() error {
-	for w.buffered > w.MaxBufferedBytes {
+	for w.buffered > w.MaxUnwrittenBytes {
 		var big *partition
 		for _, p := range w.order {
 			if p.rows > 0 && (big == nil || p.bytes > big.bytes) {

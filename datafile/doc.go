@@ -12,7 +12,7 @@
 // # Memory
 //
 // Rows wait in per-partition buffers of Arrow data whose total is held under
-// Options.MaxBufferedBytes: when a partition holds half the bound (or a
+// Options.MaxUnwrittenBytes: when a partition holds half the bound (or a
 // million rows) it is written as one row group, and when the total passes
 // the bound the largest buffers are written early. Each row group is closed
 // as soon as it is written, so an open file holds no data, and a file is

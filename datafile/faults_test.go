@@ -64,7 +64,7 @@ func TestStorageFailureIsReportedAndSticky(t *testing.T) {
 	sc := mustSchema(t, rollSchema)
 	st := &faultyStore{Store: storage.NewMemory(), failPut: true}
 	rnd := rand.New(rand.NewPCG(2, 2))
-	w, err := NewWriter(context.Background(), st, Options{Schema: sc, MaxBufferedBytes: 64 << 10})
+	w, err := NewWriter(context.Background(), st, Options{Schema: sc, MaxUnwrittenBytes: 64 << 10})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,7 +14,7 @@ import (
 
 // Defaults of the options.
 const (
-	DefaultMaxBufferedBytes = 64 << 20
+	DefaultMaxUnwrittenBytes = 64 << 20
 	DefaultMaxOpenFiles     = 128
 	// DefaultMaxRowGroupRows caps a row group whatever its byte size.
 	DefaultMaxRowGroupRows = 1 << 20
@@ -39,13 +39,13 @@ type Options struct {
 	// Compression is "snappy" (default), "zstd", "gzip", "lz4", "brotli" or
 	// "none".
 	Compression string
-	// MaxBufferedBytes bounds the Arrow data buffered, not yet written, over
+	// MaxUnwrittenBytes bounds the Arrow data buffered, not yet written, over
 	// all partitions (default 64 MiB); when it is reached the largest
 	// buffers are written as row groups. A row group holds at most half of
 	// it (and at most DefaultMaxRowGroupRows rows). Peak memory is about
 	// this bound plus one column of a row group and the Parquet encoder's
 	// pages; Go's collector may take twice that from the system.
-	MaxBufferedBytes int64
+	MaxUnwrittenBytes int64
 	// MaxOpenFiles bounds the data files open at once (default 128); past
 	// it the least recently written file is finished early. A file is
 	// opened at its first row group, so partitions whose rows fit in the
@@ -115,11 +115,11 @@ func resolve(opt Options) (*settings, error) {
 		}
 		s.target = t
 	}
-	if s.MaxBufferedBytes < 0 || s.MaxOpenFiles < 0 {
-		return nil, bad("MaxBufferedBytes and MaxOpenFiles must not be negative")
+	if s.MaxUnwrittenBytes < 0 || s.MaxOpenFiles < 0 {
+		return nil, bad("MaxUnwrittenBytes and MaxOpenFiles must not be negative")
 	}
-	if s.MaxBufferedBytes == 0 {
-		s.MaxBufferedBytes = DefaultMaxBufferedBytes
+	if s.MaxUnwrittenBytes == 0 {
+		s.MaxUnwrittenBytes = DefaultMaxUnwrittenBytes
 	}
 	if s.MaxOpenFiles == 0 {
 		s.MaxOpenFiles = DefaultMaxOpenFiles

@@ -112,7 +112,7 @@ func TestBufferBoundWithManyPartitions(t *testing.T) {
 	const bound = 128 << 10
 	st := storage.NewMemory()
 	w, err := NewWriter(context.Background(), st, Options{Schema: sc, PartitionColumns: []string{"part"},
-		MaxBufferedBytes: bound, MaxOpenFiles: 8, Allocator: mem})
+		MaxUnwrittenBytes: bound, MaxOpenFiles: 8, Allocator: mem})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -169,7 +169,7 @@ func TestAbortDeletesWrittenFiles(t *testing.T) {
 	}
 	rnd := rand.New(rand.NewPCG(5, 6))
 	w, err := NewWriter(context.Background(), st, Options{Schema: sc, PartitionColumns: []string{"part"},
-		MaxBufferedBytes: 64 << 10, TargetFileSize: 16 << 10, Allocator: mem})
+		MaxUnwrittenBytes: 64 << 10, TargetFileSize: 16 << 10, Allocator: mem})
 	if err != nil {
 		t.Fatal(err)
 	}

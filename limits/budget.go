@@ -15,34 +15,20 @@ var ErrReleased = errors.New("limits: reservation already released")
 // errConcurrentResize reports a misuse that would otherwise lose track of bytes.
 var errConcurrentResize = errors.New("limits: Resize called concurrently on one reservation")
 
-// CallConfig holds the per-call knobs of one operation.
+// CallConfig holds the per-call bounds of one operation, resolved by the
+// operation (which owns their defaults): a zero or negative field is 1.
 type CallConfig struct {
-	MaxParallelPartitions int   // 0 means 2
-	MaxParallelFiles      int   // 0 means 4
-	MaxBufferedBytes      int64 // 0 means 64 MiB
+	MaxParallelPartitions int   // partitions worked on at once
+	MaxParallelFiles      int   // files read at once, over all partitions
+	MaxDecodedBytes       int64 // decoded bytes held at once
 }
 
-// DefaultCallConfig returns the per-call defaults of an upsert.
-func DefaultCallConfig() CallConfig {
-	return CallConfig{MaxParallelPartitions: 2, MaxParallelFiles: 4, MaxBufferedBytes: 64 * MiB}
-}
-
-// normalized fills zero fields with the defaults (the zero value of an options
-// struct means "not set") and raises negative ones to 1.
+// normalized raises fields below 1 to 1, so that a budget always lets
+// work through one at a time.
 func (c CallConfig) normalized() CallConfig {
-	d := DefaultCallConfig()
-	if c.MaxParallelPartitions == 0 {
-		c.MaxParallelPartitions = d.MaxParallelPartitions
-	}
-	if c.MaxParallelFiles == 0 {
-		c.MaxParallelFiles = d.MaxParallelFiles
-	}
-	if c.MaxBufferedBytes == 0 {
-		c.MaxBufferedBytes = d.MaxBufferedBytes
-	}
 	c.MaxParallelPartitions = max(c.MaxParallelPartitions, 1)
 	c.MaxParallelFiles = max(c.MaxParallelFiles, 1)
-	c.MaxBufferedBytes = max(c.MaxBufferedBytes, 1)
+	c.MaxDecodedBytes = max(c.MaxDecodedBytes, 1)
 	return c
 }
 
@@ -57,9 +43,8 @@ type Budget struct {
 	bytes      *sem
 }
 
-// NewBudget returns a per-call budget layered under l. Zero fields of c take the
-// defaults of DefaultCallConfig; negative ones become 1. A nil l stands for
-// Process().
+// NewBudget returns a per-call budget layered under l, with c's bounds
+// (fields below 1 become 1). A nil l stands for Process().
 func (l *Limits) NewBudget(c CallConfig) *Budget {
 	l = l.orProcess()
 	c = c.normalized()
@@ -68,7 +53,7 @@ func (l *Limits) NewBudget(c CallConfig) *Budget {
 		cfg:        c,
 		partitions: newSem(int64(c.MaxParallelPartitions)),
 		files:      newSem(int64(c.MaxParallelFiles)),
-		bytes:      newSem(c.MaxBufferedBytes),
+		bytes:      newSem(c.MaxDecodedBytes),
 	}
 }
 

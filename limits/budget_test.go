@@ -60,17 +60,18 @@ func checkProcessInUse(t *testing.T, what string, l *Limits, parts, files int, b
 	}
 }
 
-func TestNewBudgetDefaults(t *testing.T) {
+// testCall is an upsert's default call bounds, for tests that need room.
+var testCall = CallConfig{MaxParallelPartitions: 2, MaxParallelFiles: 4, MaxDecodedBytes: 64 << 20}
+
+func TestNewBudgetRaisesToOne(t *testing.T) {
 	l := New(DefaultConfig())
-	if got := l.NewBudget(CallConfig{}).Config(); got != DefaultCallConfig() {
-		t.Fatalf("zero CallConfig = %+v, want defaults %+v", got, DefaultCallConfig())
+	for _, c := range []CallConfig{{}, {-3, -1, -7}} {
+		if got, want := l.NewBudget(c).Config(), (CallConfig{1, 1, 1}); got != want {
+			t.Fatalf("CallConfig %+v = %+v, want %+v", c, got, want)
+		}
 	}
-	if got, want := DefaultCallConfig(), (CallConfig{2, 4, 64 << 20}); got != want {
-		t.Fatalf("DefaultCallConfig() = %+v, want %+v", got, want)
-	}
-	got := l.NewBudget(CallConfig{-3, -1, -7}).Config()
-	if want := (CallConfig{1, 1, 1}); got != want {
-		t.Fatalf("negative CallConfig = %+v, want %+v", got, want)
+	if got := l.NewBudget(testCall).Config(); got != testCall {
+		t.Fatalf("CallConfig %+v changed to %+v", testCall, got)
 	}
 	if b := l.NewBudget(CallConfig{}); b.Limits() != l {
 		t.Fatal("Budget.Limits() is not the limits it came from")
@@ -89,7 +90,7 @@ func TestNilLimitsIsProcess(t *testing.T) {
 
 func TestZeroCapacityDoesNotDeadlock(t *testing.T) {
 	l := New(Config{})
-	b := l.NewBudget(CallConfig{})
+	b := l.NewBudget(testCall)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	rp, err := b.AcquirePartition(ctx)
@@ -116,7 +117,7 @@ func TestZeroCapacityDoesNotDeadlock(t *testing.T) {
 func TestPermitsLocalThenProcess(t *testing.T) {
 	for _, kind := range []string{"partition", "file"} {
 		t.Run(kind, func(t *testing.T) {
-			l := New(Config{MaxParallelPartitions: 3, MaxParallelFiles: 3, MaxBufferedBytes: 1})
+			l := New(Config{MaxParallelPartitions: 3, MaxParallelFiles: 3, MaxDecodedBytes: 1})
 			a := l.NewBudget(CallConfig{MaxParallelPartitions: 2, MaxParallelFiles: 2})
 			b := l.NewBudget(CallConfig{MaxParallelPartitions: 2, MaxParallelFiles: 2})
 			acquire := func(bd *Budget, ctx context.Context) (func(), error) {
@@ -198,8 +199,8 @@ func TestPermitsLocalThenProcess(t *testing.T) {
 func TestAcquireBytesCapsOversizeRequests(t *testing.T) {
 	ctx := context.Background()
 	t.Run("call capacity", func(t *testing.T) {
-		l := New(Config{MaxBufferedBytes: 1 << 30})
-		b := l.NewBudget(CallConfig{MaxBufferedBytes: 1000})
+		l := New(Config{MaxDecodedBytes: 1 << 30})
+		b := l.NewBudget(CallConfig{MaxDecodedBytes: 1000})
 		small, err := b.AcquireBytes(ctx, 1)
 		if err != nil {
 			t.Fatal(err)
@@ -219,8 +220,8 @@ func TestAcquireBytesCapsOversizeRequests(t *testing.T) {
 		checkProcessInUse(t, "released", l, 0, 0, 0)
 	})
 	t.Run("process capacity", func(t *testing.T) {
-		l := New(Config{MaxBufferedBytes: 1000})
-		b := l.NewBudget(CallConfig{MaxBufferedBytes: 1 << 30})
+		l := New(Config{MaxDecodedBytes: 1000})
+		b := l.NewBudget(CallConfig{MaxDecodedBytes: 1 << 30})
 		r, err := b.AcquireBytes(ctx, 5000)
 		if err != nil {
 			t.Fatal(err)
@@ -233,7 +234,7 @@ func TestAcquireBytesCapsOversizeRequests(t *testing.T) {
 }
 
 func TestAcquireBytesInvalid(t *testing.T) {
-	b := New(DefaultConfig()).NewBudget(CallConfig{})
+	b := New(DefaultConfig()).NewBudget(testCall)
 	if r, err := b.AcquireBytes(context.Background(), -1); err == nil || r != nil {
 		t.Fatalf("AcquireBytes(-1) = %v, %v; want nil and an error", r, err)
 	}
@@ -256,8 +257,8 @@ func TestAcquireBytesInvalid(t *testing.T) {
 
 func TestReservationResize(t *testing.T) {
 	ctx := context.Background()
-	l := New(Config{MaxBufferedBytes: 1 << 20})
-	b := l.NewBudget(CallConfig{MaxBufferedBytes: 100})
+	l := New(Config{MaxDecodedBytes: 1 << 20})
+	b := l.NewBudget(CallConfig{MaxDecodedBytes: 100})
 	r, err := b.AcquireBytes(ctx, 10)
 	if err != nil {
 		t.Fatal(err)
@@ -311,8 +312,8 @@ func TestReservationResize(t *testing.T) {
 // gets its turn once the bytes come back.
 func TestResizeGrowsAheadOfTheQueue(t *testing.T) {
 	ctx := context.Background()
-	l := New(Config{MaxBufferedBytes: 1 << 20})
-	b := l.NewBudget(CallConfig{MaxBufferedBytes: 16})
+	l := New(Config{MaxDecodedBytes: 1 << 20})
+	b := l.NewBudget(CallConfig{MaxDecodedBytes: 16})
 	r, err := b.AcquireBytes(ctx, 12)
 	if err != nil {
 		t.Fatal(err)
@@ -343,7 +344,7 @@ func TestResizeGrowsAheadOfTheQueue(t *testing.T) {
 func TestReleaseDuringResize(t *testing.T) {
 	ctx := context.Background()
 	l := New(DefaultConfig())
-	b := l.NewBudget(CallConfig{MaxBufferedBytes: 100})
+	b := l.NewBudget(CallConfig{MaxDecodedBytes: 100})
 	other, _ := b.AcquireBytes(ctx, 60)
 	r, _ := b.AcquireBytes(ctx, 30)
 	grown := make(chan error, 1)
@@ -364,8 +365,8 @@ func TestReleaseDuringResize(t *testing.T) {
 
 func TestTryAcquireBytes(t *testing.T) {
 	ctx := context.Background()
-	l := New(Config{MaxBufferedBytes: 100})
-	b := l.NewBudget(CallConfig{MaxBufferedBytes: 1000})
+	l := New(Config{MaxDecodedBytes: 100})
+	b := l.NewBudget(CallConfig{MaxDecodedBytes: 1000})
 	r, ok := b.TryAcquireBytes(70)
 	if !ok {
 		t.Fatal("TryAcquireBytes(70) failed on an empty budget")
@@ -394,7 +395,7 @@ func TestTryAcquireBytes(t *testing.T) {
 func TestBytesFIFO(t *testing.T) {
 	ctx := context.Background()
 	l := New(DefaultConfig())
-	b := l.NewBudget(CallConfig{MaxBufferedBytes: 100})
+	b := l.NewBudget(CallConfig{MaxDecodedBytes: 100})
 	held, _ := b.AcquireBytes(ctx, 60)
 	var order []int
 	var mu sync.Mutex
@@ -428,7 +429,7 @@ func TestBytesFIFO(t *testing.T) {
 func TestCancellation(t *testing.T) {
 	t.Run("already cancelled", func(t *testing.T) {
 		l := New(DefaultConfig())
-		b := l.NewBudget(CallConfig{})
+		b := l.NewBudget(testCall)
 		ctx, cancel := context.WithCancel(context.Background())
 		cancel()
 		if rel, err := b.AcquirePartition(ctx); !errors.Is(err, context.Canceled) {
@@ -463,9 +464,9 @@ func TestCancellation(t *testing.T) {
 	})
 
 	t.Run("waiting on the process releases the call's permit", func(t *testing.T) {
-		l := New(Config{MaxParallelPartitions: 1, MaxBufferedBytes: 100})
-		a := l.NewBudget(CallConfig{})
-		b := l.NewBudget(CallConfig{})
+		l := New(Config{MaxParallelPartitions: 1, MaxDecodedBytes: 100})
+		a := l.NewBudget(testCall)
+		b := l.NewBudget(testCall)
 		relA, _ := a.AcquirePartition(context.Background())
 		bytesA, _ := a.AcquireBytes(context.Background(), 100)
 
@@ -494,7 +495,7 @@ func TestCancellation(t *testing.T) {
 
 	t.Run("grow that is cancelled holds nothing", func(t *testing.T) {
 		l := New(DefaultConfig())
-		b := l.NewBudget(CallConfig{MaxBufferedBytes: 100})
+		b := l.NewBudget(CallConfig{MaxDecodedBytes: 100})
 		other, _ := b.AcquireBytes(context.Background(), 50)
 		r, _ := b.AcquireBytes(context.Background(), 40)
 		ctx, cancel := context.WithCancel(context.Background())
@@ -520,7 +521,7 @@ func TestCancellation(t *testing.T) {
 	})
 
 	t.Run("shrink succeeds on a cancelled context", func(t *testing.T) {
-		b := New(DefaultConfig()).NewBudget(CallConfig{})
+		b := New(DefaultConfig()).NewBudget(testCall)
 		r, _ := b.AcquireBytes(context.Background(), 100)
 		ctx, cancel := context.WithCancel(context.Background())
 		cancel()
@@ -539,7 +540,7 @@ func TestManyCallsShareProcessBytes(t *testing.T) {
 		perCall = 64 << 20
 		process = 256 << 20
 	)
-	l := New(Config{MaxBufferedBytes: process})
+	l := New(Config{MaxDecodedBytes: process})
 	var cur, peak atomic.Int64
 	observe := func(delta int64) {
 		v := cur.Add(delta)
@@ -557,7 +558,7 @@ func TestManyCallsShareProcessBytes(t *testing.T) {
 	var sawWaiters atomic.Bool
 	for range calls {
 		wg.Go(func() {
-			b := l.NewBudget(CallConfig{MaxBufferedBytes: perCall})
+			b := l.NewBudget(CallConfig{MaxDecodedBytes: perCall})
 			// Start small and grow to the full call budget, as a reader does when
 			// a batch decodes larger than estimated. Holding one reservation while
 			// waiting for a second would be the caller's hold-and-wait: twenty
@@ -617,15 +618,15 @@ func TestConcurrentGrowthDoesNotWedge(t *testing.T) {
 			var budgets [8]*Budget
 			if bound == "call" {
 				l = New(DefaultConfig())
-				b := l.NewBudget(CallConfig{MaxBufferedBytes: budget})
+				b := l.NewBudget(CallConfig{MaxDecodedBytes: budget})
 				for i := range budgets {
 					budgets[i] = b
 				}
 			} else {
 				// Eight calls with roomy budgets, bounded only by the process.
-				l = New(Config{MaxBufferedBytes: budget})
+				l = New(Config{MaxDecodedBytes: budget})
 				for i := range budgets {
-					budgets[i] = l.NewBudget(CallConfig{MaxBufferedBytes: 1 << 30})
+					budgets[i] = l.NewBudget(CallConfig{MaxDecodedBytes: 1 << 30})
 				}
 			}
 			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
@@ -666,14 +667,14 @@ func TestConcurrentGrowthDoesNotWedge(t *testing.T) {
 // Random calls taking permits in the documented order, with random sizes,
 // growth and cancellations, always finish and leave nothing held.
 func TestStressNoDeadlockNoLeak(t *testing.T) {
-	l := New(Config{MaxParallelPartitions: 3, MaxParallelFiles: 4, MaxBufferedBytes: 1 << 20})
+	l := New(Config{MaxParallelPartitions: 3, MaxParallelFiles: 4, MaxDecodedBytes: 1 << 20})
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	var wg sync.WaitGroup
 	for call := range 6 {
 		wg.Go(func() {
 			rng := rand.New(rand.NewPCG(uint64(call), 1))
-			b := l.NewBudget(CallConfig{MaxParallelPartitions: 2, MaxParallelFiles: 3, MaxBufferedBytes: 512 << 10})
+			b := l.NewBudget(CallConfig{MaxParallelPartitions: 2, MaxParallelFiles: 3, MaxDecodedBytes: 512 << 10})
 			var pwg sync.WaitGroup
 			for range 4 {
 				seed := rng.Uint64()
@@ -731,7 +732,7 @@ func partitionWork(ctx context.Context, t *testing.T, b *Budget, seed uint64) {
 }
 
 func BenchmarkAcquireReleasePartition(b *testing.B) {
-	bd := New(DefaultConfig()).NewBudget(CallConfig{})
+	bd := New(DefaultConfig()).NewBudget(testCall)
 	ctx := context.Background()
 	for b.Loop() {
 		rel, _ := bd.AcquirePartition(ctx)
@@ -740,7 +741,7 @@ func BenchmarkAcquireReleasePartition(b *testing.B) {
 }
 
 func BenchmarkAcquireReleaseBytes(b *testing.B) {
-	bd := New(DefaultConfig()).NewBudget(CallConfig{})
+	bd := New(DefaultConfig()).NewBudget(testCall)
 	ctx := context.Background()
 	for b.Loop() {
 		r, _ := bd.AcquireBytes(ctx, 4<<20)
@@ -749,7 +750,7 @@ func BenchmarkAcquireReleaseBytes(b *testing.B) {
 }
 
 func BenchmarkResizeGrowShrink(b *testing.B) {
-	bd := New(DefaultConfig()).NewBudget(CallConfig{})
+	bd := New(DefaultConfig()).NewBudget(testCall)
 	ctx := context.Background()
 	r, _ := bd.AcquireBytes(ctx, 1<<20)
 	for b.Loop() {
@@ -763,7 +764,7 @@ func BenchmarkAcquireReleaseBytesParallel(b *testing.B) {
 	l := New(DefaultConfig())
 	ctx := context.Background()
 	b.RunParallel(func(pb *testing.PB) {
-		bd := l.NewBudget(CallConfig{})
+		bd := l.NewBudget(testCall)
 		for pb.Next() {
 			r, _ := bd.AcquireBytes(ctx, 4<<20)
 			r.Release()
@@ -776,8 +777,8 @@ func BenchmarkAcquireReleaseBytesParallel(b *testing.B) {
 // back on release.
 func TestShare(t *testing.T) {
 	ctx := context.Background()
-	l := New(Config{MaxParallelPartitions: 4, MaxParallelFiles: 4, MaxBufferedBytes: 1000})
-	b := l.NewBudget(CallConfig{MaxParallelPartitions: 2, MaxParallelFiles: 2, MaxBufferedBytes: 600})
+	l := New(Config{MaxParallelPartitions: 4, MaxParallelFiles: 4, MaxDecodedBytes: 1000})
+	b := l.NewBudget(CallConfig{MaxParallelPartitions: 2, MaxParallelFiles: 2, MaxDecodedBytes: 600})
 	share, held, err := b.Share(ctx, 400)
 	if err != nil {
 		t.Fatal(err)

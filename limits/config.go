@@ -20,7 +20,7 @@ const (
 const (
 	EnvMaxParallelPartitions = "DELTALITE_PROCESS_MAX_PARALLEL_PARTITIONS"
 	EnvMaxParallelFiles      = "DELTALITE_PROCESS_MAX_PARALLEL_FILES"
-	EnvMaxBufferedBytes      = "DELTALITE_PROCESS_MAX_BUFFERED_BYTES"
+	EnvMaxDecodedBytes       = "DELTALITE_PROCESS_MAX_BUFFERED_BYTES"
 	EnvMaxSourceBytes        = "DELTALITE_MAX_SOURCE_BYTES"
 )
 
@@ -32,9 +32,9 @@ type Config struct {
 	// MaxParallelFiles bounds the files read at once across all calls
 	// (DELTALITE_PROCESS_MAX_PARALLEL_FILES, default 16).
 	MaxParallelFiles int
-	// MaxBufferedBytes bounds the decoded bytes held at once across all calls
+	// MaxDecodedBytes bounds the decoded bytes held at once across all calls
 	// (DELTALITE_PROCESS_MAX_BUFFERED_BYTES, default 256 MiB).
-	MaxBufferedBytes int64
+	MaxDecodedBytes int64
 	// MaxSourceBytes is the default ceiling on one call's estimated source size
 	// (DELTALITE_MAX_SOURCE_BYTES, default 2 GiB); 0 disables the guard.
 	MaxSourceBytes int64
@@ -45,7 +45,7 @@ func DefaultConfig() Config {
 	return Config{
 		MaxParallelPartitions: 8,
 		MaxParallelFiles:      16,
-		MaxBufferedBytes:      256 * MiB,
+		MaxDecodedBytes:       256 * MiB,
 		MaxSourceBytes:        2 * GiB,
 	}
 }
@@ -56,7 +56,7 @@ func DefaultConfig() Config {
 func (c Config) normalized() Config {
 	c.MaxParallelPartitions = max(c.MaxParallelPartitions, 1)
 	c.MaxParallelFiles = max(c.MaxParallelFiles, 1)
-	c.MaxBufferedBytes = max(c.MaxBufferedBytes, 1)
+	c.MaxDecodedBytes = max(c.MaxDecodedBytes, 1)
 	c.MaxSourceBytes = max(c.MaxSourceBytes, 0)
 	return c
 }
@@ -102,7 +102,7 @@ func fromLookup(lookup func(string) (string, bool)) (Config, error) {
 	}
 	count(EnvMaxParallelPartitions, &c.MaxParallelPartitions)
 	count(EnvMaxParallelFiles, &c.MaxParallelFiles)
-	size(EnvMaxBufferedBytes, &c.MaxBufferedBytes, 1)
+	size(EnvMaxDecodedBytes, &c.MaxDecodedBytes, 1)
 	size(EnvMaxSourceBytes, &c.MaxSourceBytes, 0)
 	return c.normalized(), errors.Join(errs...)
 }

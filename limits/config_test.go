@@ -13,7 +13,7 @@ func TestDefaultConfig(t *testing.T) {
 	want := Config{
 		MaxParallelPartitions: 8,
 		MaxParallelFiles:      16,
-		MaxBufferedBytes:      256 << 20,
+		MaxDecodedBytes:       256 << 20,
 		MaxSourceBytes:        2 << 30,
 	}
 	if got != want {
@@ -84,7 +84,7 @@ func TestFromLookup(t *testing.T) {
 			env: map[string]string{
 				EnvMaxParallelPartitions: "3",
 				EnvMaxParallelFiles:      "5",
-				EnvMaxBufferedBytes:      "512MiB",
+				EnvMaxDecodedBytes:       "512MiB",
 				EnvMaxSourceBytes:        "1GiB",
 			},
 			want: Config{3, 5, 512 << 20, 1 << 30},
@@ -103,9 +103,9 @@ func TestFromLookup(t *testing.T) {
 		},
 		{
 			name:   "zero buffered bytes is an error",
-			env:    map[string]string{EnvMaxBufferedBytes: "0"},
+			env:    map[string]string{EnvMaxDecodedBytes: "0"},
 			want:   def,
-			errHas: []string{EnvMaxBufferedBytes},
+			errHas: []string{EnvMaxDecodedBytes},
 		},
 		{
 			name:   "negative source bytes is an error",
@@ -117,11 +117,11 @@ func TestFromLookup(t *testing.T) {
 			name: "every bad variable is named, good ones still apply",
 			env: map[string]string{
 				EnvMaxParallelFiles: "many",
-				EnvMaxBufferedBytes: "64MB",
+				EnvMaxDecodedBytes:  "64MB",
 				EnvMaxSourceBytes:   "3GiB",
 			},
 			want:   func() Config { c := def; c.MaxSourceBytes = 3 << 30; return c }(),
-			errHas: []string{EnvMaxParallelFiles, `"many"`, EnvMaxBufferedBytes, `"64MB"`},
+			errHas: []string{EnvMaxParallelFiles, `"many"`, EnvMaxDecodedBytes, `"64MB"`},
 		},
 	}
 	for _, tt := range tests {

@@ -20,7 +20,7 @@ func New(c Config) *Limits {
 		cfg:        c,
 		partitions: newSem(int64(c.MaxParallelPartitions)),
 		files:      newSem(int64(c.MaxParallelFiles)),
-		bytes:      newSem(c.MaxBufferedBytes),
+		bytes:      newSem(c.MaxDecodedBytes),
 	}
 }
 

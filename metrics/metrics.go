@@ -95,7 +95,7 @@ func NewFor(l *limits.Limits) *Metrics {
 		gauge("deltalite_budget_partitions_in_use", "Partition workers holding a process permit.",
 			func(l *limits.Limits) float64 { p, _, _ := l.InUse(); return float64(p) }),
 		gauge("deltalite_budget_bytes_limit", "Capacity of the process byte budget.",
-			func(l *limits.Limits) float64 { return float64(l.Config().MaxBufferedBytes) }),
+			func(l *limits.Limits) float64 { return float64(l.Config().MaxDecodedBytes) }),
 		waiters("bytes", func(l *limits.Limits) float64 { _, _, w := l.Waiting(); return float64(w) }),
 		waiters("files", func(l *limits.Limits) float64 { _, w, _ := l.Waiting(); return float64(w) }),
 		waiters("partitions", func(l *limits.Limits) float64 { w, _, _ := l.Waiting(); return float64(w) }),

@@ -170,10 +170,10 @@ func TestBadObservationsDoNotPanic(t *testing.T) {
 }
 
 func TestBudgetGauges(t *testing.T) {
-	l := limits.New(limits.Config{MaxParallelPartitions: 4, MaxParallelFiles: 4, MaxBufferedBytes: 1000})
+	l := limits.New(limits.Config{MaxParallelPartitions: 4, MaxParallelFiles: 4, MaxDecodedBytes: 1000})
 	m := NewFor(l)
 	ctx := context.Background()
-	b := l.NewBudget(limits.CallConfig{})
+	b := l.NewBudget(limits.CallConfig{MaxParallelPartitions: 2, MaxParallelFiles: 4, MaxDecodedBytes: 64 << 20})
 	relP, _ := b.AcquirePartition(ctx)
 	relF1, _ := b.AcquireFile(ctx)
 	relF2, _ := b.AcquireFile(ctx)
@@ -233,7 +233,7 @@ deltalite_budget_waiters{resource="partitions"} 0
 
 func TestDefaultGaugesReadProcessLimits(t *testing.T) {
 	m := New()
-	want := float64(limits.Process().Config().MaxBufferedBytes)
+	want := float64(limits.Process().Config().MaxDecodedBytes)
 	if got := family(t, m.Registry(), "deltalite_budget_bytes_limit").GetMetric()[0].GetGauge().GetValue(); got != want {
 		t.Fatalf("bytes limit gauge = %v, want the process's %v", got, want)
 	}

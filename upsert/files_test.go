@@ -104,7 +104,7 @@ func TestManyRowGroups(t *testing.T) {
 		b.WriteString("]")
 		recs = append(recs, batchOf(t, tb.arrowSchema(), b.String()))
 	}
-	tb.appendBatches([]func(*datafile.Options){func(o *datafile.Options) { o.MaxBufferedBytes = 64 << 10 }}, recs...)
+	tb.appendBatches([]func(*datafile.Options){func(o *datafile.Options) { o.MaxUnwrittenBytes = 64 << 10 }}, recs...)
 	for _, r := range recs {
 		r.Release()
 	}

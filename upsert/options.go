@@ -15,6 +15,7 @@ import (
 	"github.com/deltalite-go/deltalite/protocol"
 	"github.com/deltalite-go/deltalite/schema"
 	"github.com/deltalite-go/deltalite/snapshot"
+	"github.com/deltalite-go/deltalite/txn"
 )
 
 // Prune strategies.
@@ -35,7 +36,6 @@ const (
 	DefaultMaxBufferedBytes      = 64 << 20
 	DefaultProbeConcurrency      = 8
 	DefaultReadBatchSize         = 8192
-	DefaultCommitMaxRetries      = 15
 	// NoSourceLimit as MaxSourceBytes turns the source guard off.
 	NoSourceLimit = -1
 )
@@ -140,7 +140,7 @@ type config struct {
 	strategy  string
 	maxSource int64
 	budget    limits.CallConfig
-	writerBuf int64 // MaxBufferedBytes of each partition's writer
+	writerBuf int64 // MaxUnwrittenBytes of each partition's writer
 	mem       memory.Allocator
 
 	table     *schema.Struct
@@ -195,7 +195,7 @@ func resolve(snap *snapshot.Snapshot, opt Options) (*config, error) {
 	c.MaxParallelFiles = orDefault(opt.MaxParallelFiles, DefaultMaxParallelFiles)
 	c.ProbeConcurrency = orDefault(opt.ProbeConcurrency, DefaultProbeConcurrency)
 	c.ReadBatchSize = orDefault(opt.ReadBatchSize, DefaultReadBatchSize)
-	c.CommitMaxRetries = orDefault(opt.CommitMaxRetries, DefaultCommitMaxRetries)
+	c.CommitMaxRetries = orDefault(opt.CommitMaxRetries, txn.DefaultMaxRetries)
 	if opt.CommitMaxRetries < 0 {
 		c.CommitMaxRetries = -1
 	}
@@ -222,7 +222,7 @@ func resolve(snap *snapshot.Snapshot, opt Options) (*config, error) {
 	c.budget = limits.CallConfig{
 		MaxParallelPartitions: c.MaxParallelPartitions,
 		MaxParallelFiles:      c.MaxParallelPartitions * c.MaxParallelFiles,
-		MaxBufferedBytes:      max(buffered/2, 1),
+		MaxDecodedBytes:       max(buffered/2, 1),
 	}
 	c.writerBuf = max(buffered/2/int64(c.MaxParallelPartitions), 256<<10)
 	c.mem = opt.mem

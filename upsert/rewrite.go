@@ -40,7 +40,7 @@ type item struct {
 // by every reader that may run at once, each holding readerInFlight.
 func (r *run) batchTarget() int64 {
 	readers := int64(r.c.MaxParallelPartitions * r.c.MaxParallelFiles)
-	t := r.c.budget.MaxBufferedBytes / (readers * readerInFlight)
+	t := r.c.budget.MaxDecodedBytes / (readers * readerInFlight)
 	return min(max(t, minBatchBytes), maxBatchBytes)
 }
 
@@ -129,7 +129,7 @@ func (r *run) rewritePartition(ctx context.Context, p *part) (err error) {
 	}
 	// The partition reads within its share of the batch budget, so that
 	// its writer is fed even while other partitions' readers wait.
-	share, held, err := r.budget.Share(ctx, c.budget.MaxBufferedBytes/int64(c.MaxParallelPartitions))
+	share, held, err := r.budget.Share(ctx, c.budget.MaxDecodedBytes/int64(c.MaxParallelPartitions))
 	if err != nil {
 		return errs.Wrap(errs.Canceled, "", err, "rewriting")
 	}
@@ -142,7 +142,7 @@ func (r *run) rewritePartition(ctx context.Context, p *part) (err error) {
 		ColumnMapping:    c.mode,
 		Properties:       properties(r.snap),
 		TargetFileSize:   c.TargetFileSize,
-		MaxBufferedBytes: c.writerBuf,
+		MaxUnwrittenBytes: c.writerBuf,
 		DataChange:       true,
 		Allocator:        c.mem,
 	})
