@@ -25,7 +25,7 @@ STATICCHECK_VERSION := v0.8.2
 CACHE_BIN     := $(CURDIR)/.cache/bin
 STATICCHECK   := $(CACHE_BIN)/staticcheck
 TESTSUMMARY   := $(CACHE_BIN)/testsummary
-# The skip messages of internal/peers and internal/testservers (SkipPrefix):
+# The skip messages of internal/testkit/peers and internal/testkit/testservers (SkipPrefix):
 # with the peers installed by setup, such a skip means a broken environment.
 REQUIRED_SKIPS := -fail-on-skip-prefix 'missing peer: ' -fail-on-skip-prefix 'missing test server: '
 

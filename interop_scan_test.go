@@ -9,8 +9,8 @@ import (
 
 	"github.com/deltalite-go/deltalite"
 	"github.com/deltalite-go/deltalite/expr"
-	"github.com/deltalite-go/deltalite/internal/arrowrows"
-	"github.com/deltalite-go/deltalite/internal/peers"
+	"github.com/deltalite-go/deltalite/internal/testkit/arrowrows"
+	"github.com/deltalite-go/deltalite/internal/testkit/peers"
 	"github.com/deltalite-go/deltalite/scan"
 )
 

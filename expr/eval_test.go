@@ -9,8 +9,8 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/compute/exec"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
-	"github.com/deltalite-go/deltalite/internal/arrowrows"
 	"github.com/deltalite-go/deltalite/internal/errs"
+	"github.com/deltalite-go/deltalite/internal/testkit/arrowrows"
 )
 
 // evalCases: predicate on the allTypes rows -> T/F/N per row, computed by

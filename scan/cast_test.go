@@ -15,8 +15,8 @@ import (
 	"github.com/apache/arrow-go/v18/parquet"
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 
-	"github.com/deltalite-go/deltalite/dv"
-	"github.com/deltalite-go/deltalite/internal/arrowrows"
+	"github.com/deltalite-go/deltalite/internal/dv"
+	"github.com/deltalite-go/deltalite/internal/testkit/arrowrows"
 	"github.com/deltalite-go/deltalite/protocol"
 	"github.com/deltalite-go/deltalite/schema"
 	"github.com/deltalite-go/deltalite/storage"

@@ -4,7 +4,7 @@ import (
 	"context"
 	"testing"
 
-	"github.com/deltalite-go/deltalite/internal/corpus"
+	"github.com/deltalite-go/deltalite/internal/testkit/corpus"
 	"github.com/deltalite-go/deltalite/protocol"
 	"github.com/deltalite-go/deltalite/schema"
 	"github.com/deltalite-go/deltalite/snapshot"

@@ -4,9 +4,9 @@ import (
 	"context"
 	"errors"
 
+	"github.com/deltalite-go/deltalite/internal/checkpoint"
 	"github.com/deltalite-go/deltalite/internal/errs"
 	"github.com/deltalite-go/deltalite/protocol"
-	"github.com/deltalite-go/deltalite/protocol/checkpoint"
 	"github.com/deltalite-go/deltalite/storage"
 )
 

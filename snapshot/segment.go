@@ -7,9 +7,9 @@ import (
 	"sort"
 	"syscall"
 
+	"github.com/deltalite-go/deltalite/internal/checkpoint"
 	"github.com/deltalite-go/deltalite/internal/errs"
 	"github.com/deltalite-go/deltalite/protocol"
-	"github.com/deltalite-go/deltalite/protocol/checkpoint"
 	"github.com/deltalite-go/deltalite/storage"
 )
 

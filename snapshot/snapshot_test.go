@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/deltalite-go/deltalite/internal/corpus"
 	"github.com/deltalite-go/deltalite/internal/errs"
+	"github.com/deltalite-go/deltalite/internal/testkit/corpus"
 	"github.com/deltalite-go/deltalite/storage"
 )
 

@@ -6,8 +6,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/deltalite-go/deltalite/internal/txn"
 	"github.com/deltalite-go/deltalite/protocol"
-	"github.com/deltalite-go/deltalite/txn"
 )
 
 // operation is the commit's MERGE operation with its parameters, as Spark

@@ -15,9 +15,9 @@ import (
 	"github.com/apache/arrow-go/v18/parquet/file"
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 
-	"github.com/deltalite-go/deltalite/datafile"
+	"github.com/deltalite-go/deltalite/internal/datafile"
+	"github.com/deltalite-go/deltalite/internal/txn"
 	"github.com/deltalite-go/deltalite/protocol"
-	"github.com/deltalite-go/deltalite/txn"
 )
 
 // uuidish is a random-looking key, so that file bounds overlap and only

@@ -12,8 +12,9 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
-	"github.com/deltalite-go/deltalite/datafile"
-	"github.com/deltalite-go/deltalite/internal/arrowrows"
+	"github.com/deltalite-go/deltalite/internal/datafile"
+	"github.com/deltalite-go/deltalite/internal/testkit/arrowrows"
+	"github.com/deltalite-go/deltalite/internal/txn"
 	"github.com/deltalite-go/deltalite/limits"
 	"github.com/deltalite-go/deltalite/metrics"
 	"github.com/deltalite-go/deltalite/protocol"
@@ -21,7 +22,6 @@ import (
 	"github.com/deltalite-go/deltalite/schema"
 	"github.com/deltalite-go/deltalite/snapshot"
 	"github.com/deltalite-go/deltalite/storage"
-	"github.com/deltalite-go/deltalite/txn"
 )
 
 // fields builds a schemaString from "name type [not null]" specs.

@@ -17,10 +17,10 @@ import (
 	"github.com/prometheus/client_golang/prometheus/testutil"
 
 	"github.com/deltalite-go/deltalite/internal/errs"
+	"github.com/deltalite-go/deltalite/internal/txn"
 	"github.com/deltalite-go/deltalite/limits"
 	"github.com/deltalite-go/deltalite/metrics"
 	"github.com/deltalite-go/deltalite/protocol"
-	"github.com/deltalite-go/deltalite/txn"
 )
 
 // TestColumnMapping: on a name-mapped table the probe finds key columns

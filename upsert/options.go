@@ -10,12 +10,12 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/deltalite-go/deltalite/internal/errs"
+	"github.com/deltalite-go/deltalite/internal/txn"
 	"github.com/deltalite-go/deltalite/limits"
 	"github.com/deltalite-go/deltalite/metrics"
 	"github.com/deltalite-go/deltalite/protocol"
 	"github.com/deltalite-go/deltalite/schema"
 	"github.com/deltalite-go/deltalite/snapshot"
-	"github.com/deltalite-go/deltalite/txn"
 )
 
 // Prune strategies.

@@ -14,7 +14,7 @@ import (
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 	pqschema "github.com/apache/arrow-go/v18/parquet/schema"
 
-	"github.com/deltalite-go/deltalite/dv"
+	"github.com/deltalite-go/deltalite/internal/dv"
 	"github.com/deltalite-go/deltalite/internal/errs"
 	"github.com/deltalite-go/deltalite/limits"
 	"github.com/deltalite-go/deltalite/scan"

@@ -9,7 +9,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/compute"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
-	"github.com/deltalite-go/deltalite/datafile"
+	"github.com/deltalite-go/deltalite/internal/datafile"
 	"github.com/deltalite-go/deltalite/internal/errs"
 	"github.com/deltalite-go/deltalite/limits"
 	"github.com/deltalite-go/deltalite/protocol"
@@ -137,14 +137,14 @@ func (r *run) rewritePartition(ctx context.Context, p *part) (err error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	w, err := datafile.NewWriter(ctx, r.out, datafile.Options{
-		Schema:           c.table,
-		PartitionColumns: r.snap.PartitionColumns(),
-		ColumnMapping:    c.mode,
-		Properties:       properties(r.snap),
-		TargetFileSize:   c.TargetFileSize,
+		Schema:            c.table,
+		PartitionColumns:  r.snap.PartitionColumns(),
+		ColumnMapping:     c.mode,
+		Properties:        properties(r.snap),
+		TargetFileSize:    c.TargetFileSize,
 		MaxUnwrittenBytes: c.writerBuf,
-		DataChange:       true,
-		Allocator:        c.mem,
+		DataChange:        true,
+		Allocator:         c.mem,
 	})
 	if err != nil {
 		return err

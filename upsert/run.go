@@ -11,11 +11,11 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 
 	"github.com/deltalite-go/deltalite/internal/errs"
+	"github.com/deltalite-go/deltalite/internal/txn"
 	"github.com/deltalite-go/deltalite/metrics"
 	"github.com/deltalite-go/deltalite/protocol"
 	"github.com/deltalite-go/deltalite/snapshot"
 	"github.com/deltalite-go/deltalite/storage"
-	"github.com/deltalite-go/deltalite/txn"
 )
 
 // Run upserts the rows src yields into the table snap shows and returns

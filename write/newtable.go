@@ -8,9 +8,9 @@ import (
 	"time"
 
 	"github.com/deltalite-go/deltalite/internal/errs"
+	"github.com/deltalite-go/deltalite/internal/txn"
 	"github.com/deltalite-go/deltalite/protocol"
 	"github.com/deltalite-go/deltalite/schema"
-	"github.com/deltalite-go/deltalite/txn"
 )
 
 // NewTableOptions describe a table to create.

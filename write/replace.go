@@ -5,9 +5,9 @@ import (
 	"slices"
 	"time"
 
+	"github.com/deltalite-go/deltalite/internal/txn"
 	"github.com/deltalite-go/deltalite/protocol"
 	"github.com/deltalite-go/deltalite/schema"
-	"github.com/deltalite-go/deltalite/txn"
 )
 
 // replace is create_or_replace on an existing table: new metadata (same

@@ -13,14 +13,14 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/google/uuid"
 
-	"github.com/deltalite-go/deltalite/datafile"
+	"github.com/deltalite-go/deltalite/internal/datafile"
 	"github.com/deltalite-go/deltalite/internal/errs"
+	"github.com/deltalite-go/deltalite/internal/txn"
 	"github.com/deltalite-go/deltalite/protocol"
 	"github.com/deltalite-go/deltalite/schema"
 	"github.com/deltalite-go/deltalite/snapshot"
 	"github.com/deltalite-go/deltalite/stats"
 	"github.com/deltalite-go/deltalite/storage"
-	"github.com/deltalite-go/deltalite/txn"
 )
 
 // Run writes src to the table in st as one commit, as opts ask; sc, when

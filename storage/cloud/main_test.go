@@ -3,7 +3,7 @@ package cloud
 import (
 	"testing"
 
-	"github.com/deltalite-go/deltalite/internal/testservers"
+	"github.com/deltalite-go/deltalite/internal/testkit/testservers"
 	"github.com/deltalite-go/deltalite/storage/storetest"
 )
 

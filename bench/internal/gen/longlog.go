@@ -10,10 +10,10 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/deltalite-go/deltalite/internal/checkpoint"
+	"github.com/deltalite-go/deltalite/internal/txn"
 	"github.com/deltalite-go/deltalite/protocol"
-	"github.com/deltalite-go/deltalite/protocol/checkpoint"
 	"github.com/deltalite-go/deltalite/storage"
-	"github.com/deltalite-go/deltalite/txn"
 )
 
 // LongLogOptions shape the long-log table.

@@ -10,8 +10,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/deltalite-go/deltalite/internal/peers"
-	"github.com/deltalite-go/deltalite/internal/testservers"
+	"github.com/deltalite-go/deltalite/internal/testkit/peers"
+	"github.com/deltalite-go/deltalite/internal/testkit/testservers"
 )
 
 // events renders one test's events as go test -json writes them: run, the

@@ -1,0 +1,173 @@
+package datafile
+
+import (
+	"strings"
+	"time"
+
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/apache/arrow-go/v18/parquet/compress"
+
+	"github.com/deltalite-go/deltalite/internal/errs"
+	"github.com/deltalite-go/deltalite/protocol"
+	"github.com/deltalite-go/deltalite/schema"
+)
+
+// Defaults of the options.
+const (
+	DefaultMaxUnwrittenBytes = 64 << 20
+	DefaultMaxOpenFiles      = 128
+	// DefaultMaxRowGroupRows caps a row group whatever its byte size.
+	DefaultMaxRowGroupRows = 1 << 20
+)
+
+// Options configure a Writer.
+type Options struct {
+	// Schema is the logical table schema; Write takes batches of its Arrow
+	// form (schema.ToArrow with no options), which Conform produces.
+	Schema *schema.Struct
+	// PartitionColumns name columns of Schema; their values become
+	// directories and partitionValues and are not stored in the files.
+	PartitionColumns []string
+	// ColumnMapping writes physical names and field ids when not none.
+	ColumnMapping schema.Mode
+	// Properties are the table properties: statistics configuration
+	// (delta.dataSkipping*) and delta.targetFileSize.
+	Properties protocol.Properties
+	// TargetFileSize is the size at which a file is rolled; 0 takes
+	// delta.targetFileSize, else 100 MiB.
+	TargetFileSize int64
+	// Compression is "snappy" (default), "zstd", "gzip", "lz4", "brotli" or
+	// "none".
+	Compression string
+	// MaxUnwrittenBytes bounds the Arrow data buffered, not yet written, over
+	// all partitions (default 64 MiB); when it is reached the largest
+	// buffers are written as row groups. A row group holds at most half of
+	// it (and at most DefaultMaxRowGroupRows rows). Peak memory is about
+	// this bound plus one column of a row group and the Parquet encoder's
+	// pages; Go's collector may take twice that from the system.
+	MaxUnwrittenBytes int64
+	// MaxOpenFiles bounds the data files open at once (default 128); past
+	// it the least recently written file is finished early. A file is
+	// opened at its first row group, so partitions whose rows fit in the
+	// buffer never hold one for long; a write to more partitions than this
+	// whose data does not fit in the buffer makes more, smaller files.
+	MaxOpenFiles int
+	// DataChange is copied to every add action.
+	DataChange bool
+	// Allocator allocates Arrow and Parquet buffers (default Go allocator).
+	Allocator memory.Allocator
+	// Now stamps modificationTime (default time.Now).
+	Now func() time.Time
+}
+
+// codec is a Parquet compression codec and the infix of its file names.
+type codec struct {
+	c   compress.Compression
+	ext string
+}
+
+var codecs = map[string]codec{
+	"":             {compress.Codecs.Snappy, ".snappy"},
+	"snappy":       {compress.Codecs.Snappy, ".snappy"},
+	"zstd":         {compress.Codecs.Zstd, ".zstd"},
+	"gzip":         {compress.Codecs.Gzip, ".gz"},
+	"lz4":          {compress.Codecs.Lz4Raw, ".lz4raw"},
+	"lz4_raw":      {compress.Codecs.Lz4Raw, ".lz4raw"},
+	"brotli":       {compress.Codecs.Brotli, ".br"},
+	"none":         {compress.Codecs.Uncompressed, ""},
+	"uncompressed": {compress.Codecs.Uncompressed, ""},
+}
+
+// settings are the options resolved against defaults and table properties.
+type settings struct {
+	Options
+	codec       codec
+	target      int64
+	parts       []*schema.Field // partition fields, in PartitionColumns order
+	statsConfig statsConfig
+}
+
+func resolve(opt Options) (*settings, error) {
+	s := &settings{Options: opt}
+	bad := func(format string, args ...any) error { return errs.New(errs.InvalidArgument, "", format, args...) }
+	if opt.Schema == nil || len(opt.Schema.Fields) == 0 {
+		return nil, bad("a write needs a table schema with at least one column")
+	}
+	if s.ColumnMapping == "" {
+		s.ColumnMapping = schema.MappingNone
+	}
+	if _, err := schema.ParseMode(string(s.ColumnMapping)); err != nil {
+		return nil, bad("%v", err)
+	}
+	c, ok := codecs[strings.ToLower(opt.Compression)]
+	if !ok {
+		return nil, bad("unknown compression %q (want snappy, zstd, gzip, lz4, brotli or none)", opt.Compression)
+	}
+	s.codec = c
+	s.target = opt.TargetFileSize
+	if s.target < 0 {
+		return nil, bad("target file size %d is negative", s.target)
+	}
+	if s.target == 0 {
+		t, err := opt.Properties.TargetFileSize()
+		if err != nil {
+			return nil, bad("%v", err)
+		}
+		s.target = t
+	}
+	if s.MaxUnwrittenBytes < 0 || s.MaxOpenFiles < 0 {
+		return nil, bad("MaxUnwrittenBytes and MaxOpenFiles must not be negative")
+	}
+	if s.MaxUnwrittenBytes == 0 {
+		s.MaxUnwrittenBytes = DefaultMaxUnwrittenBytes
+	}
+	if s.MaxOpenFiles == 0 {
+		s.MaxOpenFiles = DefaultMaxOpenFiles
+	}
+	if s.Allocator == nil {
+		s.Allocator = memory.DefaultAllocator
+	}
+	if s.Now == nil {
+		s.Now = time.Now
+	}
+	seen := map[*schema.Field]bool{}
+	for _, name := range opt.PartitionColumns {
+		f := opt.Schema.Field(name)
+		if f == nil {
+			return nil, bad("partition column %q is not in the schema (%s)", name, opt.Schema)
+		}
+		if seen[f] {
+			return nil, bad("partition column %q is named twice", name)
+		}
+		seen[f] = true
+		if !partitionable(f.Type) {
+			return nil, bad("column %q of type %s cannot be a partition column", f.Name, f.Type)
+		}
+		s.parts = append(s.parts, f)
+	}
+	if len(s.parts) == len(opt.Schema.Fields) {
+		return nil, bad("every column is a partition column: a data file needs at least one other column")
+	}
+	sc, err := readStatsConfig(opt.Properties)
+	if err != nil {
+		return nil, err
+	}
+	s.statsConfig = sc
+	return s, nil
+}
+
+// partitionable reports whether a column of type t can partition a table:
+// primitive types with a text form in partitionValues.
+func partitionable(t schema.Type) bool {
+	switch t := t.(type) {
+	case *schema.Decimal:
+		return true
+	case *schema.Primitive:
+		switch t.Name {
+		case schema.Variant, schema.Void:
+			return false
+		}
+		return true
+	}
+	return false
+}

@@ -1,0 +1,62 @@
+package datafile
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/deltalite-go/deltalite/internal/testkit/arrowrows"
+	"github.com/deltalite-go/deltalite/storage"
+)
+
+// TestWriteSelected: only the kept rows are written, in order, for an
+// unpartitioned table (slices of the batch) and a partitioned one whose
+// batch spans partitions (copies); a wrong-length selection is refused.
+func TestWriteSelected(t *testing.T) {
+	for _, parts := range [][]string{nil, {"p"}} {
+		t.Run(fmt.Sprint(len(parts)), func(t *testing.T) {
+			mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+			defer mem.AssertSize(t, 0)
+			sc := mustSchema(t, fields("id long", "s string", "p integer"))
+			var rows []string
+			keep := make([]bool, 50)
+			for i := range keep {
+				rows = append(rows, fmt.Sprintf(`{"id":%d,"s":"v%d","p":%d}`, i, i, i%3))
+				keep[i] = i%7 != 0 && i != 20 && i != 21
+			}
+			rec := batch(t, mem, sc, "["+strings.Join(rows, ",")+"]")
+			defer rec.Release()
+			var wantKept []string
+			for i, k := range keep {
+				if k {
+					one := rec.NewSlice(int64(i), int64(i+1))
+					wantKept = append(wantKept, arrowrows.Rows(one)...)
+					one.Release()
+				}
+			}
+			st := storage.NewMemory()
+			w, err := NewWriter(context.Background(), st, Options{Schema: sc, PartitionColumns: parts, Allocator: mem})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := w.WriteSelected(rec, keep[:10]); err == nil {
+				t.Fatal("a selection shorter than the batch was accepted")
+			}
+			if err := w.WriteSelected(rec, keep); err != nil {
+				t.Fatal(err)
+			}
+			if got := w.Progress().Rows; got != int64(len(wantKept)) {
+				t.Errorf("writer counts %d rows, want %d", got, len(wantKept))
+			}
+			adds, err := w.Close()
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := readRows(t, &addsSource{st: st, sc: sc, parts: parts, files: adds})
+			arrowrows.Diff(t, got, sorted(wantKept))
+		})
+	}
+}

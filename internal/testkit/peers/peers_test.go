@@ -1,0 +1,41 @@
+package peers_test
+
+import (
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"github.com/deltalite-go/deltalite/internal/testkit/corpus"
+	"github.com/deltalite-go/deltalite/internal/testkit/peers"
+)
+
+// simpleTable is delta-rs's simple_table from the shared conformance corpus:
+// after its five commits the ids are 5, 7 and 9. These tests prove the peer
+// environment, so with peers required a missing corpus fails them too.
+func simpleTable(t *testing.T) string {
+	t.Helper()
+	root := corpus.Root()
+	if root == "" {
+		peers.Missing(t, "conformance tables not found (../shared/conformance; set DELTALITE_CONFORMANCE)")
+	}
+	return filepath.Join(root, "delta-rs", "simple_table")
+}
+
+func TestDeltaRSReadsSimpleTable(t *testing.T) {
+	tb := peers.ReadTable(t, peers.DeltaRS, simpleTable(t), peers.ReadOptions{})
+	if got, want := tb.Int64s(t, "id"), []int64{5, 7, 9}; !slices.Equal(got, want) {
+		t.Fatalf("ids = %v, want %v", got, want)
+	}
+	if got, want := tb.Lines(t), []string{"id=5", "id=7", "id=9"}; !slices.Equal(got, want) {
+		t.Fatalf("lines = %q, want %q", got, want)
+	}
+}
+
+func TestSparkReadsSimpleTable(t *testing.T) {
+	path := simpleTable(t)
+	s := peers.Spark(t)
+	tb := s.Read(t, path, peers.ReadOptions{})
+	if got, want := tb.Int64s(t, "id"), []int64{5, 7, 9}; !slices.Equal(got, want) {
+		t.Fatalf("ids = %v, want %v", got, want)
+	}
+}
