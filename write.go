@@ -52,6 +52,20 @@ func Write(ctx context.Context, uri string, src array.RecordReader, wo WriteOpti
 	return write.Run(ctx, st, src, nil, wo)
 }
 
+// Write writes src to the table as the function Write does and moves t to
+// the version the write committed (or found, when it was skipped), as
+// Upsert does.
+func (t *Table) Write(ctx context.Context, src array.RecordReader, wo WriteOptions) (*WriteResult, error) {
+	res, err := write.Run(ctx, t.store, src, nil, wo)
+	if err != nil {
+		return nil, err
+	}
+	if post := res.Snapshot(); post != nil {
+		t.set(post)
+	}
+	return res, nil
+}
+
 // CreateOptions configure Create.
 type CreateOptions struct {
 	PartitionBy []string

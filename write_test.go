@@ -350,3 +350,39 @@ func TestReplaceWhereSkipsByStats(t *testing.T) {
 		t.Errorf("append operationMetrics %v", m)
 	}
 }
+
+// Table.Write moves the open table to the version it committed, as
+// Table.Upsert does; a skipped write leaves it where the table is.
+func TestTableWriteMovesTheTable(t *testing.T) {
+	ctx := context.Background()
+	uri := t.TempDir()
+	mustWrite(t, uri, people(t, []int64{1}, []string{"a"}, []string{"d1"}), deltalite.WriteOptions{})
+	tb, err := deltalite.Open(ctx, uri)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := tb.Write(ctx, people(t, []int64{2}, []string{"b"}, []string{"d2"}), deltalite.WriteOptions{Mode: deltalite.ModeAppend})
+	if err != nil || res.Version != 1 || tb.Version() != 1 {
+		t.Fatalf("append: %+v, %v; table at %d", res, err, tb.Version())
+	}
+	var rows []string
+	_, batches, err := tb.Scan().Records(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rec, err := range batches {
+		if err != nil {
+			t.Fatal(err)
+		}
+		rows = append(rows, arrowrows.Rows(rec)...)
+	}
+	if want := []string{row(1, "a", "d1"), row(2, "b", "d2")}; !slices.Equal(sortedCopy(rows), want) {
+		t.Errorf("the moved table reads %v, want %v", sortedCopy(rows), want)
+	}
+	// Another writer commits; an ignored write still moves t to what it found.
+	mustWrite(t, uri, people(t, []int64{3}, []string{"c"}, []string{"d3"}), deltalite.WriteOptions{Mode: deltalite.ModeAppend})
+	res, err = tb.Write(ctx, people(t, []int64{4}, []string{"d"}, []string{"d4"}), deltalite.WriteOptions{Mode: deltalite.ModeIgnore})
+	if err != nil || !res.Skipped || tb.Version() != 2 {
+		t.Fatalf("ignore: %+v, %v; table at %d", res, err, tb.Version())
+	}
+}

@@ -1,6 +1,9 @@
 package write
 
-import "github.com/apache/arrow-go/v18/arrow/memory"
+import (
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/deltalite-go/deltalite/snapshot"
+)
 
 // Mode says what a write does when the table exists (or not).
 type Mode string
@@ -78,4 +81,11 @@ type Result struct {
 	RowsWritten  int64
 	BytesWritten int64
 	Warnings     []error // failures after the commit (checkpoint, log cleanup); the commit stands
+
+	post *snapshot.Snapshot // the table as the write left it
 }
+
+// Snapshot is the table as the write left it: at Version, or the version
+// a skipped write found. nil when building it after the commit failed (see
+// Warnings).
+func (r *Result) Snapshot() *snapshot.Snapshot { return r.post }

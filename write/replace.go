@@ -55,7 +55,7 @@ func (w *job) replace(ctx context.Context) (*Result, error) {
 		w.abort(ctx, adds)
 		return nil, err
 	}
-	res.Version, res.Warnings = r.Version, r.Warnings
+	res.Version, res.Warnings, res.post = r.Version, r.Warnings, r.Snapshot
 	return res, nil
 }
 

@@ -68,7 +68,7 @@ func Run(ctx context.Context, st storage.Store, src array.RecordReader, sc *sche
 	case ModeError:
 		return nil, errs.New(errs.TableExists, st.URL(), "a Delta table exists here (version %d); use mode append, overwrite or ignore", snap.Version())
 	case ModeIgnore:
-		return &Result{Version: snap.Version(), Skipped: true}, nil
+		return &Result{Version: snap.Version(), Skipped: true, post: snap}, nil
 	case ModeCreateOrReplace:
 		return w.replace(ctx)
 	}
@@ -128,7 +128,7 @@ func (w *job) create(ctx context.Context) (*Result, error) {
 func (w *job) update(ctx context.Context) (*Result, error) {
 	snap := w.snap
 	if w.wo.AppID != "" && txn.AppTxnApplied(snap, w.wo.AppID, w.wo.AppVersion) {
-		return &Result{Version: snap.Version(), Skipped: true}, nil
+		return &Result{Version: snap.Version(), Skipped: true, post: snap}, nil
 	}
 	if len(w.wo.PartitionBy) > 0 {
 		want, err := partitionColumns(snap.Schema(), w.wo.PartitionBy)
@@ -177,7 +177,7 @@ func (w *job) update(ctx context.Context) (*Result, error) {
 	for {
 		r, err := w.commit(ctx, snap, md, op, adds, res)
 		if err == nil {
-			res.Version, res.Warnings = r.Version, r.Warnings
+			res.Version, res.Warnings, res.post = r.Version, r.Warnings, r.Snapshot
 			return res, nil
 		}
 		if snap.IsEmpty() && errors.Is(err, errs.ErrTableExists) {
@@ -187,7 +187,7 @@ func (w *job) update(ctx context.Context) (*Result, error) {
 			if snap, md, skip, err = w.onCreatedFirst(ctx, snap); err == nil {
 				if skip {
 					w.abort(ctx, adds)
-					return &Result{Version: snap.Version(), Skipped: true}, nil
+					return &Result{Version: snap.Version(), Skipped: true, post: snap}, nil
 				}
 				res.Created, res.FilesRemoved = false, 0
 				op = w.operation(snap)
