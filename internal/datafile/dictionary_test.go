@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
 	"github.com/apache/arrow-go/v18/arrow/memory"
@@ -14,13 +15,14 @@ import (
 )
 
 // TestDictionaryOnlyWhereItFits: a column whose distinct values overflow
-// the dictionary page and columns of distinct keys (string, decimal) are
-// written plain, repetitive columns and one of a few hundred values keep
-// their dictionary, and every value reads back.
+// the dictionary page and columns of distinct values (string, decimal,
+// int64, double, timestamp) are written plain, repetitive columns and ones
+// of a few hundred values keep their dictionary, and every value reads back.
 func TestDictionaryOnlyWhereItFits(t *testing.T) {
 	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
 	defer mem.AssertSize(t, 0)
-	sc := mustSchema(t, fields("id string", "kind string", "payload binary", "city string", "amount decimal(38,10)", "price decimal(10,2)"))
+	sc := mustSchema(t, fields("id string", "kind string", "payload binary", "city string", "amount decimal(38,10)", "price decimal(10,2)",
+		"seq long", "level long", "x double", "ts timestamp", "qty integer"))
 	as, _ := schema.ToArrow(sc, schema.ArrowOptions{})
 	b := array.NewRecordBuilder(mem, as)
 	rnd := rand.New(rand.NewPCG(3, 4))
@@ -36,6 +38,11 @@ func TestDictionaryOnlyWhereItFits(t *testing.T) {
 		b.Field(3).(*array.StringBuilder).Append(fmt.Sprintf("city-%d", rnd.IntN(300)))
 		b.Field(4).(*array.Decimal128Builder).Append(decimal128.FromI64(rnd.Int64()))
 		b.Field(5).(*array.Decimal128Builder).Append(decimal128.FromI64(int64(rnd.IntN(50) * 100)))
+		b.Field(6).(*array.Int64Builder).Append(int64(i))
+		b.Field(7).(*array.Int64Builder).Append(int64(rnd.IntN(300)))
+		b.Field(8).(*array.Float64Builder).Append(rnd.Float64())
+		b.Field(9).(*array.TimestampBuilder).Append(arrow.Timestamp(rnd.Int64N(1 << 50)))
+		b.Field(10).(*array.Int32Builder).Append(int32(rnd.IntN(20)))
 	}
 	rec := b.NewRecordBatch()
 	b.Release()
@@ -47,7 +54,7 @@ func TestDictionaryOnlyWhereItFits(t *testing.T) {
 	}
 	pf := openParquet(t, st, adds[0])
 	rg := pf.MetaData().RowGroup(0)
-	for i, want := range []bool{false, true, false, true, false, true} {
+	for i, want := range []bool{false, true, false, true, false, true, false, true, false, false, true} {
 		cc, err := rg.ColumnChunk(i)
 		if err != nil {
 			t.Fatal(err)
