@@ -12,7 +12,6 @@ import (
 	"github.com/deltalite-go/deltalite/internal/datafile"
 	"github.com/deltalite-go/deltalite/internal/errs"
 	"github.com/deltalite-go/deltalite/limits"
-	"github.com/deltalite-go/deltalite/protocol"
 	"github.com/deltalite-go/deltalite/scan"
 )
 
@@ -445,17 +444,4 @@ func takeRows(ctx context.Context, mem memory.Allocator, rec arrow.RecordBatch, 
 		cols[i] = a
 	}
 	return array.NewRecordBatch(rec.Schema(), cols, int64(len(rows))), nil
-}
-
-// deleteAdds removes files an attempt wrote and will not commit.
-func deleteAdds(ctx context.Context, r *run, adds []*protocol.Add) {
-	var keys []string
-	for _, a := range adds {
-		if k, ok := objectKey(r.snap.Store(), a.Path); ok {
-			keys = append(keys, k)
-		}
-	}
-	if len(keys) > 0 {
-		_ = r.snap.Store().Delete(context.WithoutCancel(ctx), keys...)
-	}
 }

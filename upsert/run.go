@@ -10,6 +10,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow/array"
 
+	"github.com/deltalite-go/deltalite/internal/datafile"
 	"github.com/deltalite-go/deltalite/internal/errs"
 	"github.com/deltalite-go/deltalite/internal/txn"
 	"github.com/deltalite-go/deltalite/metrics"
@@ -189,7 +190,7 @@ func (r *run) attempt(ctx context.Context, s Stats) (Stats, *snapshot.Snapshot, 
 	err := r.rewrite(ctx)
 	adds := r.adds()
 	if err != nil {
-		deleteAdds(ctx, r, adds)
+		datafile.DeleteAdded(ctx, r.snap.Store(), adds)
 		return s, nil, err
 	}
 	s.RewriteDuration += time.Since(t)
@@ -204,7 +205,7 @@ func (r *run) attempt(ctx context.Context, s Stats) (Stats, *snapshot.Snapshot, 
 	s.CommitDuration += time.Since(t)
 	if err != nil {
 		if notLanded(err) {
-			deleteAdds(ctx, r, adds)
+			datafile.DeleteAdded(ctx, r.snap.Store(), adds)
 		}
 		return s, nil, err
 	}

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/deltalite-go/deltalite/internal/datafile"
 	"github.com/deltalite-go/deltalite/internal/txn"
 	"github.com/deltalite-go/deltalite/protocol"
 	"github.com/deltalite-go/deltalite/schema"
@@ -52,7 +53,7 @@ func (w *job) replace(ctx context.Context) (*Result, error) {
 	t.SetOperationMetrics(metrics)
 	r, err := t.Commit(ctx)
 	if err != nil {
-		w.abort(ctx, adds)
+		datafile.DeleteAdded(ctx, w.st, adds)
 		return nil, err
 	}
 	res.Version, res.Warnings, res.post = r.Version, r.Warnings, r.Snapshot

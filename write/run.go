@@ -186,7 +186,7 @@ func (w *job) update(ctx context.Context) (*Result, error) {
 			var skip bool
 			if snap, md, skip, err = w.onCreatedFirst(ctx, snap); err == nil {
 				if skip {
-					w.abort(ctx, adds)
+					datafile.DeleteAdded(ctx, w.st, adds)
 					return &Result{Version: snap.Version(), Skipped: true, post: snap}, nil
 				}
 				res.Created, res.FilesRemoved = false, 0
@@ -194,7 +194,7 @@ func (w *job) update(ctx context.Context) (*Result, error) {
 				continue
 			}
 		}
-		w.abort(ctx, adds)
+		datafile.DeleteAdded(ctx, w.st, adds)
 		return nil, err
 	}
 }
@@ -475,17 +475,6 @@ func (w *job) writeFiles(ctx context.Context, sc *schema.Struct, md *protocol.Me
 	}
 	res.FilesAdded = len(adds)
 	return adds, nil
-}
-
-// abort deletes data files written for a commit that did not happen.
-func (w *job) abort(ctx context.Context, adds []*protocol.Add) {
-	keys := make([]string, 0, len(adds))
-	for _, a := range adds {
-		if k, err := protocol.DecodePath(a.Path); err == nil {
-			keys = append(keys, k)
-		}
-	}
-	_ = w.st.Delete(context.WithoutCancel(ctx), keys...)
 }
 
 func addActions(adds []*protocol.Add) []protocol.Action {
