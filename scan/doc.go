@@ -2,11 +2,11 @@
 // record batches.
 //
 // A Scan is a small immutable value built from a Source (a snapshot) and
-// options: the columns to read, filters or SQL predicates (package expr),
+// options: the columns to read, filters or SQL predicates (WithWhere),
 // batch size, a row limit, read parallelism and the allocator. It is
 // planned to files first (Plan, and Explain for why files were skipped:
 // exact partition pruning and statistics-based skipping; a predicate
-// decides files with expr.Decide, then filters rows with expr.Filter),
+// decides files by partition values and statistics, then filters rows),
 // then streamed (Records, RecordReader) row group by row group, so memory
 // is bounded by the batch size and the parallelism, never by the table.
 //

@@ -2,9 +2,12 @@ package scan
 
 import (
 	"context"
+	"errors"
 	"slices"
+	"strings"
 	"testing"
 
+	"github.com/deltalite-go/deltalite/internal/errs"
 	"github.com/deltalite-go/deltalite/protocol"
 )
 
@@ -42,5 +45,19 @@ func TestWithFiles(t *testing.T) {
 	e, err := New(src, WithFiles(files[0]), WithFilters(mustFilter(t, "number", ">", "100"))).Explain(context.Background())
 	if err != nil || len(e.Files) != 0 || len(e.Skipped) != 1 {
 		t.Errorf("filter among chosen files: %+v, %v", e, err)
+	}
+}
+
+// WithWhere binds its SQL when the scan is planned and then filters as a
+// bound predicate does.
+func TestWithWhere(t *testing.T) {
+	src := openTable(t, "dat/basic_append/delta")
+	got := readRows(t, src, WithColumns("number"), WithWhere("number > 3 AND letter IS NOT NULL"))
+	if want := []string{"number=4", "number=5"}; !slices.Equal(got, want) {
+		t.Errorf("rows %v, want %v", got, want)
+	}
+	_, err := New(src, WithWhere("nosuch > 1")).Plan(context.Background())
+	if !errors.Is(err, errs.ErrInvalidArgument) || !strings.Contains(err.Error(), "nosuch") {
+		t.Errorf("unknown column: %v", err)
 	}
 }

@@ -3,7 +3,7 @@ package scan
 import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
-	"github.com/deltalite-go/deltalite/expr"
+	"github.com/deltalite-go/deltalite/internal/expr"
 	"github.com/deltalite-go/deltalite/protocol"
 )
 
@@ -23,6 +23,7 @@ type Scan struct {
 	columns     []string // nil: every column, in schema order
 	filters     []Filter
 	preds       []*expr.Bound
+	wheres      []string // SQL predicates, bound when the scan is planned
 	batchSize   int
 	limit       int64 // < 0: no limit
 	parallelism int
@@ -51,6 +52,7 @@ func (s *Scan) With(opts ...Option) *Scan {
 	c.files = append([]*protocol.Add(nil), s.files...)
 	c.filters = append([]Filter(nil), s.filters...)
 	c.preds = append([]*expr.Bound(nil), s.preds...)
+	c.wheres = append([]string(nil), s.wheres...)
 	for _, o := range opts {
 		o(&c)
 	}
@@ -84,8 +86,18 @@ func WithFilters(f ...Filter) Option {
 	return func(s *Scan) { s.filters = append(s.filters, f...) }
 }
 
-// WithPredicate adds a SQL predicate bound against the source's schema
-// (expr.ParsePredicate); a row is returned only if it IS TRUE (neither
+// WithWhere adds a SQL predicate in Spark's syntax, e.g.
+// "day >= '2026-01-01' AND score > 8"; a row is returned only if it IS
+// TRUE for the row. It is bound against the source's schema when the scan
+// is planned (an error then names what does not parse or bind), and
+// decided and evaluated as WithPredicate's.
+func WithWhere(sql string) Option {
+	return func(s *Scan) { s.wheres = append(s.wheres, sql) }
+}
+
+// WithPredicate adds a SQL predicate already bound against the source's
+// schema (the engine's operations and CLI bind theirs to name the flag or
+// argument in errors; callers outside this module use WithWhere); a row is returned only if it IS TRUE (neither
 // false nor null) for the row. Files whose partition values and statistics
 // rule out every row are not read; the rows of the others are filtered.
 // The predicate may read columns the scan does not return. A nil predicate

@@ -6,11 +6,11 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 
-	"github.com/deltalite-go/deltalite/expr"
 	"github.com/deltalite-go/deltalite/internal/errs"
+	"github.com/deltalite-go/deltalite/internal/expr"
+	"github.com/deltalite-go/deltalite/internal/stats"
 	"github.com/deltalite-go/deltalite/protocol"
 	"github.com/deltalite-go/deltalite/schema"
-	"github.com/deltalite-go/deltalite/stats"
 )
 
 // FileTask is one data file the scan reads.
@@ -149,6 +149,13 @@ func (s *Scan) bind() (*bound, error) {
 	b.visible = len(b.out)
 	b.outSchema = arrow.NewSchema(arrowFields, nil)
 	b.preds = append(b.preds, s.preds...)
+	for _, w := range s.wheres {
+		p, err := expr.ParsePredicate(w, sc)
+		if err != nil {
+			return nil, errs.Wrap(errs.InvalidArgument, "", err, "scan predicate %q", w)
+		}
+		b.preds = append(b.preds, p)
+	}
 	for _, f := range s.filters {
 		p, err := f.predicate(sc)
 		if err != nil {

@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/deltalite-go/deltalite/expr"
 	"github.com/deltalite-go/deltalite/internal/errs"
+	"github.com/deltalite-go/deltalite/internal/expr"
 	"github.com/deltalite-go/deltalite/schema"
 )
 

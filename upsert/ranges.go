@@ -10,7 +10,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
 
-	"github.com/deltalite-go/deltalite/stats"
+	"github.com/deltalite-go/deltalite/internal/stats"
 )
 
 // valueSet is the sorted distinct values of one key column over a

@@ -5,13 +5,13 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 
-	"github.com/deltalite-go/deltalite/expr"
 	"github.com/deltalite-go/deltalite/internal/errs"
+	"github.com/deltalite-go/deltalite/internal/expr"
+	"github.com/deltalite-go/deltalite/internal/stats"
 	"github.com/deltalite-go/deltalite/protocol"
 	"github.com/deltalite-go/deltalite/scan"
 	"github.com/deltalite-go/deltalite/schema"
 	"github.com/deltalite-go/deltalite/snapshot"
-	"github.com/deltalite-go/deltalite/stats"
 )
 
 // replaceWhere is a bound replace-where predicate and what it means for

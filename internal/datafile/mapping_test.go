@@ -8,10 +8,10 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	pqschema "github.com/apache/arrow-go/v18/parquet/schema"
 
+	"github.com/deltalite-go/deltalite/internal/stats"
 	"github.com/deltalite-go/deltalite/internal/testkit/arrowrows"
 	"github.com/deltalite-go/deltalite/protocol"
 	"github.com/deltalite-go/deltalite/schema"
-	"github.com/deltalite-go/deltalite/stats"
 	"github.com/deltalite-go/deltalite/storage"
 )
 

@@ -6,8 +6,8 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
 
+	"github.com/deltalite-go/deltalite/internal/stats"
 	"github.com/deltalite-go/deltalite/schema"
-	"github.com/deltalite-go/deltalite/stats"
 )
 
 // Tristate is what the log alone says about a predicate on a whole file.

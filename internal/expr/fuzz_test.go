@@ -7,8 +7,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/deltalite-go/deltalite/internal/errs"
+	"github.com/deltalite-go/deltalite/internal/stats"
 	"github.com/deltalite-go/deltalite/schema"
-	"github.com/deltalite-go/deltalite/stats"
 )
 
 // FuzzParse checks that no input panics, that errors are InvalidArgument
