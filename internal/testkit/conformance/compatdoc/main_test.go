@@ -18,7 +18,7 @@ func TestCommittedDocHasNoMachinePath(t *testing.T) {
 		t.Fatal(err)
 	}
 	if loc := absPath.FindIndex(data); loc != nil {
-		t.Fatalf("docs/compatibility.md names an absolute path near %q: regenerate it with go run ./internal/conformance/compatdoc -o docs/compatibility.md",
+		t.Fatalf("docs/compatibility.md names an absolute path near %q: regenerate it with go run ./internal/testkit/conformance/compatdoc -o docs/compatibility.md",
 			data[max(0, loc[0]-40):min(len(data), loc[1]+60)])
 	}
 }
