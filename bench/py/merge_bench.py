@@ -12,12 +12,13 @@ with delta-rs's defaults otherwise (streamed_exec=True in deltalake 1.x).
 The timed operation reads the batch, opens the table and merges.
 """
 
-import argparse
 import json
 import os
 import resource
 import sys
 import time
+
+import upsert_args
 
 
 def _ident(name):
@@ -25,12 +26,7 @@ def _ident(name):
 
 
 def main(argv):
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("table")
-    ap.add_argument("batch")
-    ap.add_argument("--keys", default="id")
-    ap.add_argument("--partition-by", default="_ph_partition_key")
-    args = ap.parse_args(argv)
+    args = upsert_args.parse(argv, __doc__)
 
     import pyarrow.parquet as pq
     from deltalake import DeltaTable
@@ -38,7 +34,7 @@ def main(argv):
     start = time.perf_counter()
     src = pq.read_table(args.batch)
     dt = DeltaTable(args.table)
-    cols = [c for c in args.partition_by.split(",") if c] + [k for k in args.keys.split(",") if k]
+    cols = args.partition_by + args.keys
     predicate = " AND ".join(f"t.{_ident(c)} = s.{_ident(c)}" for c in cols)
     metrics = (
         dt.merge(src, predicate=predicate, source_alias="s", target_alias="t")

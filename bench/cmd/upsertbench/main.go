@@ -1,14 +1,15 @@
-// Command upsertbench compares this engine's upsert with delta-rs MERGE on
-// the same table and batch, in one invocation: for every table size it
-// builds a wide partitioned table once (with delta-rs, as production tables
-// are written), makes two copies of it that share the data files, and runs
-// delta-rs MERGE on one and deltalite's Table.Upsert on the other, each in
+// Command upsertbench compares this engine's upsert with delta-rs MERGE and
+// with the Rust deltalite (PyPI `deltalite`) on the same table and batch, in
+// one invocation: for every table size it builds a wide partitioned table
+// once (with delta-rs, as production tables are written), makes a copy of it
+// per engine that shares the data files, and runs delta-rs MERGE, the Rust
+// deltalite's upsert and deltalite's Table.Upsert on their copies, each in
 // its own process. It records wall time, CPU time and peak RSS from wait4,
 // the bytes each engine's commits removed and added (read from the table's
-// _delta_log), and checks that both tables end with the same content. It
+// _delta_log), and checks that all tables end with the same content. It
 // writes a Markdown report, the raw results as JSON and an SVG chart.
 //
-//	upsertbench -sizes 62500,250000,1000000 [-reps 1] [-payload 4500]
+//	upsertbench -sizes 62500,250000,1000000 [-reps 1] [-payload 4500] [-rust-python PY]
 package main
 
 import (
@@ -29,14 +30,22 @@ import (
 
 const (
 	engineMerge  = "delta-rs MERGE"
+	engineRust   = "Rust deltalite upsert"
 	engineUpsert = "deltalite upsert"
 )
+
+// allEngines is every engine in the order of the report's tables.
+var allEngines = []string{engineMerge, engineRust, engineUpsert}
+
+// runDir is the suffix of an engine's copy of the base table.
+var runDir = map[string]string{engineMerge: "merge", engineRust: "rust", engineUpsert: "go"}
 
 type config struct {
 	sizes                                        []int64
 	payload, partitions, fileRows, poolMiB       int
 	updates, inserts, reps                       int
 	work, python, dlops, gen, merge, checksum    string
+	rustPython, rustUpsert                       string
 	out, jsonOut, chart                          string
 	keep, dropBase, warm, dropCaches, reportOnly bool
 	command                                      string
@@ -104,23 +113,26 @@ type Size struct {
 
 // Report is the whole invocation, as saved to JSON and rendered.
 type Report struct {
-	Command    string  `json:"command"`
-	Started    string  `json:"started"`
-	Finished   string  `json:"finished"`
-	Machine    string  `json:"machine"`
-	Git        string  `json:"git"`
-	Deltalake  string  `json:"deltalake"`
-	LoadStart  string  `json:"load_start"`
-	LoadEnd    string  `json:"load_end"`
-	Payload    int     `json:"payload"`
-	Partitions int     `json:"partitions"`
-	FileRows   int     `json:"file_rows"`
-	PoolMiB    int     `json:"pool_mib"`
-	Updates    int     `json:"updates"`
-	Inserts    int     `json:"inserts"`
-	Reps       int     `json:"reps"`
-	PageCache  string  `json:"page_cache"`
-	Sizes      []*Size `json:"sizes"`
+	Command   string `json:"command"`
+	Started   string `json:"started"`
+	Finished  string `json:"finished"`
+	Machine   string `json:"machine"`
+	Git       string `json:"git"`
+	Deltalake string `json:"deltalake"`
+	// RustDeltalite is the Rust deltalite's version; "" when it did not run.
+	RustDeltalite string  `json:"rust_deltalite,omitempty"`
+	RustPython    string  `json:"rust_python,omitempty"` // the CPython it ran on
+	LoadStart     string  `json:"load_start"`
+	LoadEnd       string  `json:"load_end"`
+	Payload       int     `json:"payload"`
+	Partitions    int     `json:"partitions"`
+	FileRows      int     `json:"file_rows"`
+	PoolMiB       int     `json:"pool_mib"`
+	Updates       int     `json:"updates"`
+	Inserts       int     `json:"inserts"`
+	Reps          int     `json:"reps"`
+	PageCache     string  `json:"page_cache"`
+	Sizes         []*Size `json:"sizes"`
 }
 
 // pageCache says how each run's page cache was prepared.
@@ -154,6 +166,9 @@ func main() {
 	flag.StringVar(&c.dlops, "dlops", "bench/out/bin/dlops", "this engine's operation program")
 	flag.StringVar(&c.gen, "gen", "bench/py/upsert_gen.py", "table and batch generator")
 	flag.StringVar(&c.merge, "merge", "bench/py/merge_bench.py", "the delta-rs MERGE program")
+	flag.StringVar(&c.rustPython, "rust-python", "bench/out/venv-deltalite/bin/python",
+		"Python (>= 3.12) with the Rust deltalite and pyarrow (bench/upsert.sh makes it); empty leaves that engine out")
+	flag.StringVar(&c.rustUpsert, "rust-upsert", "bench/py/rust_deltalite_bench.py", "the Rust deltalite upsert program")
 	flag.StringVar(&c.checksum, "checksum", "bench/py/checksum.py", "the content fingerprint program")
 	flag.StringVar(&c.out, "out", "", "Markdown report (default WORK/results.md)")
 	flag.StringVar(&c.jsonOut, "json", "", "raw results (default WORK/results.json)")
@@ -206,6 +221,15 @@ func main() {
 		PageCache: pageCache(c),
 	}
 	r.Deltalake = runproc.DeltalakeVersion(c.python)
+	if c.rustPython != "" {
+		if r.RustDeltalite = runproc.DistVersion(c.rustPython, "deltalite"); r.RustDeltalite == "" {
+			fail(fmt.Errorf("-rust-python %s cannot report the deltalite package's version: make its environment with "+
+				"bench/upsert.sh, or pass -rust-python '' to leave the Rust deltalite out", c.rustPython))
+		}
+		if v, err := runproc.Output([]string{c.rustPython, "-c", "import platform; print(platform.python_version())"}, nil); err == nil {
+			r.RustPython = string(v)
+		}
+	}
 	failed := false
 	for _, n := range c.sizes {
 		s := &Size{RowsPerPartition: n}
@@ -298,11 +322,7 @@ func measure(c config, s *Size, r *Report) error {
 	s.WantRows = int64(c.partitions)*n + b.Inserts
 	s.WantSumCounter = int64(c.partitions)*n - b.Updates + 2*b.Rows
 	for rep := range c.reps {
-		order := []string{engineMerge, engineUpsert}
-		if rep%2 == 1 {
-			order = []string{engineUpsert, engineMerge}
-		}
-		for i, engine := range order {
+		for i, engine := range runOrder(c, rep) {
 			run := runEngine(c, engine, base, batchPath, man.Version)
 			run.Rep, run.Order = rep+1, i+1
 			if run.Error != "" {
@@ -322,6 +342,19 @@ func measure(c config, s *Size, r *Report) error {
 		_ = os.Remove(base + ".json")
 	}
 	return nil
+}
+
+// runOrder is the engines of one rep, rotated by one place per rep so that
+// each engine in turn runs first (with two engines: alternating).
+func runOrder(c config, rep int) []string {
+	var engines []string
+	for _, e := range allEngines {
+		if e != engineRust || c.rustPython != "" {
+			engines = append(engines, e)
+		}
+	}
+	k := rep % len(engines)
+	return append(engines[k:], engines[:k]...)
 }
 
 func baseTable(c config, dir string, n int64) (*Manifest, error) {
@@ -380,7 +413,7 @@ func batch(c config, path string, n int64) (*Batch, error) {
 // commits did from the log and fingerprints the result.
 func runEngine(c config, engine, base, batchPath string, baseVersion int64) Run {
 	run := Run{Engine: engine}
-	dir := base + "-run-" + strings.ReplaceAll(strings.Fields(engine)[0], "-", "")
+	dir := base + "-run-" + runDir[engine]
 	if err := os.RemoveAll(dir); err != nil {
 		run.Error = err.Error()
 		return run
@@ -409,6 +442,8 @@ func runEngine(c config, engine, base, batchPath string, baseVersion int64) Run 
 	switch engine {
 	case engineMerge:
 		argv = []string{c.python, c.merge, dir, batchPath, "--keys", "id", "--partition-by", "_ph_partition_key"}
+	case engineRust:
+		argv = []string{c.rustPython, c.rustUpsert, dir, batchPath, "--keys", "id", "--partition-by", "_ph_partition_key"}
 	case engineUpsert:
 		argv = []string{c.dlops, "upsert", dir, batchPath, "-pk", "id", "-partition-key", "_ph_partition_key"}
 	}

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/deltalite-go/deltalite/bench/internal/runproc"
@@ -57,12 +58,37 @@ func ratio(a, b float64) string {
 	return fmt.Sprintf("%.2f", a/b)
 }
 
+// engines is the engines that ran at any size, in the order of allEngines
+// (a report saved before the Rust deltalite joined has two).
+func (r *Report) engines() []string {
+	var out []string
+	for _, e := range allEngines {
+		for _, s := range r.Sizes {
+			if slices.ContainsFunc(s.Runs, func(run Run) bool { return run.Engine == e }) {
+				out = append(out, e)
+				break
+			}
+		}
+	}
+	return out
+}
+
 func render(r *Report) string {
 	var b strings.Builder
 	p := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
-	p("# Upsert: deltalite vs delta-rs MERGE\n\n")
+	engines := r.engines()
+	rust := slices.Contains(engines, engineRust)
+	if rust {
+		p("# Upsert: deltalite vs the Rust deltalite and delta-rs MERGE\n\n")
+	} else {
+		p("# Upsert: deltalite vs delta-rs MERGE\n\n")
+	}
 	p("Command: `%s`  \n", r.Command)
-	p("Started %s, finished %s; git %s; deltalake (delta-rs) %s.  \n", r.Started, r.Finished, r.Git, r.Deltalake)
+	p("Started %s, finished %s; git %s; deltalake (delta-rs) %s", r.Started, r.Finished, r.Git, r.Deltalake)
+	if r.RustDeltalite != "" {
+		p("; Rust deltalite (PyPI `deltalite`) %s on CPython %s", r.RustDeltalite, cmp.Or(r.RustPython, "?"))
+	}
+	p(".  \n")
 	p("Machine: %s.  \n", r.Machine)
 	p("Load average (1, 5, 15 min) at the start: %s; at the end: %s.\n\n", r.LoadStart, r.LoadEnd)
 	p("Table: %d partitions (`_ph_partition_key`), each holding the given rows; rows of a random UUID-shaped string key `id`, "+
@@ -72,11 +98,18 @@ func render(r *Report) string {
 		"plus %d inserts each. Each engine runs %d time(s) per size on its own copy of the table (data files shared by "+
 		"hard links, log copied), in its own process. Before every run the page cache was %s.\n\n",
 		r.Partitions, r.Payload, r.PoolMiB, r.FileRows, r.Updates, r.Inserts, r.Reps, cmp.Or(r.PageCache, "not recorded"))
+	if rust {
+		p("The Rust deltalite runs `DeltaLiteTable.open(table).upsert(batch, primary_keys=[\"id\"], " +
+			"partition_key=\"_ph_partition_key\")` with its defaults, in its own virtual environment " +
+			"(`bench/py/rust_deltalite_bench.py`); MERGE runs `when_matched_update_all().when_not_matched_insert_all()` " +
+			"with delta-rs's defaults; deltalite runs `Table.Upsert` with its defaults (`dlops upsert`). " +
+			"The engines' order rotates by one place per rep.\n\n")
+	}
 
 	p("| rows / partition | table | engine | op (s) | process wall (s) | CPU user+sys (s) | peak RSS (MiB) | bytes removed | bytes added | files removed / added | commits |\n")
 	p("|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|\n")
 	for _, s := range r.Sizes {
-		for _, e := range []string{engineMerge, engineUpsert} {
+		for _, e := range engines {
 			a := aggregate(s, e)
 			if a.n == 0 {
 				p("| %s | %s | %s | failed | | | | | | | |\n", rowsLabel(s.RowsPerPartition), tableLabel(s), e)
@@ -91,21 +124,14 @@ func render(r *Report) string {
 		"upserting, committing); process wall and CPU (user + system) and peak RSS (`ru_maxrss`) from `wait4`. " +
 		"Bytes from the `add` and `remove` actions of every commit after the base version.\n\n")
 
-	p("**Ratios deltalite / delta-rs MERGE** (below 1: deltalite uses less)\n\n")
-	p("| rows / partition | peak RSS | process wall | CPU | bytes added | bytes removed | same content |\n|---:|---:|---:|---:|---:|---:|---|\n")
-	for _, s := range r.Sizes {
-		m, u := aggregate(s, engineMerge), aggregate(s, engineUpsert)
-		same := "yes"
-		if len(s.Problems) > 0 {
-			same = "NO: " + strings.Join(s.Problems, "; ")
-		} else if m.n == 0 || u.n == 0 {
-			same = "n/a"
-		}
-		p("| %s | %s | %s | %s | %s | %s | %s |\n", rowsLabel(s.RowsPerPartition), ratio(u.rss, m.rss), ratio(u.wall, m.wall),
-			ratio(u.cpu, m.cpu), ratio(u.bytesAdded, m.bytesAdded), ratio(u.bytesRemoved, m.bytesRemoved), same)
+	ratios(&b, r, engineMerge, "delta-rs MERGE")
+	if rust {
+		ratios(&b, r, engineRust, "Rust deltalite")
 	}
-	p("\n")
 	targets(&b, r)
+	if rust {
+		rustTargets(&b, r)
+	}
 
 	p("\n**Every run**\n\n")
 	p("| rows / partition | engine | rep | order | op (s) | wall (s) | user (s) | sys (s) | peak RSS (MiB) | load before / after | rows updated / inserted / copied | content (rows, sum(counter), hash) |\n")
@@ -136,6 +162,31 @@ func render(r *Report) string {
 	return b.String()
 }
 
+// ratios is the table of this engine's medians over another engine's.
+func ratios(b *strings.Builder, r *Report, other, label string) {
+	p := func(format string, args ...any) { fmt.Fprintf(b, format, args...) }
+	p("**Ratios deltalite / %s** (below 1: deltalite uses less)\n\n", label)
+	p("| rows / partition | peak RSS | process wall | CPU | bytes added | bytes removed | same content |\n|---:|---:|---:|---:|---:|---:|---|\n")
+	for _, s := range r.Sizes {
+		o, u := aggregate(s, other), aggregate(s, engineUpsert)
+		p("| %s | %s | %s | %s | %s | %s | %s |\n", rowsLabel(s.RowsPerPartition), ratio(u.rss, o.rss), ratio(u.wall, o.wall),
+			ratio(u.cpu, o.cpu), ratio(u.bytesAdded, o.bytesAdded), ratio(u.bytesRemoved, o.bytesRemoved), sameContent(s, o, u))
+	}
+	p("\n")
+}
+
+// sameContent says whether the engines of a ratio ended with the content
+// every engine at that size should have (verify's problems cover them all).
+func sameContent(s *Size, a, b agg) string {
+	switch {
+	case len(s.Problems) > 0:
+		return "NO: " + strings.Join(s.Problems, "; ")
+	case a.n == 0 || b.n == 0:
+		return "n/a"
+	}
+	return "yes"
+}
+
 func targets(b *strings.Builder, r *Report) {
 	p := func(format string, args ...any) { fmt.Fprintf(b, format, args...) }
 	var small, oneM *Size
@@ -152,12 +203,6 @@ func targets(b *strings.Builder, r *Report) {
 	}
 	if small == nil || oneM == nil {
 		return
-	}
-	verdict := func(ok bool) string {
-		if ok {
-			return "met"
-		}
-		return "**not met**"
 	}
 	us, ul := aggregate(small, engineUpsert), aggregate(oneM, engineUpsert)
 	ml := aggregate(oneM, engineMerge)
@@ -185,6 +230,58 @@ func targets(b *strings.Builder, r *Report) {
 	p("- bytes rewritten (removed + added) no more than MERGE's: %s — %s (bytes added within 1%%, as Parquet encoders differ).\n", strings.Join(bytes, ", "), verdict(bytesOK))
 }
 
+// rustTargets judges the targets against the Rust deltalite at the sizes
+// they are set for (250k and 1M rows per partition); a run of other sizes
+// gets the ratios above and no verdict.
+func rustTargets(b *strings.Builder, r *Report) {
+	p := func(format string, args ...any) { fmt.Fprintf(b, format, args...) }
+	p("\n**Targets against the Rust deltalite** (issue 12, at 250k and 1M rows per partition)\n\n")
+	type target struct {
+		what  string
+		max   float64
+		value func(u, rs agg) (float64, float64)
+	}
+	ts := []target{
+		{"CPU (user + sys)", 0.8, func(u, rs agg) (float64, float64) { return u.cpu, rs.cpu }},
+		{"process wall", 0.7, func(u, rs agg) (float64, float64) { return u.wall, rs.wall }},
+		{"peak RSS", 0.5, func(u, rs agg) (float64, float64) { return u.rss, rs.rss }},
+	}
+	measured := false
+	for _, t := range ts {
+		var parts []string
+		ok := true
+		for _, s := range r.Sizes {
+			if s.RowsPerPartition != 250_000 && s.RowsPerPartition != 1_000_000 {
+				continue
+			}
+			u, rs := aggregate(s, engineUpsert), aggregate(s, engineRust)
+			if u.n == 0 || rs.n == 0 {
+				parts = append(parts, rowsLabel(s.RowsPerPartition)+" failed")
+				ok = false
+				continue
+			}
+			a, c := t.value(u, rs)
+			parts = append(parts, fmt.Sprintf("%s %s", rowsLabel(s.RowsPerPartition), ratio(a, c)))
+			ok = ok && c > 0 && a/c <= t.max
+		}
+		if len(parts) == 0 {
+			continue
+		}
+		measured = true
+		p("- %s at most %.1fx the Rust deltalite's: %s — %s.\n", t.what, t.max, strings.Join(parts, ", "), verdict(ok))
+	}
+	if !measured {
+		p("- not judged: this run measured neither 250k nor 1M rows per partition.\n")
+	}
+}
+
+func verdict(ok bool) string {
+	if ok {
+		return "met"
+	}
+	return "**not met**"
+}
+
 func tableLabel(s *Size) string {
 	return fmt.Sprintf("%s GiB, %d files", strings.TrimSuffix(fmt.Sprintf("%.2f", gib(s.Base.Bytes)), "0"), s.Base.Files)
 }
@@ -193,8 +290,8 @@ func gibLabel(b float64) string {
 	return fmt.Sprintf("%.2f GiB", b/(1<<30))
 }
 
-// chart draws three panels (peak RSS, process wall time, bytes added) of
-// both engines against rows per partition, on a logarithmic x axis.
+// chart draws four panels (peak RSS, process wall time, CPU time, bytes
+// added) of every engine against rows per partition, on a logarithmic x axis.
 func chart(r *Report) string {
 	type panel struct {
 		title, unit string
@@ -206,11 +303,18 @@ func chart(r *Report) string {
 		{"CPU time (user + sys)", "s", func(a agg) float64 { return a.cpu }},
 		{"bytes written (adds)", "GiB", func(a agg) float64 { return a.bytesAdded / (1 << 30) }},
 	}
-	// MERGE is drawn wider and lighter, so equal values stay visible.
-	engines := []struct {
+	// MERGE is drawn widest and lightest, the Rust deltalite between, so
+	// equal values stay visible.
+	type line struct {
 		name, color string
 		width       float64
-	}{{engineMerge, "#e8a05c", 5}, {engineUpsert, "#2b6cb0", 2}}
+	}
+	var engines []line
+	for _, l := range []line{{engineMerge, "#e8a05c", 5}, {engineRust, "#8fbf7f", 3.5}, {engineUpsert, "#2b6cb0", 2}} {
+		if slices.Contains(r.engines(), l.name) {
+			engines = append(engines, l)
+		}
+	}
 	const pw, ph, ml, mt, mb, mr = 300.0, 250.0, 58.0, 34.0, 42.0, 14.0
 	w := float64(len(panels))*(pw+ml+mr) + 10
 	h := ph + mt + mb + 40

@@ -85,8 +85,12 @@ func ReadJSON(path string, v any) error {
 
 // DeltalakeVersion is the version of deltalake that python imports, or ""
 // when it cannot be asked.
-func DeltalakeVersion(python string) string {
-	v, err := Output([]string{python, "-c", "import deltalake; print(deltalake.__version__)"}, nil)
+func DeltalakeVersion(python string) string { return DistVersion(python, "deltalake") }
+
+// DistVersion is the installed version of the Python distribution dist in
+// python's environment, or "" when it cannot be asked.
+func DistVersion(python, dist string) string {
+	v, err := Output([]string{python, "-c", "import importlib.metadata as m, sys; print(m.version(sys.argv[1]))", dist}, nil)
 	if err != nil {
 		return ""
 	}
