@@ -1,11 +1,15 @@
 package main
 
 import (
+	"os"
+	"os/exec"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/deltalite-go/deltalite/bench/internal/runproc"
+	"github.com/deltalite-go/deltalite/internal/testkit/peers"
 )
 
 func TestRunOrderRotatesEveryEngineFirst(t *testing.T) {
@@ -102,5 +106,49 @@ func TestVerifyFlagsRustDeltaliteContent(t *testing.T) {
 	out := render(&Report{Sizes: []*Size{s}})
 	if !strings.Contains(out, "| 250k | 0.25 | 0.50 | 0.50 | 1.00 | 1.00 | NO: "+engineRust) {
 		t.Errorf("ratio table does not say the content differs:\n%s", out)
+	}
+}
+
+// TestEnginesAgreeOnTinyTable runs the harness's own engine runs of MERGE
+// and of the Rust deltalite on copies of a tiny table, so the programs'
+// command lines, their result lines and the content check stay in step.
+func TestEnginesAgreeOnTinyTable(t *testing.T) {
+	py := peers.Python(t)
+	root := peers.Root(t)
+	rustPy := filepath.Join(root, "bench", "out", "venv-deltalite", "bin", "python")
+	if _, err := os.Stat(rustPy); err != nil {
+		t.Skipf("no Rust deltalite environment at %s; bench/upsert.sh makes it", rustPy)
+	}
+	dir := t.TempDir()
+	base, batchPath := filepath.Join(dir, "base"), filepath.Join(dir, "batch.parquet")
+	gen := exec.Command(py, "-c", `
+import sys, pyarrow as pa, pyarrow.parquet as pq
+from deltalake import write_deltalake
+p = "_ph_partition_key"
+write_deltalake(sys.argv[1], pa.table({"id": ["a", "b", "c"], p: ["x", "x", "y"], "counter": pa.array([1, 1, 1], pa.int32())}), partition_by=[p])
+pq.write_table(pa.table({"id": ["b", "d"], p: ["x", "y"], "counter": pa.array([2, 2], pa.int32())}), sys.argv[2])
+`, base, batchPath)
+	if out, err := gen.CombinedOutput(); err != nil {
+		t.Fatalf("making the table: %v\n%s", err, out)
+	}
+	c := config{python: py, rustPython: rustPy, merge: filepath.Join(root, "bench", "py", "merge_bench.py"),
+		rustUpsert: filepath.Join(root, "bench", "py", "rust_deltalite_bench.py"), checksum: filepath.Join(root, "bench", "py", "checksum.py")}
+	// 4 rows: b replaced, d inserted; sum(counter) = 3 - 1 + 2*2.
+	s := &Size{RowsPerPartition: 2, WantRows: 4, WantSumCounter: 6}
+	for _, e := range []string{engineMerge, engineRust} {
+		r := runEngine(c, e, base, batchPath, 0)
+		if r.Error != "" {
+			t.Fatalf("%s: %s", e, r.Error)
+		}
+		if r.Result.RowsUpdated != 1 || r.Result.RowsInserted != 1 || r.Volume.Commits != 1 || r.MaxRSSKiB == 0 {
+			t.Errorf("%s: result %+v, volume %+v, peak RSS %d KiB", e, r.Result, r.Volume, r.MaxRSSKiB)
+		}
+		s.Runs = append(s.Runs, r)
+	}
+	if problems := verify(s); len(problems) > 0 {
+		t.Errorf("engines disagree: %q", problems)
+	}
+	if s.Runs[0].Checksum.Hash != s.Runs[1].Checksum.Hash {
+		t.Errorf("content hashes %s and %s", s.Runs[0].Checksum.Hash, s.Runs[1].Checksum.Hash)
 	}
 }
