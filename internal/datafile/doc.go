@@ -14,11 +14,15 @@
 // Rows wait in per-partition buffers of Arrow data whose total is held under
 // Options.MaxUnwrittenBytes: when a partition holds half the bound (or a
 // million rows) it is written as one row group, and when the total passes
-// the bound the largest buffers are written early. Each row group is closed
-// as soon as it is written, so an open file holds no data, and a file is
-// opened only at its partition's first row group; many partitions therefore
-// do not multiply memory. The price of many partitions with a small bound is
-// small row groups, and, past Options.MaxOpenFiles, more files.
+// the bound the largest buffers are written early. The column chunks of a
+// row group are encoded in parallel, one worker per core, and the row group
+// is held encoded (compressed, so at most about its Arrow bytes) until its
+// last column is done; tables with nested columns are encoded one column
+// at a time. Each row group is closed as soon as it is written, so an open
+// file holds no data, and a file is opened only at its partition's first
+// row group; many partitions therefore do not multiply memory. The price of
+// many partitions with a small bound is small row groups, and, past
+// Options.MaxOpenFiles, more files.
 //
 // # Files
 //

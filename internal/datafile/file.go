@@ -15,13 +15,15 @@ import (
 )
 
 // dataFile is one Parquet file being written: the Parquet writer streams
-// into a storage.ObjectWriter, so nothing but the current page is held.
+// into a storage.ObjectWriter, so nothing but the row group being encoded
+// is held.
 type dataFile struct {
 	key     string
 	obj     storage.ObjectWriter
 	bw      *bufio.Writer // gathers the encoder's small writes (page headers)
 	size    int64         // bytes handed to the store so far
 	open    int64         // Arrow bytes of the column the encoder holds (see writeRows)
+	cf      *columnFile   // the encoder of a flat schema, else fw
 	fw      *pqarrow.FileWriter
 	stats   *fileStats
 	lastUse uint64
@@ -55,21 +57,26 @@ func (w *Writer) createFile(p *partition) (*dataFile, error) {
 		return nil, errs.Wrap(errs.Internal, key, err, "creating data file")
 	}
 	f := &dataFile{key: key, obj: obj, bw: bufio.NewWriterSize(obj, gatherSize), stats: newFileStats(w.plan)}
-	fw, err := pqarrow.NewFileWriter(w.fileSchema, &countingWriter{w: f.bw, n: &f.size}, w.fileProps(p.chunks), pqarrow.DefaultWriterProps())
+	sink, props := &countingWriter{w: f.bw, n: &f.size}, w.fileProps(p.chunks)
+	if w.flat {
+		f.cf, err = newColumnFile(w.fileSchema, sink, props)
+	} else {
+		f.fw, err = pqarrow.NewFileWriter(w.fileSchema, sink, props, pqarrow.DefaultWriterProps())
+	}
 	if err != nil {
 		f.abort()
 		return nil, errs.Wrap(errs.Internal, key, err, "starting a Parquet file")
 	}
-	f.fw = fw
 	return f, nil
 }
 
 // writeRows writes batches of the file schema as one row group (more past
 // the row cap) and accumulates their statistics. It takes ownership of
 // recs. The batches reach the encoder as chunks of each column, read in
-// place rather than copied into one array first. The encoder keeps the
-// row group's last column until the next row group or the footer: its
-// Arrow size is recorded in open, so that length can count it.
+// place rather than copied into one array first. A columnFile writes the
+// row group out whole; pqarrow's writer keeps the row group's last column
+// until the next row group or the footer: its Arrow size is recorded in
+// open, so that length can count it.
 func (f *dataFile) writeRows(recs []arrow.RecordBatch, schema *arrow.Schema) error {
 	defer releaseAll(recs)
 	var rows, last int64
@@ -78,6 +85,12 @@ func (f *dataFile) writeRows(recs []arrow.RecordBatch, schema *arrow.Schema) err
 		f.stats.add(r)
 		rows += r.NumRows()
 		last += viewBytes(r.Column(lastCol))
+	}
+	if f.cf != nil {
+		if err := f.cf.write(recs, rows); err != nil {
+			return f.writeErr(err)
+		}
+		return nil
 	}
 	tbl := array.NewTableFromRecords(schema, recs)
 	defer tbl.Release()
@@ -122,9 +135,21 @@ func (f *dataFile) writeErr(err error) error {
 	return errs.Wrap(errs.Internal, f.key, err, "writing data file")
 }
 
+// closeEncoder writes the footer, or only releases the encoder's buffers
+// once the object's writes fail.
+func (f *dataFile) closeEncoder() error {
+	switch {
+	case f.cf != nil:
+		return f.cf.close()
+	case f.fw != nil:
+		return f.fw.Close()
+	}
+	return nil
+}
+
 // finish writes the footer and stores the object.
 func (f *dataFile) finish() error {
-	err := f.fw.Close()
+	err := f.closeEncoder()
 	if err == nil {
 		err = f.bw.Flush()
 	}
@@ -141,9 +166,7 @@ func (f *dataFile) finish() error {
 // abort stops the file: no object appears.
 func (f *dataFile) abort() {
 	f.obj.Abort()
-	if f.fw != nil {
-		_ = f.fw.Close() // its writes now fail; this only releases its buffers
-	}
+	_ = f.closeEncoder() // its writes now fail; this only releases its buffers
 }
 
 // countingWriter counts the bytes the Parquet writer emits: the size of the

@@ -43,8 +43,9 @@ type Options struct {
 	// all partitions (default 64 MiB); when it is reached the largest
 	// buffers are written as row groups. A row group holds at most half of
 	// it (and at most DefaultMaxRowGroupRows rows). Peak memory is about
-	// this bound plus one column of a row group and the Parquet encoder's
-	// pages; Go's collector may take twice that from the system.
+	// this bound plus the encoded pages of the row group being written
+	// (about its Arrow size at most); Go's collector may take twice that
+	// from the system.
 	MaxUnwrittenBytes int64
 	// MaxOpenFiles bounds the data files open at once (default 128); past
 	// it the least recently written file is finished early. A file is

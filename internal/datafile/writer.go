@@ -29,6 +29,7 @@ type Writer struct {
 
 	logical    *arrow.Schema // what Write takes
 	fileSchema *arrow.Schema // what the files hold
+	flat       bool          // fileSchema suits a columnFile
 	dataCols   []int         // columns of the logical batch stored in files
 	parts      []partCol
 	plan       *statsPlan
@@ -91,6 +92,7 @@ func NewWriter(ctx context.Context, st storage.Store, opt Options) (_ *Writer, e
 		return nil, errs.New(errs.InvalidArgument, "", "the table has no column to store in data files besides partition and void columns")
 	}
 	w.fileSchema = arrow.NewSchema(fields, nil)
+	w.flat = flatSchema(w.fileSchema)
 	w.plan = newStatsPlan(data, s.ColumnMapping, s.statsConfig)
 	w.propOpts = []parquet.WriterProperty{
 		parquet.WithAllocator(s.Allocator),
