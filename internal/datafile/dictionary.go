@@ -1,6 +1,7 @@
 package datafile
 
 import (
+	"encoding/binary"
 	"unsafe"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -62,11 +63,28 @@ const minDistinctSample = 1024
 // dictionaryPays reports whether dictionary encoding may help column j,
 // judged over at most dictionarySample values of rows: false when their
 // distinct values add up to more than limit bytes, or when at least nine in
-// ten of them are distinct.
+// ten of them are distinct. Values of up to 8 bytes are told apart as
+// integers, which hash several times faster than strings: the check runs
+// for every column of every file.
 func dictionaryPays(rows []chunk, j int, limit int64) bool {
-	seen := map[string]struct{}{}
+	if len(rows) == 0 {
+		return true
+	}
+	// Sized for the values to see, the sets never grow by rehashing.
+	size := 0
+	for _, c := range rows {
+		size += int(c.rec.NumRows())
+	}
+	size = min(size, dictionarySample)
+	var words map[uint64]struct{}
+	var strs map[string]struct{}
+	if fw, ok := rows[0].rec.Column(j).DataType().(arrow.FixedWidthDataType); ok && fw.BitWidth() <= 64 {
+		words = make(map[uint64]struct{}, size)
+	} else {
+		strs = make(map[string]struct{}, size)
+	}
 	var bytes int64
-	n := 0
+	n, distinct := 0, 0
 	for _, c := range rows {
 		col := c.rec.Column(j)
 		for i := 0; i < col.Len() && n < dictionarySample; i++ {
@@ -75,16 +93,27 @@ func dictionaryPays(rows []chunk, j int, limit int64) bool {
 			}
 			n++
 			v := valueView(col, i)
-			if _, dup := seen[v]; dup {
-				continue
+			if words != nil {
+				var b [8]byte
+				copy(b[:], v)
+				k := binary.LittleEndian.Uint64(b[:])
+				if _, dup := words[k]; dup {
+					continue
+				}
+				words[k] = struct{}{}
+			} else {
+				if _, dup := strs[v]; dup {
+					continue
+				}
+				strs[v] = struct{}{}
 			}
-			seen[v] = struct{}{}
+			distinct++
 			if bytes += int64(len(v)); bytes > limit {
 				return false
 			}
 		}
 	}
-	return n < minDistinctSample || len(seen)*10 < n*9
+	return n < minDistinctSample || distinct*10 < n*9
 }
 
 // valueView views value i of an array of a dictionaryJudged type as bytes,
