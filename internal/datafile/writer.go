@@ -300,13 +300,15 @@ func (w *Writer) fileBatch(rec arrow.RecordBatch) arrow.RecordBatch {
 	return out
 }
 
-// take copies the given rows of a file batch.
+// take copies the given rows of a file batch: with gather where it can,
+// else with arrow's take kernel.
 func (w *Writer) take(file arrow.RecordBatch, rows []int32) (arrow.RecordBatch, error) {
-	d := array.NewData(arrow.PrimitiveTypes.Int32, len(rows),
-		[]*memory.Buffer{nil, memory.NewBufferBytes(arrow.Int32Traits.CastToBytes(rows))}, nil, 0, 0)
-	idx := array.NewInt32Data(d)
-	d.Release()
-	defer idx.Release()
+	var idx arrow.Array
+	defer func() {
+		if idx != nil {
+			idx.Release()
+		}
+	}()
 	cols := make([]arrow.Array, file.NumCols())
 	defer func() {
 		for _, c := range cols {
@@ -316,6 +318,16 @@ func (w *Writer) take(file arrow.RecordBatch, rows []int32) (arrow.RecordBatch, 
 		}
 	}()
 	for i := range cols {
+		if c, ok := gather(w.Allocator, file.Column(i), rows); ok {
+			cols[i] = c
+			continue
+		}
+		if idx == nil {
+			d := array.NewData(arrow.PrimitiveTypes.Int32, len(rows),
+				[]*memory.Buffer{nil, memory.NewBufferBytes(arrow.Int32Traits.CastToBytes(rows))}, nil, 0, 0)
+			idx = array.NewInt32Data(d)
+			d.Release()
+		}
 		c, err := compute.TakeArray(w.cctx, file.Column(i), idx)
 		if err != nil {
 			return nil, errs.Wrap(errs.Internal, "", err, "splitting a batch by partition")
