@@ -25,12 +25,15 @@ const dictionarySample = 1 << 16
 // writing a table with such columns.
 func (w *Writer) fileProps(rows []chunk) *parquet.WriterProperties {
 	limit := w.props.DictionaryPageSizeLimit()
+	fields := w.fileSchema.Fields()
+	plain := make([]bool, len(fields))
+	_ = forEach(len(fields), func(j int) error { // a panic only leaves the dictionary on
+		plain[j] = dictionaryJudged(fields[j].Type) && !dictionaryPays(rows, j, limit)
+		return nil
+	})
 	var off []string
-	for j, f := range w.fileSchema.Fields() {
-		if !dictionaryJudged(f.Type) {
-			continue
-		}
-		if !dictionaryPays(rows, j, limit) {
+	for j, f := range fields {
+		if plain[j] {
 			off = append(off, f.Name)
 		}
 	}

@@ -67,9 +67,8 @@ func (c *columnFile) write(recs []arrow.RecordBatch, rows int64) error {
 	return nil
 }
 
-// writeRowGroup writes rows [lo, hi) of recs as one row group. Workers,
-// one per core, take columns largest first, so that the last to finish is
-// a small one.
+// writeRowGroup writes rows [lo, hi) of recs as one row group. Workers
+// take columns largest first, so that the last to finish is a small one.
 func (c *columnFile) writeRowGroup(recs []arrow.RecordBatch, lo, hi int64) error {
 	rgw, err := c.pw.AppendBufferedRowGroupChecked()
 	if err != nil {
@@ -95,16 +94,29 @@ func (c *columnFile) writeRowGroup(recs []arrow.RecordBatch, lo, hi int64) error
 	}
 	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(size[b], size[a]) })
 
-	errs := make([]error, ncols)
+	if err := forEach(ncols, func(k int) error {
+		i := order[k]
+		var levels []int16
+		return writeColumn(pqarrow.NewArrowWriteContext(context.Background(), nil), rgw, i, cols[i], &levels)
+	}); err != nil {
+		return err
+	}
+	return rgw.Close()
+}
+
+// forEach calls fn(0) to fn(n-1) on one worker per core and returns the
+// error of the lowest k that failed; a panic in fn is an error of its k.
+func forEach(n int, fn func(k int) error) error {
+	errs := make([]error, n)
 	var next atomic.Int64
 	var wg sync.WaitGroup
-	for range min(runtime.GOMAXPROCS(0), ncols) {
+	for range min(runtime.GOMAXPROCS(0), n) {
 		wg.Go(func() {
-			ctx := pqarrow.NewArrowWriteContext(context.Background(), nil)
-			var levels []int16
-			for k := int(next.Add(1) - 1); k < ncols; k = int(next.Add(1) - 1) {
-				i := order[k]
-				errs[i] = writeColumn(ctx, rgw, i, cols[i], &levels)
+			for k := int(next.Add(1) - 1); k < n; k = int(next.Add(1) - 1) {
+				errs[k] = func() (err error) {
+					defer guard(&err)
+					return fn(k)
+				}()
 			}
 		})
 	}
@@ -114,15 +126,13 @@ func (c *columnFile) writeRowGroup(recs []arrow.RecordBatch, lo, hi int64) error
 			return err
 		}
 	}
-	return rgw.Close()
+	return nil
 }
 
 // writeColumn writes the pieces of column i and encodes its last page;
 // only the dictionary page, if any, is left for the row group's Close,
-// which runs on one goroutine. It runs on a worker, so a panic in the
-// encoder is turned into an error here.
-func writeColumn(ctx context.Context, rgw file.BufferedRowGroupWriter, i int, pieces []arrow.Array, levels *[]int16) (err error) {
-	defer guard(&err)
+// which runs on one goroutine.
+func writeColumn(ctx context.Context, rgw file.BufferedRowGroupWriter, i int, pieces []arrow.Array, levels *[]int16) error {
 	cw, err := rgw.Column(i)
 	if err != nil {
 		return err

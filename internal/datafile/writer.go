@@ -260,23 +260,18 @@ func (w *Writer) keep(rec arrow.RecordBatch, groups []group, sel []bool, kept in
 	case 1:
 		err = w.bufferRuns(groups[0].p, file, sel, kept)
 	default:
-		for _, g := range groups {
-			rows := g.rows
-			if sel != nil {
-				rows = slices.DeleteFunc(slices.Clone(rows), func(r int32) bool { return !sel[r] })
-				if len(rows) == 0 {
-					continue
-				}
+		var chunks []arrow.RecordBatch
+		if chunks, err = w.split(file, groups, sel); err != nil {
+			break
+		}
+		for k, g := range groups {
+			if chunks[k] == nil {
+				continue
 			}
-			var chunk arrow.RecordBatch
-			if chunk, err = w.take(file, rows); err != nil {
-				break
+			if err == nil {
+				err = w.buffer(g.p, chunks[k])
 			}
-			err = w.buffer(g.p, chunk)
-			chunk.Release()
-			if err != nil {
-				break
-			}
+			chunks[k].Release()
 		}
 	}
 	if err != nil {
@@ -300,41 +295,72 @@ func (w *Writer) fileBatch(rec arrow.RecordBatch) arrow.RecordBatch {
 	return out
 }
 
-// take copies the given rows of a file batch: with gather where it can,
-// else with arrow's take kernel.
-func (w *Writer) take(file arrow.RecordBatch, rows []int32) (arrow.RecordBatch, error) {
-	var idx arrow.Array
-	defer func() {
-		if idx != nil {
-			idx.Release()
+// split copies out of a file batch the rows of each group that sel keeps
+// (all when it is nil), one column per worker; a group with no rows kept
+// gets nil.
+func (w *Writer) split(file arrow.RecordBatch, groups []group, sel []bool) ([]arrow.RecordBatch, error) {
+	rows := make([][]int32, len(groups))
+	for k, g := range groups {
+		rows[k] = g.rows
+		if sel != nil {
+			rows[k] = slices.DeleteFunc(slices.Clone(g.rows), func(r int32) bool { return !sel[r] })
 		}
-	}()
-	cols := make([]arrow.Array, file.NumCols())
+	}
+	ncols := int(file.NumCols())
+	cols := make([][]arrow.Array, len(groups))
+	for k := range cols {
+		cols[k] = make([]arrow.Array, ncols)
+	}
 	defer func() {
-		for _, c := range cols {
-			if c != nil {
-				c.Release()
+		for _, cs := range cols {
+			for _, c := range cs {
+				if c != nil {
+					c.Release()
+				}
 			}
 		}
 	}()
-	for i := range cols {
-		if c, ok := gather(w.Allocator, file.Column(i), rows); ok {
-			cols[i] = c
-			continue
+	err := forEach(ncols, func(i int) error {
+		for k := range groups {
+			if len(rows[k]) == 0 {
+				continue
+			}
+			c, err := w.takeColumn(file.Column(i), rows[k])
+			if err != nil {
+				return err
+			}
+			cols[k][i] = c
 		}
-		if idx == nil {
-			d := array.NewData(arrow.PrimitiveTypes.Int32, len(rows),
-				[]*memory.Buffer{nil, memory.NewBufferBytes(arrow.Int32Traits.CastToBytes(rows))}, nil, 0, 0)
-			idx = array.NewInt32Data(d)
-			d.Release()
-		}
-		c, err := compute.TakeArray(w.cctx, file.Column(i), idx)
-		if err != nil {
-			return nil, errs.Wrap(errs.Internal, "", err, "splitting a batch by partition")
-		}
-		cols[i] = c
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
-	return array.NewRecordBatch(w.fileSchema, cols, int64(len(rows))), nil
+	out := make([]arrow.RecordBatch, len(groups))
+	for k := range groups {
+		if len(rows[k]) > 0 {
+			out[k] = array.NewRecordBatch(w.fileSchema, cols[k], int64(len(rows[k])))
+		}
+	}
+	return out, nil
+}
+
+// takeColumn copies the given rows of a column: with gather where it can,
+// else with arrow's take kernel.
+func (w *Writer) takeColumn(a arrow.Array, rows []int32) (arrow.Array, error) {
+	if c, ok := gather(w.Allocator, a, rows); ok {
+		return c, nil
+	}
+	d := array.NewData(arrow.PrimitiveTypes.Int32, len(rows),
+		[]*memory.Buffer{nil, memory.NewBufferBytes(arrow.Int32Traits.CastToBytes(rows))}, nil, 0, 0)
+	idx := array.NewInt32Data(d)
+	d.Release()
+	defer idx.Release()
+	c, err := compute.TakeArray(w.cctx, a, idx)
+	if err != nil {
+		return nil, errs.Wrap(errs.Internal, "", err, "splitting a batch by partition")
+	}
+	return c, nil
 }
 
 // Close writes everything still buffered and returns one add action per
