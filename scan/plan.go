@@ -18,9 +18,9 @@ type FileTask struct {
 	Add *protocol.Add
 	// Key is the object key of the data file in the Source's store.
 	Key string
-	// Stats are the file's parsed statistics when filters on data columns
-	// needed them, nil otherwise.
-	Stats *stats.File
+	// stats are the file's parsed statistics when predicates on data
+	// columns needed them, nil otherwise.
+	stats *stats.File
 
 	// allMatch: the log proves every row satisfies the predicates, so
 	// rows are not evaluated.
@@ -250,7 +250,7 @@ func (b *bound) plan(ctx context.Context) (*Explanation, error) {
 			e.Skipped = append(e.Skipped, SkippedFile{Add: add, Key: key, Reason: reason})
 			continue
 		}
-		e.Files = append(e.Files, FileTask{Add: add, Key: key, Stats: fs, allMatch: allMatch})
+		e.Files = append(e.Files, FileTask{Add: add, Key: key, stats: fs, allMatch: allMatch})
 	}
 	return e, nil
 }

@@ -175,7 +175,7 @@ func TestStatisticsSkipping(t *testing.T) {
 				t.Errorf("planned %d files, want %d", len(plan), c.files)
 			}
 			for _, f := range plan {
-				if f.Stats == nil || f.Stats.NumRecords < 1 {
+				if f.stats == nil || f.stats.NumRecords < 1 {
 					t.Errorf("planned file %s without parsed statistics", f.Key)
 				}
 			}
