@@ -38,8 +38,8 @@ func (s *firstCommitBy) PutIfAbsent(ctx context.Context, key string, data []byte
 // winner writes rows as the other creator.
 func winner(t *testing.T, src func() array.RecordReader, wo deltalite.WriteOptions) func(storage.Store) error {
 	return func(st storage.Store) error {
-		wo.Mode = deltalite.ModeAppend
-		_, err := deltalite.Write(context.Background(), st.URL(), src(), wo, deltalite.WithStore(st))
+		wo.Mode, wo.Store = deltalite.ModeAppend, st
+		_, err := deltalite.Write(context.Background(), st.URL(), src(), wo)
 		return err
 	}
 }
@@ -63,7 +63,7 @@ func TestCreatorsRaceAsAppends(t *testing.T) {
 	} {
 		t.Run(string(c.mode), func(t *testing.T) {
 			st := &firstCommitBy{Store: storage.NewMemory(), create: winner(t, theirs, deltalite.WriteOptions{PartitionBy: []string{"day"}})}
-			res, err := deltalite.Write(ctx, st.URL(), mine(), deltalite.WriteOptions{Mode: c.mode, PartitionBy: []string{"day"}}, deltalite.WithStore(st))
+			res, err := deltalite.Write(ctx, st.URL(), mine(), deltalite.WriteOptions{Mode: c.mode, PartitionBy: []string{"day"}, Store: st})
 			if err != nil {
 				t.Fatalf("the losing creator failed: %v", err)
 			}
@@ -82,7 +82,7 @@ func TestCreatorsRaceAsAppends(t *testing.T) {
 		return fromJSON(t, sc, `[{"id":"x"}]`)
 	}
 	st := &firstCommitBy{Store: storage.NewMemory(), create: winner(t, other, deltalite.WriteOptions{})}
-	_, err := deltalite.Write(ctx, st.URL(), mine(), deltalite.WriteOptions{Mode: deltalite.ModeAppend}, deltalite.WithStore(st))
+	_, err := deltalite.Write(ctx, st.URL(), mine(), deltalite.WriteOptions{Mode: deltalite.ModeAppend, Store: st})
 	if !errors.Is(err, deltalite.ErrSchemaMismatch) || !strings.Contains(err.Error(), "another writer created the table first") {
 		t.Fatalf("incompatible loser: %v", err)
 	}
@@ -145,10 +145,13 @@ func TestUpsertCreatesInOneCommit(t *testing.T) {
 
 	// Losing the race to create: the upsert goes into the winner's table.
 	st := &firstCommitBy{Store: storage.NewMemory(), create: func(st storage.Store) error {
-		_, err := deltalite.Upsert(ctx, st.URL(), people(t, []int64{1, 3}, []string{"w", "w"}, []string{"d1", "d1"}), opts, deltalite.WithStore(st))
+		o := opts
+		o.Store = st
+		_, err := deltalite.Upsert(ctx, st.URL(), people(t, []int64{1, 3}, []string{"w", "w"}, []string{"d1", "d1"}), o)
 		return err
 	}}
-	s, err = deltalite.Upsert(ctx, st.URL(), people(t, []int64{1, 2}, []string{"l", "l"}, []string{"d1", "d2"}), opts, deltalite.WithStore(st))
+	opts.Store = st
+	s, err = deltalite.Upsert(ctx, st.URL(), people(t, []int64{1, 2}, []string{"l", "l"}, []string{"d1", "d2"}), opts)
 	if err != nil {
 		t.Fatalf("losing creator: %v", err)
 	}

@@ -75,6 +75,13 @@ func resolve(ctx context.Context, uri string, opts []Option) (*openConfig, stora
 	return cfg, st, nil
 }
 
+// storeOf opens uri for an operation as Open would: store, when not nil,
+// is used as it is; otherwise the URI is resolved with storageOptions.
+func storeOf(ctx context.Context, uri string, storageOptions map[string]string, store storage.Store) (storage.Store, error) {
+	_, st, err := resolve(ctx, uri, []Option{WithStorageOptions(storageOptions), WithStore(store)})
+	return st, err
+}
+
 // Open opens the Delta table at uri (a path, file://, memory://, or a cloud
 // URL once storage/cloud is imported) at its latest version, or at the
 // version or timestamp an option asks for.

@@ -53,8 +53,12 @@ func (t *Table) Upsert(ctx context.Context, src array.RecordReader, opts UpsertO
 // failed upsert, or one with no rows, creates nothing. When another writer
 // creates the table first with the same schema and partitioning, the
 // upsert goes into that table instead.
-func Upsert(ctx context.Context, uri string, src array.RecordReader, opts UpsertOptions, options ...Option) (UpsertStats, error) {
-	t, err := Open(ctx, uri, options...)
+func Upsert(ctx context.Context, uri string, src array.RecordReader, opts UpsertOptions) (UpsertStats, error) {
+	st, err := storeOf(ctx, uri, opts.StorageOptions, opts.Store)
+	if err != nil {
+		return UpsertStats{}, err
+	}
+	t, err := Open(ctx, uri, WithStore(st))
 	if err == nil {
 		return t.Upsert(ctx, src, opts)
 	}
@@ -63,10 +67,6 @@ func Upsert(ctx context.Context, uri string, src array.RecordReader, opts Upsert
 	}
 	if src == nil || src.Schema() == nil {
 		return UpsertStats{}, errs.New(errs.InvalidArgument, uri, "no source to upsert")
-	}
-	_, st, err := resolve(ctx, uri, options)
-	if err != nil {
-		return UpsertStats{}, err
 	}
 	sc, err := schema.FromArrow(src.Schema())
 	if err != nil {

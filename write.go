@@ -7,6 +7,7 @@ import (
 
 	"github.com/deltalite-go/deltalite/internal/errs"
 	"github.com/deltalite-go/deltalite/schema"
+	"github.com/deltalite-go/deltalite/storage"
 	"github.com/deltalite-go/deltalite/write"
 )
 
@@ -44,8 +45,8 @@ type WriteResult = write.Result
 // Write writes a stream of record batches to the Delta table at uri as one
 // commit, creating the table when the mode allows. Nothing is visible
 // until the commit; a failure leaves the table as it was.
-func Write(ctx context.Context, uri string, src array.RecordReader, wo WriteOptions, opts ...Option) (*WriteResult, error) {
-	_, st, err := resolve(ctx, uri, opts)
+func Write(ctx context.Context, uri string, src array.RecordReader, wo WriteOptions) (*WriteResult, error) {
+	st, err := storeOf(ctx, uri, wo.StorageOptions, wo.Store)
 	if err != nil {
 		return nil, err
 	}
@@ -73,11 +74,14 @@ type CreateOptions struct {
 	Properties        map[string]string
 	Name, Description string
 	CommitMetadata    map[string]any
+	// StorageOptions and Store open the URI as WriteOptions' do.
+	StorageOptions map[string]string
+	Store          storage.Store
 }
 
 // Create makes an empty table with the given schema at uri; it fails with
 // ErrTableExists when a table is there already.
-func Create(ctx context.Context, uri string, sc *schema.Struct, co CreateOptions, opts ...Option) (*Table, error) {
+func Create(ctx context.Context, uri string, sc *schema.Struct, co CreateOptions) (*Table, error) {
 	if sc == nil || len(sc.Fields) == 0 {
 		return nil, errs.New(errs.InvalidArgument, uri, "a table needs at least one column")
 	}
@@ -90,7 +94,7 @@ func Create(ctx context.Context, uri string, sc *schema.Struct, co CreateOptions
 		return nil, errs.Wrap(errs.Internal, uri, err, "empty source")
 	}
 	defer empty.Release()
-	_, st, err := resolve(ctx, uri, opts)
+	st, err := storeOf(ctx, uri, co.StorageOptions, co.Store)
 	if err != nil {
 		return nil, err
 	}
@@ -99,5 +103,5 @@ func Create(ctx context.Context, uri string, sc *schema.Struct, co CreateOptions
 	if _, err := write.Run(ctx, st, empty, sc, wo); err != nil {
 		return nil, err
 	}
-	return Open(ctx, uri, opts...)
+	return Open(ctx, uri, WithStore(st))
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/deltalite-go/deltalite/protocol"
 	"github.com/deltalite-go/deltalite/schema"
 	"github.com/deltalite-go/deltalite/snapshot"
+	"github.com/deltalite-go/deltalite/storage"
 )
 
 // Prune strategies.
@@ -118,6 +119,12 @@ type Options struct {
 	Limits *limits.Limits
 	// Metrics record the upsert (default metrics.Default()).
 	Metrics *metrics.Metrics
+	// StorageOptions are the object-store settings deltalite.Upsert opens
+	// the table's URI with, keyed as delta-rs spells them; Store, when set,
+	// is used instead of resolving the URI. Run is handed a snapshot and
+	// ignores both.
+	StorageOptions map[string]string
+	Store          storage.Store
 
 	// mem allocates every Arrow buffer; tests count allocations with it.
 	mem memory.Allocator

@@ -3,6 +3,7 @@ package write
 import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/deltalite-go/deltalite/snapshot"
+	"github.com/deltalite-go/deltalite/storage"
 )
 
 // Mode says what a write does when the table exists (or not).
@@ -69,6 +70,12 @@ type Options struct {
 	AppVersion int64
 	// Allocator for Arrow buffers (default Go allocator).
 	Allocator memory.Allocator
+	// StorageOptions are the object-store settings deltalite.Write opens
+	// the table's URI with, keyed as delta-rs spells them (AWS_REGION,
+	// AZURE_STORAGE_ACCOUNT_NAME, ...); Store, when set, is used instead of
+	// resolving the URI. Run is handed its store and ignores both.
+	StorageOptions map[string]string
+	Store          storage.Store
 }
 
 // Result reports a write.

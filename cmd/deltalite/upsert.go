@@ -78,9 +78,9 @@ exist yet is created from the input's schema (partitioned by --partition-by).
 			opts := deltalite.UpsertOptions{
 				PrimaryKeys: pks, DeleteColumn: deleteCol, AppID: appID, AppVersion: appVersion,
 				CommitMetadata: anyMap(metadata), PruneStrategy: pruneStrategy,
-				PartitionKey: strings.Join(partitionBy, ","), CreateIfMissing: true,
+				PartitionKey: strings.Join(partitionBy, ","), CreateIfMissing: true, StorageOptions: so,
 			}
-			stats, err := deltalite.Upsert(ctx, args[0], src, opts, deltalite.WithStorageOptions(so))
+			stats, err := deltalite.Upsert(ctx, args[0], src, opts)
 			if err != nil {
 				return withSchemaHint(err, "upsert keeps the table's schema: leave those columns out of the input")
 			}

@@ -66,8 +66,8 @@ from the schema of a data file (.parquet, .csv, .ndjson).`,
 				return err
 			}
 			t, err := deltalite.Create(cmd.Context(), args[0], sc, deltalite.CreateOptions{
-				PartitionBy: partitionBy, Properties: properties,
-			}, deltalite.WithStorageOptions(so))
+				PartitionBy: partitionBy, Properties: properties, StorageOptions: so,
+			})
 			if err != nil {
 				return err
 			}
@@ -142,7 +142,8 @@ the table from the input's schema when it does not exist.
 				Properties:     properties,
 				Compression:    compression,
 				CommitMetadata: anyMap(metadata),
-			}, deltalite.WithStorageOptions(so))
+				StorageOptions: so,
+			})
 			if err != nil && schemaMode == "" {
 				err = withSchemaHint(err, "pass --schema-mode merge to add the new columns to the table, or --mode overwrite --schema-mode overwrite to replace its schema")
 			}

@@ -156,7 +156,7 @@ func write(ctx context.Context, table, input string, partBy []string, so map[str
 		return err
 	}
 	defer rr.Release()
-	wr, err := deltalite.Write(ctx, table, rr, deltalite.WriteOptions{Mode: deltalite.ModeError, PartitionBy: partBy}, deltalite.WithStorageOptions(so))
+	wr, err := deltalite.Write(ctx, table, rr, deltalite.WriteOptions{Mode: deltalite.ModeError, PartitionBy: partBy, StorageOptions: so})
 	if err != nil {
 		return err
 	}

@@ -74,7 +74,7 @@ func TestBadConfiguration(t *testing.T) {
 				expect("Write", func(ctx context.Context) error {
 					src := people(person{1, "a", "d"})
 					defer src.Release()
-					_, err := deltalite.Write(ctx, bc.uri, src, deltalite.WriteOptions{Mode: deltalite.ModeAppend}, so)
+					_, err := deltalite.Write(ctx, bc.uri, src, deltalite.WriteOptions{Mode: deltalite.ModeAppend, StorageOptions: bc.opts})
 					return err
 				})
 				if bc.name == "MissingBucket" {

@@ -76,7 +76,8 @@ func runWriter(role string) error {
 		}
 		for try := 1; ; try++ {
 			src := people(p)
-			res, err := deltalite.Write(ctx, uri, src, wo, deltalite.WithStorageOptions(opts))
+			wo.StorageOptions = opts
+			res, err := deltalite.Write(ctx, uri, src, wo)
 			src.Release()
 			if errors.Is(err, deltalite.ErrCommitConflict) {
 				fmt.Println("conflict", id)

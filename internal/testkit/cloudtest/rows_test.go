@@ -89,7 +89,8 @@ func ctxFor(t *testing.T, d time.Duration) context.Context {
 func (c *cloud) write(t *testing.T, uri string, src array.RecordReader, wo deltalite.WriteOptions) *deltalite.WriteResult {
 	t.Helper()
 	defer src.Release()
-	res, err := deltalite.Write(ctxFor(t, time.Minute), uri, src, wo, deltalite.WithStorageOptions(c.opts))
+	wo.StorageOptions = c.opts
+	res, err := deltalite.Write(ctxFor(t, time.Minute), uri, src, wo)
 	if err != nil {
 		t.Fatalf("Write(%s, %+v): %v", uri, wo, err)
 	}

@@ -29,8 +29,8 @@ func TestTableLifecycle(t *testing.T) {
 			{Name: "name", Type: &schema.Primitive{Name: schema.String}, Nullable: true},
 			{Name: "day", Type: &schema.Primitive{Name: schema.String}, Nullable: true},
 		}}
-		tb, err := deltalite.Create(ctx, uri, sc, deltalite.CreateOptions{PartitionBy: []string{"day"}, Name: "people"},
-			deltalite.WithStorageOptions(c.opts))
+		tb, err := deltalite.Create(ctx, uri, sc, deltalite.CreateOptions{PartitionBy: []string{"day"}, Name: "people",
+			StorageOptions: c.opts})
 		if err != nil {
 			t.Fatalf("Create: %v", err)
 		}
@@ -126,7 +126,7 @@ func TestTableLifecycle(t *testing.T) {
 		// Modes that must not change an existing table.
 		src := people(person{99, "z", "d9"})
 		defer src.Release()
-		if _, err := deltalite.Write(ctx, uri, src, deltalite.WriteOptions{Mode: deltalite.ModeError}, deltalite.WithStorageOptions(c.opts)); !errors.Is(err, deltalite.ErrTableExists) {
+		if _, err := deltalite.Write(ctx, uri, src, deltalite.WriteOptions{Mode: deltalite.ModeError, StorageOptions: c.opts}); !errors.Is(err, deltalite.ErrTableExists) {
 			t.Fatalf("ModeError on an existing table: %v", err)
 		}
 		if res := c.write(t, uri, people(person{99, "z", "d9"}), deltalite.WriteOptions{Mode: deltalite.ModeIgnore}); !res.Skipped || res.Version != 4 {

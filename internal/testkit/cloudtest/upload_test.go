@@ -92,8 +92,8 @@ func TestMultipartDataFile(t *testing.T) {
 			r.Release()
 		}
 		defer rr.Release()
-		res, err := deltalite.Write(ctxFor(t, 2*time.Minute), uri, rr, deltalite.WriteOptions{Mode: deltalite.ModeError},
-			deltalite.WithStorageOptions(opts))
+		res, err := deltalite.Write(ctxFor(t, 2*time.Minute), uri, rr, deltalite.WriteOptions{Mode: deltalite.ModeError,
+			StorageOptions: opts})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -220,7 +220,7 @@ func TestFailedWriteLeavesNoTrace(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := deltalite.Write(ctxFor(t, time.Minute), uri, rr, deltalite.WriteOptions{Mode: deltalite.ModeError}, deltalite.WithStorageOptions(opts)); err != nil {
+		if _, err := deltalite.Write(ctxFor(t, time.Minute), uri, rr, deltalite.WriteOptions{Mode: deltalite.ModeError, StorageOptions: opts}); err != nil {
 			t.Fatal(err)
 		}
 		rr.Release()
@@ -254,7 +254,7 @@ func TestFailedWriteLeavesNoTrace(t *testing.T) {
 		t.Run("SourceFails", func(t *testing.T) {
 			src := &brokenReader{after: 12, atBreak: inFlight}
 			started := time.Now()
-			_, err := deltalite.Write(ctxFor(t, time.Minute), uri, src, deltalite.WriteOptions{Mode: deltalite.ModeAppend}, deltalite.WithStorageOptions(opts))
+			_, err := deltalite.Write(ctxFor(t, time.Minute), uri, src, deltalite.WriteOptions{Mode: deltalite.ModeAppend, StorageOptions: opts})
 			src.Release()
 			if !errors.Is(err, errSourceBroke) {
 				t.Fatalf("Write with a failing source: %v; want the source's error", err)
@@ -266,7 +266,7 @@ func TestFailedWriteLeavesNoTrace(t *testing.T) {
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
 			src := &brokenReader{after: 12, atBreak: inFlight, cancel: cancel}
-			_, err := deltalite.Write(ctx, uri, src, deltalite.WriteOptions{Mode: deltalite.ModeAppend}, deltalite.WithStorageOptions(opts))
+			_, err := deltalite.Write(ctx, uri, src, deltalite.WriteOptions{Mode: deltalite.ModeAppend, StorageOptions: opts})
 			src.Release()
 			if !errors.Is(err, deltalite.ErrCanceled) && !errors.Is(err, context.Canceled) {
 				t.Fatalf("Write with a cancelled context: %v; want a cancellation", err)
