@@ -22,8 +22,8 @@ type Scan struct {
 	chosen      bool
 	columns     []string // nil: every column, in schema order
 	filters     []Filter
-	preds       []*expr.Bound
-	wheres      []string // SQL predicates, bound when the scan is planned
+	given       []*expr.Bound // predicates given bound (WithPredicate)
+	wheres      []string      // SQL predicates, bound when the scan is planned
 	batchSize   int
 	limit       int64 // < 0: no limit
 	parallelism int
@@ -51,7 +51,7 @@ func (s *Scan) With(opts ...Option) *Scan {
 	}
 	c.files = append([]*protocol.Add(nil), s.files...)
 	c.filters = append([]Filter(nil), s.filters...)
-	c.preds = append([]*expr.Bound(nil), s.preds...)
+	c.given = append([]*expr.Bound(nil), s.given...)
 	c.wheres = append([]string(nil), s.wheres...)
 	for _, o := range opts {
 		o(&c)
@@ -105,7 +105,7 @@ func WithWhere(sql string) Option {
 func WithPredicate(p *expr.Bound) Option {
 	return func(s *Scan) {
 		if p != nil {
-			s.preds = append(s.preds, p)
+			s.given = append(s.given, p)
 		}
 	}
 }

@@ -71,8 +71,9 @@ type bound struct {
 	predStats  bool            // a predicate reads a data column: statistics help
 	read       []*schema.Field // data columns read from files, output ones first
 	readTypes  []arrow.DataType
-	// preds are the scan's predicates and its filters' (Filter.predicate),
-	// all decided and evaluated by expr; it shadows Scan.preds.
+	// preds are every predicate of the scan: those given bound, its SQL
+	// (WithWhere) and its filters' (Filter.predicate), all decided and
+	// evaluated by expr.
 	preds []*expr.Bound
 }
 
@@ -148,7 +149,7 @@ func (s *Scan) bind() (*bound, error) {
 	}
 	b.visible = len(b.out)
 	b.outSchema = arrow.NewSchema(arrowFields, nil)
-	b.preds = append(b.preds, s.preds...)
+	b.preds = append(b.preds, s.given...)
 	for _, w := range s.wheres {
 		p, err := expr.ParsePredicate(w, sc)
 		if err != nil {
