@@ -287,7 +287,7 @@ func (b *binder) boolOperand(e Expr) (node, error) {
 }
 
 func (b *binder) unary(e *Unary) (node, error) {
-	if e.Op == Not {
+	if e.Op == OpNot {
 		x, err := b.boolOperand(e.X)
 		if err != nil {
 			return nil, err
@@ -320,7 +320,7 @@ func (b *binder) unary(e *Unary) (node, error) {
 
 func (b *binder) binary(e *Binary) (node, error) {
 	switch e.Op {
-	case And, Or:
+	case OpAnd, OpOr:
 		l, err := b.boolOperand(e.L)
 		if err != nil {
 			return nil, err

@@ -43,7 +43,7 @@ type castN struct {
 type notN struct{ x node }
 
 type logicN struct {
-	op   Op // And or Or
+	op   Op // OpAnd or OpOr
 	l, r node
 }
 
@@ -297,7 +297,7 @@ func unbind(n node, qualify bool) Expr {
 		}
 		return &Cast{X: unbind(n.x, qualify), Type: n.t}
 	case *notN:
-		return &Unary{Op: Not, X: unbind(n.x, qualify)}
+		return &Unary{Op: OpNot, X: unbind(n.x, qualify)}
 	case *logicN:
 		return &Binary{Op: n.op, L: unbind(n.l, qualify), R: unbind(n.r, qualify)}
 	case *cmpN:

@@ -185,7 +185,7 @@ func (p *parser) infix(left Expr) (Expr, error) {
 	}
 	switch kw := strings.ToUpper(t.text); kw {
 	case "OR", "AND", "DIV":
-		op := map[string]Op{"OR": Or, "AND": And, "DIV": IntDiv}[kw]
+		op := map[string]Op{"OR": OpOr, "AND": OpAnd, "DIV": IntDiv}[kw]
 		right, err := p.expr(infixBP(t, token{}))
 		if err != nil {
 			return nil, err
@@ -255,7 +255,7 @@ func (p *parser) isPredicate(left Expr) (Expr, error) {
 		}
 		var e Expr = &Binary{At: at, Op: NullSafeEq, L: left, R: right}
 		if !not {
-			e = &Unary{At: at, Op: Not, X: e}
+			e = &Unary{At: at, Op: OpNot, X: e}
 		}
 		return e, nil
 	}
@@ -333,7 +333,7 @@ func (p *parser) prefix() (Expr, error) {
 			if err != nil {
 				return nil, err
 			}
-			return &Unary{At: t.pos, Op: Not, X: x}, nil
+			return &Unary{At: t.pos, Op: OpNot, X: x}, nil
 		}
 		return nil, p.errAt(t, "expected an expression, found %s", t.describe())
 	}
@@ -344,7 +344,7 @@ func (p *parser) prefix() (Expr, error) {
 		if err != nil {
 			return nil, err
 		}
-		return &Unary{At: t.pos, Op: Not, X: x}, nil
+		return &Unary{At: t.pos, Op: OpNot, X: x}, nil
 	case "NULL":
 		return &Literal{At: t.pos, Kind: LitNull}, nil
 	case "TRUE", "FALSE":

@@ -288,7 +288,7 @@ func (d *decider) analyze(n node) outcomes {
 		return d.analyze(n.x).not()
 	case *logicN:
 		op := and3
-		if n.op == Or {
+		if n.op == OpOr {
 			op = or3
 		}
 		return combine(d.analyze(n.l), d.analyze(n.r), op)

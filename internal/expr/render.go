@@ -94,9 +94,9 @@ func bindingPower(e Expr) int {
 	switch e := e.(type) {
 	case *Binary:
 		switch e.Op {
-		case Or:
+		case OpOr:
 			return bpOr
-		case And:
+		case OpAnd:
 			return bpAnd
 		case Add, Sub, Concat:
 			return bpAdditive
@@ -105,7 +105,7 @@ func bindingPower(e Expr) int {
 		}
 		return bpCompare
 	case *Unary:
-		if e.Op == Not {
+		if e.Op == OpNot {
 			return bpNot
 		}
 		return bpUnary
@@ -163,7 +163,7 @@ func render(sb *strings.Builder, e Expr) {
 		}
 	case *Unary:
 		switch e.Op {
-		case Not:
+		case OpNot:
 			sb.WriteString("NOT ")
 			operand(sb, e.X, bpNot-1)
 		case Neg:
