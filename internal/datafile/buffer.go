@@ -19,6 +19,7 @@ type partition struct {
 	rows   int64
 	bytes  int64
 	file   *dataFile
+	done   int64 // Parquet bytes of its finished files
 }
 
 // chunk is a buffered batch of the file schema and its accounted size.
@@ -116,9 +117,10 @@ func (w *Writer) relieve() error {
 	return nil
 }
 
-// flush writes all of p's buffered rows, rolling files at the target size:
-// the rows that fit in the current file are estimated from the Parquet
-// bytes per Arrow byte learned so far.
+// flush writes all of p's buffered rows, rolling files at the target size,
+// or at the aim an expected size gives (see aim): the rows that fit in the
+// current file are estimated from the Parquet bytes per Arrow byte learned
+// so far.
 func (w *Writer) flush(p *partition) error {
 	for p.rows > 0 {
 		if err := w.ctx.Err(); err != nil {
@@ -130,7 +132,8 @@ func (w *Writer) flush(p *partition) error {
 			}
 		}
 		f := p.file
-		room := w.target - f.length()
+		aim, balanced := w.aim(p)
+		room := aim - f.length()
 		if f.stats.rows > 0 && room < w.target/16 {
 			if err := w.finish(p); err != nil {
 				return err
@@ -150,7 +153,7 @@ func (w *Writer) flush(p *partition) error {
 		}
 		w.arrowFlushed += bytes
 		w.parquetFlushed += f.length() - before
-		if f.length() >= w.target {
+		if !balanced && f.length() >= aim {
 			if err := w.finish(p); err != nil {
 				return err
 			}
@@ -238,6 +241,7 @@ func (w *Writer) finish(p *partition) error {
 	if err := f.finish(); err != nil {
 		return err
 	}
+	p.done += f.size
 	w.stored = append(w.stored, f.key)
 	w.syncs.start(f.key)
 	w.adds = append(w.adds, &protocol.Add{

@@ -47,6 +47,16 @@ type Options struct {
 	// (about its Arrow size at most); Go's collector may take twice that
 	// from the system.
 	MaxUnwrittenBytes int64
+	// ExpectedBytes, when set, estimates the Parquet bytes the write will
+	// store in the partition with the given partitionValues (keyed and
+	// rendered as in its add actions; empty for an unpartitioned table;
+	// not to be modified), 0 when unknown. With an estimate, the
+	// partition's output is cut into files of about equal size near the
+	// target instead of full files and a small tail (see Files in the
+	// package doc). The Writer asks each time it decides where a file of
+	// the partition ends, on the goroutine calling Write or Close, so an
+	// estimate may be refined as the write proceeds.
+	ExpectedBytes func(partitionValues map[string]string) int64
 	// MaxOpenFiles bounds the data files open at once (default 128); past
 	// it the least recently written file is finished early. A file is
 	// opened at its first row group, so partitions whose rows fit in the

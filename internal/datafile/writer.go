@@ -49,6 +49,7 @@ type Writer struct {
 	stored  []string // keys of finished files, for Abort
 	syncs   syncer   // makes finished files durable in the background
 	err     error
+	closing bool // Close is writing what is left: the rest is known
 	closed  bool
 }
 
@@ -379,6 +380,7 @@ func (w *Writer) Close() (_ []*protocol.Add, err error) {
 			w.err = err
 		}
 	}()
+	w.closing = true
 	for _, p := range w.order {
 		if err := w.flush(p); err != nil {
 			return nil, err
