@@ -14,4 +14,25 @@
 // true) and NULL never equals NULL in the ON predicate. A target row that
 // more than one source row matches is an error when a MATCHED clause would
 // act on it.
+//
+// Resolution (resolve) binds every clause against the target schema (under
+// the target alias) and the source schema (under the source alias): UPDATE
+// SET * and INSERT * map columns by name, case-insensitively; a source
+// column the table lacks is an error unless schema evolution adds it, and a
+// table column the source lacks is an error unless schema evolution lets
+// UPDATE keep it and INSERT write null (Spark's rules). Values are cast to
+// the column types; a cast Spark's store assignment refuses (a string into
+// a number) is an error unless type mismatches are allowed. The ON
+// predicate splits into equi-join keys, target-only and source-only
+// conjuncts, and what is checked on each candidate pair.
+//
+// The join core (joiner) is pure over Arrow batches: it hashes the source
+// on the equi-join keys in a compact key set (internal/keyset), then takes
+// the target a batch at a time: candidate source rows per target row, the
+// pair check, the multiple-match rule, the MATCHED clauses on matched rows
+// and the NOT MATCHED BY SOURCE clauses on the others, giving the rows to
+// keep and the rows that replace updated ones. After the whole target
+// scope, the NOT MATCHED clauses run over the source rows nothing matched.
+// A predicate without an equi-join conjunct runs as a nested loop over the
+// (bounded) source, its pairs checked in chunks.
 package merge

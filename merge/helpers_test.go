@@ -1,0 +1,131 @@
+package merge
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/compute/exec"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/deltalite-go/deltalite/schema"
+)
+
+// cols builds a schema from "name type" pairs, every column nullable.
+func cols(specs ...string) *schema.Struct {
+	s := &schema.Struct{}
+	for _, sp := range specs {
+		name, typ, _ := strings.Cut(sp, " ")
+		var t schema.Type = &schema.Primitive{Name: typ}
+		var p, sc int
+		if n, _ := fmt.Sscanf(typ, "decimal(%d,%d)", &p, &sc); n == 2 {
+			t = &schema.Decimal{Precision: p, Scale: sc}
+		}
+		s.Fields = append(s.Fields, &schema.Field{Name: name, Type: t, Nullable: true})
+	}
+	return s
+}
+
+// batch builds a record batch of s from a JSON array of rows; the caller
+// releases it.
+func batch(t *testing.T, mem memory.Allocator, s *schema.Struct, rows string) arrow.RecordBatch {
+	t.Helper()
+	as, err := schema.ToArrow(s, schema.ArrowOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec, _, err := array.RecordFromJSON(mem, as, strings.NewReader(rows))
+	if err != nil {
+		t.Fatalf("rows %s: %v", rows, err)
+	}
+	return rec
+}
+
+// merged runs the join core over the target rows (split into batches of
+// per rows) and the source, and returns the table's rows afterwards in the
+// out schema, rendered and sorted, and the counters.
+func merged(t *testing.T, opt Options, target, source *schema.Struct, tRows, sRows string, per int) ([]string, counters, *joiner, error) {
+	t.Helper()
+	mem := memory.NewCheckedAllocator(memory.DefaultAllocator)
+	defer mem.AssertSize(t, 0)
+	ctx := exec.WithAllocator(context.Background(), mem)
+	p, err := resolve(opt, target, source)
+	if err != nil {
+		return nil, counters{}, nil, err
+	}
+	sb := batch(t, mem, source, sRows)
+	defer sb.Release()
+	j, err := newJoiner(ctx, p, sb)
+	if err != nil {
+		return nil, counters{}, nil, err
+	}
+	defer j.release()
+	tb := batch(t, mem, target, tRows)
+	defer tb.Release()
+	var out []string
+	var cnt counters
+	for off := int64(0); off < tb.NumRows(); off += int64(per) {
+		part := tb.NewSlice(off, min(off+int64(per), tb.NumRows()))
+		res, err := j.apply(ctx, part)
+		if err != nil {
+			part.Release()
+			return nil, cnt, j, err
+		}
+		cnt.add(res.counters)
+		for _, r := range res.keep {
+			out = append(out, renderRow(p.out, part, int(r)))
+		}
+		for _, u := range res.updates {
+			out = append(out, renderAll(p.out, u)...)
+		}
+		if !res.changed() && len(res.keep) != int(part.NumRows()) {
+			t.Errorf("a batch that lost rows does not say it changed")
+		}
+		res.release()
+		part.Release()
+	}
+	ins, ic, err := j.inserts(ctx)
+	if err != nil {
+		return nil, cnt, j, err
+	}
+	cnt.add(ic)
+	for _, b := range ins {
+		out = append(out, renderAll(p.out, b)...)
+		b.Release()
+	}
+	slices.Sort(out)
+	return out, cnt, j, nil
+}
+
+// renderRow renders row i of rec as the out schema's columns joined with
+// "|"; a column rec lacks (one schema evolution adds) is null.
+func renderRow(out *schema.Struct, rec arrow.RecordBatch, i int) string {
+	vals := make([]string, len(out.Fields))
+	for k, f := range out.Fields {
+		c := columnIndex(rec, f.Name)
+		switch {
+		case c < 0 || rec.Column(c).IsNull(i):
+			vals[k] = "NULL"
+		default:
+			vals[k] = rec.Column(c).ValueStr(i)
+		}
+	}
+	return strings.Join(vals, "|")
+}
+
+func renderAll(out *schema.Struct, rec arrow.RecordBatch) []string {
+	var rows []string
+	for i := 0; i < int(rec.NumRows()); i++ {
+		rows = append(rows, renderRow(out, rec, i))
+	}
+	return rows
+}
+
+func sorted(rows ...string) []string {
+	slices.Sort(rows)
+	return rows
+}

@@ -1,0 +1,651 @@
+package merge
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync/atomic"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/compute"
+	"github.com/apache/arrow-go/v18/arrow/compute/exec"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/deltalite-go/deltalite/internal/errs"
+	"github.com/deltalite-go/deltalite/internal/expr"
+	"github.com/deltalite-go/deltalite/internal/keyset"
+	"github.com/deltalite-go/deltalite/schema"
+)
+
+// pairChunk bounds the candidate (target row, source row) pairs checked at
+// once, so that a nested loop over a large source stays within memory.
+const pairChunk = 1 << 16
+
+// counters are the row counts of a merge, named as Spark's
+// operationMetrics name them (numTargetRowsUpdated, ...).
+type counters struct {
+	SourceRows                          int64 // numSourceRows
+	TargetRowsInserted                  int64 // numTargetRowsInserted
+	TargetRowsUpdated                   int64 // numTargetRowsUpdated
+	TargetRowsDeleted                   int64 // numTargetRowsDeleted
+	TargetRowsMatchedUpdated            int64 // numTargetRowsMatchedUpdated
+	TargetRowsMatchedDeleted            int64 // numTargetRowsMatchedDeleted
+	TargetRowsNotMatchedBySourceUpdated int64 // numTargetRowsNotMatchedBySourceUpdated
+	TargetRowsNotMatchedBySourceDeleted int64 // numTargetRowsNotMatchedBySourceDeleted
+}
+
+func (c *counters) add(o counters) {
+	c.SourceRows += o.SourceRows
+	c.TargetRowsInserted += o.TargetRowsInserted
+	c.TargetRowsUpdated += o.TargetRowsUpdated
+	c.TargetRowsDeleted += o.TargetRowsDeleted
+	c.TargetRowsMatchedUpdated += o.TargetRowsMatchedUpdated
+	c.TargetRowsMatchedDeleted += o.TargetRowsMatchedDeleted
+	c.TargetRowsNotMatchedBySourceUpdated += o.TargetRowsNotMatchedBySourceUpdated
+	c.TargetRowsNotMatchedBySourceDeleted += o.TargetRowsNotMatchedBySourceDeleted
+}
+
+// joiner is the join core of a merge, pure over Arrow batches: the source
+// hashed on the equi-join keys, applied to the target one batch at a time
+// (apply, safe for concurrent use), then to the source rows no target row
+// matched (inserts). It does no I/O.
+type joiner struct {
+	p   *plan
+	src arrow.RecordBatch // the whole source, as the plan's source schema
+	// eligible marks the source rows the source-only conjuncts of the ON
+	// predicate allow; nil: all.
+	eligible []bool
+	set      *keyset.Set // nil without equi-join keys: a nested loop
+	first    []int32     // per key of set: its first source row
+	next     []int32     // per source row: the next row with its key, or -1
+	matched  []atomic.Uint64
+	// unambiguous: the only MATCHED clause is an unconditional DELETE, so
+	// a target row may match several source rows (Spark's exception).
+	unambiguous bool
+	hasMatched  bool
+}
+
+// newJoiner hashes src (rows of the plan's source schema). The joiner
+// keeps a reference to src until release.
+func newJoiner(ctx context.Context, p *plan, src arrow.RecordBatch) (*joiner, error) {
+	n := int(src.NumRows())
+	j := &joiner{p: p, src: src, next: make([]int32, n), matched: make([]atomic.Uint64, (n+63)/64)}
+	src.Retain()
+	var err error
+	if p.sourceOnly != nil {
+		if j.eligible, err = truths(ctx, p.sourceOnly, map[string]arrow.RecordBatch{p.src: src}); err != nil {
+			j.release()
+			return nil, errs.Wrap(errs.InvalidArgument, "", err, "the merge predicate's source conditions")
+		}
+	}
+	var matchedClauses []clause
+	for _, c := range p.clauses {
+		if c.When == Matched {
+			matchedClauses = append(matchedClauses, c)
+		}
+	}
+	j.hasMatched = len(matchedClauses) > 0
+	j.unambiguous = len(matchedClauses) == 1 && matchedClauses[0].Action == Delete && matchedClauses[0].cond == nil
+	if len(p.keys) == 0 {
+		return j, nil
+	}
+	cols, types, err := j.keyColumns(ctx, src, false)
+	if err != nil {
+		j.release()
+		return nil, err
+	}
+	defer releaseAll(cols)
+	if j.set, err = keyset.New(types, n); err != nil {
+		j.release()
+		return nil, errs.Wrap(errs.InvalidArgument, "", err, "the merge predicate's keys")
+	}
+	b, err := j.set.Bind(cols)
+	if err != nil {
+		j.release()
+		return nil, errs.Wrap(errs.Internal, "", err, "hashing the source keys")
+	}
+	// Rows go in backwards so that each key's chain lists its rows in order.
+	for i := n - 1; i >= 0; i-- {
+		j.next[i] = -1
+		if j.eligible != nil && !j.eligible[i] {
+			continue
+		}
+		e, added, err := b.Insert(i)
+		if err != nil {
+			j.release()
+			return nil, errs.Wrap(errs.SourceTooLarge, "", err, "hashing the source keys")
+		}
+		if e < 0 {
+			continue // a null key never matches
+		}
+		if added {
+			j.first = append(j.first, -1)
+		}
+		j.next[i] = j.first[e]
+		j.first[e] = int32(i)
+	}
+	return j, nil
+}
+
+// release drops the joiner's reference to the source.
+func (j *joiner) release() {
+	if j.src != nil {
+		j.src.Release()
+		j.src = nil
+	}
+}
+
+// nestedLoop reports a join without equi-join keys: every target row is
+// checked against every source row.
+func (j *joiner) nestedLoop() bool { return j.set == nil }
+
+// keyColumns evaluates the key sides of one relation on rec.
+func (j *joiner) keyColumns(ctx context.Context, rec arrow.RecordBatch, target bool) ([]arrow.Array, []arrow.DataType, error) {
+	var cols []arrow.Array
+	var types []arrow.DataType
+	for _, k := range j.p.keys {
+		side, rel := k.source, j.p.src
+		if target {
+			side, rel = k.target, j.p.tgt
+		}
+		a, err := side.EvalInputs(ctx, map[string]arrow.RecordBatch{rel: rec})
+		if err != nil {
+			releaseAll(cols)
+			return nil, nil, err
+		}
+		cols = append(cols, a)
+		types = append(types, k.keyType)
+	}
+	return cols, types, nil
+}
+
+// batchResult is what one target batch becomes: the rows kept as they are
+// (ascending), and the rows that replace the updated ones, in the plan's
+// out schema. Deleted rows are in neither.
+type batchResult struct {
+	keep    []int32
+	updates []arrow.RecordBatch
+	counters
+}
+
+// changed reports whether any row of the batch was updated or deleted,
+// which is when its file must be rewritten.
+func (r *batchResult) changed() bool {
+	return r.TargetRowsUpdated+r.TargetRowsDeleted > 0
+}
+
+func (r *batchResult) release() {
+	for _, u := range r.updates {
+		u.Release()
+	}
+	r.updates = nil
+}
+
+// rowFate is what happens to one target row.
+type rowFate struct {
+	matched bool  // some source row satisfies the ON predicate with it
+	acting  int32 // source rows matched where some MATCHED clause would act
+	src     int32 // the (last) such source row
+	clause  int16 // index in plan.clauses of the clause that takes it, or -1
+}
+
+// apply runs the MATCHED and NOT MATCHED BY SOURCE clauses on one target
+// batch (rows of the plan's target schema) and marks the source rows it
+// matched.
+func (j *joiner) apply(ctx context.Context, tb arrow.RecordBatch) (res batchResult, err error) {
+	n := int(tb.NumRows())
+	fates := make([]rowFate, n)
+	for i := range fates {
+		fates[i].clause = -1
+	}
+	tIn := map[string]arrow.RecordBatch{j.p.tgt: tb}
+	var tOK []bool
+	if j.p.targetOnly != nil {
+		if tOK, err = truths(ctx, j.p.targetOnly, tIn); err != nil {
+			return res, err
+		}
+	}
+	var ti, si []int32
+	flush := func() error {
+		if len(ti) == 0 {
+			return nil
+		}
+		err := j.pairs(ctx, tb, ti, si, fates)
+		ti, si = ti[:0], si[:0]
+		return err
+	}
+	if j.set != nil {
+		cols, _, err := j.keyColumns(ctx, tb, true)
+		if err != nil {
+			return res, err
+		}
+		defer releaseAll(cols)
+		b, err := j.set.Bind(cols)
+		if err != nil {
+			return res, errs.Wrap(errs.Internal, "", err, "probing the source keys")
+		}
+		for i := 0; i < n; i++ {
+			if tOK != nil && !tOK[i] {
+				continue
+			}
+			e := b.Find(i)
+			if e < 0 {
+				continue
+			}
+			for r := j.first[e]; r >= 0; r = j.next[r] {
+				ti, si = append(ti, int32(i)), append(si, r)
+			}
+			if len(ti) >= pairChunk {
+				if err := flush(); err != nil {
+					return res, err
+				}
+			}
+		}
+	} else {
+		m := int(j.src.NumRows())
+		for i := 0; i < n; i++ {
+			if tOK != nil && !tOK[i] {
+				continue
+			}
+			for r := 0; r < m; r++ {
+				if j.eligible != nil && !j.eligible[r] {
+					continue
+				}
+				ti, si = append(ti, int32(i)), append(si, int32(r))
+				if len(ti) >= pairChunk {
+					if err := flush(); err != nil {
+						return res, err
+					}
+				}
+			}
+		}
+	}
+	if err := flush(); err != nil {
+		return res, err
+	}
+	if !j.unambiguous {
+		for i, f := range fates {
+			if f.acting > 1 {
+				return res, j.ambiguous(tb, i, int(f.acting))
+			}
+		}
+	}
+	if err := j.bySource(ctx, tb, fates); err != nil {
+		return res, err
+	}
+	defer func() {
+		if err != nil {
+			res.release()
+		}
+	}()
+	taken := make([]bool, n)
+	for ci, c := range j.p.clauses {
+		var rows, srcRows []int32
+		for i, f := range fates {
+			if int(f.clause) == ci {
+				rows, srcRows = append(rows, int32(i)), append(srcRows, f.src)
+			}
+		}
+		if len(rows) == 0 {
+			continue
+		}
+		cnt := int64(len(rows))
+		switch {
+		case c.Action == Delete && c.When == Matched:
+			res.TargetRowsMatchedDeleted += cnt
+		case c.Action == Delete:
+			res.TargetRowsNotMatchedBySourceDeleted += cnt
+		case c.When == Matched:
+			res.TargetRowsMatchedUpdated += cnt
+		default:
+			res.TargetRowsNotMatchedBySourceUpdated += cnt
+		}
+		for _, r := range rows {
+			taken[r] = true // an updated row leaves the keep-selection too
+		}
+		if c.Action == Delete {
+			res.TargetRowsDeleted += cnt
+			continue
+		}
+		res.TargetRowsUpdated += cnt
+		in, err := j.takeInputs(ctx, c.When, tb, rows, srcRows)
+		if err != nil {
+			return res, err
+		}
+		u, err := j.build(ctx, c, in, len(rows))
+		releaseInputs(in)
+		if err != nil {
+			return res, err
+		}
+		res.updates = append(res.updates, u)
+	}
+	for i := range taken {
+		if !taken[i] {
+			res.keep = append(res.keep, int32(i))
+		}
+	}
+	return res, nil
+}
+
+// pairs checks candidate pairs against the rest of the ON predicate, marks
+// the matched source rows, and records per target row the MATCHED clause
+// each matching source row would take.
+func (j *joiner) pairs(ctx context.Context, tb arrow.RecordBatch, ti, si []int32, fates []rowFate) error {
+	if j.p.pairCheck != nil {
+		in, err := j.takeInputs(ctx, Matched, tb, ti, si)
+		if err != nil {
+			return err
+		}
+		ok, err := truths(ctx, j.p.pairCheck, in)
+		releaseInputs(in)
+		if err != nil {
+			return errs.Wrap(errs.InvalidArgument, "", err, "the merge predicate")
+		}
+		k := 0
+		for x := range ti {
+			if ok[x] {
+				ti[k], si[k] = ti[x], si[x]
+				k++
+			}
+		}
+		ti, si = ti[:k], si[:k]
+	}
+	for x := range ti {
+		fates[ti[x]].matched = true
+		j.matched[si[x]/64].Or(1 << (si[x] % 64))
+	}
+	if len(ti) == 0 || !j.hasMatched {
+		return nil
+	}
+	// Each pair takes the first MATCHED clause whose condition holds.
+	take := make([]int16, len(ti))
+	for x := range take {
+		take[x] = -1
+	}
+	var in map[string]arrow.RecordBatch
+	defer func() { releaseInputs(in) }()
+	for ci, c := range j.p.clauses {
+		if c.When != Matched {
+			continue
+		}
+		if c.cond == nil {
+			for x := range take {
+				if take[x] < 0 {
+					take[x] = int16(ci)
+				}
+			}
+			break
+		}
+		if in == nil {
+			var err error
+			if in, err = j.takeInputs(ctx, Matched, tb, ti, si); err != nil {
+				return err
+			}
+		}
+		ok, err := truths(ctx, c.cond, in)
+		if err != nil {
+			return err
+		}
+		for x := range take {
+			if take[x] < 0 && ok[x] {
+				take[x] = int16(ci)
+			}
+		}
+	}
+	for x, ci := range take {
+		if ci >= 0 {
+			f := &fates[ti[x]]
+			f.acting++
+			f.src, f.clause = si[x], ci
+		}
+	}
+	return nil
+}
+
+// bySource gives the target rows no source row matched to the first NOT
+// MATCHED BY SOURCE clause whose condition holds.
+func (j *joiner) bySource(ctx context.Context, tb arrow.RecordBatch, fates []rowFate) error {
+	var rows []int32
+	for i := range fates {
+		if !fates[i].matched {
+			rows = append(rows, int32(i))
+		}
+	}
+	return j.firstClause(ctx, NotMatchedBySource, tb, rows, func(x int, ci int16) { fates[rows[x]].clause = ci })
+}
+
+// firstClause evaluates the clauses of kind w on the given rows of rec (a
+// target batch for NOT MATCHED BY SOURCE, the source for NOT MATCHED) and
+// calls take for each row that a clause takes, with the clause's index.
+func (j *joiner) firstClause(ctx context.Context, w When, rec arrow.RecordBatch, rows []int32, take func(x int, ci int16)) error {
+	if len(rows) == 0 {
+		return nil
+	}
+	done := make([]bool, len(rows))
+	var in map[string]arrow.RecordBatch
+	defer func() { releaseInputs(in) }()
+	for ci, c := range j.p.clauses {
+		if c.When != w {
+			continue
+		}
+		var ok []bool
+		if c.cond != nil {
+			if in == nil {
+				var err error
+				if in, err = j.takeInputs(ctx, w, rec, rows, rows); err != nil {
+					return err
+				}
+			}
+			var err error
+			if ok, err = truths(ctx, c.cond, in); err != nil {
+				return err
+			}
+		}
+		for x := range rows {
+			if !done[x] && (ok == nil || ok[x]) {
+				done[x] = true
+				take(x, int16(ci))
+			}
+		}
+	}
+	return nil
+}
+
+// inserts runs the NOT MATCHED clauses on the source rows no target row
+// matched; call it after every batch of the target's scope was applied.
+func (j *joiner) inserts(ctx context.Context) (out []arrow.RecordBatch, cnt counters, err error) {
+	cnt.SourceRows = j.src.NumRows()
+	var rows []int32
+	for r := 0; r < int(j.src.NumRows()); r++ {
+		if j.matched[r/64].Load()&(1<<(r%64)) == 0 {
+			rows = append(rows, int32(r))
+		}
+	}
+	chosen := make([]int16, len(rows))
+	for x := range chosen {
+		chosen[x] = -1
+	}
+	if err := j.firstClause(ctx, NotMatched, j.src, rows, func(x int, ci int16) { chosen[x] = ci }); err != nil {
+		return nil, cnt, err
+	}
+	defer func() {
+		if err != nil {
+			for _, b := range out {
+				b.Release()
+			}
+			out = nil
+		}
+	}()
+	for ci, c := range j.p.clauses {
+		var take []int32
+		for x, k := range chosen {
+			if int(k) == ci {
+				take = append(take, rows[x])
+			}
+		}
+		if len(take) == 0 {
+			continue
+		}
+		in, err := j.takeInputs(ctx, NotMatched, j.src, take, take)
+		if err != nil {
+			return out, cnt, err
+		}
+		b, err := j.build(ctx, c, in, len(take))
+		releaseInputs(in)
+		if err != nil {
+			return out, cnt, err
+		}
+		out = append(out, b)
+		cnt.TargetRowsInserted += int64(len(take))
+	}
+	return out, cnt, nil
+}
+
+// build makes the n rows a clause writes, in the out schema: its assigned
+// columns from in; the other columns from the target rows it updates (in's
+// target batch), or null for inserts and for columns schema evolution adds.
+func (j *joiner) build(ctx context.Context, c clause, in map[string]arrow.RecordBatch, n int) (arrow.RecordBatch, error) {
+	out := j.p.out
+	cols := make([]arrow.Array, len(out.Fields))
+	defer releaseAll(cols)
+	fields := make([]arrow.Field, len(out.Fields))
+	for _, a := range c.assign {
+		v, err := a.value.EvalInputs(ctx, in)
+		if err != nil {
+			return nil, errs.Wrap(errs.InvalidArgument, "", err, "%s: value of %q", c.Clause, out.Fields[a.col].Name)
+		}
+		cols[a.col] = v
+	}
+	kept := in[j.p.tgt] // nil for inserts
+	mem := exec.GetAllocator(ctx)
+	for i, f := range out.Fields {
+		af, err := schema.ArrowField(f, schema.ArrowOptions{})
+		if err != nil {
+			return nil, errs.Wrap(errs.UnsupportedTable, "", err, "column %q", f.Name)
+		}
+		if cols[i] == nil {
+			if k := columnIndex(kept, f.Name); k >= 0 && i < len(j.p.target.Fields) {
+				cols[i] = kept.Column(k)
+				cols[i].Retain()
+			} else {
+				cols[i] = array.MakeArrayOfNull(mem, af.Type, n)
+			}
+		}
+		af.Type = cols[i].DataType()
+		fields[i] = af
+	}
+	return array.NewRecordBatch(arrow.NewSchema(fields, nil), cols, int64(n)), nil
+}
+
+// takeInputs gathers the rows a clause of kind w reads: target rows ti of
+// tb and source rows si for MATCHED; for the one-sided kinds, rows ti of
+// rec (a target batch or the source).
+func (j *joiner) takeInputs(ctx context.Context, w When, rec arrow.RecordBatch, ti, si []int32) (map[string]arrow.RecordBatch, error) {
+	t, err := takeRows(ctx, rec, ti)
+	if err != nil {
+		return nil, err
+	}
+	switch w {
+	case NotMatched:
+		return map[string]arrow.RecordBatch{j.p.src: t}, nil
+	case NotMatchedBySource:
+		return map[string]arrow.RecordBatch{j.p.tgt: t}, nil
+	}
+	s, err := takeRows(ctx, j.src, si)
+	if err != nil {
+		t.Release()
+		return nil, err
+	}
+	return map[string]arrow.RecordBatch{j.p.tgt: t, j.p.src: s}, nil
+}
+
+// ambiguous is Spark's error for a target row that several source rows
+// match where a MATCHED clause would act, naming the row by the target
+// columns the ON predicate reads.
+func (j *joiner) ambiguous(tb arrow.RecordBatch, row, n int) error {
+	var parts []string
+	for _, ref := range j.p.on.Columns() {
+		if ref.Relation != j.p.tgt || len(ref.Path) != 1 {
+			continue
+		}
+		if k := columnIndex(tb, ref.Path[0]); k >= 0 {
+			parts = append(parts, fmt.Sprintf("%s = %s", ref, tb.Column(k).ValueStr(row)))
+		}
+	}
+	return errs.New(errs.InvalidArgument, "", "cannot MERGE: %d source rows match the target row with %s and a WHEN MATCHED clause would change it, "+
+		"which is ambiguous (SQL's MERGE refuses it): keep one source row per target row, for example by removing duplicate keys from the source",
+		n, strings.Join(parts, ", "))
+}
+
+// truths evaluates a predicate: true where it holds, false where it is
+// false or null.
+func truths(ctx context.Context, b *expr.Bound, in map[string]arrow.RecordBatch) ([]bool, error) {
+	a, err := b.EvalInputs(ctx, in)
+	if err != nil {
+		return nil, err
+	}
+	defer a.Release()
+	bools, ok := a.(*array.Boolean)
+	if !ok {
+		return nil, errs.New(errs.Internal, "", "%s evaluated to %s, not a boolean", b, a.DataType())
+	}
+	out := make([]bool, bools.Len())
+	for i := range out {
+		out[i] = bools.IsValid(i) && bools.Value(i)
+	}
+	return out, nil
+}
+
+// takeRows gathers rows idx of rec.
+func takeRows(ctx context.Context, rec arrow.RecordBatch, idx []int32) (arrow.RecordBatch, error) {
+	buf := memory.NewBufferBytes(arrow.Int32Traits.CastToBytes(idx))
+	ix := array.NewInt32Data(array.NewData(arrow.PrimitiveTypes.Int32, len(idx), []*memory.Buffer{nil, buf}, nil, 0, 0))
+	defer ix.Release()
+	// Datums hold references of their own.
+	values, indices := compute.NewDatum(rec), compute.NewDatum(ix)
+	defer values.Release()
+	defer indices.Release()
+	d, err := compute.Take(ctx, *compute.DefaultTakeOptions(), values, indices)
+	if err != nil {
+		return nil, errs.Wrap(errs.Internal, "", err, "gathering rows")
+	}
+	defer d.Release()
+	out := d.(*compute.RecordDatum).Value
+	out.Retain()
+	return out, nil
+}
+
+// columnIndex finds a column of rec by name, exactly, then ignoring case.
+func columnIndex(rec arrow.RecordBatch, name string) int {
+	if rec == nil {
+		return -1
+	}
+	if ix := rec.Schema().FieldIndices(name); len(ix) > 0 {
+		return ix[0]
+	}
+	for i, f := range rec.Schema().Fields() {
+		if strings.EqualFold(f.Name, name) {
+			return i
+		}
+	}
+	return -1
+}
+
+func releaseAll(as []arrow.Array) {
+	for _, a := range as {
+		if a != nil {
+			a.Release()
+		}
+	}
+}
+
+func releaseInputs(in map[string]arrow.RecordBatch) {
+	seen := map[arrow.RecordBatch]bool{}
+	for _, r := range in {
+		if r != nil && !seen[r] {
+			seen[r] = true
+			r.Release()
+		}
+	}
+}
