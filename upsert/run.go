@@ -181,9 +181,10 @@ func (r *run) attempt(ctx context.Context, s Stats) (Stats, *snapshot.Snapshot, 
 	for _, p := range r.parts {
 		removes += len(p.rewriteFiles())
 	}
-	if removes > 0 && appendOnly(r.snap) {
-		return s, nil, errs.New(errs.UnsupportedTable, "",
-			"the table is append-only (%s=true): the upsert would replace rows of %d files; only inserts are allowed", protocol.PropAppendOnly, removes)
+	if removes > 0 {
+		if err := txn.CheckRewrite(r.snap, r.c.operation()); err != nil {
+			return s, nil, err
+		}
 	}
 
 	t = time.Now()
@@ -285,11 +286,6 @@ func sameShape(a, b *snapshot.Snapshot) bool {
 	return a.Metadata().SchemaString == b.Metadata().SchemaString &&
 		slices.Equal(a.PartitionColumns(), b.PartitionColumns()) &&
 		a.ColumnMapping() == b.ColumnMapping()
-}
-
-func appendOnly(snap *snapshot.Snapshot) bool {
-	b, err := properties(snap).Bool(protocol.PropAppendOnly, false)
-	return b || err != nil
 }
 
 // pause waits before planning again, longer each time, with jitter so

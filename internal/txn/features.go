@@ -29,8 +29,8 @@ type tableView struct {
 var writerFeatures = map[string]func(*tableView) string{
 	// delta.appendOnly=true is enforced on the commit's actions.
 	"appendOnly": func(v *tableView) string {
-		if appendOnly(v.md) && (v.op.Name == OpDelete || v.op.Name == OpUpdate) {
-			return "appendOnly (delta.appendOnly is true, so " + v.op.Name + " is not allowed)"
+		if appendOnly(v.md) && (v.op.Name == OpDelete || v.op.Name == OpUpdate || v.op.RewritesRows) {
+			return "appendOnly (the table is append-only: delta.appendOnly is true, so " + v.op.Name + " may not remove or change rows)"
 		}
 		return ""
 	},
@@ -101,6 +101,19 @@ func CheckWritable(snap *snapshot.Snapshot, op Operation) error {
 		return errs.New(errs.InvalidArgument, "", "no snapshot to check")
 	}
 	return CheckProtocolWritable(snap.Protocol(), snap.Metadata(), op)
+}
+
+// CheckRewrite refuses, with errs.UnsupportedTable naming each feature, an
+// operation op that removes or changes rows of the table snap shows
+// (DELETE, UPDATE, a MERGE or upsert that replaces rows) when the table's
+// features forbid it: appendOnly, CHECK constraints, change data feed (no
+// change data files are written), generated and identity columns, and
+// whatever else CheckWritable refuses for op. It is the one home of "may
+// this table's rows be rewritten by op": call it as soon as the operation
+// knows it will remove or change rows, before writing data files.
+func CheckRewrite(snap *snapshot.Snapshot, op Operation) error {
+	op.RewritesRows = true
+	return CheckWritable(snap, op)
 }
 
 // CheckProtocolWritable is CheckWritable on a protocol and metaData action,

@@ -1,0 +1,117 @@
+package rewrite
+
+import (
+	"context"
+	"time"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/deltalite-go/deltalite/internal/errs"
+	"github.com/deltalite-go/deltalite/limits"
+	"github.com/deltalite-go/deltalite/protocol"
+	"github.com/deltalite-go/deltalite/schema"
+	"github.com/deltalite-go/deltalite/snapshot"
+	"github.com/deltalite-go/deltalite/storage"
+)
+
+// Defaults of the options; the operations built on the engine declare
+// theirs as these.
+const (
+	DefaultMaxParallelFiles = 4
+	DefaultMaxBufferedBytes = 64 << 20
+	DefaultReadBatchSize    = 8192
+)
+
+// Options configure one rewrite. The zero value is complete.
+type Options struct {
+	// Schema is the schema of the written rows (default the table's). A
+	// caller whose rows change shape (MERGE with schema evolution) names
+	// the new one and returns Replace batches of it for every batch.
+	Schema *schema.Struct
+	// Store receives the data files (default the snapshot's store); pass
+	// storage.WithUploads to size cloud uploads.
+	Store storage.Store
+	// TargetFileSize is the size of written files; 0 takes the table's
+	// delta.targetFileSize, else 100 MiB.
+	TargetFileSize int64
+	// MaxParallelFiles is how many files are read at once (default 4).
+	MaxParallelFiles int
+	// MaxBufferedBytes bounds the data held in memory (default 64 MiB):
+	// half for decoded batches in flight, half for the writer's buffers.
+	MaxBufferedBytes int64
+	// ReadBatchSize caps the rows of a decoded batch (default 8192); wide
+	// rows get smaller batches.
+	ReadBatchSize int
+	// Budget, when set, is the budget readers draw on instead of one of
+	// half of MaxBufferedBytes under Limits: a caller that holds other
+	// memory of the same call (MERGE's source) shares one budget.
+	Budget *limits.Budget
+	// Limits are the process limits a budget of the call's own draws from
+	// (default limits.Process()).
+	Limits *limits.Limits
+	// Append, when set, is called once after every file was read, with a
+	// function that writes more rows (the Schema's Arrow form) through the
+	// same writer: MERGE's inserted rows. The batches stay the caller's.
+	Append func(ctx context.Context, write func(arrow.RecordBatch) error) error
+	// Allocator allocates every Arrow buffer (default the Go allocator).
+	Allocator memory.Allocator
+	// Now stamps the remove actions (default time.Now).
+	Now func() time.Time
+}
+
+// config is Options with defaults applied.
+type config struct {
+	Options
+	writerBuf int64
+}
+
+func resolve(snap *snapshot.Snapshot, opt Options) (*config, error) {
+	if snap == nil {
+		return nil, errs.New(errs.InvalidArgument, "", "a rewrite needs a table snapshot")
+	}
+	for name, v := range map[string]int64{
+		"MaxParallelFiles": int64(opt.MaxParallelFiles), "MaxBufferedBytes": opt.MaxBufferedBytes,
+		"ReadBatchSize": int64(opt.ReadBatchSize), "TargetFileSize": opt.TargetFileSize,
+	} {
+		if v < 0 {
+			return nil, errs.New(errs.InvalidArgument, "", "%s must not be negative (got %d)", name, v)
+		}
+	}
+	c := &config{Options: opt}
+	if c.Schema == nil {
+		c.Schema = snap.Schema()
+	}
+	if c.Store == nil {
+		c.Store = snap.Store()
+	}
+	if c.MaxParallelFiles == 0 {
+		c.MaxParallelFiles = DefaultMaxParallelFiles
+	}
+	if c.MaxBufferedBytes == 0 {
+		c.MaxBufferedBytes = DefaultMaxBufferedBytes
+	}
+	if c.ReadBatchSize == 0 {
+		c.ReadBatchSize = DefaultReadBatchSize
+	}
+	if c.Allocator == nil {
+		c.Allocator = memory.DefaultAllocator
+	}
+	if c.Now == nil {
+		c.Now = time.Now
+	}
+	if c.Budget == nil {
+		c.Budget = c.Limits.NewBudget(limits.CallConfig{
+			MaxParallelPartitions: 1,
+			MaxParallelFiles:      c.MaxParallelFiles,
+			MaxDecodedBytes:       max(c.MaxBufferedBytes/2, 1),
+		})
+	}
+	c.writerBuf = max(c.MaxBufferedBytes/2, 256<<10)
+	return c, nil
+}
+
+// propertiesOf are the table's configuration as typed properties.
+func propertiesOf(snap *snapshot.Snapshot) protocol.Properties {
+	return protocol.Properties(snap.Properties())
+}

@@ -1,0 +1,294 @@
+package rewrite
+
+import (
+	"context"
+	"sync/atomic"
+
+	"github.com/apache/arrow-go/v18/arrow"
+
+	"github.com/deltalite-go/deltalite/internal/datafile"
+	"github.com/deltalite-go/deltalite/internal/errs"
+	"github.com/deltalite-go/deltalite/internal/expr"
+	"github.com/deltalite-go/deltalite/protocol"
+	"github.com/deltalite-go/deltalite/scan"
+	"github.com/deltalite-go/deltalite/snapshot"
+)
+
+// Batch is one decoded batch of a file being rewritten: the file's live
+// rows (deletion vectors applied) in the table's logical Arrow schema,
+// partition columns included. Rec is valid during the call only; Retain
+// what outlives it.
+type Batch struct {
+	File *protocol.Add
+	Rec  arrow.RecordBatch
+}
+
+// Output is what to write for a Batch.
+type Output struct {
+	// Keep marks the rows to write, one entry per row; nil keeps every row.
+	// The others are dropped.
+	Keep []bool
+	// Replace, when set, is written instead of Rec: the same rows, in the
+	// same order, with new values where they changed (Keep applies to it).
+	// The engine releases it.
+	Replace arrow.RecordBatch
+	// Changed counts the kept rows whose values Replace changed.
+	Changed int64
+}
+
+// Func decides a batch. It is called from several goroutines at once (one
+// per file being read), never twice at once for one file, and in file
+// order within a file.
+type Func func(ctx context.Context, b Batch) (Output, error)
+
+// Counts are what a rewrite read and wrote.
+type Counts struct {
+	FilesRead    int   // files read and removed
+	FilesAdded   int   // files written
+	RowsRead     int64 // live rows of the files read
+	RowsKept     int64 // rows written again, changed or not
+	RowsChanged  int64 // kept rows with new values
+	RowsDropped  int64 // rows not written again
+	RowsAppended int64 // rows written through Options.Append
+	BytesRemoved int64 // sizes of the files read
+	BytesAdded   int64 // sizes of the files written
+}
+
+// RowsCopied are the rows written again unchanged (the write
+// amplification).
+func (c Counts) RowsCopied() int64 { return c.RowsKept - c.RowsChanged }
+
+// Result is a rewrite's actions for the caller's commit, and its counts.
+type Result struct {
+	// Removes remove every file read, in the order given.
+	Removes []*protocol.Remove
+	// Adds are the written files.
+	Adds []*protocol.Add
+	Counts
+}
+
+// item is a batch on its way to the writer.
+type item struct {
+	rec  arrow.RecordBatch
+	keep []bool // nil: every row
+}
+
+// Run rewrites files of snap through fn (see the package doc) and returns
+// the actions to commit. On error nothing it wrote is left behind.
+func Run(ctx context.Context, snap *snapshot.Snapshot, files []*protocol.Add, fn Func, opt Options) (res Result, err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			res, err = Result{}, errs.Recovered(errs.Internal, "", "rewrite", v)
+		}
+	}()
+	c, err := resolve(snap, opt)
+	if err != nil {
+		return Result{}, err
+	}
+	if fn == nil && len(files) > 0 {
+		return Result{}, errs.New(errs.InvalidArgument, "", "a rewrite of files needs a batch function")
+	}
+	if len(files) == 0 && c.Append == nil {
+		return Result{}, nil
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	w, err := datafile.NewWriter(ctx, c.Store, datafile.Options{
+		Schema:            c.Schema,
+		PartitionColumns:  snap.PartitionColumns(),
+		ColumnMapping:     snap.ColumnMapping(),
+		Properties:        propertiesOf(snap),
+		TargetFileSize:    c.TargetFileSize,
+		MaxUnwrittenBytes: c.writerBuf,
+		DataChange:        true,
+		Allocator:         c.Allocator,
+	})
+	if err != nil {
+		return Result{}, err
+	}
+	defer func() {
+		if err != nil {
+			_ = w.Abort(context.WithoutCancel(ctx))
+		}
+	}()
+	items := make(chan item)
+	werr := make(chan error, 1)
+	go func() { werr <- drain(w, items, cancel) }()
+
+	var n counters
+	r := &reader{c: c, snap: snap}
+	ferr := r.forEach(ctx, files, func(ctx context.Context, _ int, a *protocol.Add) error {
+		return r.read(ctx, a, func(rec arrow.RecordBatch) error { return apply(ctx, fn, a, rec, items, &n) })
+	})
+	if ferr == nil && c.Append != nil {
+		ferr = callAppend(ctx, c.Append, items, &n)
+	}
+	close(items)
+	if err := <-werr; err != nil {
+		return Result{}, err
+	}
+	if ferr != nil {
+		return Result{}, ferr
+	}
+	adds, err := w.Close()
+	if err != nil {
+		return Result{}, err
+	}
+	res = Result{Adds: adds, Counts: Counts{
+		FilesRead: len(files), FilesAdded: len(adds), RowsRead: n.read.Load(), RowsKept: n.kept.Load(),
+		RowsChanged: n.changed.Load(), RowsDropped: n.dropped.Load(), RowsAppended: n.appended.Load(),
+	}}
+	now := c.Now().UnixMilli()
+	for _, a := range files {
+		res.Removes = append(res.Removes, protocol.RemoveOf(a, now))
+		res.BytesRemoved += a.Size
+	}
+	for _, a := range adds {
+		res.BytesAdded += a.Size
+	}
+	return res, nil
+}
+
+type counters struct {
+	read, kept, changed, dropped, appended atomic.Int64
+}
+
+// apply runs fn on one batch and sends what it keeps to the writer. It
+// owns rec.
+func apply(ctx context.Context, fn Func, a *protocol.Add, rec arrow.RecordBatch, items chan<- item, n *counters) error {
+	out, err := fn(ctx, Batch{File: a, Rec: rec})
+	rows := int(rec.NumRows())
+	data := rec
+	if out.Replace != nil {
+		data = out.Replace
+		rec.Release()
+	}
+	if err == nil && int(data.NumRows()) != rows {
+		err = errs.New(errs.Internal, a.Path, "a rewrite replaced a batch of %d rows with %d rows", rows, data.NumRows())
+	}
+	if err == nil && out.Keep != nil && len(out.Keep) != rows {
+		err = errs.New(errs.Internal, a.Path, "a rewrite kept %d entries for a batch of %d rows", len(out.Keep), rows)
+	}
+	if err != nil {
+		data.Release()
+		return err
+	}
+	kept := int64(rows)
+	if out.Keep != nil {
+		kept = 0
+		for _, k := range out.Keep {
+			if k {
+				kept++
+			}
+		}
+	}
+	n.read.Add(int64(rows))
+	n.kept.Add(kept)
+	n.changed.Add(out.Changed)
+	n.dropped.Add(int64(rows) - kept)
+	if kept == 0 {
+		data.Release()
+		return nil
+	}
+	it := item{rec: data}
+	if kept < int64(rows) {
+		it.keep = out.Keep
+	}
+	return send(ctx, items, it)
+}
+
+// callAppend lets the caller write more rows through the writer.
+func callAppend(ctx context.Context, fn func(context.Context, func(arrow.RecordBatch) error) error, items chan<- item, n *counters) (err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			err = errs.Recovered(errs.Internal, "", "rewrite append", v)
+		}
+	}()
+	return fn(ctx, func(rec arrow.RecordBatch) error {
+		if rec == nil || rec.NumRows() == 0 {
+			return nil
+		}
+		rec.Retain()
+		n.appended.Add(rec.NumRows())
+		return send(ctx, items, item{rec: rec})
+	})
+}
+
+// send hands a batch to the writer, or releases it when the rewrite
+// stopped.
+func send(ctx context.Context, items chan<- item, it item) error {
+	select {
+	case items <- it:
+		return nil
+	case <-ctx.Done():
+		it.rec.Release()
+		return errs.Wrap(errs.Canceled, "", ctx.Err(), "rewriting")
+	}
+}
+
+// drain writes batches until items closes. After a failure it keeps
+// receiving (releasing what arrives) so that readers never block, and
+// stops them.
+func drain(w *datafile.Writer, items <-chan item, stop func()) (err error) {
+	for it := range items {
+		if err == nil {
+			err = writeItem(w, it)
+			if err != nil {
+				stop()
+			}
+		}
+		it.rec.Release()
+	}
+	return err
+}
+
+func writeItem(w *datafile.Writer, it item) (err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			err = errs.Recovered(errs.Internal, "", "writing", v)
+		}
+	}()
+	if it.keep != nil {
+		return w.WriteSelected(it.rec, it.keep)
+	}
+	return w.Write(it.rec)
+}
+
+// Matching returns the files among files that hold a row for which pred
+// IS TRUE, in the given order. It reads only pred's columns of each file
+// and stops at the file's first matching row (the first pass of the
+// package doc); files that partition values and statistics rule out are
+// not opened.
+func Matching(ctx context.Context, snap *snapshot.Snapshot, files []*protocol.Add, pred *expr.Bound, opt Options) (_ []*protocol.Add, err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			err = errs.Recovered(errs.Internal, "", "matching", v)
+		}
+	}()
+	c, err := resolve(snap, opt)
+	if err != nil {
+		return nil, err
+	}
+	if pred == nil {
+		return files, nil
+	}
+	hit := make([]bool, len(files))
+	r := &reader{c: c, snap: snap}
+	err = r.forEach(ctx, files, func(ctx context.Context, i int, a *protocol.Add) error {
+		return r.read(ctx, a, func(rec arrow.RecordBatch) error {
+			hit[i] = hit[i] || rec.NumRows() > 0
+			rec.Release()
+			return nil
+		}, scan.WithColumns(), scan.WithPredicate(pred), scan.WithLimit(1))
+	})
+	if err != nil {
+		return nil, err
+	}
+	var out []*protocol.Add
+	for i, a := range files {
+		if hit[i] {
+			out = append(out, a)
+		}
+	}
+	return out, nil
+}
