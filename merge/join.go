@@ -60,6 +60,7 @@ type joiner struct {
 	first    []int32     // per key of set: its first source row
 	next     []int32     // per source row: the next row with its key, or -1
 	matched  []atomic.Uint64
+	values   []*keyValues // per key: the source values that can match, for pruning
 	// unambiguous: the only MATCHED clause is an unconditional DELETE, so
 	// a target row may match several source rows (Spark's exception).
 	unambiguous bool
@@ -105,6 +106,9 @@ func newJoiner(ctx context.Context, p *plan, src arrow.RecordBatch) (*joiner, er
 		j.release()
 		return nil, errs.Wrap(errs.Internal, "", err, "hashing the source keys")
 	}
+	for _, c := range cols {
+		j.values = append(j.values, newKeyValues(c.DataType()))
+	}
 	// Rows go in backwards so that each key's chain lists its rows in order.
 	for i := n - 1; i >= 0; i-- {
 		j.next[i] = -1
@@ -118,6 +122,9 @@ func newJoiner(ctx context.Context, p *plan, src arrow.RecordBatch) (*joiner, er
 		}
 		if e < 0 {
 			continue // a null key never matches
+		}
+		for x, c := range cols {
+			j.values[x].add(c, i)
 		}
 		if added {
 			j.first = append(j.first, -1)
