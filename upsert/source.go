@@ -7,6 +7,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/deltalite-go/deltalite/internal/datafile"
 	"github.com/deltalite-go/deltalite/internal/errs"
@@ -90,6 +91,10 @@ func readSource(ctx context.Context, c *config, src array.RecordReader) (_ *sour
 				del.Release()
 			}
 			return nil, err
+		}
+		if tight := compact(conformed); tight != conformed {
+			conformed.Release()
+			conformed = tight
 		}
 		s.batches = append(s.batches, conformed)
 		s.deletes = append(s.deletes, del)
@@ -183,6 +188,77 @@ func dropColumn(rec arrow.RecordBatch, idx int) arrow.RecordBatch {
 	}
 	md := rec.Schema().Metadata()
 	return array.NewRecordBatch(arrow.NewSchema(fields, &md), cols, rec.NumRows())
+}
+
+// compact returns rec with every buffer cut to its length when the
+// buffers' spare capacity is a large share of what they hold (rec itself
+// otherwise). The source is held for the whole upsert, and readers and
+// builders grow buffers by doubling: a batch decoded from Parquet can hold
+// up to twice its bytes, which the upsert would keep alive for no use.
+func compact(rec arrow.RecordBatch) arrow.RecordBatch {
+	const minSpare = 1 << 20
+	var size, spare int64
+	for _, c := range rec.Columns() {
+		walkBuffers(c.Data(), func(b *memory.Buffer) {
+			size += int64(b.Len())
+			spare += int64(cap(b.Buf()) - b.Len())
+		})
+	}
+	if spare < minSpare || spare*4 < size {
+		return rec
+	}
+	cols := make([]arrow.Array, rec.NumCols())
+	for i, c := range rec.Columns() {
+		d := compactData(c.Data())
+		cols[i] = array.MakeFromData(d)
+		d.Release()
+	}
+	out := array.NewRecordBatch(rec.Schema(), cols, rec.NumRows())
+	for _, c := range cols {
+		c.Release()
+	}
+	return out
+}
+
+// compactData copies d's buffers (and its children's and dictionary's)
+// into buffers of exactly their length.
+func compactData(d arrow.ArrayData) arrow.ArrayData {
+	bufs := make([]*memory.Buffer, len(d.Buffers()))
+	for i, b := range d.Buffers() {
+		if b != nil {
+			tight := make([]byte, b.Len())
+			copy(tight, b.Bytes())
+			bufs[i] = memory.NewBufferBytes(tight)
+		}
+	}
+	children := make([]arrow.ArrayData, len(d.Children()))
+	for i, c := range d.Children() {
+		children[i] = compactData(c)
+	}
+	out := array.NewData(d.DataType(), d.Len(), bufs, children, d.NullN(), d.Offset())
+	for _, c := range children {
+		c.Release()
+	}
+	if d.DataType().ID() == arrow.DICTIONARY && d.Dictionary() != nil {
+		cd := compactData(d.Dictionary())
+		out.SetDictionary(cd)
+		cd.Release()
+	}
+	return out
+}
+
+func walkBuffers(d arrow.ArrayData, f func(*memory.Buffer)) {
+	for _, b := range d.Buffers() {
+		if b != nil {
+			f(b)
+		}
+	}
+	for _, c := range d.Children() {
+		walkBuffers(c, f)
+	}
+	if d.DataType().ID() == arrow.DICTIONARY && d.Dictionary() != nil {
+		walkBuffers(d.Dictionary(), f)
+	}
 }
 
 // recordBytes is the memory a batch holds: every buffer, whole.
