@@ -53,12 +53,14 @@ func (p *part) rewriteFiles() []*fileWork {
 
 // run is one upsert call: the source and its keys, shared by attempts.
 type run struct {
-	c      *config
-	src    *source
-	parts  []*part
-	budget *limits.Budget
-	snap   *snapshot.Snapshot // the snapshot the current attempt reads
-	out    storage.Store      // the table's store, with the call's upload sizes
+	c     *config
+	src   *source
+	parts []*part
+	// keyBytes are the key sets and row selections built from the source.
+	keyBytes int64
+	budget   *limits.Budget
+	snap     *snapshot.Snapshot // the snapshot the current attempt reads
+	out      storage.Store      // the table's store, with the call's upload sizes
 }
 
 // listFiles gives every touched partition its live files, in one pass over

@@ -13,6 +13,7 @@ import (
 	"github.com/deltalite-go/deltalite/internal/datafile"
 	"github.com/deltalite-go/deltalite/internal/errs"
 	"github.com/deltalite-go/deltalite/internal/txn"
+	"github.com/deltalite-go/deltalite/limits"
 	"github.com/deltalite-go/deltalite/metrics"
 	"github.com/deltalite-go/deltalite/protocol"
 	"github.com/deltalite-go/deltalite/snapshot"
@@ -75,11 +76,16 @@ func Run(ctx context.Context, snap *snapshot.Snapshot, src array.RecordReader, o
 		return Stats{Version: snap.Version(), Skipped: true}, snap, nil
 	}
 	planStart := time.Now()
+	// What the budgets let the rewrite hold (decoded batches, writers'
+	// buffers and the row group being encoded), then the source once read.
+	heapUse := limits.ExpectHeap(c.MaxBufferedBytes * 3 / 2)
+	defer heapUse.Done()
 	r, err := prepare(ctx, c, src)
 	if err != nil {
 		return Stats{}, nil, err
 	}
 	defer r.src.release()
+	heapUse.Add(r.src.bytes + r.keyBytes)
 	if r.out, err = storage.WithUploads(snap.Store(), c.MultipartThreshold, c.MultipartPartSize); err != nil {
 		return Stats{}, nil, err
 	}
@@ -145,6 +151,7 @@ func prepare(ctx context.Context, c *config, src array.RecordReader) (_ *run, er
 	}
 	r := &run{c: c, src: s}
 	extra := selBytes
+	defer func() { r.keyBytes = extra }()
 	for i, pv := range vals {
 		if err := ctxErr(ctx, "building key sets"); err != nil {
 			return nil, err

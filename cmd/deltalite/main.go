@@ -14,10 +14,14 @@ import (
 
 	"github.com/deltalite-go/deltalite"
 	"github.com/deltalite-go/deltalite/internal/errs"
+	"github.com/deltalite-go/deltalite/limits"
 	_ "github.com/deltalite-go/deltalite/storage/cloud" // s3://, az://, abfs[s]://, gs://
 )
 
 func main() {
+	// The command owns its process: Go's soft memory limit follows what the
+	// operations hold (limits.ManageGoMemoryLimit), unless GOMEMLIMIT is set.
+	defer limits.ManageGoMemoryLimit()()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	err := newRoot().ExecuteContext(ctx)
 	stop()

@@ -32,6 +32,7 @@ import (
 	"github.com/deltalite-go/deltalite"
 	"github.com/deltalite-go/deltalite/bench/internal/procstat"
 	"github.com/deltalite-go/deltalite/bench/internal/runproc"
+	"github.com/deltalite-go/deltalite/limits"
 	"github.com/deltalite-go/deltalite/storage"
 )
 
@@ -49,9 +50,13 @@ func main() {
 	maxBuffered := fs.Int64("max-buffered-bytes", 0, "the upsert's MaxBufferedBytes (0: its default)")
 	memProfile := fs.String("memprofile", "", "write an allocation profile of the operation here")
 	traceOut := fs.String("trace", "", "write an execution trace of the operation here")
+	manageHeap := fs.Bool("manage-heap", true, "let the engine set Go's soft memory limit, as the deltalite command does (limits.ManageGoMemoryLimit)")
 	fsync := fs.String("fsync", "all", `what the local store syncs: "all" (data files before the commit) or "log" (only the log, as delta-rs)`)
 	if err := fs.Parse(os.Args[4:]); err != nil {
 		os.Exit(2)
+	}
+	if *manageHeap {
+		defer limits.ManageGoMemoryLimit()()
 	}
 	startRecording(*cpuProfile, pprof.StartCPUProfile)
 	defer pprof.StopCPUProfile()

@@ -1,0 +1,134 @@
+package limits
+
+import (
+	"math"
+	"os"
+	"runtime/debug"
+	"runtime/metrics"
+	"sync"
+)
+
+// Go's collector lets the heap grow to twice what is live before it
+// collects (GOGC=100), so an operation that holds 250 MiB may take 500 MiB
+// and more from the system. The engine knows better: what it holds is
+// bounded by the budgets it was given. A process that owns its runtime
+// settings (a command; a library must not, since the limit is process-wide)
+// hands Go's soft memory limit to the engine with ManageGoMemoryLimit, and
+// operations declare what they will hold with ExpectHeap. While any
+// expectation is outstanding the limit is
+//
+//	live heap when the first one arrived + headroom + 1.5 x the expectations
+//
+// (the half for the garbage streamed batches leave between collections),
+// and with none it is back where it was. The limit is soft: an estimate that is too low
+// costs collector CPU, never a failure, and Go caps the collector's share
+// of CPU when the live heap passes the limit.
+var heap heapState
+
+type heapState struct {
+	sync.Mutex
+	managed  bool
+	prev     int64 // the limit before ManageGoMemoryLimit
+	base     int64 // live heap when the outstanding expectations began
+	expected int64 // outstanding expectations
+}
+
+// heapHeadroom is added to the live heap the expectations start from: the
+// runtime's own overhead and what the caller allocates beside the engine.
+const heapHeadroom = 32 * MiB
+
+// ManageGoMemoryLimit lets the engine set Go's soft memory limit
+// (runtime/debug.SetMemoryLimit) from the expectations of the operations
+// that run, until restore is called. It does nothing when the GOMEMLIMIT
+// environment variable is set: the user's limit wins.
+func ManageGoMemoryLimit() (restore func()) {
+	if os.Getenv("GOMEMLIMIT") != "" {
+		return func() {}
+	}
+	heap.Lock()
+	defer heap.Unlock()
+	if heap.managed {
+		return func() {}
+	}
+	heap.managed = true
+	heap.prev = debug.SetMemoryLimit(-1)
+	return func() {
+		heap.Lock()
+		defer heap.Unlock()
+		heap.managed = false
+		debug.SetMemoryLimit(heap.prev)
+	}
+}
+
+// HeapExpectation is what one operation declared it will hold.
+type HeapExpectation struct {
+	n    int64
+	done bool
+}
+
+// ExpectHeap declares that the caller is about to hold up to n more bytes
+// of heap, until Done. Operations call it before they read their input, so
+// that the live heap it starts from is the process's own. Without
+// ManageGoMemoryLimit it only keeps count.
+func ExpectHeap(n int64) *HeapExpectation {
+	e := &HeapExpectation{}
+	heap.Lock()
+	if heap.expected == 0 {
+		heap.base = liveHeap()
+	}
+	heap.Unlock()
+	e.Add(n)
+	return e
+}
+
+// Add raises the expectation by n bytes, e.g. by the size of a source
+// once it is read.
+func (e *HeapExpectation) Add(n int64) {
+	heap.Lock()
+	defer heap.Unlock()
+	if e.done || n <= 0 {
+		return
+	}
+	e.n += n
+	heap.expected += n
+	heap.apply()
+}
+
+// Done withdraws the expectation; later calls do nothing.
+func (e *HeapExpectation) Done() {
+	heap.Lock()
+	defer heap.Unlock()
+	if e.done {
+		return
+	}
+	e.done = true
+	heap.expected -= e.n
+	heap.apply()
+}
+
+// apply sets the limit for the current expectations; h is locked.
+func (h *heapState) apply() {
+	if !h.managed {
+		return
+	}
+	if h.expected == 0 {
+		debug.SetMemoryLimit(h.prev)
+		return
+	}
+	debug.SetMemoryLimit(min(memoryLimit(h.base, h.expected), h.prev))
+}
+
+// memoryLimit is the limit for a live heap base and expectations.
+func memoryLimit(base, expected int64) int64 {
+	return base + heapHeadroom + expected*3/2
+}
+
+// liveHeap is the heap the last collection found live.
+func liveHeap() int64 {
+	s := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
+	metrics.Read(s)
+	if s[0].Value.Kind() != metrics.KindUint64 {
+		return 0
+	}
+	return int64(min(s[0].Value.Uint64(), math.MaxInt64))
+}
