@@ -3,6 +3,7 @@ package upsert
 import (
 	"context"
 	"sync"
+	"sync/atomic"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/deltalite-go/deltalite/internal/datafile"
 	"github.com/deltalite-go/deltalite/internal/errs"
+	"github.com/deltalite-go/deltalite/internal/stats"
 	"github.com/deltalite-go/deltalite/limits"
 	"github.com/deltalite-go/deltalite/scan"
 )
@@ -135,6 +137,7 @@ func (r *run) rewritePartition(ctx context.Context, p *part) (err error) {
 	defer held.Release()
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
+	out := r.expectOutput(p, files)
 	w, err := datafile.NewWriter(ctx, r.out, datafile.Options{
 		Schema:            c.table,
 		PartitionColumns:  r.snap.PartitionColumns(),
@@ -142,6 +145,7 @@ func (r *run) rewritePartition(ctx context.Context, p *part) (err error) {
 		Properties:        properties(r.snap),
 		TargetFileSize:    c.TargetFileSize,
 		MaxUnwrittenBytes: c.writerBuf,
+		ExpectedBytes:     out.bytes,
 		DataChange:        true,
 		Allocator:         c.mem,
 	})
@@ -159,6 +163,7 @@ func (r *run) rewritePartition(ctx context.Context, p *part) (err error) {
 
 	ferr := r.readFiles(ctx, share, p, files, items)
 	if ferr == nil {
+		out.read.Store(true)
 		ferr = r.sourceRows(ctx, share, p, items)
 	}
 	close(items)
@@ -174,6 +179,72 @@ func (r *run) rewritePartition(ctx context.Context, p *part) (err error) {
 	}
 	p.adds = adds
 	return nil
+}
+
+// outputEstimate is what a partition's rewrite is expected to write, so
+// that its writer cuts files of about equal size rather than full files
+// and a small tail (datafile.Options.ExpectedBytes): the rows out, at the
+// Parquet bytes a live row takes in the partition's files. The rows out
+// are the survivors of the rewritten files and the source rows that are
+// not deletes. Until the files are read, every source key is taken to
+// replace a row (the files hold the keys, so an upsert is mostly updates);
+// once they are read, the survivors are counted, and the source rows,
+// written last, are known exactly.
+type outputEstimate struct {
+	p           *part
+	bytesPerRow float64     // 0 when unknown: no estimate
+	live        int64       // live rows of the rewritten files
+	read        atomic.Bool // the rewritten files are read: p.copied is final
+}
+
+// expectOutput estimates a partition's output from its files' log
+// statistics: the rewritten files', else (an insert into a partition whose
+// files all stay) every live file's.
+func (r *run) expectOutput(p *part, rewritten []*fileWork) *outputEstimate {
+	e := &outputEstimate{p: p}
+	rows, bytes, ok := r.liveSize(rewritten)
+	if !ok {
+		return e
+	}
+	e.live = rows
+	if rows == 0 {
+		if rows, bytes, ok = r.liveSize(p.files); !ok {
+			return e
+		}
+	}
+	if rows > 0 {
+		e.bytesPerRow = bytes / float64(rows)
+	}
+	return e
+}
+
+// liveSize is the live rows of files and their share of the files' bytes;
+// ok is false when a file's statistics have no row count.
+func (r *run) liveSize(files []*fileWork) (rows int64, bytes float64, ok bool) {
+	for _, f := range files {
+		n := stats.Parse(f.add.Stats, r.c.table, r.c.mode).NumRecords
+		if n < 0 {
+			return 0, 0, false
+		}
+		live := n
+		if dv := f.add.DeletionVector; dv != nil {
+			live -= dv.Cardinality
+		}
+		if live > 0 {
+			rows += live
+			bytes += float64(f.add.Size) * float64(live) / float64(n)
+		}
+	}
+	return rows, bytes, true
+}
+
+// bytes is the estimate, for the writer.
+func (e *outputEstimate) bytes(map[string]string) int64 {
+	survivors := e.live - min(int64(e.p.keys.set.Len()), e.live)
+	if e.read.Load() {
+		survivors = e.p.copied.Load()
+	}
+	return int64(e.bytesPerRow * float64(survivors+e.p.keys.upserts))
 }
 
 // writeLoop writes batches until items closes. After a failure it keeps

@@ -122,6 +122,11 @@ func (w *Writer) relieve() error {
 // current file are estimated from the Parquet bytes per Arrow byte learned
 // so far.
 func (w *Writer) flush(p *partition) error {
+	// Parquet bytes per Arrow byte of the rows this flush wrote last. Rows
+	// of one kind are accounted alike, rows of another (slices of large
+	// decoded batches, compact copies) maybe not: a file cut to balance
+	// takes its measure from the rows it cuts.
+	var ratio float64
 	for p.rows > 0 {
 		if err := w.ctx.Err(); err != nil {
 			return errs.Wrap(errs.Canceled, "", err, "write")
@@ -141,8 +146,15 @@ func (w *Writer) flush(p *partition) error {
 			continue
 		}
 		n := p.rows
-		if est := w.estimate(p.bytes); est > room {
+		est := w.estimate(p.bytes)
+		if balanced && ratio > 0 {
+			est = int64(float64(p.bytes) * ratio)
+		}
+		if est > room {
 			n = max(1, int64(float64(p.rows)*float64(max(room, 0))/float64(est)))
+			if balanced && ratio == 0 {
+				n = max(1, n/2) // measure these rows before cutting the rest
+			}
 		}
 		recs, bytes := p.take(n, w)
 		before := f.length()
@@ -153,6 +165,9 @@ func (w *Writer) flush(p *partition) error {
 		}
 		w.arrowFlushed += bytes
 		w.parquetFlushed += f.length() - before
+		if bytes > 0 {
+			ratio = float64(f.length()-before) / float64(bytes)
+		}
 		if !balanced && f.length() >= aim {
 			if err := w.finish(p); err != nil {
 				return err

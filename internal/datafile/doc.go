@@ -43,7 +43,11 @@
 // roll at T. A file whose aim is reached is finished only when more rows
 // come; at Close the rest is known, and when the open file and the rows
 // left come to at most 1.5 T they make one file. No file is cut past
-// 1.5 T (within a row group's estimate, as for the target).
+// 1.5 T (within a row group's estimate, as for the target). Rows of
+// another kind than those written before (compact copies after slices of
+// decoded batches) may take other Parquet bytes per Arrow byte, so a cut
+// to balance writes half the rows it estimates first and cuts the rest by
+// what those took.
 //
 // # Partition directories
 //
