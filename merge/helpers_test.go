@@ -70,19 +70,30 @@ func merged(t *testing.T, opt Options, target, source *schema.Struct, tRows, sRo
 	var cnt counters
 	for off := int64(0); off < tb.NumRows(); off += int64(per) {
 		part := tb.NewSlice(off, min(off+int64(per), tb.NumRows()))
+		// Deciding on the probe columns alone agrees with applying.
+		probe := project(part, p.probeColumns())
+		fates, derr := j.decide(ctx, probe)
+		probe.Release()
 		res, err := j.apply(ctx, part)
+		// (Only applying computes values, which may fail on their own.)
+		if derr != nil && err == nil || err == nil && changes(fates) != res.changed() {
+			t.Errorf("deciding on %v: %v, changes %t; applying: %v, changed %t", p.probeColumns(), derr, changes(fates), err, res.changed())
+		}
 		if err != nil {
 			part.Release()
 			return nil, cnt, j, err
 		}
 		cnt.add(res.counters)
-		for _, r := range res.keep {
-			out = append(out, renderRow(p.out, part, int(r)))
+		rows := part
+		if res.replace != nil {
+			rows = res.replace
 		}
-		for _, u := range res.updates {
-			out = append(out, renderAll(p.out, u)...)
+		for i := 0; i < int(part.NumRows()); i++ {
+			if res.keep == nil || res.keep[i] {
+				out = append(out, renderRow(p.out, rows, i))
+			}
 		}
-		if !res.changed() && len(res.keep) != int(part.NumRows()) {
+		if !res.changed() && res.keep != nil {
 			t.Errorf("a batch that lost rows does not say it changed")
 		}
 		res.release()
@@ -128,4 +139,16 @@ func renderAll(out *schema.Struct, rec arrow.RecordBatch) []string {
 func sorted(rows ...string) []string {
 	slices.Sort(rows)
 	return rows
+}
+
+// project keeps the named columns of rec.
+func project(rec arrow.RecordBatch, names []string) arrow.RecordBatch {
+	var fields []arrow.Field
+	var cols []arrow.Array
+	for _, n := range names {
+		i := columnIndex(rec, n)
+		fields = append(fields, rec.Schema().Field(i))
+		cols = append(cols, rec.Column(i))
+	}
+	return array.NewRecordBatch(arrow.NewSchema(fields, nil), cols, rec.NumRows())
 }

@@ -167,12 +167,13 @@ func (j *joiner) keyColumns(ctx context.Context, rec arrow.RecordBatch, target b
 	return cols, types, nil
 }
 
-// batchResult is what one target batch becomes: the rows kept as they are
-// (ascending), and the rows that replace the updated ones, in the plan's
-// out schema. Deleted rows are in neither.
+// batchResult is what one target batch becomes, in the shape the rewrite
+// engine takes: the rows to keep (nil: all) and, when a row was updated or
+// schema evolution adds columns, the batch in the plan's out schema with
+// the updated values in place.
 type batchResult struct {
-	keep    []int32
-	updates []arrow.RecordBatch
+	keep    []bool
+	replace arrow.RecordBatch
 	counters
 }
 
@@ -183,10 +184,10 @@ func (r *batchResult) changed() bool {
 }
 
 func (r *batchResult) release() {
-	for _, u := range r.updates {
-		u.Release()
+	if r.replace != nil {
+		r.replace.Release()
+		r.replace = nil
 	}
-	r.updates = nil
 }
 
 // rowFate is what happens to one target row.
@@ -197,20 +198,21 @@ type rowFate struct {
 	clause  int16 // index in plan.clauses of the clause that takes it, or -1
 }
 
-// apply runs the MATCHED and NOT MATCHED BY SOURCE clauses on one target
-// batch (rows of the plan's target schema) and marks the source rows it
-// matched.
-func (j *joiner) apply(ctx context.Context, tb arrow.RecordBatch) (res batchResult, err error) {
+// decide finds each row's fate in one target batch: the source rows it
+// matches (marking them), Spark's multiple-match error, and the clause
+// that takes it. The batch needs only the target columns the ON predicate
+// and the clause conditions read (plan.probeColumns).
+func (j *joiner) decide(ctx context.Context, tb arrow.RecordBatch) ([]rowFate, error) {
 	n := int(tb.NumRows())
 	fates := make([]rowFate, n)
 	for i := range fates {
 		fates[i].clause = -1
 	}
-	tIn := map[string]arrow.RecordBatch{j.p.tgt: tb}
 	var tOK []bool
 	if j.p.targetOnly != nil {
-		if tOK, err = truths(ctx, j.p.targetOnly, tIn); err != nil {
-			return res, err
+		var err error
+		if tOK, err = truths(ctx, j.p.targetOnly, map[string]arrow.RecordBatch{j.p.tgt: tb}); err != nil {
+			return nil, err
 		}
 	}
 	var ti, si []int32
@@ -225,12 +227,12 @@ func (j *joiner) apply(ctx context.Context, tb arrow.RecordBatch) (res batchResu
 	if j.set != nil {
 		cols, _, err := j.keyColumns(ctx, tb, true)
 		if err != nil {
-			return res, err
+			return nil, err
 		}
 		defer releaseAll(cols)
 		b, err := j.set.Bind(cols)
 		if err != nil {
-			return res, errs.Wrap(errs.Internal, "", err, "probing the source keys")
+			return nil, errs.Wrap(errs.Internal, "", err, "probing the source keys")
 		}
 		for i := 0; i < n; i++ {
 			if tOK != nil && !tOK[i] {
@@ -245,7 +247,7 @@ func (j *joiner) apply(ctx context.Context, tb arrow.RecordBatch) (res batchResu
 			}
 			if len(ti) >= pairChunk {
 				if err := flush(); err != nil {
-					return res, err
+					return nil, err
 				}
 			}
 		}
@@ -262,31 +264,60 @@ func (j *joiner) apply(ctx context.Context, tb arrow.RecordBatch) (res batchResu
 				ti, si = append(ti, int32(i)), append(si, int32(r))
 				if len(ti) >= pairChunk {
 					if err := flush(); err != nil {
-						return res, err
+						return nil, err
 					}
 				}
 			}
 		}
 	}
 	if err := flush(); err != nil {
-		return res, err
+		return nil, err
 	}
 	if !j.unambiguous {
 		for i, f := range fates {
 			if f.acting > 1 {
-				return res, j.ambiguous(tb, i, int(f.acting))
+				return nil, j.ambiguous(tb, i, int(f.acting))
 			}
 		}
 	}
 	if err := j.bySource(ctx, tb, fates); err != nil {
+		return nil, err
+	}
+	return fates, nil
+}
+
+// changes reports whether any row's fate changes it: every clause that
+// takes a target row updates or deletes it.
+func changes(fates []rowFate) bool {
+	for _, f := range fates {
+		if f.clause >= 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// update is the rows one clause updated: target rows and their new form.
+type update struct {
+	rows []int32
+	rec  arrow.RecordBatch
+}
+
+// apply runs the MATCHED and NOT MATCHED BY SOURCE clauses on one target
+// batch (every column of the plan's target schema) and marks the source
+// rows it matched.
+func (j *joiner) apply(ctx context.Context, tb arrow.RecordBatch) (res batchResult, err error) {
+	fates, err := j.decide(ctx, tb)
+	if err != nil {
 		return res, err
 	}
+	n := int(tb.NumRows())
+	var updates []update
 	defer func() {
-		if err != nil {
-			res.release()
+		for _, u := range updates {
+			u.rec.Release()
 		}
 	}()
-	taken := make([]bool, n)
 	for ci, c := range j.p.clauses {
 		var rows, srcRows []int32
 		for i, f := range fates {
@@ -308,11 +339,17 @@ func (j *joiner) apply(ctx context.Context, tb arrow.RecordBatch) (res batchResu
 		default:
 			res.TargetRowsNotMatchedBySourceUpdated += cnt
 		}
-		for _, r := range rows {
-			taken[r] = true // an updated row leaves the keep-selection too
-		}
 		if c.Action == Delete {
 			res.TargetRowsDeleted += cnt
+			if res.keep == nil {
+				res.keep = make([]bool, n)
+				for i := range res.keep {
+					res.keep[i] = true
+				}
+			}
+			for _, r := range rows {
+				res.keep[r] = false
+			}
 			continue
 		}
 		res.TargetRowsUpdated += cnt
@@ -325,14 +362,82 @@ func (j *joiner) apply(ctx context.Context, tb arrow.RecordBatch) (res batchResu
 		if err != nil {
 			return res, err
 		}
-		res.updates = append(res.updates, u)
+		updates = append(updates, update{rows: rows, rec: u})
 	}
-	for i := range taken {
-		if !taken[i] {
-			res.keep = append(res.keep, int32(i))
+	if len(updates) > 0 || len(j.p.added) > 0 {
+		if res.replace, err = j.replacement(ctx, tb, updates); err != nil {
+			return res, err
 		}
 	}
 	return res, nil
+}
+
+// replacement is tb in the out schema with the updated rows' new values in
+// place: per column, the batch's values and the updates' concatenated,
+// then gathered in row order.
+func (j *joiner) replacement(ctx context.Context, tb arrow.RecordBatch, updates []update) (arrow.RecordBatch, error) {
+	n := int(tb.NumRows())
+	idx := make([]int32, n)
+	for i := range idx {
+		idx[i] = int32(i)
+	}
+	off := int32(n)
+	for _, u := range updates {
+		for k, r := range u.rows {
+			idx[r] = off + int32(k)
+		}
+		off += int32(len(u.rows))
+	}
+	mem := exec.GetAllocator(ctx)
+	out := j.p.out
+	cols := make([]arrow.Array, len(out.Fields))
+	defer releaseAll(cols)
+	fields := make([]arrow.Field, len(out.Fields))
+	for i, f := range out.Fields {
+		af, err := schema.ArrowField(f, schema.ArrowOptions{})
+		if err != nil {
+			return nil, errs.Wrap(errs.UnsupportedTable, "", err, "column %q", f.Name)
+		}
+		var base arrow.Array
+		if k := columnIndex(tb, f.Name); k >= 0 && i < len(j.p.target.Fields) {
+			base = tb.Column(k)
+			base.Retain()
+		} else {
+			base = array.MakeArrayOfNull(mem, af.Type, n)
+		}
+		if len(updates) == 0 {
+			cols[i] = base
+		} else {
+			parts := []arrow.Array{base}
+			for _, u := range updates {
+				part := u.rec.Column(i)
+				part.Retain()
+				if !arrow.TypeEqual(part.DataType(), base.DataType()) {
+					cast, err := compute.CastArray(ctx, part, compute.SafeCastOptions(base.DataType()))
+					part.Release()
+					if err != nil {
+						releaseAll(parts)
+						return nil, errs.Wrap(errs.InvalidArgument, "", err, "column %q", f.Name)
+					}
+					part = cast
+				}
+				parts = append(parts, part)
+			}
+			all, err := array.Concatenate(parts, mem)
+			releaseAll(parts)
+			if err != nil {
+				return nil, errs.Wrap(errs.Internal, "", err, "column %q", f.Name)
+			}
+			cols[i], err = takeArray(ctx, all, idx)
+			all.Release()
+			if err != nil {
+				return nil, err
+			}
+		}
+		af.Type = cols[i].DataType()
+		fields[i] = af
+	}
+	return array.NewRecordBatch(arrow.NewSchema(fields, nil), cols, int64(n)), nil
 }
 
 // pairs checks candidate pairs against the rest of the ON predicate, marks
@@ -604,10 +709,26 @@ func truths(ctx context.Context, b *expr.Bound, in map[string]arrow.RecordBatch)
 	return out, nil
 }
 
+// indices wraps idx as an Arrow array, without a copy.
+func indices(idx []int32) arrow.Array {
+	buf := memory.NewBufferBytes(arrow.Int32Traits.CastToBytes(idx))
+	return array.NewInt32Data(array.NewData(arrow.PrimitiveTypes.Int32, len(idx), []*memory.Buffer{nil, buf}, nil, 0, 0))
+}
+
+// takeArray gathers rows idx of a.
+func takeArray(ctx context.Context, a arrow.Array, idx []int32) (arrow.Array, error) {
+	ix := indices(idx)
+	defer ix.Release()
+	out, err := compute.TakeArray(ctx, a, ix)
+	if err != nil {
+		return nil, errs.Wrap(errs.Internal, "", err, "gathering rows")
+	}
+	return out, nil
+}
+
 // takeRows gathers rows idx of rec.
 func takeRows(ctx context.Context, rec arrow.RecordBatch, idx []int32) (arrow.RecordBatch, error) {
-	buf := memory.NewBufferBytes(arrow.Int32Traits.CastToBytes(idx))
-	ix := array.NewInt32Data(array.NewData(arrow.PrimitiveTypes.Int32, len(idx), []*memory.Buffer{nil, buf}, nil, 0, 0))
+	ix := indices(idx)
 	defer ix.Release()
 	// Datums hold references of their own.
 	values, indices := compute.NewDatum(rec), compute.NewDatum(ix)

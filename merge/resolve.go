@@ -396,3 +396,34 @@ func names(s *schema.Struct) []string {
 	}
 	return out
 }
+
+// probeColumns are the target columns that decide which rows a merge
+// changes (joiner.decide): those the ON predicate and the conditions of
+// MATCHED and NOT MATCHED BY SOURCE clauses read, top-level, in table
+// order.
+func (p *plan) probeColumns() []string {
+	need := map[string]bool{}
+	add := func(b *expr.Bound) {
+		if b == nil {
+			return
+		}
+		for _, ref := range b.Columns() {
+			if ref.Relation == p.tgt {
+				need[strings.ToLower(ref.Path[0])] = true
+			}
+		}
+	}
+	add(p.on)
+	for _, c := range p.clauses {
+		if c.When != NotMatched {
+			add(c.cond)
+		}
+	}
+	var out []string
+	for _, f := range p.target.Fields {
+		if need[strings.ToLower(f.Name)] {
+			out = append(out, f.Name)
+		}
+	}
+	return out
+}
