@@ -143,6 +143,22 @@ type Call struct {
 	Args []Expr
 }
 
+// Case is CASE [Operand] WHEN ... THEN ... [ELSE Else] END. With an
+// Operand (the simple form) each When's Cond is a value compared with the
+// operand by =; without one each Cond is a predicate. Else is nil when
+// absent (the result is then NULL).
+type Case struct {
+	At      int
+	Operand Expr
+	Whens   []When
+	Else    Expr
+}
+
+// When is one WHEN Cond THEN Then branch of a Case.
+type When struct {
+	Cond, Then Expr
+}
+
 func (e *Column) Pos() int  { return e.At }
 func (e *Literal) Pos() int { return e.At }
 func (e *Unary) Pos() int   { return e.At }
@@ -154,6 +170,7 @@ func (e *IsBool) Pos() int  { return e.At }
 func (e *Like) Pos() int    { return e.At }
 func (e *Cast) Pos() int    { return e.At }
 func (e *Call) Pos() int    { return e.At }
+func (e *Case) Pos() int    { return e.At }
 
 func (*Column) expr()  {}
 func (*Literal) expr() {}
@@ -166,3 +183,4 @@ func (*IsBool) expr()  {}
 func (*Like) expr()    {}
 func (*Cast) expr()    {}
 func (*Call) expr()    {}
+func (*Case) expr()    {}

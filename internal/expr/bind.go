@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
 
@@ -47,7 +48,7 @@ func BindValue(e Expr, rels map[string]*schema.Struct) (*Bound, error) {
 			return nil, bindErr("relation %q has no schema", name)
 		}
 	}
-	bd := &binder{rels: rels}
+	bd := &binder{rels: rels, now: time.Now().UTC().Truncate(time.Microsecond)}
 	n, err := bd.bind(e)
 	if err != nil {
 		return nil, err
@@ -100,6 +101,13 @@ func errAt(e Expr, format string, args ...any) error {
 
 type binder struct {
 	rels map[string]*schema.Struct
+	// lazy counts the conditional branches (of CASE, IF, ...) being bound:
+	// there a constant that fails to evaluate stays an expression, failing
+	// only for the rows that reach it, as Spark's constant folding leaves it.
+	lazy int
+	// now is the instant of CURRENT_DATE() and CURRENT_TIMESTAMP(): one per
+	// bind, so every row of an operation sees the same value.
+	now time.Time
 }
 
 func (b *binder) bind(e Expr) (node, error) {
@@ -134,6 +142,8 @@ func (b *binder) bind(e Expr) (node, error) {
 		return b.cast(e)
 	case *Call:
 		return b.call(e)
+	case *Case:
+		return b.caseExpr(e)
 	}
 	return nil, bindErr("unsupported expression %T", e)
 }
@@ -159,6 +169,9 @@ func (b *binder) column(e *Column) (node, error) {
 	case 1:
 		return b.path(e, found[0], b.rels[found[0]], e.Parts)
 	case 0:
+		if name := strings.ToLower(e.Parts[0]); len(e.Parts) == 1 && (name == "current_date" || name == "current_timestamp") {
+			return b.call(&Call{At: e.At, Name: name}) // Spark takes these without parentheses
+		}
 		return nil, b.unknownColumn(e)
 	}
 	var quals []string
@@ -434,6 +447,9 @@ func (b *binder) coerce(n node, t schema.Type, src Expr) (node, error) {
 	}
 	if l, ok := n.(*lit); ok {
 		v, err := convertLit(l, t)
+		if err != nil && b.lazy > 0 && canCast(l.t, t) {
+			return &castN{x: l, t: t, implicit: true}, nil
+		}
 		if err != nil {
 			return nil, errAt(src, "%v", err)
 		}
@@ -731,6 +747,9 @@ func (b *binder) fold(n node, src Expr) (node, error) {
 		return n, nil
 	}
 	v, err := constValue(n)
+	if err != nil && b.lazy > 0 {
+		return n, nil
+	}
 	if err != nil {
 		return nil, errAt(src, "%s: %v", src, errMessage(err))
 	}

@@ -1,6 +1,7 @@
 package expr
 
 import (
+	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/bitutil"
 	"github.com/apache/arrow-go/v18/arrow/memory"
@@ -35,6 +36,10 @@ func (ev *evaluator) validInto(dst []byte, v value) {
 		return
 	}
 	d := v.arr.Data()
+	if d.DataType().ID() == arrow.NULL {
+		setAll(dst, false) // a null array has no bitmap
+		return
+	}
 	if d.NullN() == 0 || d.Buffers()[0] == nil {
 		setAll(dst, true)
 		return
@@ -91,6 +96,17 @@ func (ev *evaluator) boolArray(data, valid *memory.Buffer) value {
 		valid.Release()
 	}
 	return value{arr: out}
+}
+
+// isNull is x IS [NOT] NULL, read from the validity bitmap (Arrow's
+// is_null kernel panics on decimals).
+func (ev *evaluator) isNull(x value, not bool) value {
+	data := ev.newBits(true)
+	ev.validInto(data.Bytes(), x)
+	if !not {
+		invert(data.Bytes())
+	}
+	return ev.boolArray(data, nil)
 }
 
 // isBool is x IS [NOT] TRUE / FALSE: never null.

@@ -100,9 +100,10 @@ type likeN struct {
 }
 
 type callN struct {
-	fn   string
-	args []node
-	t    schema.Type
+	fn    string
+	args  []node
+	t     schema.Type
+	scale int // the digits of round(x, d), a constant
 }
 
 func (n *colRef) Type() schema.Type   { return n.fields[len(n.fields)-1].Type }
@@ -153,6 +154,8 @@ func children(n node) []node {
 		return []node{n.x, n.pat}
 	case *callN:
 		return n.args
+	case *caseN:
+		return n.children()
 	}
 	return nil
 }
@@ -330,6 +333,8 @@ func unbind(n node, qualify bool) Expr {
 			l.Escape = n.esc
 		}
 		return l
+	case *caseN:
+		return unbindCase(n, qualify)
 	case *callN:
 		c := &Call{Name: n.fn}
 		for _, a := range n.args {

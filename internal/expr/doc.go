@@ -22,9 +22,24 @@
 // join), X'hex', TRUE, FALSE, NULL, DATE '...', TIMESTAMP '...' and
 // TIMESTAMP_NTZ '...'; identifiers plain or `backquoted`, dotted for a
 // relation qualifier (s.id) or struct fields (a.b.c), matched
-// case-insensitively; functions lower, upper, trim, ltrim, rtrim, length,
-// coalesce, ifnull, nvl, abs, substring, substr, concat, date, to_date,
-// year, month, day, isnull, isnotnull, startswith, endswith, contains.
+// case-insensitively; CASE WHEN c THEN v ... [ELSE v] END and
+// CASE x WHEN a THEN v ... [ELSE v] END; functions lower, upper, trim,
+// ltrim, rtrim, length, coalesce, ifnull, nvl, if, nullif, greatest,
+// least, abs, round, floor, ceil (ceiling), substring, substr, concat,
+// concat_ws, replace, lpad, rpad, date, to_date, year, month, day,
+// date_add, date_sub, datediff, current_date, current_timestamp (also
+// now; both also without parentheses), isnull, isnotnull, startswith,
+// endswith, contains.
+//
+// CASE, IF, GREATEST and LEAST take their values' wider common type as
+// Spark does (a string meeting an integer gives a BIGINT). A CASE branch,
+// and every condition after the first, is evaluated only on the rows that
+// reach it, so CASE WHEN d = 0 THEN NULL ELSE n / d END never divides by
+// zero; a constant that fails there is left to fail at run time. ROUND
+// rounds half up (a double as its shortest decimal text, as Spark does).
+// CURRENT_DATE() and CURRENT_TIMESTAMP() are read once when the
+// expression is bound: every row of an operation sees the same instant,
+// as every row of a Spark query does.
 //
 // Semantics follow Spark with ANSI mode on (Spark 4's default): integer
 // overflow, division by zero and a cast of an invalid string are errors,

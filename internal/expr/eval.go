@@ -232,18 +232,15 @@ func (ev *evaluator) eval(n node) (value, error) {
 	case *betweenN:
 		return ev.between(n)
 	case *isNullN:
-		return ev.unaryOp(n.x, func(x value) (value, error) {
-			if n.not {
-				return ev.call("is_not_null", nil, x)
-			}
-			return ev.call("is_null", nil, x)
-		})
+		return ev.unaryOp(n.x, func(x value) (value, error) { return ev.isNull(x, n.not), nil })
 	case *isBoolN:
 		return ev.unaryOp(n.x, func(x value) (value, error) { return ev.isBool(x, n.val, n.not) })
 	case *likeN:
 		return ev.like(n)
 	case *callN:
 		return ev.function(n)
+	case *caseN:
+		return ev.caseWhen(n)
 	}
 	return value{}, fmt.Errorf("cannot evaluate %T", n)
 }

@@ -62,6 +62,8 @@ var evalCases = []struct{ pred, want string }{
 	{`f64 * 2 = 5`, "TFNFF"},
 	// decimals
 	{`dec = 12.34`, "TFNFF"},
+	{`dec IS NULL`, "FFTFF"},
+	{`dec IS NOT NULL AND st IS NOT NULL`, "TTFTT"},
 	{`dec = '12.340'`, "TFNFF"},
 	{`dec > 0`, "TFNTF"},
 	{`dec = -0.5`, "FTNFF"},

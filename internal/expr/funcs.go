@@ -31,6 +31,11 @@ var functions = map[string][2]int{
 	"year": {1, 1}, "month": {1, 1}, "day": {1, 1}, "dayofmonth": {1, 1},
 	"isnull": {1, 1}, "isnotnull": {1, 1},
 	"startswith": {2, 2}, "endswith": {2, 2}, "contains": {2, 2},
+	"if": {3, 3}, "nullif": {2, 2}, "greatest": {2, -1}, "least": {2, -1},
+	"round": {1, 2}, "floor": {1, 1}, "ceil": {1, 1}, "ceiling": {1, 1},
+	"concat_ws": {1, -1}, "replace": {2, 3}, "lpad": {2, 3}, "rpad": {2, 3},
+	"date_add": {2, 2}, "date_sub": {2, 2}, "datediff": {2, 2},
+	"current_date": {0, 0}, "current_timestamp": {0, 0}, "now": {0, 0},
 }
 
 func functionNames() string {
@@ -60,6 +65,29 @@ func (b *binder) call(e *Call) (node, error) {
 	args := make([]node, len(e.Args))
 	var err error
 	switch e.Name {
+	case "if", "nullif", "greatest", "least":
+		return b.conditional(e)
+	case "round", "floor", "ceil", "ceiling":
+		return b.rounding(e)
+	case "date_add", "date_sub", "datediff":
+		return b.dateFunc(e)
+	case "current_date":
+		return &lit{v: arrow.Date32(b.now.Unix() / 86400), t: tDate, src: e}, nil
+	case "current_timestamp", "now":
+		return &lit{v: arrow.Timestamp(b.now.UnixMicro()), t: tTimestamp, src: e}, nil
+	case "lpad", "rpad":
+		if args[0], err = b.stringOperand(e.Args[0]); err != nil {
+			return nil, err
+		}
+		if args[1], err = b.intOperand(e, e.Args[1]); err != nil {
+			return nil, err
+		}
+		if len(e.Args) == 3 {
+			if args[2], err = b.stringOperand(e.Args[2]); err != nil {
+				return nil, err
+			}
+		}
+		return b.fold(&callN{fn: e.Name, args: args, t: tString}, e)
 	case "isnull", "isnotnull":
 		x, err := b.bind(e.Args[0])
 		if err != nil {
@@ -115,14 +143,7 @@ func (b *binder) call(e *Call) (node, error) {
 			return nil, err
 		}
 		for i := 1; i < len(e.Args); i++ {
-			n, err := b.bind(e.Args[i])
-			if err != nil {
-				return nil, err
-			}
-			if !isIntegral(n.Type()) && !isVoid(n.Type()) {
-				return nil, errAt(e.Args[i], "%s takes integer positions, not %s", e.Name, typeName(n.Type()))
-			}
-			if args[i], err = b.coerce(n, tInt, e.Args[i]); err != nil {
+			if args[i], err = b.intOperand(e, e.Args[i]); err != nil {
 				return nil, err
 			}
 		}
@@ -140,6 +161,63 @@ func (b *binder) call(e *Call) (node, error) {
 		t = tBool
 	}
 	return b.fold(&callN{fn: e.Name, args: args, t: t}, e)
+}
+
+// intOperand binds an INT argument of fn (a position, a length, a number
+// of days); as in Spark, a narrower integer widens and a BIGINT needs an
+// explicit CAST.
+func (b *binder) intOperand(fn *Call, e Expr) (node, error) {
+	n, err := b.bind(e)
+	if err != nil {
+		return nil, err
+	}
+	if t := n.Type(); integralRank(t) > integralRank(tInt) || !isIntegral(t) && !isVoid(t) {
+		return nil, errAt(e, "%s takes an INT here, not %s (%s); CAST it AS INT", fn.Name, e, typeName(t))
+	}
+	return b.coerce(n, tInt, e)
+}
+
+// dateOperand binds an argument that a date function takes: a date, or a
+// string or timestamp cast to one.
+func (b *binder) dateOperand(fn *Call, e Expr) (node, error) {
+	n, err := b.bind(e)
+	if err != nil {
+		return nil, err
+	}
+	t := n.Type()
+	switch {
+	case isType(t, schema.Date):
+		return n, nil
+	case isVoid(t):
+		return b.coerce(n, tDate, e)
+	case isString(t) || isTimestamp(t):
+		if l, ok := n.(*lit); ok {
+			return b.coerce(l, tDate, e)
+		}
+		return &castN{x: n, t: tDate, implicit: true}, nil
+	}
+	return nil, errAt(e, "%s needs a date, timestamp or string, not %s (%s)", fn.Name, e, typeName(t))
+}
+
+func (b *binder) dateFunc(e *Call) (node, error) {
+	d, err := b.dateOperand(e, e.Args[0])
+	if err != nil {
+		return nil, err
+	}
+	var k node
+	if e.Name == "datediff" {
+		k, err = b.dateOperand(e, e.Args[1])
+	} else {
+		k, err = b.intOperand(e, e.Args[1])
+	}
+	if err != nil {
+		return nil, err
+	}
+	t := tDate
+	if e.Name == "datediff" {
+		t = tInt
+	}
+	return b.fold(&callN{fn: e.Name, args: []node{d, k}, t: t}, e)
 }
 
 func (ev *evaluator) function(n *callN) (value, error) {
@@ -231,6 +309,49 @@ func (ev *evaluator) function(n *callN) (value, error) {
 			}
 			return int32(tm.Day()), nil
 		})
+	case "greatest", "least":
+		return ev.extreme(n, args)
+	case "round", "floor", "ceil", "ceiling":
+		from := n.args[0].Type()
+		return ev.mapRows(args[:1], n.t, true, func(v []any) (any, error) { return roundValue(n.fn, v[0], from, n.t, n.scale) })
+	case "date_add", "date_sub":
+		return ev.dateArith(n.fn == "date_sub", args[0], args[1])
+	case "datediff":
+		return ev.mapRows(args, tInt, true, func(v []any) (any, error) {
+			return int32(v[0].(arrow.Date32) - v[1].(arrow.Date32)), nil
+		})
+	case "concat_ws":
+		return ev.mapRows(args, tString, false, func(v []any) (any, error) {
+			if v[0] == nil {
+				return nil, nil
+			}
+			parts := make([]string, 0, len(v)-1)
+			for _, x := range v[1:] {
+				if x != nil {
+					parts = append(parts, x.(string))
+				}
+			}
+			return strings.Join(parts, v[0].(string)), nil
+		})
+	case "replace":
+		return ev.mapRows(args, tString, true, func(v []any) (any, error) {
+			with := ""
+			if len(v) > 2 {
+				with = v[2].(string)
+			}
+			if v[1].(string) == "" {
+				return v[0], nil
+			}
+			return strings.ReplaceAll(v[0].(string), v[1].(string), with), nil
+		})
+	case "lpad", "rpad":
+		return ev.mapRows(args, tString, true, func(v []any) (any, error) {
+			pad := " "
+			if len(v) > 2 {
+				pad = v[2].(string)
+			}
+			return padString(v[0].(string), int(v[1].(int32)), pad, n.fn == "lpad"), nil
+		})
 	case "startswith", "endswith", "contains":
 		return ev.mapRows(args, tBool, true, func(v []any) (any, error) {
 			s, p := v[0].(string), v[1].(string)
@@ -269,6 +390,28 @@ func (ev *evaluator) stringMap(x value, f func(string) string) (value, error) {
 		b.Append(f(in.Value(i)))
 	}
 	return value{arr: b.NewArray()}, nil
+}
+
+// padString is Spark's lpad / rpad: s cut to n characters, or filled to
+// n characters with pad repeated (on the left for lpad); with an empty pad
+// s is only cut.
+func padString(s string, n int, pad string, left bool) string {
+	rs := []rune(s)
+	if n <= 0 {
+		return ""
+	}
+	if len(rs) >= n || pad == "" {
+		return string(rs[:min(n, len(rs))])
+	}
+	pr := []rune(pad)
+	fill := make([]rune, n-len(rs))
+	for i := range fill {
+		fill[i] = pr[i%len(pr)]
+	}
+	if left {
+		return string(fill) + s
+	}
+	return s + string(fill)
 }
 
 // substringSQL is Spark's substring: 1-based, 0 counts as 1, a negative

@@ -24,6 +24,9 @@ func FuzzParse(f *testing.F) {
 		`d = DATE '0001-01-01' OR d = DATE '999999-12-31'`, `s LIKE '%%__%\\%'`, `i8 = 1Y + 1S`} {
 		f.Add(s)
 	}
+	for _, c := range valueCases {
+		f.Add(c.expr + ` IS NULL`)
+	}
 	sc, rec := allTypes(f)
 	rels := map[string]*schema.Struct{"": sc}
 	full := stats.Parse(`{"numRecords":10,"minValues":{"i8":-5,"s":"bar","d":"2026-01-01","dec":"1.50","f64":-1},"maxValues":{"i8":5,"s":"foo","d":"2026-01-31","dec":"9.99","f64":1},"nullCount":{"i8":0,"s":1,"d":0,"dec":2,"f64":0}}`, sc, schema.MappingNone)

@@ -77,6 +77,13 @@ func TestParseCanonical(t *testing.T) {
 		{`(a IS NULL) = b`, `(a IS NULL) = b`},
 		{`a IN (b IN (1), c)`, `a IN (b IN (1), c)`},
 		{`é = 1`, "`é` = 1"},
+		{`case when a then 1 end = 1`, `CASE WHEN a THEN 1 END = 1`},
+		{`CASE x WHEN 1 THEN 'a' WHEN 2 THEN 'b' ELSE NULL END`, `CASE x WHEN 1 THEN 'a' WHEN 2 THEN 'b' ELSE NULL END`},
+		{`CASE WHEN a THEN CASE WHEN b THEN 1 END END + 1`, `CASE WHEN a THEN CASE WHEN b THEN 1 END END + 1`},
+		{`-CASE WHEN a OR b THEN x + 1 ELSE y END`, `-CASE WHEN a OR b THEN x + 1 ELSE y END`},
+		{`end = 1 AND then IS NULL`, "`end` = 1 AND `then` IS NULL"},
+		{"CASE WHEN `end` THEN `else` END", "CASE WHEN `end` THEN `else` END"},
+		{`IF(a, 1, 2) = NullIf(b, 3)`, `if(a, 1, 2) = nullif(b, 3)`},
 	}
 	for _, c := range cases {
 		e, err := Parse(c.in)
@@ -153,7 +160,13 @@ func TestParseErrors(t *testing.T) {
 		{`CAST(a int)`, 8, "expected AS"},
 		{`a RLIKE 'x'`, 3, "RLIKE is not supported"},
 		{`a IN (SELECT 1)`, 7, "IN with a subquery is not supported"},
-		{`CASE WHEN a THEN 1 END`, 1, "CASE is not supported"},
+		{`CASE END`, 6, `expected WHEN, found "END"`},
+		{`CASE x END`, 8, `expected WHEN, found "END"`},
+		{`CASE WHEN a 1 END`, 13, "expected THEN, found number 1"},
+		{`CASE WHEN a THEN 1`, 19, "expected END, found end of input"},
+		{`CASE x WHEN 1 THEN 2 ELSE 3 ELSE 4 END`, 29, `expected END, found "ELSE"`},
+		{`CASE WHEN a THEN END`, 18, `expected an expression, found "END"`},
+		{`CASE WHEN a THEN (b END`, 21, `expected ')', found "END"`},
 		{`a LIKE 'x' ESCAPE 'ab'`, 19, "ESCAPE takes a string of one character"},
 		{`a = /* open`, 5, "unterminated comment"},
 		{`héllo = 'x' AND (`, 18, "expected an expression"},

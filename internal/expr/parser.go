@@ -30,6 +30,9 @@ type parser struct {
 	toks  []token
 	i     int
 	depth int
+	// inCase counts the CASE expressions being parsed: inside one, WHEN,
+	// THEN, ELSE and END are keywords, elsewhere they may name columns.
+	inCase int
 }
 
 // Parse parses one expression in the Spark SQL subset this package
@@ -363,10 +366,16 @@ func (p *parser) prefix() (Expr, error) {
 			}
 			return p.cast(t)
 		}
-	case "CASE", "INTERVAL", "EXISTS":
+	case "CASE":
+		return p.caseExpr(t)
+	case "INTERVAL", "EXISTS":
 		return nil, p.errAt(t, "%s is not supported", strings.ToUpper(t.text))
 	case "AND", "OR", "IS", "IN", "BETWEEN", "LIKE", "ILIKE", "ESCAPE", "AS", "DIV":
 		return nil, p.errAt(t, "expected an expression, found %s", t.describe())
+	case "WHEN", "THEN", "ELSE", "END":
+		if p.inCase > 0 {
+			return nil, p.errAt(t, "expected an expression, found %s", t.describe())
+		}
 	}
 	if isSym(p.peek(), "(") {
 		return p.call(t)
@@ -418,6 +427,51 @@ func (p *parser) call(name token) (Expr, error) {
 			return nil, p.errAt(t, "expected ',' or ')' in the arguments of %s, found %s", c.Name, t.describe())
 		}
 	}
+}
+
+// caseExpr parses the rest of CASE [operand] WHEN c THEN v ... [ELSE v] END.
+func (p *parser) caseExpr(kw token) (Expr, error) {
+	c := &Case{At: kw.pos}
+	p.inCase++
+	defer func() { p.inCase-- }()
+	if t := p.peek(); isKw(t, "END") || isKw(t, "ELSE") || isKw(t, "THEN") {
+		return nil, p.errAt(t, "expected WHEN, found %s", t.describe())
+	}
+	if !isKw(p.peek(), "WHEN") {
+		x, err := p.expr(0)
+		if err != nil {
+			return nil, err
+		}
+		c.Operand = x
+	}
+	for p.acceptKw("WHEN") {
+		cond, err := p.expr(0)
+		if err != nil {
+			return nil, err
+		}
+		if err := p.expectKw("THEN"); err != nil {
+			return nil, err
+		}
+		then, err := p.expr(0)
+		if err != nil {
+			return nil, err
+		}
+		c.Whens = append(c.Whens, When{Cond: cond, Then: then})
+	}
+	if len(c.Whens) == 0 {
+		return nil, p.errAt(p.peek(), "expected WHEN, found %s", p.peek().describe())
+	}
+	if p.acceptKw("ELSE") {
+		e, err := p.expr(0)
+		if err != nil {
+			return nil, err
+		}
+		c.Else = e
+	}
+	if err := p.expectKw("END"); err != nil {
+		return nil, err
+	}
+	return c, nil
 }
 
 func (p *parser) cast(kw token) (Expr, error) {

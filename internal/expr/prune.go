@@ -661,8 +661,10 @@ func rebuild(n node, f func(node) node) node {
 		c := *n
 		c.x, c.pat = f(n.x), f(n.pat)
 		return &c
+	case *caseN:
+		return n.rebuilt(f)
 	case *callN:
-		c := &callN{fn: n.fn, t: n.t}
+		c := &callN{fn: n.fn, t: n.t, scale: n.scale}
 		for _, a := range n.args {
 			c.args = append(c.args, f(a))
 		}

@@ -64,6 +64,13 @@ func TestEvalPartition(t *testing.T) {
 		{`NULL`, "ffff"},
 		{`day + 1 = '2026-01-02'`, "tfft"},
 		{`year(day) = 2026 AND month(day) = 1 AND day(day) = 2`, "ftff"},
+		// CASE and IF on partition columns decide; with a data column they stay unknown
+		{`CASE WHEN region = 'eu' THEN n > 0 ELSE false END`, "tfff"},
+		{`CASE region WHEN 'us' THEN 'west' WHEN 'eu' THEN 'east' END = 'east'`, "tfff"},
+		{`if(day IS NULL, 'none', region) = 'none'`, "fftf"},
+		{`CASE WHEN id > 5 THEN true ELSE true END`, "uuuu"},
+		{`CASE WHEN day IS NULL THEN id > 5 ELSE false END`, "uuuu"},
+		{`greatest(n, 2) = 3 AND date_add(day, 1) = '2026-01-03'`, "ftff"},
 	}
 	for _, c := range cases {
 		p := mustCompile(t, c.pred, map[string]*schema.Struct{"": sc})

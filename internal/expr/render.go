@@ -16,7 +16,7 @@ var reserved = map[string]bool{"NOT": true, "AND": true, "OR": true, "IS": true,
 	"LIKE": true, "ILIKE": true, "RLIKE": true, "REGEXP": true, "NULL": true, "TRUE": true, "FALSE": true,
 	"CAST": true, "TRY_CAST": true, "CASE": true, "DIV": true, "ESCAPE": true, "AS": true, "INTERVAL": true,
 	"EXISTS": true, "DISTINCT": true, "FROM": true, "FOR": true, "SELECT": true, "WITH": true, "UNKNOWN": true,
-	"ANY": true, "ALL": true, "SOME": true}
+	"ANY": true, "ALL": true, "SOME": true, "WHEN": true, "THEN": true, "ELSE": true, "END": true}
 
 func quoteIdent(s string) string {
 	plain := s != "" && isIdentStart(s[0]) && !reserved[strings.ToUpper(s)]
@@ -246,6 +246,23 @@ func render(sb *strings.Builder, e Expr) {
 			render(sb, a)
 		}
 		sb.WriteByte(')')
+	case *Case:
+		sb.WriteString("CASE")
+		if e.Operand != nil {
+			sb.WriteByte(' ')
+			render(sb, e.Operand)
+		}
+		for _, w := range e.Whens {
+			sb.WriteString(" WHEN ")
+			render(sb, w.Cond)
+			sb.WriteString(" THEN ")
+			render(sb, w.Then)
+		}
+		if e.Else != nil {
+			sb.WriteString(" ELSE ")
+			render(sb, e.Else)
+		}
+		sb.WriteString(" END")
 	}
 }
 
@@ -266,3 +283,4 @@ func (e *IsBool) String() string  { return renderString(e) }
 func (e *Like) String() string    { return renderString(e) }
 func (e *Cast) String() string    { return renderString(e) }
 func (e *Call) String() string    { return renderString(e) }
+func (e *Case) String() string    { return renderString(e) }

@@ -129,17 +129,18 @@ func numericCommon(a, b schema.Type) schema.Type {
 }
 
 // commonType is the type two non-literal operands are compared in, as
-// Spark coerces them; ok is false when they cannot be compared.
+// Spark coerces them; ok is false when they cannot be compared. Nested
+// types meet only their own type (or NULL's).
 func commonType(a, b schema.Type) (schema.Type, bool) {
 	switch {
-	case !isAtomic(a) || !isAtomic(b):
-		return nil, false
 	case sameType(a, b):
 		return a, true
 	case isVoid(a):
 		return b, true
 	case isVoid(b):
 		return a, true
+	case !isAtomic(a) || !isAtomic(b):
+		return nil, false
 	case isNumeric(a) && isNumeric(b):
 		return numericCommon(a, b), true
 	case isString(a) && !isType(b, schema.Binary):
