@@ -58,9 +58,11 @@ type run struct {
 	parts []*part
 	// keyBytes are the key sets and row selections built from the source.
 	keyBytes int64
-	budget   *limits.Budget
-	snap     *snapshot.Snapshot // the snapshot the current attempt reads
-	out      storage.Store      // the table's store, with the call's upload sizes
+	// encodeWorkers is each partition writer's share of the cores.
+	encodeWorkers int
+	budget        *limits.Budget
+	snap          *snapshot.Snapshot // the snapshot the current attempt reads
+	out           storage.Store      // the table's store, with the call's upload sizes
 }
 
 // listFiles gives every touched partition its live files, in one pass over

@@ -2,6 +2,7 @@ package upsert
 
 import (
 	"context"
+	"runtime"
 	"sync"
 	"sync/atomic"
 
@@ -72,7 +73,12 @@ func (r *run) rewrite(ctx context.Context) error {
 		mu.Unlock()
 		cancel()
 	}
-	for _, p := range r.order() {
+	order := r.order()
+	// Partitions rewritten side by side share the cores: a writer alone
+	// encodes a row group's columns in parallel, writers that already keep
+	// every core busy stream theirs (datafile.Options.EncodeWorkers).
+	r.encodeWorkers = max(1, runtime.GOMAXPROCS(0)/max(1, min(r.c.MaxParallelPartitions, len(order))))
+	for _, p := range order {
 		release, err := r.budget.AcquirePartition(ctx)
 		if err != nil {
 			fail(errs.Wrap(errs.Canceled, "", err, "rewriting"))
@@ -146,6 +152,7 @@ func (r *run) rewritePartition(ctx context.Context, p *part) (err error) {
 		TargetFileSize:    c.TargetFileSize,
 		MaxUnwrittenBytes: c.writerBuf,
 		ExpectedBytes:     out.bytes,
+		EncodeWorkers:     r.encodeWorkers,
 		DataChange:        true,
 		Allocator:         c.mem,
 	})

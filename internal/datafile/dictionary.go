@@ -27,7 +27,7 @@ func (w *Writer) fileProps(rows []chunk) *parquet.WriterProperties {
 	limit := w.props.DictionaryPageSizeLimit()
 	fields := w.fileSchema.Fields()
 	plain := make([]bool, len(fields))
-	_ = forEach(len(fields), func(j int) error { // a panic only leaves the dictionary on
+	_ = forEach(len(fields), w.EncodeWorkers, func(j int) error { // a panic only leaves the dictionary on
 		plain[j] = dictionaryJudged(fields[j].Type) && !dictionaryPays(rows, j, limit)
 		return nil
 	})

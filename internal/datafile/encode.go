@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"context"
 	"io"
-	"runtime"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -18,14 +17,16 @@ import (
 )
 
 // columnFile writes row groups of a schema of flat columns (one Parquet
-// leaf per Arrow field), encoding and compressing the column chunks of a
-// row group in parallel: pqarrow's FileWriter encodes one column after
-// another on the caller's goroutine, which left all but one core idle.
-// Each row group is buffered whole by arrow-go until it is complete, then
-// written out, so the file holds no encoded data between row groups. The
-// bytes are those pqarrow writes for the same rows.
+// leaf per Arrow field). With several workers it encodes and compresses
+// the column chunks of a row group in parallel: pqarrow's FileWriter
+// encodes one column after another on the caller's goroutine, which left
+// all but one core idle. Such a row group is buffered whole by arrow-go
+// until it is complete, then written out, so the file holds no encoded
+// data between row groups. With one worker the row group streams to the
+// file. The bytes are those pqarrow writes for the same rows.
 type columnFile struct {
-	pw *file.Writer
+	pw      *file.Writer
+	workers int // columns encoded at once; 1 streams the row group
 }
 
 // flatSchema reports whether every field of s is one Parquet leaf that
@@ -43,7 +44,7 @@ func flatSchema(s *arrow.Schema) bool {
 	return true
 }
 
-func newColumnFile(s *arrow.Schema, sink io.Writer, props *parquet.WriterProperties) (*columnFile, error) {
+func newColumnFile(s *arrow.Schema, sink io.Writer, props *parquet.WriterProperties, workers int) (*columnFile, error) {
 	ps, err := pqarrow.ToParquet(s, props, pqarrow.DefaultWriterProps())
 	if err != nil {
 		return nil, err
@@ -53,7 +54,7 @@ func newColumnFile(s *arrow.Schema, sink io.Writer, props *parquet.WriterPropert
 	if err != nil {
 		return nil, err
 	}
-	return &columnFile{pw: pw}, nil
+	return &columnFile{pw: pw, workers: workers}, nil
 }
 
 // write writes rows of recs as row groups of at most the row cap.
@@ -67,13 +68,8 @@ func (c *columnFile) write(recs []arrow.RecordBatch, rows int64) error {
 	return nil
 }
 
-// writeRowGroup writes rows [lo, hi) of recs as one row group. Workers
-// take columns largest first, so that the last to finish is a small one.
+// writeRowGroup writes rows [lo, hi) of recs as one row group.
 func (c *columnFile) writeRowGroup(recs []arrow.RecordBatch, lo, hi int64) error {
-	rgw, err := c.pw.AppendBufferedRowGroupChecked()
-	if err != nil {
-		return err
-	}
 	ncols := len(recs[0].Columns())
 	cols := make([][]arrow.Array, ncols)
 	size := make([]int64, ncols)
@@ -88,29 +84,71 @@ func (c *columnFile) writeRowGroup(recs []arrow.RecordBatch, lo, hi int64) error
 			releaseAll(pieces)
 		}
 	}()
-	order := make([]int, ncols)
+	if c.workers <= 1 {
+		return c.writeSerial(cols)
+	}
+	return c.writeParallel(cols, size)
+}
+
+// writeSerial streams the columns one after another, page by page, to the
+// file: nothing of the row group is held encoded.
+func (c *columnFile) writeSerial(cols [][]arrow.Array) error {
+	rgw, err := c.pw.AppendRowGroupChecked()
+	if err != nil {
+		return err
+	}
+	var levels []int16
+	for _, pieces := range cols {
+		cw, err := rgw.NextColumn()
+		if err != nil {
+			return err
+		}
+		if err := writeColumn(pqarrow.NewArrowWriteContext(context.Background(), nil), cw, pieces, &levels); err != nil {
+			return err
+		}
+	}
+	return rgw.Close()
+}
+
+// writeParallel encodes the column chunks on up to c.workers goroutines,
+// each into memory, and writes the row group when the last is done.
+// Workers take columns largest first, so that the last to finish is a
+// small one.
+func (c *columnFile) writeParallel(cols [][]arrow.Array, size []int64) error {
+	rgw, err := c.pw.AppendBufferedRowGroupChecked()
+	if err != nil {
+		return err
+	}
+	order := make([]int, len(cols))
 	for i := range order {
 		order[i] = i
 	}
 	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(size[b], size[a]) })
 
-	if err := forEach(ncols, func(k int) error {
+	if err := forEach(len(cols), c.workers, func(k int) error {
 		i := order[k]
+		cw, err := rgw.Column(i)
+		if err != nil {
+			return err
+		}
 		var levels []int16
-		return writeColumn(pqarrow.NewArrowWriteContext(context.Background(), nil), rgw, i, cols[i], &levels)
+		if err := writeColumn(pqarrow.NewArrowWriteContext(context.Background(), nil), cw, cols[i], &levels); err != nil {
+			return err
+		}
+		return flushPage(cw)
 	}); err != nil {
 		return err
 	}
 	return rgw.Close()
 }
 
-// forEach calls fn(0) to fn(n-1) on one worker per core and returns the
-// error of the lowest k that failed; a panic in fn is an error of its k.
-func forEach(n int, fn func(k int) error) error {
+// forEach calls fn(0) to fn(n-1) on up to workers goroutines and returns
+// the error of the lowest k that failed; a panic in fn is an error of its k.
+func forEach(n, workers int, fn func(k int) error) error {
 	errs := make([]error, n)
 	var next atomic.Int64
 	var wg sync.WaitGroup
-	for range min(runtime.GOMAXPROCS(0), n) {
+	for range min(workers, n) {
 		wg.Go(func() {
 			for k := int(next.Add(1) - 1); k < n; k = int(next.Add(1) - 1) {
 				errs[k] = func() (err error) {
@@ -129,14 +167,8 @@ func forEach(n int, fn func(k int) error) error {
 	return nil
 }
 
-// writeColumn writes the pieces of column i and encodes its last page;
-// only the dictionary page, if any, is left for the row group's Close,
-// which runs on one goroutine.
-func writeColumn(ctx context.Context, rgw file.BufferedRowGroupWriter, i int, pieces []arrow.Array, levels *[]int16) error {
-	cw, err := rgw.Column(i)
-	if err != nil {
-		return err
-	}
+// writeColumn writes the pieces of one column to its chunk writer.
+func writeColumn(ctx context.Context, cw file.ColumnChunkWriter, pieces []arrow.Array, levels *[]int16) error {
 	nullable := cw.Descr().MaxDefinitionLevel() > 0
 	for _, a := range pieces {
 		var def []int16
@@ -147,10 +179,15 @@ func writeColumn(ctx context.Context, rgw file.BufferedRowGroupWriter, i int, pi
 			return err
 		}
 	}
-	// Close would flush the page of the last values: the same page, but
-	// encoded and compressed on one goroutine for all columns. The page
-	// statistics tell whether there are values since the last page; a
-	// page of none must not be flushed (arrow-go panics).
+	return nil
+}
+
+// flushPage encodes a buffered column's last page on the worker that wrote
+// it: the row group's Close would flush it too, but on one goroutine for
+// all columns, leaving only the dictionary page, if any, to Close. The page
+// statistics tell whether there are values since the last page; a page of
+// none must not be flushed (arrow-go panics).
+func flushPage(cw file.ColumnChunkWriter) error {
 	p, ok := cw.(pageFlusher)
 	if st := cw.PageStatistics(); ok && st != nil && st.NumValues()+st.NullCount() > 0 {
 		return p.FlushCurrentPage()

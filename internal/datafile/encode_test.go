@@ -81,25 +81,27 @@ func TestColumnFileWritesWhatPqarrowWrites(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	var got bytes.Buffer
-	cf, err := newColumnFile(s, &got, props)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cf.write(recs, rows); err != nil {
-		t.Fatal(err)
-	}
-	if err := cf.close(); err != nil {
-		t.Fatal(err)
-	}
-	// The pages must match byte for byte; the footers can differ only in
-	// order, as arrow-go writes a column's encoding stats in map order.
-	g, w := got.Bytes(), want.Bytes()
-	if want.Len() < 10000 || !bytes.Equal(pages(g), pages(w)) || len(g) != len(w) {
-		t.Fatalf("columnFile wrote %d bytes, pqarrow %d: the pages differ", len(g), len(w))
-	}
-	if gm, wm := footerSummary(t, g), footerSummary(t, w); gm != wm {
-		t.Fatalf("footers differ:\n%s\npqarrow's:\n%s", gm, wm)
+	for _, workers := range []int{1, 2, 4} {
+		var got bytes.Buffer
+		cf, err := newColumnFile(s, &got, props, workers)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := cf.write(recs, rows); err != nil {
+			t.Fatal(err)
+		}
+		if err := cf.close(); err != nil {
+			t.Fatal(err)
+		}
+		// The pages must match byte for byte; the footers can differ only in
+		// order, as arrow-go writes a column's encoding stats in map order.
+		g, w := got.Bytes(), want.Bytes()
+		if want.Len() < 10000 || !bytes.Equal(pages(g), pages(w)) || len(g) != len(w) {
+			t.Fatalf("columnFile with %d workers wrote %d bytes, pqarrow %d: the pages differ", workers, len(g), len(w))
+		}
+		if gm, wm := footerSummary(t, g), footerSummary(t, w); gm != wm {
+			t.Fatalf("%d workers: footers differ:\n%s\npqarrow's:\n%s", workers, gm, wm)
+		}
 	}
 }
 

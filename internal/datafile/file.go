@@ -59,7 +59,7 @@ func (w *Writer) createFile(p *partition) (*dataFile, error) {
 	f := &dataFile{key: key, obj: obj, bw: bufio.NewWriterSize(obj, gatherSize), stats: newFileStats(w.plan)}
 	sink, props := &countingWriter{w: f.bw, n: &f.size}, w.fileProps(p.chunks)
 	if w.flat {
-		f.cf, err = newColumnFile(w.fileSchema, sink, props)
+		f.cf, err = newColumnFile(w.fileSchema, sink, props, w.EncodeWorkers)
 	} else {
 		f.fw, err = pqarrow.NewFileWriter(w.fileSchema, sink, props, pqarrow.DefaultWriterProps())
 	}

@@ -1,6 +1,7 @@
 package datafile
 
 import (
+	"runtime"
 	"strings"
 	"time"
 
@@ -63,6 +64,13 @@ type Options struct {
 	// buffer never hold one for long; a write to more partitions than this
 	// whose data does not fit in the buffer makes more, smaller files.
 	MaxOpenFiles int
+	// EncodeWorkers is how many goroutines one Writer encodes with (default
+	// GOMAXPROCS): the column chunks of a row group are encoded at once,
+	// each into memory, and the row group written when the last is done.
+	// With 1 a row group streams to its file page by page and is never held
+	// encoded, which costs less CPU and memory; callers that run several
+	// Writers at once give each a share of the cores.
+	EncodeWorkers int
 	// DataChange is copied to every add action.
 	DataChange bool
 	// Allocator allocates Arrow and Parquet buffers (default Go allocator).
@@ -126,8 +134,11 @@ func resolve(opt Options) (*settings, error) {
 		}
 		s.target = t
 	}
-	if s.MaxUnwrittenBytes < 0 || s.MaxOpenFiles < 0 {
-		return nil, bad("MaxUnwrittenBytes and MaxOpenFiles must not be negative")
+	if s.MaxUnwrittenBytes < 0 || s.MaxOpenFiles < 0 || s.EncodeWorkers < 0 {
+		return nil, bad("MaxUnwrittenBytes, MaxOpenFiles and EncodeWorkers must not be negative")
+	}
+	if s.EncodeWorkers == 0 {
+		s.EncodeWorkers = runtime.GOMAXPROCS(0)
 	}
 	if s.MaxUnwrittenBytes == 0 {
 		s.MaxUnwrittenBytes = DefaultMaxUnwrittenBytes

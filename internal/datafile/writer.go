@@ -321,7 +321,7 @@ func (w *Writer) split(file arrow.RecordBatch, groups []group, sel []bool) ([]ar
 			}
 		}
 	}()
-	err := forEach(ncols, func(i int) error {
+	err := forEach(ncols, w.EncodeWorkers, func(i int) error {
 		for k := range groups {
 			if len(rows[k]) == 0 {
 				continue
