@@ -3,7 +3,7 @@ batch into a table with the `deltalite` package from PyPI (a Rust engine
 behind a Python binding), in its own process, printed as the JSON line the
 Go benchmark programs print.
 
-    rust_deltalite_bench.py TABLE BATCH.parquet [--keys id] [--partition-by _ph_partition_key]
+    rust_deltalite_bench.py TABLE BATCH.parquet [--keys id] [--partition-by _ph_partition_key] [--metrics FILE]
 
 It runs in its own virtual environment (CPython >= 3.12, pinned in
 bench/py/requirements-deltalite.txt; bench/upsert.sh makes it), so it needs
@@ -33,6 +33,7 @@ def main(argv):
     import deltalite
     import pyarrow.parquet as pq
 
+    io_before = upsert_args.io_bytes()
     start = time.perf_counter()
     src = pq.read_table(args.batch)
     table = deltalite.DeltaLiteTable.open(args.table)
@@ -42,6 +43,13 @@ def main(argv):
         partition_key=parts[0] if parts else None,
     )
     seconds = time.perf_counter() - start
+    upsert_args.write_metrics(
+        args,
+        io_before,
+        files_probed=stats.files_probed,
+        files_carried_over=stats.files_carried_over,
+        files_removed=stats.files_removed,
+    )
     res = {
         "engine": "deltalite-rs",
         "op": "upsert",

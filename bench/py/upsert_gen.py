@@ -3,7 +3,7 @@ the production workload the upsert engine was built for.
 
     upsert_gen.py build TABLE --rows N [--partitions 2] [--payload 4500] [--file-rows 25000]
     upsert_gen.py batch OUT.parquet --rows N [--partitions 2] [--payload 4500]
-                        [--updates 9000] [--inserts 1000]
+                        [--updates 9000] [--inserts 1000] [--clustered TABLE]
 
 Schema: id string (UUID-shaped, random-looking: a hash of the partition and
 the row number), tenant int64, counter int32 (the version that wrote the
@@ -24,6 +24,12 @@ write_deltalake (one commit per append, as a table grows in production),
 then prints a JSON manifest line. batch writes one Parquet file per upsert
 batch: in each of the first two partitions, --updates existing keys spread
 evenly over the partition (new payload, counter 2) and --inserts new keys.
+With --clustered TABLE (a table build made with the same --rows,
+--partitions, --payload and --pool-mib) the updated keys of each partition
+are taken from one data file of TABLE instead, the partition's largest, so
+an engine that prunes by statistics or probes keys rewrites that file alone;
+the JSON line then also names the files, their size and rows, and the
+table's file count and bytes (a rebuilt table needs a new batch).
 """
 
 import argparse
@@ -186,18 +192,72 @@ def build(args):
     )
 
 
+def spread(n, among):
+    """n of the sorted row numbers among, evenly spaced from the first."""
+    n = min(n, len(among))
+    step = max(len(among) // max(n, 1), 1)
+    return among[np.arange(n, dtype=np.int64) * step]
+
+
+def clustered_files(table, partitions):
+    """Per partition (0 .. partitions-1): the row numbers held by its largest
+    data file (most rows, then most bytes, then the first path), and the
+    file's description. Row numbers come from the payload's "row" field; the
+    file's keys are checked against the generator's, so a table this
+    generator did not make is an error rather than a batch of inserts."""
+    import pyarrow.compute as pc
+    import pyarrow.parquet as pq
+    from urllib.parse import unquote
+
+    from deltalake import DeltaTable
+
+    dt = DeltaTable(table)
+    adds = pa.table(dt.get_add_actions(flatten=True)).to_pylist()
+    out = []
+    for p in range(partitions):
+        value = partition_value(p)
+        files = [a for a in adds if a.get("partition." + PARTITION) == value]
+        if not files:
+            raise SystemExit(f"upsert_gen: {table} has no data file in partition {PARTITION}={value}")
+        f = min(files, key=lambda a: (-a["num_records"], -a["size_bytes"], a["path"]))
+        path = os.path.join(table, unquote(f["path"]))
+        data = pq.read_table(path, columns=["id", "payload"])
+        head = pc.utf8_slice_codeunits(data.column("payload"), 0, 32)
+        found = pc.extract_regex(head, r'^\{"row":(?P<row>[0-9]+),')
+        if found.null_count:
+            raise SystemExit(f"upsert_gen: {path}: {found.null_count} payloads do not start with {{\"row\":N, (not a table this generator built)")
+        rows = np.asarray(pc.struct_field(found, [0]).cast(pa.int64()).to_numpy(zero_copy_only=False))
+        if not keys(p, rows).equals(data.column("id").combine_chunks()):
+            raise SystemExit(f"upsert_gen: {path}: the keys are not the generator's for their row numbers (built with another --partitions?)")
+        out.append((np.sort(rows), {"partition": value, "path": f["path"], "rows": len(rows), "bytes": f["size_bytes"], "files_in_partition": len(files)}))
+    return out
+
+
 def batch(args):
     import pyarrow.parquet as pq
 
-    batches = []
-    for p in range(min(args.partitions, 2)):
-        n_upd = min(args.updates, args.rows)
-        step = max(args.rows // max(n_upd, 1), 1)
-        rows = np.concatenate([np.arange(n_upd, dtype=np.int64) * step, INSERT_BASE + np.arange(args.inserts, dtype=np.int64)])
+    touched = min(args.partitions, 2)
+    if args.clustered:
+        chosen = clustered_files(args.clustered, touched)
+    else:
+        every = np.arange(args.rows, dtype=np.int64)
+        chosen = [(every, None)] * touched
+    batches, updates = [], 0
+    for p, (among, _) in enumerate(chosen):
+        upd = spread(args.updates, among)
+        updates += len(upd)
+        rows = np.concatenate([upd, INSERT_BASE + np.arange(args.inserts, dtype=np.int64)])
         batches.append(make_batch(p, rows, 2, args.payload))
     t = pa.Table.from_batches(batches)
     pq.write_table(t, args.out)
-    print(json.dumps({"rows": t.num_rows, "updates": n_upd * len(batches), "inserts": args.inserts * len(batches), "bytes": os.path.getsize(args.out)}))
+    res = {"rows": t.num_rows, "updates": updates, "inserts": args.inserts * len(batches), "bytes": os.path.getsize(args.out)}
+    if args.clustered:
+        from deltalake import DeltaTable
+
+        sizes = DeltaTable(args.clustered).get_add_actions(flatten=True).column("size_bytes").to_pylist()
+        res["clustered"] = [f for _, f in chosen]
+        res["base_files"], res["base_bytes"] = len(sizes), sum(sizes)
+    print(json.dumps(res))
 
 
 def main(argv):
@@ -214,6 +274,7 @@ def main(argv):
         else:
             s.add_argument("--updates", type=int, default=9_000, help="updated keys per touched partition")
             s.add_argument("--inserts", type=int, default=1_000, help="new keys per touched partition")
+            s.add_argument("--clustered", metavar="TABLE", help="take each partition's updated keys from one data file of TABLE")
         s.add_argument("--pool-mib", type=int, default=64, help="size of the random character pool payloads are cut from")
     args = ap.parse_args(argv)
     global _pool_size

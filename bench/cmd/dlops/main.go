@@ -3,13 +3,16 @@
 // one JSON line. The benchmark harnesses start it and measure it from the
 // outside.
 //
-//	dlops upsert TABLE BATCH.parquet [-pk id] [-partition-key _ph_partition_key] [-cpuprofile F]
-//	dlops write TABLE INPUT.arrows [-partition-by c1,c2] [-cpuprofile F]
+//	dlops upsert TABLE BATCH.parquet [-pk id] [-partition-key _ph_partition_key] [-cpuprofile F] [-metrics F]
+//	dlops write TABLE INPUT.arrows [-partition-by c1,c2] [-cpuprofile F] [-metrics F]
 //
 // upsert opens the table, streams the Parquet batch into Table.Upsert and
 // reports its stats. write streams an Arrow IPC stream file into
 // deltalite.Write with mode error (a new table). The timed operation
-// includes opening the input and the table.
+// includes opening the input and the table. -metrics writes the JSON object
+// the upsert benchmark's Python programs write too (bench/py/upsert_args.py):
+// the bytes the process read and wrote through system calls during the
+// operation and, for upsert, its files probed, carried over and removed.
 package main
 
 import (
@@ -21,6 +24,7 @@ import (
 	"os"
 	"runtime/pprof"
 	"runtime/trace"
+	"strconv"
 	"strings"
 	"time"
 
@@ -51,6 +55,7 @@ func main() {
 	memProfile := fs.String("memprofile", "", "write an allocation profile of the operation here")
 	traceOut := fs.String("trace", "", "write an execution trace of the operation here")
 	manageHeap := fs.Bool("manage-heap", true, "let the engine set Go's soft memory limit, as the deltalite command does (limits.ManageGoMemoryLimit)")
+	metricsOut := fs.String("metrics", "", "write the operation's I/O and file counts here as JSON")
 	fsync := fs.String("fsync", "all", `what the local store syncs: "all" (data files before the commit) or "log" (only the log, as delta-rs)`)
 	if err := fs.Parse(os.Args[4:]); err != nil {
 		os.Exit(2)
@@ -65,11 +70,14 @@ func main() {
 	so := map[string]string{storage.LocalSyncOption: *fsync}
 	ctx := context.Background()
 	res := runproc.Result{Engine: "deltalite", Op: op}
+	// The -metrics file's object, keyed as upsertbench's EngineMetrics.
+	m := map[string]int64{}
+	readBefore, writtenBefore := ioBytes()
 	start := time.Now()
 	var err error
 	switch op {
 	case "upsert":
-		err = upsert(ctx, table, input, deltalite.UpsertOptions{PrimaryKeys: strings.Split(*pk, ","), PartitionKey: *partKey, MaxBufferedBytes: *maxBuffered}, so, &res)
+		err = upsert(ctx, table, input, deltalite.UpsertOptions{PrimaryKeys: strings.Split(*pk, ","), PartitionKey: *partKey, MaxBufferedBytes: *maxBuffered}, so, &res, m)
 	case "write":
 		err = write(ctx, table, input, split(*partBy), so, &res)
 	default:
@@ -83,6 +91,15 @@ func main() {
 		os.Exit(1)
 	}
 	res.PeakRSSKiB = procstat.PeakRSSKiB()
+	if *metricsOut != "" {
+		r, w := ioBytes()
+		m["read_bytes"], m["written_bytes"] = r-readBefore, w-writtenBefore
+		b, _ := json.Marshal(m)
+		if err := os.WriteFile(*metricsOut, b, 0o644); err != nil {
+			fmt.Fprintln(os.Stderr, "dlops:", err)
+			os.Exit(1)
+		}
+	}
 	if *memProfile != "" {
 		if f, err := os.Create(*memProfile); err == nil {
 			_ = pprof.Lookup("allocs").WriteTo(f, 0)
@@ -116,7 +133,28 @@ func split(s string) []string {
 	return strings.Split(s, ",")
 }
 
-func upsert(ctx context.Context, table, batch string, opt deltalite.UpsertOptions, so map[string]string, res *runproc.Result) error {
+// ioBytes is /proc/self/io's rchar and wchar: bytes passed through read
+// and write system calls by every thread, page-cache hits included; zeros
+// where /proc does not have them.
+func ioBytes() (read, written int64) {
+	b, err := os.ReadFile("/proc/self/io")
+	if err != nil {
+		return 0, 0
+	}
+	for line := range strings.Lines(string(b)) {
+		k, v, _ := strings.Cut(line, ":")
+		n, _ := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
+		switch k {
+		case "rchar":
+			read = n
+		case "wchar":
+			written = n
+		}
+	}
+	return read, written
+}
+
+func upsert(ctx context.Context, table, batch string, opt deltalite.UpsertOptions, so map[string]string, res *runproc.Result, m map[string]int64) error {
 	pf, err := file.OpenParquetFile(batch, false)
 	if err != nil {
 		return err
@@ -147,6 +185,7 @@ func upsert(ctx context.Context, table, batch string, opt deltalite.UpsertOption
 	res.FilesAdded = int64(st.FilesAdded)
 	res.FilesRemoved = int64(st.FilesRemoved)
 	res.Detail = st.String()
+	m["files_probed"], m["files_carried_over"], m["files_removed"] = int64(st.FilesProbed), int64(st.FilesCarriedOver), int64(st.FilesRemoved)
 	return nil
 }
 

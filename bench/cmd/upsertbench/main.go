@@ -9,10 +9,19 @@
 // _delta_log), and checks that all tables end with the same content. It
 // writes a Markdown report, the raw results as JSON and an SVG chart.
 //
-//	upsertbench -sizes 62500,250000,1000000 [-reps 1] [-payload 4500] [-rust-python PY]
+// Two cases share each base table (-cases): spread, a batch whose updated
+// keys are spread evenly over each touched partition, and clustered, whose
+// updated keys all come from one data file of each touched partition, where
+// delta-rs MERGE also runs a second time with a literal partition term in
+// its predicate. Each engine program writes its I/O and file counts to a
+// metrics file (EngineMetrics), and the harness reads the files each run
+// added per partition from the table's snapshot.
+//
+//	upsertbench -sizes 62500,250000,1000000 [-cases spread,clustered] [-reps 1] [-payload 4500] [-rust-python PY]
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -20,28 +29,45 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
 	"time"
 
 	"github.com/deltalite-go/deltalite/bench/internal/runproc"
+	"github.com/deltalite-go/deltalite/snapshot"
+	"github.com/deltalite-go/deltalite/storage"
 )
 
 const (
-	engineMerge  = "delta-rs MERGE"
-	engineRust   = "Rust deltalite upsert"
-	engineUpsert = "deltalite upsert"
+	engineMerge        = "delta-rs MERGE"
+	engineMergeLiteral = "delta-rs MERGE, partition literal"
+	engineRust         = "Rust deltalite upsert"
+	engineUpsert       = "deltalite upsert"
 )
 
 // allEngines is every engine in the order of the report's tables.
-var allEngines = []string{engineMerge, engineRust, engineUpsert}
+var allEngines = []string{engineMerge, engineMergeLiteral, engineRust, engineUpsert}
 
 // runDir is the suffix of an engine's copy of the base table.
-var runDir = map[string]string{engineMerge: "merge", engineRust: "rust", engineUpsert: "go"}
+var runDir = map[string]string{engineMerge: "merge", engineMergeLiteral: "merge-literal", engineRust: "rust", engineUpsert: "go"}
+
+// The cases: where the batch's updated keys lie in each touched partition.
+const (
+	caseSpread    = "spread"    // evenly over the partition's rows
+	caseClustered = "clustered" // all in one data file of the partition
+)
+
+// allCases is every case in the order they run and are reported.
+var allCases = []string{caseSpread, caseClustered}
+
+// partitionColumn is the generated tables' partition column.
+const partitionColumn = "_ph_partition_key"
 
 type config struct {
 	sizes                                        []int64
+	cases                                        []string
 	payload, partitions, fileRows, poolMiB       int
 	updates, inserts, reps                       int
 	work, python, dlops, gen, merge, checksum    string
@@ -70,6 +96,24 @@ type Batch struct {
 	Updates int64 `json:"updates"`
 	Inserts int64 `json:"inserts"`
 	Bytes   int64 `json:"bytes"`
+	// Clustered names, for a clustered batch, the data file of each touched
+	// partition its updated keys were taken from; BaseFiles and BaseBytes
+	// are the base table's when it was made, so a rebuilt table gets a new
+	// batch.
+	Clustered []ClusterFile `json:"clustered,omitempty"`
+	BaseFiles int64         `json:"base_files,omitempty"`
+	BaseBytes int64         `json:"base_bytes,omitempty"`
+}
+
+// ClusterFile is the data file a clustered batch's updates of one
+// partition come from.
+type ClusterFile struct {
+	Partition string `json:"partition"`
+	Path      string `json:"path"`
+	Rows      int64  `json:"rows"`
+	Bytes     int64  `json:"bytes"`
+	// FilesInPartition is how many data files the partition had.
+	FilesInPartition int64 `json:"files_in_partition"`
 }
 
 // Checksum is checksum.py's fingerprint of a table.
@@ -96,19 +140,54 @@ type Run struct {
 	LoadAfter  float64        `json:"load_after"`
 	Result     runproc.Result `json:"result"`
 	Volume     runproc.Volume `json:"volume"`
-	Checksum   *Checksum      `json:"checksum,omitempty"`
-	Error      string         `json:"error,omitempty"`
+	// Metrics is what the engine program wrote to its metrics file; nil in
+	// results saved before programs wrote one.
+	Metrics *EngineMetrics `json:"metrics,omitempty"`
+	// Added is the data files the run's commits added, per partition.
+	Added    []PartitionFiles `json:"added,omitempty"`
+	Checksum *Checksum        `json:"checksum,omitempty"`
+	Error    string           `json:"error,omitempty"`
 }
 
-// Size is everything measured at one table size.
+// EngineMetrics is the JSON object every engine program writes to the file
+// its -metrics / --metrics flag names (dlops, and bench/py/upsert_args.py
+// for the Python programs). Counts an engine does not report are nil.
+type EngineMetrics struct {
+	// ReadBytes and WrittenBytes are what the process passed through read
+	// and write system calls during the timed operation (/proc/self/io's
+	// rchar and wchar, page-cache hits included; the batch's bytes too).
+	ReadBytes    int64 `json:"read_bytes"`
+	WrittenBytes int64 `json:"written_bytes"`
+	// The upserts' own counts over the touched partitions' files.
+	FilesProbed      *int64 `json:"files_probed,omitempty"`
+	FilesCarriedOver *int64 `json:"files_carried_over,omitempty"`
+	FilesRemoved     *int64 `json:"files_removed,omitempty"`
+	// delta-rs MERGE's num_target_files_scanned and
+	// num_target_files_skipped_during_scan, over the whole table.
+	FilesScanned *int64 `json:"files_scanned,omitempty"`
+	FilesSkipped *int64 `json:"files_skipped,omitempty"`
+}
+
+// PartitionFiles is the data files a run added to one partition.
+type PartitionFiles struct {
+	Partition string `json:"partition"`
+	Files     int    `json:"files"`
+	MinBytes  int64  `json:"min_bytes"`
+	MaxBytes  int64  `json:"max_bytes"`
+}
+
+// Size is everything measured at one table size and case.
 type Size struct {
-	RowsPerPartition int64    `json:"rows_per_partition"`
-	Base             Manifest `json:"base"`
-	Batch            Batch    `json:"batch"`
-	WantRows         int64    `json:"want_rows"`
-	WantSumCounter   int64    `json:"want_sum_counter"`
-	Runs             []Run    `json:"runs"`
-	Problems         []string `json:"problems,omitempty"`
+	RowsPerPartition int64 `json:"rows_per_partition"`
+	// Case is caseSpread or caseClustered; "" (results saved before the
+	// cases) is caseSpread.
+	Case           string   `json:"case,omitempty"`
+	Base           Manifest `json:"base"`
+	Batch          Batch    `json:"batch"`
+	WantRows       int64    `json:"want_rows"`
+	WantSumCounter int64    `json:"want_sum_counter"`
+	Runs           []Run    `json:"runs"`
+	Problems       []string `json:"problems,omitempty"`
 }
 
 // Report is the whole invocation, as saved to JSON and rendered.
@@ -152,8 +231,10 @@ func pageCache(c config) string {
 
 func main() {
 	var c config
-	var sizes string
+	var sizes, cases string
 	flag.StringVar(&sizes, "sizes", "62500,250000,1000000", "rows per touched partition, comma-separated")
+	flag.StringVar(&cases, "cases", strings.Join(allCases, ","), "where the batch's updated keys lie, comma-separated: "+
+		"spread (evenly over each touched partition), clustered (all in one data file of each touched partition)")
 	flag.IntVar(&c.payload, "payload", 4500, "payload characters per row")
 	flag.IntVar(&c.partitions, "partitions", 2, "partitions of the table (the batch touches the first two)")
 	flag.IntVar(&c.poolMiB, "pool-mib", 64, "size of the random character pool payloads are cut from (MiB)")
@@ -185,6 +266,10 @@ func main() {
 			fail(fmt.Errorf("bad size %q", s))
 		}
 		c.sizes = append(c.sizes, n)
+	}
+	var err error
+	if c.cases, err = parseCases(cases); err != nil {
+		fail(err)
 	}
 	if c.out == "" {
 		c.out = filepath.Join(c.work, "results.md")
@@ -232,14 +317,9 @@ func main() {
 	}
 	failed := false
 	for _, n := range c.sizes {
-		s := &Size{RowsPerPartition: n}
-		r.Sizes = append(r.Sizes, s)
-		if err := measure(c, s, r); err != nil {
-			s.Problems = append(s.Problems, err.Error())
-			logf("size %d: %v", n, err)
-		}
-		if len(s.Problems) > 0 {
+		if err := measure(c, n, r); err != nil {
 			failed = true
+			logf("size %d: %v", n, err)
 		}
 		if err := save(c, r, true); err != nil {
 			fail(err)
@@ -302,19 +382,72 @@ func fail(err error) {
 	os.Exit(1)
 }
 
-// measure builds (or reuses) the base table and batch of one size and runs
-// both engines reps times on fresh copies.
-func measure(c config, s *Size, r *Report) error {
-	n := s.RowsPerPartition
+// parseCases reads the -cases flag: known names, each once, run in the
+// order of allCases.
+func parseCases(list string) ([]string, error) {
+	var out []string
+	for _, name := range strings.Split(list, ",") {
+		name = strings.TrimSpace(name)
+		if !slices.Contains(allCases, name) {
+			return nil, fmt.Errorf("-cases %q: unknown case %q; the cases are %s", list, name, strings.Join(allCases, ", "))
+		}
+		if !slices.Contains(out, name) {
+			out = append(out, name)
+		}
+	}
+	slices.SortFunc(out, func(a, b string) int { return slices.Index(allCases, a) - slices.Index(allCases, b) })
+	return out, nil
+}
+
+// measure builds (or reuses) the base table of one size and, per case,
+// its batch, and runs the case's engines reps times on fresh copies. An
+// error or a problem of any case is returned after every case has run.
+func measure(c config, n int64, r *Report) error {
 	tag := fmt.Sprintf("%d-p%d-n%d-f%d-m%d", n, c.payload, c.partitions, c.fileRows, c.poolMiB)
 	base := filepath.Join(c.work, "base-"+tag)
+	var sizes []*Size
+	for _, cs := range c.cases {
+		s := &Size{RowsPerPartition: n, Case: cs}
+		sizes = append(sizes, s)
+		r.Sizes = append(r.Sizes, s)
+	}
 	man, err := baseTable(c, base, n)
 	if err != nil {
+		for _, s := range sizes {
+			s.Problems = append(s.Problems, err.Error())
+		}
 		return err
 	}
+	var errs []error
+	for _, s := range sizes {
+		if err := measureCase(c, s, r, base, tag, man); err != nil {
+			s.Problems = append(s.Problems, err.Error())
+			errs = append(errs, fmt.Errorf("%s: %w", s.Case, err))
+		} else if len(s.Problems) > 0 {
+			errs = append(errs, fmt.Errorf("%s: %s", s.Case, strings.Join(s.Problems, "; ")))
+		}
+	}
+	if c.dropBase {
+		if err := os.RemoveAll(base); err != nil {
+			return err
+		}
+		_ = os.Remove(base + ".json")
+	}
+	return errors.Join(errs...)
+}
+
+// measureCase makes (or reuses) the batch of one case and runs its engines.
+func measureCase(c config, s *Size, r *Report, base, tag string, man *Manifest) error {
+	n := s.RowsPerPartition
 	s.Base = *man
-	batchPath := filepath.Join(c.work, fmt.Sprintf("batch-%s-u%d-i%d.parquet", tag, c.updates, c.inserts))
-	b, err := batch(c, batchPath, n)
+	name := fmt.Sprintf("batch-%s-u%d-i%d", tag, c.updates, c.inserts)
+	var from string
+	if s.Case == caseClustered {
+		name += "-clustered"
+		from = base
+	}
+	batchPath := filepath.Join(c.work, name+".parquet")
+	b, err := batch(c, batchPath, n, from, man)
 	if err != nil {
 		return err
 	}
@@ -322,7 +455,7 @@ func measure(c config, s *Size, r *Report) error {
 	s.WantRows = int64(c.partitions)*n + b.Inserts
 	s.WantSumCounter = int64(c.partitions)*n - b.Updates + 2*b.Rows
 	for rep := range c.reps {
-		for i, engine := range runOrder(c, rep) {
+		for i, engine := range runOrder(c, s.Case, rep) {
 			run := runEngine(c, engine, base, batchPath, man.Version)
 			run.Rep, run.Order = rep+1, i+1
 			if run.Error != "" {
@@ -335,24 +468,27 @@ func measure(c config, s *Size, r *Report) error {
 		}
 	}
 	s.Problems = append(s.Problems, verify(s)...)
-	if c.dropBase {
-		if err := os.RemoveAll(base); err != nil {
-			return err
-		}
-		_ = os.Remove(base + ".json")
-	}
 	return nil
 }
 
-// runOrder is the engines of one rep, rotated by one place per rep so that
-// each engine in turn runs first (with two engines: alternating).
-func runOrder(c config, rep int) []string {
+// caseEngines is the engines of a case, in the order of allEngines: MERGE
+// with a literal partition term runs in the clustered case only, the Rust
+// deltalite when it has a Python.
+func caseEngines(c config, cs string) []string {
 	var engines []string
 	for _, e := range allEngines {
-		if e != engineRust || c.rustPython != "" {
+		if (e != engineRust || c.rustPython != "") && (e != engineMergeLiteral || cs == caseClustered) {
 			engines = append(engines, e)
 		}
 	}
+	return engines
+}
+
+// runOrder is the engines of one rep of a case, rotated by one place per
+// rep so that each engine in turn runs first (with two engines:
+// alternating).
+func runOrder(c config, cs string, rep int) []string {
+	engines := caseEngines(c, cs)
 	k := rep % len(engines)
 	return append(engines[k:], engines[:k]...)
 }
@@ -389,17 +525,26 @@ func baseTable(c config, dir string, n int64) (*Manifest, error) {
 	return &m, nil
 }
 
-func batch(c config, path string, n int64) (*Batch, error) {
+// batch makes (or reuses) the batch at path. With clusteredFrom (the base
+// table, whose manifest is man) its updates come from one data file of each
+// touched partition, and a saved batch is reused only while the table has
+// the files and bytes it was made from.
+func batch(c config, path string, n int64, clusteredFrom string, man *Manifest) (*Batch, error) {
 	jpath := strings.TrimSuffix(path, ".parquet") + ".json"
 	var b Batch
 	if raw, err := os.ReadFile(jpath); err == nil && json.Unmarshal(raw, &b) == nil {
-		if _, err := os.Stat(path); err == nil {
+		_, err := os.Stat(path)
+		if err == nil && (clusteredFrom == "" || (b.BaseFiles == man.Files && b.BaseBytes == man.Bytes)) {
 			return &b, nil
 		}
 	}
-	out, err := runproc.Output([]string{c.python, c.gen, "batch", path, "--rows", strconv.FormatInt(n, 10),
+	argv := []string{c.python, c.gen, "batch", path, "--rows", strconv.FormatInt(n, 10),
 		"--partitions", strconv.Itoa(c.partitions), "--payload", strconv.Itoa(c.payload),
-		"--pool-mib", strconv.Itoa(c.poolMiB), "--updates", strconv.Itoa(c.updates), "--inserts", strconv.Itoa(c.inserts)}, os.Stderr)
+		"--pool-mib", strconv.Itoa(c.poolMiB), "--updates", strconv.Itoa(c.updates), "--inserts", strconv.Itoa(c.inserts)}
+	if clusteredFrom != "" {
+		argv = append(argv, "--clustered", clusteredFrom)
+	}
+	out, err := runproc.Output(argv, os.Stderr)
 	if err != nil {
 		return nil, err
 	}
@@ -438,14 +583,20 @@ func runEngine(c config, engine, base, batchPath string, baseVersion int64) Run 
 			return run
 		}
 	}
+	metricsPath := dir + ".metrics.json"
+	_ = os.Remove(metricsPath)
+	defer os.Remove(metricsPath)
 	var argv []string
 	switch engine {
-	case engineMerge:
-		argv = []string{c.python, c.merge, dir, batchPath, "--keys", "id", "--partition-by", "_ph_partition_key"}
+	case engineMerge, engineMergeLiteral:
+		argv = []string{c.python, c.merge, dir, batchPath, "--keys", "id", "--partition-by", partitionColumn, "--metrics", metricsPath}
+		if engine == engineMergeLiteral {
+			argv = append(argv, "--partition-literal")
+		}
 	case engineRust:
-		argv = []string{c.rustPython, c.rustUpsert, dir, batchPath, "--keys", "id", "--partition-by", "_ph_partition_key"}
+		argv = []string{c.rustPython, c.rustUpsert, dir, batchPath, "--keys", "id", "--partition-by", partitionColumn, "--metrics", metricsPath}
 	case engineUpsert:
-		argv = []string{c.dlops, "upsert", dir, batchPath, "-pk", "id", "-partition-key", "_ph_partition_key"}
+		argv = []string{c.dlops, "upsert", dir, batchPath, "-pk", "id", "-partition-key", partitionColumn, "-metrics", metricsPath}
 	}
 	logf("%s on %s", engine, dir)
 	s, err := runproc.Run(argv, nil, os.Stderr)
@@ -460,6 +611,16 @@ func runEngine(c config, engine, base, batchPath string, baseVersion int64) Run 
 	syscall.Sync()
 	if run.Volume, err = runproc.LogVolume(dir, baseVersion); err != nil {
 		run.Error = err.Error()
+		return run
+	}
+	var m EngineMetrics
+	if err := runproc.ReadJSON(metricsPath, &m); err != nil {
+		run.Error = "metrics: " + err.Error()
+		return run
+	}
+	run.Metrics = &m
+	if run.Added, err = addedFiles(dir, baseVersion); err != nil {
+		run.Error = "files added: " + err.Error()
 		return run
 	}
 	var ck Checksum
@@ -497,6 +658,45 @@ func verify(s *Size) []string {
 		}
 	}
 	return problems
+}
+
+// addedFiles is the data files of the table at dir's latest version that
+// its version baseVersion did not have, per partition in partition order.
+func addedFiles(dir string, baseVersion int64) ([]PartitionFiles, error) {
+	ctx := context.Background()
+	st, err := storage.NewLocal(dir)
+	if err != nil {
+		return nil, err
+	}
+	before, err := snapshot.LoadVersion(ctx, st, baseVersion)
+	if err != nil {
+		return nil, err
+	}
+	after, err := snapshot.Load(ctx, st)
+	if err != nil {
+		return nil, err
+	}
+	had := make(map[string]bool, before.NumFiles())
+	for _, a := range before.Files() {
+		had[a.Path] = true
+	}
+	var out []PartitionFiles
+	for _, a := range after.Files() {
+		if had[a.Path] {
+			continue
+		}
+		pv := a.PartitionValues[partitionColumn]
+		i := slices.IndexFunc(out, func(p PartitionFiles) bool { return p.Partition == pv })
+		if i < 0 {
+			out = append(out, PartitionFiles{Partition: pv, MinBytes: a.Size, MaxBytes: a.Size})
+			i = len(out) - 1
+		}
+		p := &out[i]
+		p.Files++
+		p.MinBytes, p.MaxBytes = min(p.MinBytes, a.Size), max(p.MaxBytes, a.Size)
+	}
+	slices.SortFunc(out, func(a, b PartitionFiles) int { return strings.Compare(a.Partition, b.Partition) })
+	return out, nil
 }
 
 func gib(b int64) float64 { return float64(b) / (1 << 30) }

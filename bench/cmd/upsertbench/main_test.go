@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -21,18 +22,22 @@ func TestRunOrderRotatesEveryEngineFirst(t *testing.T) {
 		{engineMerge, engineRust, engineUpsert},
 	}
 	for rep, w := range want {
-		if got := runOrder(three, rep); !slices.Equal(got, w) {
+		if got := runOrder(three, caseSpread, rep); !slices.Equal(got, w) {
 			t.Errorf("rep %d: %v, want %v", rep, got, w)
 		}
 	}
 	// Without a Python for the Rust deltalite it is left out and the two
 	// others alternate.
 	two := config{}
-	if got := runOrder(two, 0); !slices.Equal(got, []string{engineMerge, engineUpsert}) {
+	if got := runOrder(two, caseSpread, 0); !slices.Equal(got, []string{engineMerge, engineUpsert}) {
 		t.Errorf("rep 0 without rust: %v", got)
 	}
-	if got := runOrder(two, 1); !slices.Equal(got, []string{engineUpsert, engineMerge}) {
+	if got := runOrder(two, caseSpread, 1); !slices.Equal(got, []string{engineUpsert, engineMerge}) {
 		t.Errorf("rep 1 without rust: %v", got)
+	}
+	// The clustered case adds MERGE with a literal partition term.
+	if got := runOrder(three, caseClustered, 1); !slices.Equal(got, []string{engineMergeLiteral, engineRust, engineUpsert, engineMerge}) {
+		t.Errorf("clustered rep 1: %v", got)
 	}
 	for _, e := range allEngines {
 		if runDir[e] == "" {
@@ -66,7 +71,7 @@ func TestRenderRatiosAgainstRustDeltalite(t *testing.T) {
 	for _, want := range []string{
 		"# Upsert: deltalite vs the Rust deltalite and delta-rs MERGE",
 		"Rust deltalite (PyPI `deltalite`) 0.1.15 on CPython 3.12.1",
-		"| 250k | 0.0 GiB, 0 files | Rust deltalite upsert | 0.0 | 6.0 | 8.0 | 800 | 1.00 GiB | 1.00 GiB | 4 / 4 | 1 |",
+		"| 250k | 0.0 GiB, 0 files | Rust deltalite upsert | 0.0 | 6.0 | 8.0 | 800 | 1.00 GiB | 1.00 GiB | 4 / 4 | 1 | — |\n",
 		"**Ratios deltalite / Rust deltalite**",
 		"| 250k | 0.25 | 0.50 | 0.50 | 1.00 | 1.00 | yes |",
 		"| 1M | 0.40 | 0.60 | 0.90 | 1.00 | 1.00 | yes |",
@@ -143,12 +148,268 @@ pq.write_table(pa.table({"id": ["b", "d"], p: ["x", "y"], "counter": pa.array([2
 		if r.Result.RowsUpdated != 1 || r.Result.RowsInserted != 1 || r.Volume.Commits != 1 || r.MaxRSSKiB == 0 {
 			t.Errorf("%s: result %+v, volume %+v, peak RSS %d KiB", e, r.Result, r.Volume, r.MaxRSSKiB)
 		}
+		// b's file of x is rewritten with b's new row, y gets d in a new file.
+		wantAdded := []PartitionFiles{{Partition: "x", Files: 1}, {Partition: "y", Files: 1}}
+		for i := range r.Added {
+			r.Added[i].MinBytes, r.Added[i].MaxBytes = 0, 0
+		}
+		if !slices.Equal(r.Added, wantAdded) {
+			t.Errorf("%s: added %+v, want %+v", e, r.Added, wantAdded)
+		}
+		if m := r.Metrics; m == nil || m.ReadBytes <= 0 || m.WrittenBytes <= 0 {
+			t.Errorf("%s: metrics %+v, want bytes read and written", e, m)
+		}
 		s.Runs = append(s.Runs, r)
+	}
+	if m := s.Runs[0].Metrics; m.FilesScanned == nil || *m.FilesScanned != 2 || m.FilesSkipped == nil {
+		t.Errorf("MERGE's metrics %+v, want its 2 files scanned", m)
+	}
+	if m := s.Runs[1].Metrics; m.FilesProbed == nil || m.FilesRemoved == nil || *m.FilesRemoved != 1 || m.FilesCarriedOver == nil {
+		t.Errorf("the Rust deltalite's metrics %+v, want its files probed, removed (1) and carried over", m)
 	}
 	if problems := verify(s); len(problems) > 0 {
 		t.Errorf("engines disagree: %q", problems)
 	}
 	if s.Runs[0].Checksum.Hash != s.Runs[1].Checksum.Hash {
 		t.Errorf("content hashes %s and %s", s.Runs[0].Checksum.Hash, s.Runs[1].Checksum.Hash)
+	}
+}
+
+func TestParseCases(t *testing.T) {
+	for in, want := range map[string][]string{
+		"spread,clustered":     {caseSpread, caseClustered},
+		" clustered , spread ": {caseSpread, caseClustered},
+		"clustered":            {caseClustered},
+		"spread,spread,spread": {caseSpread},
+	} {
+		got, err := parseCases(in)
+		if err != nil || !slices.Equal(got, want) {
+			t.Errorf("parseCases(%q) = %v, %v; want %v", in, got, err, want)
+		}
+	}
+	for _, in := range []string{"", "spread,", "clusterd"} {
+		if _, err := parseCases(in); err == nil || !strings.Contains(err.Error(), "the cases are spread, clustered") {
+			t.Errorf("parseCases(%q): error %v, want one listing the cases", in, err)
+		}
+	}
+}
+
+func i64(v int64) *int64 { return &v }
+
+func TestUpsertFilesSplitsByDecision(t *testing.T) {
+	for _, tc := range []struct {
+		probed, carried, removed int64
+		stats, probe             int64
+		ok                       bool
+	}{
+		{8, 6, 2, 0, 6, true},   // keys everywhere in the key range: every file probed
+		{3, 43, 2, 42, 1, true}, // statistics ruled out 42 of 45 files
+		{2, 0, 2, 0, 0, true},   // every file rewritten
+		{1, 6, 2, 0, 0, false},  // a rewritten file not probed: not the probe strategy
+		{9, 6, 2, 0, 0, false},  // more probed than the partitions hold
+	} {
+		m := &EngineMetrics{FilesProbed: i64(tc.probed), FilesCarriedOver: i64(tc.carried), FilesRemoved: i64(tc.removed)}
+		stats, probe, ok := upsertFiles(m)
+		if ok != tc.ok || (ok && (stats != tc.stats || probe != tc.probe)) {
+			t.Errorf("%+v: got %d, %d, %t", tc, stats, probe, ok)
+		}
+	}
+	if _, _, ok := upsertFiles(&EngineMetrics{FilesScanned: i64(4)}); ok {
+		t.Error("MERGE's metrics split as an upsert's")
+	}
+	if _, _, ok := upsertFiles(nil); ok {
+		t.Error("no metrics split")
+	}
+}
+
+// withMetrics is run r with the metrics and added files of a run that read
+// readMiB and added one partition's files.
+func withMetrics(r Run, readMiB int64, m EngineMetrics, added ...PartitionFiles) Run {
+	m.ReadBytes, m.WrittenBytes = readMiB<<20, 200<<20
+	r.Metrics, r.Added = &m, added
+	return r
+}
+
+func TestRenderClusteredCase(t *testing.T) {
+	const mib = 1 << 20
+	tail := []PartitionFiles{{Partition: "2026-01-01", Files: 2, MinBytes: 184 * mib / 10, MaxBytes: 897 * mib / 10}}
+	one := []PartitionFiles{{Partition: "2026-01-01", Files: 1, MinBytes: 100 * mib, MaxBytes: 100 * mib}}
+	merge := EngineMetrics{FilesScanned: i64(90), FilesSkipped: i64(0)}
+	upsert := EngineMetrics{FilesProbed: i64(3), FilesCarriedOver: i64(88), FilesRemoved: i64(2)}
+	spread := size(250_000, run(engineMerge, 8, 9, 2000, "h"), run(engineRust, 6, 8, 800, "h"), run(engineUpsert, 3, 4, 200, "h"))
+	spread.Case = caseSpread
+	cl := size(250_000,
+		withMetrics(run(engineMerge, 6, 8, 7000, "c"), 8000, merge, one...),
+		withMetrics(run(engineMergeLiteral, 5, 8, 7000, "c"), 8000, merge, one...),
+		withMetrics(run(engineRust, 1.1, 1.2, 494, "c"), 300, upsert, one...),
+		withMetrics(run(engineUpsert, 1, 0.6, 219, "c"), 150, upsert, tail...),
+		// A second rep of this engine that added the same files.
+		withMetrics(run(engineUpsert, 1, 0.6, 219, "c"), 150, upsert, tail...))
+	cl.Case = caseClustered
+	cl.Batch = Batch{Updates: 18_000, Clustered: []ClusterFile{
+		{Partition: "2026-01-01", Rows: 22_000, Bytes: 100 * mib, FilesInPartition: 45},
+		{Partition: "2026-01-02", Rows: 22_000, Bytes: 100 * mib, FilesInPartition: 45},
+	}}
+	r := &Report{RustDeltalite: "0.1.15", Partitions: 2, Sizes: []*Size{spread, cl}}
+	for _, s := range r.Sizes {
+		s.Problems = verify(s)
+	}
+	out := render(r)
+	spreadPart, clusteredPart, ok := strings.Cut(out, "## Clustered keys")
+	if !ok {
+		t.Fatalf("no clustered section:\n%s", out)
+	}
+	if strings.Contains(spreadPart, engineMergeLiteral) {
+		t.Errorf("the spread tables show the clustered case's engine:\n%s", spreadPart)
+	}
+	for _, want := range []string{
+		"- 250k rows per partition: 2026-01-01: 9000 of the file's 22000 rows, 100.0 MiB, one of 45 files; 2026-01-02: 9000 of",
+		"(the batch touches all 2 partitions of these tables, so the term leaves no partition to skip)",
+		// MERGE scans what its predicate leaves; the upserts probe 3 of 90
+		// files: statistics skip 87, the probe 1, 2 are rewritten.
+		"| 250k | delta-rs MERGE | 0.0 | 6.0 | 8.0 | 7000 | 90 | 0 / — | 4 / 4 | 7.81 GiB | 200.0 MiB | 1.00 GiB / 1.00 GiB |\n",
+		"| 250k | delta-rs MERGE, partition literal | 0.0 | 5.0 | 8.0 | 7000 | 90 | 0 / — |",
+		"| 250k | deltalite upsert | 0.0 | 1.0 | 0.6 | 219 | 3 | 87 / 1 | 4 / 4 | 150.0 MiB | 200.0 MiB | 1.00 GiB / 1.00 GiB |\n",
+		"| 250k | delta-rs MERGE | 0.03 | 0.17 | 0.07 | 0.02 | 1.00 | yes |\n",
+		"| 250k | Rust deltalite upsert | 0.44 | 0.91 | 0.50 | 0.50 | 1.00 | yes |\n",
+		"| clustered | 250k | deltalite upsert | 2026-01-01: 2, 18.4 MiB – 89.7 MiB |\n",
+		"| clustered | 250k | Rust deltalite upsert | 2026-01-01: 1, 100.0 MiB – 100.0 MiB |\n",
+		"| clustered | 250k | delta-rs MERGE, partition literal | 0 | 0 | 0.0 | 5.0 |",
+	} {
+		if !strings.Contains(clusteredPart, want) {
+			t.Errorf("clustered part lacks %q:\n%s", want, clusteredPart)
+		}
+	}
+	// The spread runs saved no files added: that table has no row for them.
+	if strings.Contains(out, "| spread | 250k | deltalite upsert | 2026") {
+		t.Errorf("files added shown for runs that recorded none:\n%s", out)
+	}
+	if svg := chart(r); strings.Contains(svg, engineMergeLiteral) {
+		t.Errorf("the chart draws the clustered case")
+	}
+}
+
+// TestRenderResultsSavedBeforeCases renders a results.json as the harness
+// saved it before the clustered case, the metrics files and the files
+// added: no case, no metrics.
+func TestRenderResultsSavedBeforeCases(t *testing.T) {
+	const saved = `{"command": "bench/upsert.sh --sizes 62500", "partitions": 2, "updates": 9000, "inserts": 1000, "reps": 1,
+  "sizes": [{"rows_per_partition": 62500, "base": {"files": 10, "bytes": 570000000}, "want_rows": 127000, "want_sum_counter": 5,
+    "runs": [
+      {"engine": "delta-rs MERGE", "rep": 1, "order": 1, "op_s": 1.9, "wall_s": 2.0, "user_s": 1.5, "sys_s": 0.5, "max_rss_kib": 1875968,
+       "volume": {"Commits": 1, "FilesAdded": 4, "FilesRemoved": 10, "BytesAdded": 570000000, "BytesRemoved": 570000000},
+       "checksum": {"rows": 127000, "distinct_keys": 127000, "sum_counter": 5, "hash": "h"}},
+      {"engine": "deltalite upsert", "rep": 1, "order": 2, "op_s": 1.3, "wall_s": 1.4, "user_s": 1.0, "sys_s": 0.2, "max_rss_kib": 643072,
+       "volume": {"Commits": 1, "FilesAdded": 4, "FilesRemoved": 10, "BytesAdded": 570000000, "BytesRemoved": 570000000},
+       "checksum": {"rows": 127000, "distinct_keys": 127000, "sum_counter": 5, "hash": "h"}}]}]}`
+	var r Report
+	if err := json.Unmarshal([]byte(saved), &r); err != nil {
+		t.Fatal(err)
+	}
+	out := render(&r)
+	for _, want := range []string{
+		"# Upsert: deltalite vs delta-rs MERGE\n",
+		"| 62.5k | 0.53 GiB, 10 files | deltalite upsert | 1.3 | 1.4 | 1.2 | 628 | 0.53 GiB | 0.53 GiB | 10 / 4 | 1 | — |\n",
+		"| 62.5k | 0.34 | 0.70 | 0.60 | 1.00 | 1.00 | yes |\n",
+		"| spread | 62.5k | deltalite upsert | 1 | 2 | 1.3 |",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("report lacks %q:\n%s", want, out)
+		}
+	}
+	for _, unwanted := range []string{"Clustered keys", "Files added per partition"} {
+		if strings.Contains(out, unwanted) {
+			t.Errorf("report of old results has %q:\n%s", unwanted, out)
+		}
+	}
+	if svg := chart(&r); !strings.Contains(svg, ">62.5k</text>") {
+		t.Error("the chart of old results has no 62.5k point")
+	}
+}
+
+// TestClusteredBatchTakesOneFilePerPartition makes a tiny table of three
+// files per partition with the generator, a clustered batch from it, and
+// runs MERGE with the literal partition term and this engine's dlops on
+// it: the batch's updates lie in one file of each partition, so each
+// rewrites two files, and dlops reports the files it probed.
+func TestClusteredBatchTakesOneFilePerPartition(t *testing.T) {
+	py := peers.Python(t)
+	root := peers.Root(t)
+	dir := t.TempDir()
+	dlops := filepath.Join(dir, "dlops")
+	build := exec.Command("go", "build", "-o", dlops, "./bench/cmd/dlops")
+	build.Dir = root
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("building dlops: %v\n%s", err, out)
+	}
+	c := config{python: py, dlops: dlops, gen: filepath.Join(root, "bench", "py", "upsert_gen.py"), merge: filepath.Join(root, "bench", "py", "merge_bench.py"),
+		checksum: filepath.Join(root, "bench", "py", "checksum.py"), work: dir, payload: 40, partitions: 2, poolMiB: 1, fileRows: 200,
+		updates: 150, inserts: 10, reps: 1}
+	base := filepath.Join(dir, "base")
+	man, err := baseTable(c, base, 600)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if man.Files != 6 {
+		t.Fatalf("base table has %d files, want 3 per partition", man.Files)
+	}
+	batchPath := filepath.Join(dir, "batch.parquet")
+	b, err := batch(c, batchPath, 600, base, man)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b.Updates != 300 || b.Inserts != 20 || b.Rows != 320 || len(b.Clustered) != 2 || b.BaseFiles != 6 || b.BaseBytes != man.Bytes {
+		t.Fatalf("batch %+v", b)
+	}
+	for i, f := range b.Clustered {
+		if f.Partition != []string{"2026-01-01", "2026-01-02"}[i] || f.Rows != 200 || f.FilesInPartition != 3 || f.Bytes <= 0 ||
+			!strings.HasPrefix(f.Path, "_ph_partition_key="+f.Partition+"/") {
+			t.Errorf("clustered file %d: %+v", i, f)
+		}
+	}
+	s := &Size{RowsPerPartition: 600, Case: caseClustered, Batch: *b, WantRows: 1220, WantSumCounter: 1200 - 300 + 2*320}
+	r := runEngine(c, engineMergeLiteral, base, batchPath, man.Version)
+	if r.Error != "" {
+		t.Fatal(r.Error)
+	}
+	if r.Volume.FilesRemoved != 2 || r.Result.RowsUpdated != 300 || r.Result.RowsInserted != 20 {
+		t.Errorf("MERGE removed %d files, updated %d rows, inserted %d; want 2, 300, 20", r.Volume.FilesRemoved, r.Result.RowsUpdated, r.Result.RowsInserted)
+	}
+	if !strings.Contains(r.Result.Detail, `t."_ph_partition_key" IN ('2026-01-01', '2026-01-02')`) {
+		t.Errorf("MERGE's predicate %q lacks the literal partition term", r.Result.Detail)
+	}
+	s.Runs = append(s.Runs, r)
+	r = runEngine(c, engineUpsert, base, batchPath, man.Version)
+	if r.Error != "" {
+		t.Fatal(r.Error)
+	}
+	if m := r.Metrics; m == nil || m.FilesRemoved == nil || *m.FilesRemoved != 2 || m.FilesCarriedOver == nil ||
+		*m.FilesCarriedOver != 4 || m.FilesProbed == nil || *m.FilesProbed < 2 || m.ReadBytes <= 0 {
+		t.Errorf("dlops's metrics %+v, want 2 files removed, 4 carried over, at least 2 probed", m)
+	}
+	if len(r.Added) != 2 || r.Added[0].Partition != "2026-01-01" || r.Added[1].Partition != "2026-01-02" {
+		t.Errorf("dlops added %+v, want files in both partitions", r.Added)
+	}
+	s.Runs = append(s.Runs, r)
+	if problems := verify(s); len(problems) > 0 {
+		t.Errorf("content: %q", problems)
+	}
+
+	// The saved batch is reused while the table is the one it was made
+	// from, and made again from a rebuilt one.
+	jpath := strings.TrimSuffix(batchPath, ".parquet") + ".json"
+	stale := *b
+	stale.Rows = 1
+	raw, _ := json.Marshal(stale)
+	if err := os.WriteFile(jpath, raw, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if again, err := batch(c, batchPath, 600, base, man); err != nil || again.Rows != 1 {
+		t.Errorf("batch of an unchanged table: %+v, %v; want the saved one reused", again, err)
+	}
+	rebuilt := *man
+	rebuilt.Bytes++
+	if again, err := batch(c, batchPath, 600, base, &rebuilt); err != nil || again.Rows != 320 {
+		t.Errorf("batch of a rebuilt table: %+v, %v; want it made again", again, err)
 	}
 }

@@ -16,10 +16,57 @@ type agg struct {
 	op, wall, cpu, rss                float64 // seconds, seconds, seconds, MiB
 	bytesAdded, bytesRemoved          float64
 	filesAdded, filesRemoved, commits float64
+	// From the engines' metrics files; unknown for older results and for
+	// counts an engine does not report.
+	bytesRead, bytesWritten   known
+	probed, scanned           known // files whose keys the upsert read; files MERGE scanned
+	skippedStats, skippedScan known // upserts: not probed; MERGE: skipped during its scan
+	skippedProbe              known // probed and found holding no batch key
+}
+
+// known is a median that some runs may not have.
+type known struct {
+	v  float64
+	ok bool
+}
+
+func (k known) count() string {
+	if !k.ok {
+		return "—"
+	}
+	return fmt.Sprintf("%.0f", k.v)
+}
+
+func (k known) bytes() string {
+	if !k.ok {
+		return "—"
+	}
+	return bytesLabel(k.v)
+}
+
+// upsertFiles splits an upsert's files of the touched partitions by what
+// decided them. Both upserts probe every file statistics leave before
+// rewriting it, so the probed files are the rewritten ones and those the
+// probe cleared; counts that break this give ok false.
+func upsertFiles(m *EngineMetrics) (skippedStats, skippedProbe int64, ok bool) {
+	if m == nil || m.FilesProbed == nil || m.FilesCarriedOver == nil || m.FilesRemoved == nil {
+		return 0, 0, false
+	}
+	p, c, r := *m.FilesProbed, *m.FilesCarriedOver, *m.FilesRemoved
+	if p < r || p > r+c {
+		return 0, 0, false
+	}
+	return r + c - p, p - r, true
 }
 
 func aggregate(s *Size, engine string) agg {
 	var op, wall, cpu, rss, ba, br, fa, fr, cm []float64
+	var read, written, probed, scanned, skStats, skScan, skProbe []float64
+	some := func(xs *[]float64, v *int64) {
+		if v != nil {
+			*xs = append(*xs, float64(*v))
+		}
+	}
 	for _, r := range s.Runs {
 		if r.Engine != engine || r.Error != "" {
 			continue
@@ -33,10 +80,23 @@ func aggregate(s *Size, engine string) agg {
 		fa = append(fa, float64(r.Volume.FilesAdded))
 		fr = append(fr, float64(r.Volume.FilesRemoved))
 		cm = append(cm, float64(r.Volume.Commits))
+		if m := r.Metrics; m != nil {
+			read = append(read, float64(m.ReadBytes))
+			written = append(written, float64(m.WrittenBytes))
+			some(&probed, m.FilesProbed)
+			some(&scanned, m.FilesScanned)
+			some(&skScan, m.FilesSkipped)
+			if st, pr, ok := upsertFiles(m); ok {
+				skStats, skProbe = append(skStats, float64(st)), append(skProbe, float64(pr))
+			}
+		}
 	}
 	m := runproc.Median
+	k := func(xs []float64) known { return known{m(xs), len(xs) > 0} }
 	return agg{n: len(op), op: m(op), wall: m(wall), cpu: m(cpu), rss: m(rss), bytesAdded: m(ba), bytesRemoved: m(br),
-		filesAdded: m(fa), filesRemoved: m(fr), commits: m(cm)}
+		filesAdded: m(fa), filesRemoved: m(fr), commits: m(cm),
+		bytesRead: k(read), bytesWritten: k(written), probed: k(probed), scanned: k(scanned),
+		skippedStats: k(skStats), skippedScan: k(skScan), skippedProbe: k(skProbe)}
 }
 
 func rowsLabel(n int64) string {
@@ -58,6 +118,22 @@ func ratio(a, b float64) string {
 	return fmt.Sprintf("%.2f", a/b)
 }
 
+// caseOf is a size's case; results saved before the cases hold the
+// spread case alone.
+func caseOf(s *Size) string { return cmp.Or(s.Case, caseSpread) }
+
+// only is r with the sizes of one case.
+func (r *Report) only(cs string) *Report {
+	o := *r
+	o.Sizes = nil
+	for _, s := range r.Sizes {
+		if caseOf(s) == cs {
+			o.Sizes = append(o.Sizes, s)
+		}
+	}
+	return &o
+}
+
 // engines is the engines that ran at any size, in the order of allEngines
 // (a report saved before the Rust deltalite joined has two).
 func (r *Report) engines() []string {
@@ -73,11 +149,14 @@ func (r *Report) engines() []string {
 	return out
 }
 
-func render(r *Report) string {
+func render(all *Report) string {
 	var b strings.Builder
 	p := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
+	// The spread case's tables, ratios and targets are the ones reports
+	// before the clustered case had; the clustered case has its own.
+	r := all.only(caseSpread)
 	engines := r.engines()
-	rust := slices.Contains(engines, engineRust)
+	rust := slices.Contains(all.engines(), engineRust)
 	if rust {
 		p("# Upsert: deltalite vs the Rust deltalite and delta-rs MERGE\n\n")
 	} else {
@@ -106,23 +185,29 @@ func render(r *Report) string {
 			"The engines' order rotates by one place per rep.\n\n")
 	}
 
-	p("| rows / partition | table | engine | op (s) | process wall (s) | CPU user+sys (s) | peak RSS (MiB) | bytes removed | bytes added | files removed / added | commits |\n")
-	p("|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|\n")
+	if len(r.Sizes) > 0 {
+		p("| rows / partition | table | engine | op (s) | process wall (s) | CPU user+sys (s) | peak RSS (MiB) | bytes removed | bytes added | files removed / added | commits | bytes read |\n")
+		p("|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
+	}
 	for _, s := range r.Sizes {
 		for _, e := range engines {
 			a := aggregate(s, e)
 			if a.n == 0 {
-				p("| %s | %s | %s | failed | | | | | | | |\n", rowsLabel(s.RowsPerPartition), tableLabel(s), e)
+				p("| %s | %s | %s | failed | | | | | | | | |\n", rowsLabel(s.RowsPerPartition), tableLabel(s), e)
 				continue
 			}
-			p("| %s | %s | %s | %.1f | %.1f | %.1f | %.0f | %s | %s | %.0f / %.0f | %.0f |\n", rowsLabel(s.RowsPerPartition),
+			p("| %s | %s | %s | %.1f | %.1f | %.1f | %.0f | %s | %s | %.0f / %.0f | %.0f | %s |\n", rowsLabel(s.RowsPerPartition),
 				tableLabel(s), e, a.op, a.wall, a.cpu, a.rss, gibLabel(a.bytesRemoved), gibLabel(a.bytesAdded),
-				a.filesRemoved, a.filesAdded, a.commits)
+				a.filesRemoved, a.filesAdded, a.commits, a.bytesRead.bytes())
 		}
 	}
-	p("\nMedians over the runs. op: the operation timed inside the process (reading the batch, opening the table, " +
-		"upserting, committing); process wall and CPU (user + system) and peak RSS (`ru_maxrss`) from `wait4`. " +
-		"Bytes from the `add` and `remove` actions of every commit after the base version.\n\n")
+	if len(r.Sizes) > 0 {
+		p("\nMedians over the runs. op: the operation timed inside the process (reading the batch, opening the table, " +
+			"upserting, committing); process wall and CPU (user + system) and peak RSS (`ru_maxrss`) from `wait4`. " +
+			"Bytes removed and added from the `add` and `remove` actions of every commit after the base version; bytes " +
+			"read: what the process passed through read system calls during the operation (`/proc/self/io` rchar: " +
+			"page-cache hits and the batch included, memory-mapped reads not).\n\n")
+	}
 
 	ratios(&b, r, engineMerge, "delta-rs MERGE")
 	if rust {
@@ -133,10 +218,13 @@ func render(r *Report) string {
 		rustTargets(&b, r)
 	}
 
+	clustered(&b, all.only(caseClustered))
+	filesAdded(&b, all)
+
 	p("\n**Every run**\n\n")
-	p("| rows / partition | engine | rep | order | op (s) | wall (s) | user (s) | sys (s) | peak RSS (MiB) | load before / after | rows updated / inserted / copied | content (rows, sum(counter), hash) |\n")
-	p("|---:|---|---:|---:|---:|---:|---:|---:|---:|---|---|---|\n")
-	for _, s := range r.Sizes {
+	p("| case | rows / partition | engine | rep | order | op (s) | wall (s) | user (s) | sys (s) | peak RSS (MiB) | load before / after | rows updated / inserted / copied | content (rows, sum(counter), hash) |\n")
+	p("|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---|---|---|\n")
+	for _, s := range all.Sizes {
 		for _, run := range s.Runs {
 			content := "—"
 			if run.Checksum != nil {
@@ -145,21 +233,144 @@ func render(r *Report) string {
 			if run.Error != "" {
 				content = "FAILED: " + run.Error
 			}
-			p("| %s | %s | %d | %d | %.1f | %.1f | %.1f | %.1f | %d | %.1f / %.1f | %d / %d / %d | %s |\n", rowsLabel(s.RowsPerPartition),
-				run.Engine, run.Rep, run.Order, run.OpS, run.WallS, run.UserS, run.SysS, run.MaxRSSKiB/1024, run.LoadBefore,
-				run.LoadAfter, run.Result.RowsUpdated, run.Result.RowsInserted, run.Result.RowsCopied, content)
+			p("| %s | %s | %s | %d | %d | %.1f | %.1f | %.1f | %.1f | %d | %.1f / %.1f | %d / %d / %d | %s |\n", caseOf(s),
+				rowsLabel(s.RowsPerPartition), run.Engine, run.Rep, run.Order, run.OpS, run.WallS, run.UserS, run.SysS,
+				run.MaxRSSKiB/1024, run.LoadBefore, run.LoadAfter, run.Result.RowsUpdated, run.Result.RowsInserted,
+				run.Result.RowsCopied, content)
 		}
 	}
-	p("\nExpected content per size: rows = partitions x rows per partition + inserts; sum(counter) = rows before - updates + 2 x batch rows; " +
+	p("\nExpected content per size and case: rows = partitions x rows per partition + inserts; sum(counter) = rows before - updates + 2 x batch rows; " +
 		"every key distinct; the hash is DuckDB's `hash()` of every column summed over the rows, read through delta-rs.\n")
-	for _, s := range r.Sizes {
+	for _, s := range all.Sizes {
 		for _, run := range s.Runs {
 			if run.Result.Detail != "" {
-				p("\n%s, %s rep %d: `%s`\n", rowsLabel(s.RowsPerPartition), run.Engine, run.Rep, run.Result.Detail)
+				p("\n%s, %s, %s rep %d: `%s`\n", caseOf(s), rowsLabel(s.RowsPerPartition), run.Engine, run.Rep, run.Result.Detail)
 			}
 		}
 	}
 	return b.String()
+}
+
+// clustered renders the clustered case: what each engine read, skipped and
+// rewrote, and this engine's ratios against each other one.
+func clustered(b *strings.Builder, r *Report) {
+	if len(r.Sizes) == 0 {
+		return
+	}
+	p := func(format string, args ...any) { fmt.Fprintf(b, format, args...) }
+	engines := r.engines()
+	p("\n## Clustered keys\n\n")
+	p("The same tables, with a batch whose updated keys all lie in one data file of each touched partition (its largest; " +
+		"the updates are spread evenly over that file's rows), plus the same inserts:\n\n")
+	for _, s := range r.Sizes {
+		var files []string
+		for _, f := range s.Batch.Clustered {
+			files = append(files, fmt.Sprintf("%s: %d of the file's %d rows, %s, one of %d files", f.Partition,
+				s.Batch.Updates/int64(max(len(s.Batch.Clustered), 1)), f.Rows, sizeLabel(f.Bytes), f.FilesInPartition))
+		}
+		p("- %s rows per partition: %s.\n", rowsLabel(s.RowsPerPartition), cmp.Or(strings.Join(files, "; "), "no batch"))
+	}
+	if slices.Contains(engines, engineMergeLiteral) {
+		p("\n%s runs the same MERGE with `AND t._ph_partition_key IN (...)` listing the batch's partitions added to "+
+			"its predicate", engineMergeLiteral)
+		if r.Partitions > 0 && r.Partitions <= 2 {
+			p(" (the batch touches all %d partitions of these tables, so the term leaves no partition to skip)", r.Partitions)
+		}
+		p(".\n")
+	}
+	p("\n| rows / partition | engine | op (s) | process wall (s) | CPU user+sys (s) | peak RSS (MiB) | files probed / scanned | " +
+		"files skipped by stats / by probe | files removed / added | bytes read | bytes written | bytes removed / added |\n")
+	p("|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
+	for _, s := range r.Sizes {
+		for _, e := range engines {
+			a := aggregate(s, e)
+			if a.n == 0 {
+				p("| %s | %s | failed | | | | | | | | | |\n", rowsLabel(s.RowsPerPartition), e)
+				continue
+			}
+			probed, skipped := a.probed.count(), a.skippedStats.count()+" / "+a.skippedProbe.count()
+			if a.scanned.ok { // MERGE: it scans what its predicate leaves, no probe
+				probed, skipped = a.scanned.count(), a.skippedScan.count()+" / —"
+			}
+			p("| %s | %s | %.1f | %.1f | %.1f | %.0f | %s | %s | %.0f / %.0f | %s | %s | %s / %s |\n", rowsLabel(s.RowsPerPartition), e,
+				a.op, a.wall, a.cpu, a.rss, probed, skipped, a.filesRemoved, a.filesAdded, a.bytesRead.bytes(), a.bytesWritten.bytes(),
+				bytesLabel(a.bytesRemoved), bytesLabel(a.bytesAdded))
+		}
+	}
+	p("\nMedians over the runs, measured as in the first table. Files probed: the upserts' files of the touched partitions whose " +
+		"key columns they read; skipped by stats: files of the touched partitions they did not probe; skipped by probe: " +
+		"probed files holding no key of the batch, kept as they are. For MERGE, its own metrics over the whole table: " +
+		"`num_target_files_scanned` and `num_target_files_skipped_during_scan`. Bytes written: what the process passed " +
+		"through write system calls (`/proc/self/io` wchar: data files and log).\n\n")
+	p("**Ratios deltalite / each engine, clustered keys** (below 1: deltalite uses less)\n\n")
+	p("| rows / partition | against | peak RSS | process wall | CPU | bytes read | bytes added | same content |\n|---:|---|---:|---:|---:|---:|---:|---|\n")
+	for _, s := range r.Sizes {
+		u := aggregate(s, engineUpsert)
+		for _, e := range engines {
+			if e == engineUpsert {
+				continue
+			}
+			o := aggregate(s, e)
+			p("| %s | %s | %s | %s | %s | %s | %s | %s |\n", rowsLabel(s.RowsPerPartition), e, ratio(u.rss, o.rss), ratio(u.wall, o.wall),
+				ratio(u.cpu, o.cpu), ratio(u.bytesRead.v, o.bytesRead.v), ratio(u.bytesAdded, o.bytesAdded), sameContent(s, o, u))
+		}
+	}
+	p("\n")
+}
+
+// filesAdded renders, per case, size and engine, the data files each run
+// added to each partition, so a small tail file shows. Runs that added
+// the same files are shown once.
+func filesAdded(b *strings.Builder, r *Report) {
+	var rows []string
+	for _, cs := range allCases {
+		for _, s := range r.only(cs).Sizes {
+			for _, e := range r.engines() {
+				var layouts []string
+				for _, run := range s.Runs {
+					if run.Engine != e || run.Error != "" || run.Added == nil {
+						continue
+					}
+					if l := layoutLabel(run.Added); !slices.Contains(layouts, l) {
+						layouts = append(layouts, l)
+					}
+				}
+				if len(layouts) > 0 {
+					rows = append(rows, fmt.Sprintf("| %s | %s | %s | %s |\n", cs, rowsLabel(s.RowsPerPartition), e, strings.Join(layouts, " / ")))
+				}
+			}
+		}
+	}
+	if len(rows) == 0 {
+		return // results saved before the harness read them
+	}
+	fmt.Fprintf(b, "**Files added per partition** (count, smallest – largest; runs that differ are separated by /)\n\n")
+	fmt.Fprintf(b, "| case | rows / partition | engine | files added |\n|---|---:|---|---|\n%s\n", strings.Join(rows, ""))
+}
+
+// layoutLabel is one run's added files, partition by partition.
+func layoutLabel(parts []PartitionFiles) string {
+	var out []string
+	for _, p := range parts {
+		out = append(out, fmt.Sprintf("%s: %d, %s – %s", cmp.Or(p.Partition, "(null)"), p.Files, sizeLabel(p.MinBytes), sizeLabel(p.MaxBytes)))
+	}
+	return strings.Join(out, "; ")
+}
+
+// sizeLabel is a file size in MiB, or KiB below one MiB.
+func sizeLabel(b int64) string {
+	if b < 1<<20 {
+		return fmt.Sprintf("%.1f KiB", float64(b)/(1<<10))
+	}
+	return fmt.Sprintf("%.1f MiB", float64(b)/(1<<20))
+}
+
+// bytesLabel is a byte count in GiB, or in MiB or KiB below one GiB.
+func bytesLabel(b float64) string {
+	if b >= 1<<30 {
+		return gibLabel(b)
+	}
+	return sizeLabel(int64(b))
 }
 
 // ratios is the table of this engine's medians over another engine's.
@@ -291,8 +502,10 @@ func gibLabel(b float64) string {
 }
 
 // chart draws four panels (peak RSS, process wall time, CPU time, bytes
-// added) of every engine against rows per partition, on a logarithmic x axis.
-func chart(r *Report) string {
+// added) of every engine against rows per partition, on a logarithmic x
+// axis, for the spread case.
+func chart(all *Report) string {
+	r := all.only(caseSpread)
 	type panel struct {
 		title, unit string
 		val         func(agg) float64
