@@ -141,6 +141,16 @@ func (t *Table) set(s *snapshot.Snapshot) {
 	t.mu.Unlock()
 }
 
+// moveTo moves t to the table an operation committed (post), else to the
+// refreshed snapshot it read.
+func (t *Table) moveTo(read, post *snapshot.Snapshot) {
+	if post != nil {
+		t.set(post)
+	} else if read != t.Snapshot() {
+		t.set(read)
+	}
+}
+
 // Store is the store rooted at the table.
 func (t *Table) Store() storage.Store { return t.store }
 

@@ -38,11 +38,7 @@ func (t *Table) Upsert(ctx context.Context, src array.RecordReader, opts UpsertO
 		return UpsertStats{}, err
 	}
 	stats, post, err := upsert.Run(ctx, snap, src, opts)
-	if post != nil {
-		t.set(post)
-	} else if snap != t.Snapshot() {
-		t.set(snap)
-	}
+	t.moveTo(snap, post)
 	return stats, err
 }
 

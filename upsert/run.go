@@ -3,8 +3,6 @@ package upsert
 import (
 	"context"
 	"errors"
-	"math/rand/v2"
-	"slices"
 	"strings"
 	"time"
 
@@ -12,6 +10,7 @@ import (
 
 	"github.com/deltalite-go/deltalite/internal/datafile"
 	"github.com/deltalite-go/deltalite/internal/errs"
+	"github.com/deltalite-go/deltalite/internal/rewrite"
 	"github.com/deltalite-go/deltalite/internal/txn"
 	"github.com/deltalite-go/deltalite/limits"
 	"github.com/deltalite-go/deltalite/metrics"
@@ -110,11 +109,11 @@ func Run(ctx context.Context, snap *snapshot.Snapshot, src array.RecordReader, o
 		// Another writer changed what this upsert read: plan again on top.
 		base.PlanDuration, base.RewriteDuration, base.CommitDuration = s.PlanDuration, s.RewriteDuration, s.CommitDuration
 		fresh, rerr := snap.Refresh(ctx)
-		if rerr == nil && snap.IsEmpty() && !sameShape(snap, fresh) {
+		if rerr == nil && snap.IsEmpty() && !rewrite.SameShape(snap, fresh) {
 			return Stats{}, nil, errs.New(errs.TableExists, "",
 				"another writer created the table first, with a schema or partitioning other than this upsert's: upsert into it again")
 		}
-		if rerr != nil || !sameShape(snap, fresh) {
+		if rerr != nil || !rewrite.SameShape(snap, fresh) {
 			return Stats{}, nil, err
 		}
 		if cerr := txn.CheckWritable(fresh, c.operation()); cerr != nil {
@@ -123,7 +122,7 @@ func Run(ctx context.Context, snap *snapshot.Snapshot, src array.RecordReader, o
 		if c.AppID != "" && txn.AppTxnApplied(fresh, c.AppID, c.AppVersion) {
 			return Stats{Version: fresh.Version(), Skipped: true}, fresh, nil
 		}
-		if serr := pause(ctx, replan+1); serr != nil {
+		if serr := rewrite.Pause(ctx, replan+1); serr != nil {
 			return Stats{}, nil, serr
 		}
 		snap = fresh
@@ -261,53 +260,15 @@ func (r *run) fill(s *Stats) {
 }
 
 // replannable reports a conflict that planning again on the newer table
-// resolves: another writer added to or removed from what this one read,
-// or created the table this one was creating.
+// resolves, or another writer creating the table this one was creating.
 func replannable(err error) bool {
-	if errors.Is(err, errs.ErrTableExists) {
-		// Another writer created the table this upsert was creating.
-		return true
-	}
-	var ce *txn.ConflictError
-	if !errors.As(err, &ce) {
-		return false
-	}
-	switch ce.Rule {
-	case txn.RuleConcurrentAppend, txn.RuleConcurrentDeleteRead, txn.RuleConcurrentDeleteDelete, txn.RuleConcurrentTransaction:
-		return true
-	}
-	return false
+	return errors.Is(err, errs.ErrTableExists) || rewrite.Replannable(err)
 }
 
 // notLanded reports a commit error after which the commit certainly did
-// not land, so the attempt's files can go: a conflict, or a refusal before
-// any write. Anything else (an interrupted write) may have landed.
+// not land, so the attempt's files can go.
 func notLanded(err error) bool {
-	return errors.Is(err, errs.ErrCommitConflict) || errors.Is(err, errs.ErrInvalidArgument) ||
-		errors.Is(err, errs.ErrUnsupportedTable) || errors.Is(err, errs.ErrTableExists)
-}
-
-// sameShape reports whether the newer table still has the schema,
-// partitioning and column mapping the source was cast and grouped for.
-func sameShape(a, b *snapshot.Snapshot) bool {
-	return a.Metadata().SchemaString == b.Metadata().SchemaString &&
-		slices.Equal(a.PartitionColumns(), b.PartitionColumns()) &&
-		a.ColumnMapping() == b.ColumnMapping()
-}
-
-// pause waits before planning again, longer each time, with jitter so
-// that writers that lost together do not collide again.
-func pause(ctx context.Context, n int) error {
-	d := time.Duration(n) * 50 * time.Millisecond
-	d = d/2 + rand.N(d/2+1)
-	tm := time.NewTimer(d)
-	defer tm.Stop()
-	select {
-	case <-ctx.Done():
-		return errs.Wrap(errs.Canceled, "", ctx.Err(), "upsert")
-	case <-tm.C:
-		return nil
-	}
+	return rewrite.NotLanded(err) || errors.Is(err, errs.ErrTableExists)
 }
 
 // errorKind labels an error for metrics: its kind in snake_case.

@@ -1,9 +1,14 @@
 package rewrite
 
 import (
+	"context"
+
+	"github.com/apache/arrow-go/v18/arrow"
+
 	"github.com/deltalite-go/deltalite/internal/expr"
 	"github.com/deltalite-go/deltalite/internal/stats"
 	"github.com/deltalite-go/deltalite/protocol"
+	"github.com/deltalite-go/deltalite/scan"
 	"github.com/deltalite-go/deltalite/snapshot"
 )
 
@@ -27,16 +32,46 @@ func Decide(snap *snapshot.Snapshot, pred *expr.Bound) func(*protocol.Add) expr.
 	}
 }
 
-// LiveRows is the number of live rows of a file by its log entry (its
-// record count less its deletion vector's), and whether the log knows it.
-func LiveRows(snap *snapshot.Snapshot, a *protocol.Add) (int64, bool) {
-	fs := stats.Parse(a.Stats, snap.Schema(), snap.ColumnMapping())
-	if fs == nil || fs.NumRecords < 0 || a.Stats == "" {
-		return 0, false
+// CountRows is the number of live rows of a file: from its log entry
+// (record count less deletion vector) when it has statistics, else by
+// reading the file's row counts (opened reports that it did).
+func CountRows(ctx context.Context, snap *snapshot.Snapshot, a *protocol.Add) (n int64, opened bool, err error) {
+	if fs := stats.Parse(a.Stats, snap.Schema(), snap.ColumnMapping()); fs != nil && fs.NumRecords >= 0 {
+		n = fs.NumRecords
+		if a.DeletionVector != nil {
+			n -= a.DeletionVector.Cardinality
+		}
+		return n, false, nil
 	}
-	n := fs.NumRecords
-	if a.DeletionVector != nil {
-		n -= a.DeletionVector.Cardinality
+	_, seq, err := scan.New(snap, scan.WithFiles(a), scan.WithColumns()).Records(ctx)
+	if err != nil {
+		return 0, true, err
 	}
-	return n, true
+	for rec, err := range seq {
+		if err != nil {
+			return 0, true, err
+		}
+		n += rec.NumRows()
+	}
+	return n, true, nil
+}
+
+// Select evaluates pred on rec: sel[i] reports whether pred IS TRUE for
+// row i when match is true, whether it IS NOT TRUE (false or null) when
+// match is false; matched counts the rows for which it IS TRUE.
+func Select(ctx context.Context, rec arrow.RecordBatch, pred *expr.Bound, match bool) (sel []bool, matched int64, err error) {
+	m, err := expr.Mask(ctx, rec, pred)
+	if err != nil {
+		return nil, 0, err
+	}
+	defer m.Release()
+	sel = make([]bool, m.Len())
+	for i := range sel {
+		hit := m.IsValid(i) && m.Value(i)
+		if hit {
+			matched++
+		}
+		sel[i] = hit == match
+	}
+	return sel, matched, nil
 }

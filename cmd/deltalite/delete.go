@@ -1,0 +1,71 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"maps"
+
+	"github.com/spf13/cobra"
+
+	"github.com/deltalite-go/deltalite"
+)
+
+func newDeleteCmd() *cobra.Command {
+	var (
+		where  string
+		meta   []string
+		asJSON bool
+	)
+	cmd := &cobra.Command{
+		Use:   "delete TABLE [--where PRED]",
+		Short: "Delete the rows a SQL predicate selects (every row without one), in one commit",
+		Long: `Delete the rows for which --where IS TRUE, as DELETE FROM t WHERE ... does; a row whose
+predicate is NULL is kept. Files that partition values and statistics decide are
+removed or kept without being read, so a predicate on partition columns only reads
+no data file. Without --where every row is deleted; the table and its history stay.
+A delete that removes nothing commits nothing.`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			metadata, err := keyValues("--metadata", meta)
+			if err != nil {
+				return err
+			}
+			t, err := openTable(cmd, args[0])
+			if err != nil {
+				return err
+			}
+			stats, err := t.Delete(cmd.Context(), deltalite.DeleteOptions{Predicate: where, CommitMetadata: anyMap(metadata)})
+			if err != nil {
+				return flagError("--where", where, err)
+			}
+			return printDML(cmd, asJSON, stats.Version, stats.Metrics(), stats.String())
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&where, "where", "", "SQL predicate selecting the rows to delete, e.g. \"day = '2026-01-01'\"")
+	f.StringArrayVar(&meta, "metadata", nil, "commit metadata KEY=VALUE (repeatable)")
+	f.BoolVar(&asJSON, "json", false, "print the stats as JSON with Spark's metric names")
+	return cmd
+}
+
+// flagError names the flag whose text an invalid-argument error is about.
+func flagError(flag, value string, err error) error {
+	if value != "" && errors.Is(err, deltalite.ErrInvalidArgument) {
+		return fmt.Errorf("%s: %w", flag, err)
+	}
+	return err
+}
+
+// printDML prints a DELETE or UPDATE's stats: as JSON, the version and
+// the commit's Spark metrics (numDeletedRows, ...); else the stats' text.
+func printDML(cmd *cobra.Command, asJSON bool, version int64, metrics map[string]any, text string) error {
+	out := cmd.OutOrStdout()
+	if !asJSON {
+		_, err := fmt.Fprintln(out, text)
+		return err
+	}
+	doc := maps.Clone(metrics)
+	doc["version"] = version
+	return json.NewEncoder(out).Encode(doc)
+}

@@ -1,0 +1,155 @@
+package del
+
+import (
+	"context"
+	"time"
+
+	"github.com/deltalite-go/deltalite/internal/errs"
+	"github.com/deltalite-go/deltalite/internal/expr"
+	"github.com/deltalite-go/deltalite/internal/rewrite"
+	"github.com/deltalite-go/deltalite/internal/txn"
+	"github.com/deltalite-go/deltalite/protocol"
+	"github.com/deltalite-go/deltalite/snapshot"
+	"github.com/deltalite-go/deltalite/storage"
+)
+
+// Run deletes the rows of the table snap shows for which opt.Predicate IS
+// TRUE (every row without one) and returns the stats and the table after
+// the commit (snap itself when nothing was deleted). Errors are
+// *errs.Error values: errs.ErrInvalidArgument for a predicate that does
+// not parse or bind (naming its column), errs.ErrUnsupportedTable for a
+// table whose features forbid deletes, errs.ErrCommitConflict, ...
+func Run(ctx context.Context, snap *snapshot.Snapshot, opt Options) (s Stats, post *snapshot.Snapshot, err error) {
+	start := time.Now()
+	defer func() {
+		if v := recover(); v != nil {
+			err = errs.Recovered(errs.Internal, "", "delete", v)
+		}
+		if err != nil {
+			s, post = Stats{}, nil
+		}
+	}()
+	if snap == nil || snap.IsEmpty() {
+		return Stats{}, nil, errs.New(errs.InvalidArgument, "", "a delete needs an existing table")
+	}
+	var pred *expr.Bound
+	if opt.Predicate != "" {
+		if pred, err = expr.ParsePredicate(opt.Predicate, snap.Schema()); err != nil {
+			return Stats{}, nil, errs.Wrap(errs.InvalidArgument, "", err, "DELETE predicate")
+		}
+	}
+	op := operation(pred)
+	retries := opt.CommitMaxRetries
+	if retries == 0 {
+		retries = txn.DefaultMaxRetries
+	}
+	type outcome struct {
+		s    Stats
+		post *snapshot.Snapshot
+	}
+	out, err := rewrite.Replan(ctx, snap, retries, func(ctx context.Context, snap *snapshot.Snapshot) (outcome, error) {
+		if err := txn.CheckRewrite(snap, op); err != nil {
+			return outcome{}, err
+		}
+		s, post, err := attempt(ctx, snap, pred, op, opt, start)
+		return outcome{s, post}, err
+	})
+	return out.s, out.post, err
+}
+
+// operation is the commit's DELETE with Spark's parameters: the predicate
+// as a JSON array of its text, empty without one.
+func operation(pred *expr.Bound) txn.Operation {
+	preds := []string{}
+	if pred != nil {
+		preds = append(preds, pred.String())
+	}
+	return txn.Operation{Name: txn.OpDelete, Parameters: map[string]any{"predicate": preds}}
+}
+
+// attempt plans, rewrites and commits against snap.
+func attempt(ctx context.Context, snap *snapshot.Snapshot, pred *expr.Bound, op txn.Operation, opt Options, start time.Time) (s Stats, _ *snapshot.Snapshot, err error) {
+	t := time.Now()
+	out, err := storage.WithUploads(snap.Store(), opt.MultipartThreshold, opt.MultipartPartSize)
+	if err != nil {
+		return s, nil, err
+	}
+	ro := rewrite.Options{
+		Store: out, TargetFileSize: opt.TargetFileSize, MaxParallelFiles: opt.MaxParallelFiles,
+		MaxBufferedBytes: opt.MaxBufferedBytes, ReadBatchSize: opt.ReadBatchSize, Limits: opt.Limits,
+	}
+	decide := rewrite.Decide(snap, pred)
+	var whole, undecided []*protocol.Add
+	for _, a := range snap.Files() {
+		switch decide(a) {
+		case expr.True:
+			whole = append(whole, a)
+		case expr.Unknown:
+			undecided = append(undecided, a)
+		}
+	}
+	for _, a := range whole {
+		n, counted, err := rewrite.CountRows(ctx, snap, a)
+		if err != nil {
+			return s, nil, err
+		}
+		if counted {
+			s.FilesScanned++
+		}
+		s.RowsDeleted += n
+		s.BytesRemoved += a.Size
+	}
+	files, err := rewrite.Matching(ctx, snap, undecided, pred, ro)
+	if err != nil {
+		return s, nil, err
+	}
+	s.FilesScanned += len(undecided)
+	s.ScanDuration = time.Since(t)
+
+	t = time.Now()
+	res, err := rewrite.Run(ctx, snap, files, keepUnmatched(pred), ro)
+	if err != nil {
+		return s, nil, err
+	}
+	s.RewriteDuration = time.Since(t)
+	s.RowsDeleted += res.RowsDropped
+	s.RowsCopied = res.RowsCopied()
+	s.FilesRemoved = len(whole) + res.FilesRead
+	s.FilesAdded = res.FilesAdded
+	s.BytesRemoved += res.BytesRemoved
+	s.BytesAdded = res.BytesAdded
+	if s.FilesRemoved == 0 {
+		s.Version = snap.Version()
+		s.ExecutionDuration = time.Since(start)
+		return s, snap, nil
+	}
+	now := time.Now().UnixMilli()
+	removes := make([]*protocol.Remove, 0, s.FilesRemoved)
+	for _, a := range whole {
+		removes = append(removes, protocol.RemoveOf(a, now))
+	}
+	removes = append(removes, res.Removes...)
+	s.ExecutionDuration = time.Since(start)
+	c := rewrite.Commit{
+		Op: op, Options: txn.Options{MaxRetries: opt.CommitMaxRetries, Metadata: opt.CommitMetadata},
+		ReadFiles: append(whole, files...), Removes: removes, Adds: res.Adds, Metrics: s.Metrics(),
+	}
+	if pred != nil {
+		c.Read = func(a *protocol.Add) bool { return decide(a) != expr.False }
+		c.ReadDescription = "the files that may hold rows where " + pred.String()
+	}
+	post, v, err := c.Run(ctx, snap)
+	if err != nil {
+		return s, nil, err
+	}
+	s.Version = v
+	return s, post, nil
+}
+
+// keepUnmatched keeps the rows for which pred IS NOT TRUE: false or null.
+func keepUnmatched(pred *expr.Bound) rewrite.Func {
+	return func(ctx context.Context, b rewrite.Batch) (rewrite.Output, error) {
+		keep, _, err := rewrite.Select(ctx, b.Rec, pred, false)
+		return rewrite.Output{Keep: keep}, err
+	}
+}

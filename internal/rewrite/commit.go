@@ -1,0 +1,134 @@
+package rewrite
+
+import (
+	"context"
+	"errors"
+	"math/rand/v2"
+	"slices"
+	"time"
+
+	"github.com/deltalite-go/deltalite/internal/datafile"
+	"github.com/deltalite-go/deltalite/internal/errs"
+	"github.com/deltalite-go/deltalite/internal/txn"
+	"github.com/deltalite-go/deltalite/protocol"
+	"github.com/deltalite-go/deltalite/snapshot"
+)
+
+// Commit is the one commit of a row-rewriting operation: what it read (so
+// that the conflict checker sees it) and what it changes.
+type Commit struct {
+	Op      txn.Operation
+	Options txn.Options
+	// Read selects the files whose concurrent addition or removal changes
+	// the operation's result (its predicate's files); nil reads the whole
+	// table. ReadDescription names it in conflict messages.
+	Read            func(*protocol.Add) bool
+	ReadDescription string
+	// ReadFiles are the files the operation read or removes.
+	ReadFiles []*protocol.Add
+	Removes   []*protocol.Remove
+	Adds      []*protocol.Add
+	Metrics   map[string]any
+}
+
+// Run commits against snap and returns the table at the new version (nil
+// when it cannot be loaded: the commit stands, the caller reloads). When
+// the commit certainly did not land, the added files are deleted.
+func (c Commit) Run(ctx context.Context, snap *snapshot.Snapshot) (*snapshot.Snapshot, int64, error) {
+	t := txn.Begin(snap, c.Op, c.Options)
+	if c.Read == nil {
+		t.ReadWholeTable()
+	} else {
+		t.ReadPredicate(c.Read, c.ReadDescription)
+	}
+	t.ReadFiles(c.ReadFiles...)
+	for _, r := range c.Removes {
+		t.Add(protocol.Action{Remove: r})
+	}
+	for _, a := range c.Adds {
+		t.Add(protocol.Action{Add: a})
+	}
+	t.SetOperationMetrics(c.Metrics)
+	res, err := t.Commit(ctx)
+	if err != nil {
+		if NotLanded(err) {
+			datafile.DeleteAdded(context.WithoutCancel(ctx), snap.Store(), c.Adds)
+		}
+		return nil, 0, err
+	}
+	post := res.Snapshot
+	if post == nil {
+		post, _ = snapshot.LoadVersion(context.WithoutCancel(ctx), snap.Store(), res.Version)
+	}
+	return post, res.Version, nil
+}
+
+// NotLanded reports a commit error after which the commit certainly did
+// not land: a conflict or a refusal before any write.
+func NotLanded(err error) bool {
+	return errors.Is(err, errs.ErrCommitConflict) || errors.Is(err, errs.ErrInvalidArgument) ||
+		errors.Is(err, errs.ErrUnsupportedTable)
+}
+
+// Replan runs attempt against snap and, while it fails with a conflict
+// that planning again on the newer table resolves (another writer added
+// to or removed from what it read), against the refreshed table: at most
+// maxRetries more times (negative: none), pausing longer each time, with
+// jitter so that writers that lost together do not collide again. A
+// conflict always means another writer made progress, so this cannot
+// livelock. When the table's schema, partitioning or column mapping
+// changed meanwhile, the conflict is returned: the operation was planned
+// for the old shape.
+func Replan[T any](ctx context.Context, snap *snapshot.Snapshot, maxRetries int,
+	attempt func(context.Context, *snapshot.Snapshot) (T, error)) (T, error) {
+	for n := 0; ; n++ {
+		out, err := attempt(ctx, snap)
+		if err == nil || n >= maxRetries || !Replannable(err) {
+			return out, err
+		}
+		fresh, rerr := snap.Refresh(ctx)
+		if rerr != nil || !SameShape(snap, fresh) {
+			return out, err
+		}
+		if perr := Pause(ctx, n+1); perr != nil {
+			return out, perr
+		}
+		snap = fresh
+	}
+}
+
+// Replannable reports a commit conflict that planning again on the newer
+// table resolves.
+func Replannable(err error) bool {
+	var ce *txn.ConflictError
+	if !errors.As(err, &ce) {
+		return false
+	}
+	switch ce.Rule {
+	case txn.RuleConcurrentAppend, txn.RuleConcurrentDeleteRead, txn.RuleConcurrentDeleteDelete, txn.RuleConcurrentTransaction:
+		return true
+	}
+	return false
+}
+
+// SameShape reports whether the newer table still has the schema,
+// partitioning and column mapping the operation was planned for.
+func SameShape(a, b *snapshot.Snapshot) bool {
+	return a.Metadata().SchemaString == b.Metadata().SchemaString &&
+		slices.Equal(a.PartitionColumns(), b.PartitionColumns()) &&
+		a.ColumnMapping() == b.ColumnMapping()
+}
+
+// Pause waits before planning again: about n times 50ms, with jitter.
+func Pause(ctx context.Context, n int) error {
+	d := time.Duration(n) * 50 * time.Millisecond
+	d = d/2 + rand.N(d/2+1)
+	tm := time.NewTimer(d)
+	defer tm.Stop()
+	select {
+	case <-ctx.Done():
+		return errs.Wrap(errs.Canceled, "", ctx.Err(), "planning again")
+	case <-tm.C:
+		return nil
+	}
+}
