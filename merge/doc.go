@@ -35,4 +35,24 @@
 // scope, the NOT MATCHED clauses run over the source rows nothing matched.
 // A predicate without an equi-join conjunct runs as a nested loop over the
 // (bounded) source, its pairs checked in chunks.
+//
+// Run ties it together on a table: the source read once (MaxSourceBytes
+// guards it and its hash table), the target files chosen by partition
+// values and statistics against the source's key values and the ON
+// predicate's target-only conjuncts (plus those a NOT MATCHED BY SOURCE
+// clause may act on), a first pass over only the columns that decide which
+// rows change, then internal/rewrite streams just the files with a changed
+// row through the join core, under the budgets of limits, and writes the
+// inserted rows after them. One MERGE commit carries Spark's
+// operationParameters and operationMetrics, the schema change of schema
+// evolution, and the files and filter read for the conflict checker; a
+// conflict plans again on the newer table.
+//
+// # Memory
+//
+// What grows with the source is held once: the source batch, its key set
+// and row chains, one bit per source row. What grows with the target never
+// is: the first pass holds a few projected batches per file being read,
+// the rewrite streams as internal/rewrite does. A nested loop checks at
+// most pairChunk candidate pairs at a time.
 package merge

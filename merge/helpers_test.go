@@ -48,26 +48,26 @@ func batch(t *testing.T, mem memory.Allocator, s *schema.Struct, rows string) ar
 // merged runs the join core over the target rows (split into batches of
 // per rows) and the source, and returns the table's rows afterwards in the
 // out schema, rendered and sorted, and the counters.
-func merged(t *testing.T, opt Options, target, source *schema.Struct, tRows, sRows string, per int) ([]string, counters, *joiner, error) {
+func merged(t *testing.T, opt Options, target, source *schema.Struct, tRows, sRows string, per int) ([]string, Counts, *joiner, error) {
 	t.Helper()
 	mem := memory.NewCheckedAllocator(memory.DefaultAllocator)
 	defer mem.AssertSize(t, 0)
 	ctx := exec.WithAllocator(context.Background(), mem)
 	p, err := resolve(opt, target, source)
 	if err != nil {
-		return nil, counters{}, nil, err
+		return nil, Counts{}, nil, err
 	}
 	sb := batch(t, mem, source, sRows)
 	defer sb.Release()
 	j, err := newJoiner(ctx, p, sb)
 	if err != nil {
-		return nil, counters{}, nil, err
+		return nil, Counts{}, nil, err
 	}
 	defer j.release()
 	tb := batch(t, mem, target, tRows)
 	defer tb.Release()
 	var out []string
-	var cnt counters
+	var cnt Counts
 	for off := int64(0); off < tb.NumRows(); off += int64(per) {
 		part := tb.NewSlice(off, min(off+int64(per), tb.NumRows()))
 		// Deciding on the probe columns alone agrees with applying.
@@ -83,7 +83,7 @@ func merged(t *testing.T, opt Options, target, source *schema.Struct, tRows, sRo
 			part.Release()
 			return nil, cnt, j, err
 		}
-		cnt.add(res.counters)
+		cnt.add(res.Counts)
 		rows := part
 		if res.replace != nil {
 			rows = res.replace

@@ -22,30 +22,6 @@ import (
 // once, so that a nested loop over a large source stays within memory.
 const pairChunk = 1 << 16
 
-// counters are the row counts of a merge, named as Spark's
-// operationMetrics name them (numTargetRowsUpdated, ...).
-type counters struct {
-	SourceRows                          int64 // numSourceRows
-	TargetRowsInserted                  int64 // numTargetRowsInserted
-	TargetRowsUpdated                   int64 // numTargetRowsUpdated
-	TargetRowsDeleted                   int64 // numTargetRowsDeleted
-	TargetRowsMatchedUpdated            int64 // numTargetRowsMatchedUpdated
-	TargetRowsMatchedDeleted            int64 // numTargetRowsMatchedDeleted
-	TargetRowsNotMatchedBySourceUpdated int64 // numTargetRowsNotMatchedBySourceUpdated
-	TargetRowsNotMatchedBySourceDeleted int64 // numTargetRowsNotMatchedBySourceDeleted
-}
-
-func (c *counters) add(o counters) {
-	c.SourceRows += o.SourceRows
-	c.TargetRowsInserted += o.TargetRowsInserted
-	c.TargetRowsUpdated += o.TargetRowsUpdated
-	c.TargetRowsDeleted += o.TargetRowsDeleted
-	c.TargetRowsMatchedUpdated += o.TargetRowsMatchedUpdated
-	c.TargetRowsMatchedDeleted += o.TargetRowsMatchedDeleted
-	c.TargetRowsNotMatchedBySourceUpdated += o.TargetRowsNotMatchedBySourceUpdated
-	c.TargetRowsNotMatchedBySourceDeleted += o.TargetRowsNotMatchedBySourceDeleted
-}
-
 // joiner is the join core of a merge, pure over Arrow batches: the source
 // hashed on the equi-join keys, applied to the target one batch at a time
 // (apply, safe for concurrent use), then to the source rows no target row
@@ -143,6 +119,27 @@ func (j *joiner) release() {
 	}
 }
 
+// reset forgets which source rows were matched, for planning again.
+func (j *joiner) reset() {
+	for i := range j.matched {
+		j.matched[i].Store(0)
+	}
+}
+
+// footprint is the memory the joiner holds for the source: its batch, the
+// key set, the row chains and the flags.
+func (j *joiner) footprint() int64 {
+	var n int64
+	for _, c := range j.src.Columns() {
+		n += int64(c.Data().SizeInBytes())
+	}
+	n += int64(len(j.next)+cap(j.first))*4 + int64(len(j.matched))*8 + int64(len(j.eligible))
+	if j.set != nil {
+		n += j.set.Bytes()
+	}
+	return n
+}
+
 // nestedLoop reports a join without equi-join keys: every target row is
 // checked against every source row.
 func (j *joiner) nestedLoop() bool { return j.set == nil }
@@ -174,7 +171,7 @@ func (j *joiner) keyColumns(ctx context.Context, rec arrow.RecordBatch, target b
 type batchResult struct {
 	keep    []bool
 	replace arrow.RecordBatch
-	counters
+	Counts
 }
 
 // changed reports whether any row of the batch was updated or deleted,
@@ -566,7 +563,7 @@ func (j *joiner) firstClause(ctx context.Context, w When, rec arrow.RecordBatch,
 
 // inserts runs the NOT MATCHED clauses on the source rows no target row
 // matched; call it after every batch of the target's scope was applied.
-func (j *joiner) inserts(ctx context.Context) (out []arrow.RecordBatch, cnt counters, err error) {
+func (j *joiner) inserts(ctx context.Context) (out []arrow.RecordBatch, cnt Counts, err error) {
 	cnt.SourceRows = j.src.NumRows()
 	var rows []int32
 	for r := 0; r < int(j.src.NumRows()); r++ {

@@ -21,16 +21,16 @@ func TestPresets(t *testing.T) {
 	for _, tc := range []struct {
 		typ  string
 		want []string
-		cnt  counters
+		cnt  Counts
 	}{
 		{TypeUpsert, sorted("1|a|10", "2|B|21", "3|C|31", "4|d|40", "NULL|x|50", "6|F|60", "NULL|N|70"),
-			counters{SourceRows: 4, TargetRowsInserted: 2, TargetRowsUpdated: 2, TargetRowsMatchedUpdated: 2}},
+			Counts{SourceRows: 4, TargetRowsInserted: 2, TargetRowsUpdated: 2, TargetRowsMatchedUpdated: 2}},
 		{TypeDeduplicateInsert, sorted("1|a|10", "2|b|20", "3|c|30", "4|d|40", "NULL|x|50", "6|F|60", "NULL|N|70"),
-			counters{SourceRows: 4, TargetRowsInserted: 2}},
+			Counts{SourceRows: 4, TargetRowsInserted: 2}},
 		{TypeUpdateOnly, sorted("1|a|10", "2|B|21", "3|C|31", "4|d|40", "NULL|x|50"),
-			counters{SourceRows: 4, TargetRowsUpdated: 2, TargetRowsMatchedUpdated: 2}},
+			Counts{SourceRows: 4, TargetRowsUpdated: 2, TargetRowsMatchedUpdated: 2}},
 		{TypeReplaceDeleteUnmatched, sorted("2|B|21", "3|C|31"),
-			counters{SourceRows: 4, TargetRowsUpdated: 2, TargetRowsMatchedUpdated: 2, TargetRowsDeleted: 3, TargetRowsNotMatchedBySourceDeleted: 3}},
+			Counts{SourceRows: 4, TargetRowsUpdated: 2, TargetRowsMatchedUpdated: 2, TargetRowsDeleted: 3, TargetRowsNotMatchedBySourceDeleted: 3}},
 	} {
 		for _, per := range []int{1, 2, 100} {
 			got, cnt, _, err := merged(t, Options{Predicate: "t.id = s.id", MergeType: tc.typ}, tSchema, sSchema, tRows, sRows, per)
@@ -61,7 +61,7 @@ func TestCustomClauses(t *testing.T) {
 		{When: NotMatchedBySource, Action: Update, Set: map[string]string{"n": "t.n + 1"}},
 	}}
 	want := sorted("2|B|21", "3|c!|30", "NULL|x|36", "6|F|60", "7|G|70", "NULL|N|80")
-	wantCnt := counters{SourceRows: 6, TargetRowsInserted: 3, TargetRowsUpdated: 3, TargetRowsDeleted: 3,
+	wantCnt := Counts{SourceRows: 6, TargetRowsInserted: 3, TargetRowsUpdated: 3, TargetRowsDeleted: 3,
 		TargetRowsMatchedUpdated: 2, TargetRowsMatchedDeleted: 1, TargetRowsNotMatchedBySourceUpdated: 1, TargetRowsNotMatchedBySourceDeleted: 2}
 	for _, per := range []int{1, 4, 100} {
 		got, cnt, _, err := merged(t, opt, tSchema, src, target, source, per)

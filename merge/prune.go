@@ -215,10 +215,11 @@ func (p *plan) bySourceFilter() (_ *expr.Bound, ok bool, err error) {
 	return b, true, nil
 }
 
-// scope is the target files a merge reads: those a source row may match
-// and those a NOT MATCHED BY SOURCE clause may act on. The others are
-// carried over untouched.
-func (j *joiner) scope(files []*protocol.Add, mode schema.Mode) ([]*protocol.Add, error) {
+// inScope returns whether a target file is one a merge reads: one a
+// source row may match, or one a NOT MATCHED BY SOURCE clause may act on.
+// The others are carried over untouched. It is also the merge's read
+// predicate for the conflict checker.
+func (j *joiner) inScope(mode schema.Mode) (func(*protocol.Add) bool, error) {
 	match, err := j.fileFilter()
 	if err != nil {
 		return nil, err
@@ -227,13 +228,10 @@ func (j *joiner) scope(files []*protocol.Add, mode schema.Mode) ([]*protocol.Add
 	if err != nil {
 		return nil, err
 	}
-	var out []*protocol.Add
-	for _, a := range files {
-		f := expr.File{PartitionValues: a.PartitionValues, Stats: stats.Parse(a.Stats, j.p.target, mode)}
-		if match == nil || expr.Decide(match, f) != expr.False ||
-			any && (bySource == nil || expr.Decide(bySource, f) != expr.False) {
-			out = append(out, a)
-		}
-	}
-	return out, nil
+	target := j.p.target
+	return func(a *protocol.Add) bool {
+		f := expr.File{PartitionValues: a.PartitionValues, Stats: stats.Parse(a.Stats, target, mode)}
+		return match == nil || expr.Decide(match, f) != expr.False ||
+			any && (bySource == nil || expr.Decide(bySource, f) != expr.False)
+	}, nil
 }

@@ -77,13 +77,15 @@ func TestScope(t *testing.T) {
 		if got != tc.filter {
 			t.Errorf("%s: filter %q, want %q", tc.name, got, tc.filter)
 		}
-		read, err := j.scope(files, schema.MappingNone)
+		in, err := j.inScope(schema.MappingNone)
 		if err != nil {
 			t.Fatal(err)
 		}
 		var paths []string
-		for _, a := range read {
-			paths = append(paths, a.Path)
+		for _, a := range files {
+			if in(a) {
+				paths = append(paths, a.Path)
+			}
 		}
 		if strings.Join(paths, " ") != tc.read {
 			t.Errorf("%s: reads %v, want %s", tc.name, paths, tc.read)

@@ -1,0 +1,441 @@
+package merge
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"math/rand/v2"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/compute/exec"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"golang.org/x/sync/errgroup"
+
+	"github.com/deltalite-go/deltalite/internal/datafile"
+	"github.com/deltalite-go/deltalite/internal/errs"
+	"github.com/deltalite-go/deltalite/internal/rewrite"
+	"github.com/deltalite-go/deltalite/internal/txn"
+	"github.com/deltalite-go/deltalite/limits"
+	"github.com/deltalite-go/deltalite/protocol"
+	"github.com/deltalite-go/deltalite/scan"
+	"github.com/deltalite-go/deltalite/schema"
+	"github.com/deltalite-go/deltalite/snapshot"
+	"github.com/deltalite-go/deltalite/storage"
+)
+
+// Run merges the rows src yields into the table snap shows and returns the
+// stats and the table after the commit (snap itself when nothing was
+// committed). The source is read to the end but not released.
+//
+// The source is read once, conformed to its own schema and hashed on the
+// ON predicate's equi-join keys (bounded by MaxSourceBytes). The target
+// files a source row may match, or a NOT MATCHED BY SOURCE clause may act
+// on, are read: first only the columns that decide which rows change, to
+// find the files with a changed row; then those files are rewritten
+// through the join core (internal/rewrite) and the inserted rows written
+// after them, all in one MERGE commit that records the files and the
+// filter it read. A merge that changes nothing commits nothing.
+//
+// Errors are *errs.Error values: ErrInvalidArgument for a bad clause or a
+// target row several source rows match, ErrSchemaMismatch for columns that
+// do not line up, ErrSourceTooLarge, ErrCommitConflict, ErrUnsupportedTable.
+func Run(ctx context.Context, snap *snapshot.Snapshot, src array.RecordReader, opt Options) (s Stats, post *snapshot.Snapshot, err error) {
+	start := time.Now()
+	defer func() {
+		if v := recover(); v != nil {
+			err = errs.Recovered(errs.Internal, "", "merge", v)
+		}
+		if err != nil {
+			s, post = Stats{}, nil
+		}
+	}()
+	if snap == nil || snap.IsEmpty() {
+		return Stats{}, nil, errs.New(errs.TableNotFound, "", "a merge needs an existing table")
+	}
+	c, err := configure(opt)
+	if err != nil {
+		return Stats{}, nil, err
+	}
+	if opt.AppID != "" && txn.AppTxnApplied(snap, opt.AppID, opt.AppVersion) {
+		return Stats{Version: snap.Version(), Skipped: true}, snap, nil
+	}
+	ctx = exec.WithAllocator(ctx, c.mem)
+	rec, sc, err := readSource(ctx, src, c.mem, c.maxSource)
+	if err != nil {
+		return Stats{}, nil, err
+	}
+	defer rec.Release()
+	p, err := resolve(opt, snap.Schema(), sc)
+	if err != nil {
+		return Stats{}, nil, err
+	}
+	op := p.operation(opt.Predicate)
+	if p.rewritesRows() {
+		err = txn.CheckRewrite(snap, op)
+	} else {
+		err = txn.CheckWritable(snap, op)
+	}
+	if err != nil {
+		return Stats{}, nil, err
+	}
+	j, err := newJoiner(ctx, p, rec)
+	if err != nil {
+		return Stats{}, nil, err
+	}
+	defer j.release()
+	if err := guard(j.footprint(), c.maxSource); err != nil {
+		return Stats{}, nil, err
+	}
+	r := &runner{c: c, opt: opt, p: p, j: j, op: op}
+	for replan := 0; ; replan++ {
+		s, post, err = r.attempt(ctx, snap)
+		if err == nil || replan >= c.retries || !replannable(err) {
+			s.ExecutionDuration = time.Since(start)
+			return s, post, err
+		}
+		// Another writer changed what this merge read: plan again on top.
+		fresh, rerr := snap.Refresh(ctx)
+		if rerr != nil || !sameShape(snap, fresh) {
+			return Stats{}, nil, err
+		}
+		if opt.AppID != "" && txn.AppTxnApplied(fresh, opt.AppID, opt.AppVersion) {
+			return Stats{Version: fresh.Version(), Skipped: true}, fresh, nil
+		}
+		if err := pause(ctx, replan+1); err != nil {
+			return Stats{}, nil, err
+		}
+		snap = fresh
+		j.reset()
+	}
+}
+
+// config is Options resolved: the knobs with their defaults.
+type config struct {
+	maxSource int64
+	retries   int
+	mem       memory.Allocator
+	limits    *limits.Limits
+}
+
+func configure(opt Options) (*config, error) {
+	for name, v := range map[string]int64{
+		"MaxParallelPartitions": int64(opt.MaxParallelPartitions), "MaxParallelFiles": int64(opt.MaxParallelFiles),
+		"MaxBufferedBytes": opt.MaxBufferedBytes, "ReadBatchSize": int64(opt.ReadBatchSize), "TargetFileSize": opt.TargetFileSize,
+		"MultipartThreshold": opt.MultipartThreshold, "MultipartPartSize": opt.MultipartPartSize,
+	} {
+		if v < 0 {
+			return nil, invalid("%s must not be negative (got %d)", name, v)
+		}
+	}
+	if opt.MaxSourceBytes < NoSourceLimit {
+		return nil, invalid("MaxSourceBytes must be 0 (process limit), NoSourceLimit (-1) or positive (got %d)", opt.MaxSourceBytes)
+	}
+	if opt.AppID == "" && opt.AppVersion != 0 {
+		return nil, invalid("AppVersion %d was given without an AppID", opt.AppVersion)
+	}
+	c := &config{mem: memory.DefaultAllocator, limits: opt.Limits}
+	if c.limits == nil {
+		c.limits = limits.Process()
+	}
+	switch c.maxSource = opt.MaxSourceBytes; c.maxSource {
+	case 0:
+		c.maxSource = c.limits.Config().MaxSourceBytes
+	case NoSourceLimit:
+		c.maxSource = 0
+	}
+	switch {
+	case opt.CommitMaxRetries < 0:
+		c.retries = 0
+	case opt.CommitMaxRetries == 0:
+		c.retries = txn.DefaultMaxRetries
+	default:
+		c.retries = opt.CommitMaxRetries
+	}
+	return c, nil
+}
+
+// runner is one merge across its attempts.
+type runner struct {
+	c   *config
+	opt Options
+	p   *plan
+	j   *joiner
+	op  txn.Operation
+}
+
+// attempt plans, rewrites and commits the merge on snap.
+func (r *runner) attempt(ctx context.Context, snap *snapshot.Snapshot) (s Stats, _ *snapshot.Snapshot, err error) {
+	scanStart := time.Now()
+	s.NestedLoop = r.j.nestedLoop()
+	inScope, err := r.j.inScope(snap.ColumnMapping())
+	if err != nil {
+		return s, nil, err
+	}
+	var scope []*protocol.Add
+	all := snap.Files()
+	for _, a := range all {
+		if inScope(a) {
+			scope = append(scope, a)
+		}
+	}
+	s.TargetFilesScanned, s.TargetFilesSkipped = len(scope), len(all)-len(scope)
+	changed, err := r.probe(ctx, snap, scope)
+	if err != nil {
+		return s, nil, err
+	}
+	s.ScanDuration = time.Since(scanStart)
+
+	out, err := storage.WithUploads(snap.Store(), r.opt.MultipartThreshold, r.opt.MultipartPartSize)
+	if err != nil {
+		return s, nil, err
+	}
+	var md *protocol.Metadata
+	if len(r.p.added) > 0 {
+		md = r.evolved(snap)
+	}
+	var mu sync.Mutex
+	var cnt Counts
+	var inserts []arrow.RecordBatch
+	defer func() {
+		for _, b := range inserts {
+			b.Release()
+		}
+	}()
+	takeInserts := func(ctx context.Context) error {
+		ins, ic, err := r.j.inserts(ctx)
+		inserts, cnt.SourceRows, cnt.TargetRowsInserted = ins, ic.SourceRows, ic.TargetRowsInserted
+		return err
+	}
+	if len(changed) == 0 {
+		// Every file in scope was read whole, so the matches are complete.
+		if err := takeInserts(ctx); err != nil {
+			return s, nil, err
+		}
+		if len(inserts) == 0 {
+			s.Counts.add(cnt)
+			s.Version = snap.Version()
+			return s, snap, nil
+		}
+	}
+	rewriteStart := time.Now()
+	fn := func(ctx context.Context, b rewrite.Batch) (rewrite.Output, error) {
+		res, err := r.j.apply(ctx, b.Rec)
+		if err != nil {
+			return rewrite.Output{}, err
+		}
+		mu.Lock()
+		cnt.add(res.Counts)
+		mu.Unlock()
+		return rewrite.Output{Keep: res.keep, Replace: res.replace, Changed: res.TargetRowsUpdated}, nil
+	}
+	res, err := rewrite.Run(ctx, snap, changed, fn, rewrite.Options{
+		Schema: r.p.out, Store: out, TargetFileSize: r.opt.TargetFileSize, MaxParallelFiles: r.opt.MaxParallelFiles,
+		MaxBufferedBytes: r.opt.MaxBufferedBytes, ReadBatchSize: r.opt.ReadBatchSize, Limits: r.c.limits, Allocator: r.c.mem,
+		Append: func(ctx context.Context, write func(arrow.RecordBatch) error) error {
+			if inserts == nil {
+				if err := takeInserts(ctx); err != nil {
+					return err
+				}
+			}
+			for _, b := range inserts {
+				if err := write(b); err != nil {
+					return err
+				}
+			}
+			return nil
+		},
+	})
+	if err != nil {
+		return s, nil, err
+	}
+	s.RewriteDuration = time.Since(rewriteStart)
+	s.Counts.add(cnt)
+	s.TargetRowsCopied = res.RowsCopied()
+	s.OutputRows = res.RowsKept + res.RowsAppended
+	s.TargetFilesAdded, s.TargetFilesRemoved = len(res.Adds), len(res.Removes)
+	s.TargetBytesAdded, s.TargetBytesRemoved = res.BytesAdded, res.BytesRemoved
+
+	commitStart := time.Now()
+	retries := r.c.retries
+	if retries == 0 {
+		retries = -1 // txn's spelling of none
+	}
+	t := txn.Begin(snap, r.op, txn.Options{MaxRetries: retries, Metadata: r.opt.CommitMetadata})
+	t.ReadPredicate(inScope, "the files the merge's source and conditions may touch")
+	t.ReadFiles(scope...)
+	if md != nil {
+		t.Add(protocol.Action{Metadata: md})
+	}
+	for _, rm := range res.Removes {
+		t.Add(protocol.Action{Remove: rm})
+	}
+	for _, a := range res.Adds {
+		t.Add(protocol.Action{Add: a})
+	}
+	if r.opt.AppID != "" {
+		t.SetAppTxn(r.opt.AppID, r.opt.AppVersion)
+	}
+	s.ExecutionDuration = time.Since(scanStart)
+	t.SetOperationMetrics(s.metrics())
+	cres, err := t.Commit(ctx)
+	s.CommitDuration = time.Since(commitStart)
+	if err != nil {
+		if notLanded(err) {
+			datafile.DeleteAdded(ctx, out, res.Adds)
+		}
+		return s, nil, err
+	}
+	s.Version = cres.Version
+	post := cres.Snapshot
+	if post == nil {
+		if post, err = snapshot.LoadVersion(context.WithoutCancel(ctx), snap.Store(), cres.Version); err != nil {
+			post = nil // the commit stands; the caller reloads
+		}
+	}
+	return s, post, nil
+}
+
+// probe reads the columns that decide which rows change of each file in
+// scope and returns the files with a changed row, in scope order. A file
+// is read whole unless a change shows early; either way the source rows
+// it matches are marked.
+func (r *runner) probe(ctx context.Context, snap *snapshot.Snapshot, scope []*protocol.Add) ([]*protocol.Add, error) {
+	hit := make([]bool, len(scope))
+	cols := r.p.probeColumns()
+	par := r.opt.MaxParallelFiles
+	if par == 0 {
+		par = rewrite.DefaultMaxParallelFiles
+	}
+	batch := r.opt.ReadBatchSize
+	if batch == 0 {
+		batch = rewrite.DefaultReadBatchSize
+	}
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(par)
+	for i, a := range scope {
+		g.Go(func() error {
+			opts := []scan.Option{scan.WithFiles(a), scan.WithBatchSize(batch), scan.WithParallelism(1), scan.WithAllocator(r.c.mem)}
+			if len(cols) > 0 {
+				opts = append(opts, scan.WithColumns(cols...))
+			}
+			_, seq, err := scan.New(snap, opts...).Records(gctx)
+			if err != nil {
+				return err
+			}
+			for rec, err := range seq {
+				if err != nil {
+					return err
+				}
+				fates, err := r.j.decide(gctx, rec)
+				if err != nil {
+					return err
+				}
+				if changes(fates) {
+					// The rewrite reads it whole and marks the rest.
+					hit[i] = true
+					return nil
+				}
+			}
+			return nil
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return nil, err
+	}
+	var out []*protocol.Add
+	for i, a := range scope {
+		if hit[i] {
+			out = append(out, a)
+		}
+	}
+	return out, nil
+}
+
+// evolved is the table's metadata with the columns schema evolution adds
+// (ids and physical names assigned under column mapping).
+func (r *runner) evolved(snap *snapshot.Snapshot) *protocol.Metadata {
+	md := *snap.Metadata()
+	md.Configuration = maps.Clone(md.Configuration)
+	if snap.ColumnMapping() != schema.MappingNone {
+		maxID, _ := protocol.Properties(md.Configuration).Int(protocol.PropColumnMappingMaxID, 0)
+		md.Configuration[protocol.PropColumnMappingMaxID] = fmt.Sprint(schema.AssignColumnMapping(r.p.out, maxID))
+	}
+	md.SchemaString = r.p.out.JSON()
+	return &md
+}
+
+// operation is the commit's MERGE with Spark's operationParameters.
+func (p *plan) operation(predicate string) txn.Operation {
+	kinds := map[When][]map[string]any{}
+	for _, c := range p.clauses {
+		m := map[string]any{"actionType": map[Action]string{Update: "update", UpdateAll: "update", Delete: "delete", Insert: "insert", InsertAll: "insert"}[c.Action]}
+		if c.cond != nil {
+			m["predicate"] = c.cond.String()
+		}
+		kinds[c.When] = append(kinds[c.When], m)
+	}
+	list := func(w When) []map[string]any {
+		if kinds[w] == nil {
+			return []map[string]any{}
+		}
+		return kinds[w]
+	}
+	return txn.Operation{Name: txn.OpMerge, Parameters: map[string]any{
+		"predicate":                    p.on.String(),
+		"matchedPredicates":            list(Matched),
+		"notMatchedPredicates":         list(NotMatched),
+		"notMatchedBySourcePredicates": list(NotMatchedBySource),
+	}}
+}
+
+// rewritesRows reports whether a clause may update or delete target rows.
+func (p *plan) rewritesRows() bool {
+	return slices.ContainsFunc(p.clauses, func(c clause) bool { return c.When != NotMatched })
+}
+
+// replannable reports a conflict after which planning again on the newer
+// table can succeed.
+func replannable(err error) bool {
+	var ce *txn.ConflictError
+	if !errors.As(err, &ce) {
+		return false
+	}
+	switch ce.Rule {
+	case txn.RuleConcurrentAppend, txn.RuleConcurrentDeleteRead, txn.RuleConcurrentDeleteDelete, txn.RuleConcurrentTransaction:
+		return true
+	}
+	return false
+}
+
+// notLanded reports a commit error after which the commit certainly did
+// not land, so the attempt's files can go.
+func notLanded(err error) bool {
+	return errors.Is(err, errs.ErrCommitConflict) || errors.Is(err, errs.ErrInvalidArgument) ||
+		errors.Is(err, errs.ErrUnsupportedTable)
+}
+
+// sameShape reports whether the newer table has the schema, partitioning
+// and column mapping the merge was resolved against.
+func sameShape(a, b *snapshot.Snapshot) bool {
+	return a.Metadata().SchemaString == b.Metadata().SchemaString &&
+		slices.Equal(a.PartitionColumns(), b.PartitionColumns()) && a.ColumnMapping() == b.ColumnMapping()
+}
+
+// pause waits before planning again, longer each time, with jitter.
+func pause(ctx context.Context, n int) error {
+	d := time.Duration(n) * 50 * time.Millisecond
+	d = d/2 + rand.N(d/2+1)
+	tm := time.NewTimer(d)
+	defer tm.Stop()
+	select {
+	case <-ctx.Done():
+		return errs.Wrap(errs.Canceled, "", ctx.Err(), "merge")
+	case <-tm.C:
+		return nil
+	}
+}
