@@ -156,6 +156,8 @@ func children(n node) []node {
 		return n.args
 	case *caseN:
 		return n.children()
+	case *assignN:
+		return []node{n.x}
 	}
 	return nil
 }
@@ -335,6 +337,8 @@ func unbind(n node, qualify bool) Expr {
 		return l
 	case *caseN:
 		return unbindCase(n, qualify)
+	case *assignN:
+		return unbind(n.x, qualify) // the column's type is implied
 	case *callN:
 		c := &Call{Name: n.fn}
 		for _, a := range n.args {

@@ -198,11 +198,7 @@ func (ev *evaluator) caseWhen(n *caseN) (value, error) {
 	}
 	var parts []arrow.Array
 	var partRows [][]int32
-	defer func() {
-		for _, p := range parts {
-			p.Release()
-		}
-	}()
+	defer func() { releaseArrays(parts) }()
 	for k := 0; k < len(n.whens) && len(rows) > 0; k++ {
 		c, err := ev.on(rows, n.whens[k])
 		if err != nil {

@@ -10,7 +10,11 @@
 // relation schemas), then any of Eval / Filter / FilterNot (rows),
 // Decide / EvalPartition / CanSkip (files) and String (commit info).
 // ParsePredicate and Compile do the first two steps at once and name the
-// column of the input in their errors.
+// column of the input in their errors. BindValue binds a value of any
+// type and Assign brings it to a column's type with Spark's store
+// assignment (UPDATE SET, INSERT VALUES). SplitAnd and And split a
+// condition into its conjuncts and join them back (a MERGE's join keys,
+// one-side filters and residual).
 //
 // Grammar: comparisons (= == != <> < <= > >= and null-safe <=>), AND, OR,
 // NOT (also !), parentheses, [NOT] IN (...), [NOT] BETWEEN a AND b,

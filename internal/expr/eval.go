@@ -241,6 +241,8 @@ func (ev *evaluator) eval(n node) (value, error) {
 		return ev.function(n)
 	case *caseN:
 		return ev.caseWhen(n)
+	case *assignN:
+		return ev.assign(n)
 	}
 	return value{}, fmt.Errorf("cannot evaluate %T", n)
 }

@@ -663,6 +663,10 @@ func rebuild(n node, f func(node) node) node {
 		return &c
 	case *caseN:
 		return n.rebuilt(f)
+	case *assignN:
+		c := *n
+		c.x = f(n.x)
+		return &c
 	case *callN:
 		c := &callN{fn: n.fn, t: n.t, scale: n.scale}
 		for _, a := range n.args {
