@@ -10,6 +10,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/compute"
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
 
+	"github.com/deltalite-go/deltalite/internal/errs"
 	"github.com/deltalite-go/deltalite/schema"
 )
 
@@ -299,6 +300,9 @@ func (ev *evaluator) on(rows []int32, n node) (arrow.Array, error) {
 	}()
 	for rel, names := range used {
 		rec := ev.inputs[rel]
+		if rec == nil {
+			return nil, errs.New(errs.InvalidArgument, "", "no input batch for relation %q", rel)
+		}
 		var fields []arrow.Field
 		var cols []arrow.Array
 		for name := range names {
