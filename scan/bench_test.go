@@ -124,20 +124,26 @@ func BenchmarkScanWide(b *testing.B) {
 	src := wideTable(b, files, rows, cols)
 	b.ResetTimer()
 	for b.Loop() {
-		_, seq, err := New(src).Records(context.Background())
-		if err != nil {
-			b.Fatal(err)
-		}
-		n := 0
-		for rec, err := range seq {
-			if err != nil {
-				b.Fatal(err)
-			}
-			n += int(rec.NumRows())
-		}
-		if n != files*rows {
+		if n := countRows(b, New(src)); n != files*rows {
 			b.Fatalf("%d rows", n)
 		}
 	}
 	b.ReportMetric(float64(files*rows)*float64(b.N)/b.Elapsed().Seconds(), "rows/s")
+}
+
+// countRows runs s and counts the rows of its batches.
+func countRows(tb testing.TB, s *Scan) int {
+	tb.Helper()
+	_, seq, err := s.Records(context.Background())
+	if err != nil {
+		tb.Fatal(err)
+	}
+	n := 0
+	for rec, err := range seq {
+		if err != nil {
+			tb.Fatal(err)
+		}
+		n += int(rec.NumRows())
+	}
+	return n
 }

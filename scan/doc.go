@@ -9,6 +9,10 @@
 // decides files by partition values and statistics, then filters rows),
 // then streamed (Records, RecordReader) row group by row group, so memory
 // is bounded by the batch size and the parallelism, never by the table.
+// Unless WithAllocator says otherwise, Arrow buffers come from a pool the
+// scans share: what a released batch or a finished page frees is handed
+// out again rather than allocated anew, and what the pool keeps idle is
+// dropped at the next garbage collections, so it stays within that bound.
 //
 // Reading turns each file into the table's logical shape: physical column
 // names or field ids (column mapping) become logical names, partition

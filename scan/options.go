@@ -35,7 +35,7 @@ type Option func(*Scan)
 
 // New returns a scan of src.
 func New(src Source, opts ...Option) *Scan {
-	s := &Scan{src: src, batchSize: DefaultBatchSize, limit: -1, parallelism: DefaultParallelism, mem: memory.DefaultAllocator}
+	s := &Scan{src: src, batchSize: DefaultBatchSize, limit: -1, parallelism: DefaultParallelism, mem: defaultPool}
 	for _, o := range opts {
 		o(s)
 	}
@@ -140,7 +140,8 @@ func WithParallelism(n int) Option {
 	}
 }
 
-// WithAllocator sets the allocator of every Arrow buffer the scan makes.
+// WithAllocator sets the allocator of every Arrow buffer the scan makes
+// (default: the pool described in the package documentation).
 func WithAllocator(mem memory.Allocator) Option {
 	return func(s *Scan) {
 		if mem != nil {

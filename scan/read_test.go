@@ -19,7 +19,9 @@ import (
 )
 
 // readRows scans src with opts and renders the rows canonically, checking
-// the batches against the scan's schema and the allocator for leaks.
+// the batches against the scan's schema and the allocator for leaks. The
+// allocator is the scan's pool, poisoning what is freed, so that a buffer
+// used after its release shows in the rows.
 func readRows(t *testing.T, src Source, opts ...Option) []string {
 	t.Helper()
 	return readRowsLeak(t, src, 0, opts...)
@@ -29,7 +31,7 @@ func readRows(t *testing.T, src Source, opts ...Option) []string {
 // known number of bytes (its delta-bit-packing decoder keeps a block).
 func readRowsLeak(t *testing.T, src Source, upstreamLeak int, opts ...Option) []string {
 	t.Helper()
-	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	mem := memory.NewCheckedAllocator(&poisonPool{})
 	defer func() {
 		if upstreamLeak == 0 {
 			mem.AssertSize(t, 0)

@@ -4,6 +4,9 @@
 //	dlbench open TABLE [-version N]      open a snapshot and count its files
 //	dlbench scan TABLE [-columns a,b,c] [-parallelism N]  read every row to Arrow and count rows
 //	dlbench noop                         start and exit (the RSS floor)
+//
+// -cpuprofile FILE and -memprofile FILE write a CPU profile of the operation
+// and a profile of its allocations (for go tool pprof).
 package main
 
 import (
@@ -12,6 +15,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"runtime/pprof"
 	"strings"
 	"time"
 
@@ -29,6 +33,8 @@ func main() {
 	version := fs.Int64("version", -1, "open this version (latest when negative)")
 	columns := fs.String("columns", "", "comma-separated columns to read (all when empty)")
 	parallelism := fs.Int("parallelism", 0, "files read at once (the scan's default when 0)")
+	cpuprofile := fs.String("cpuprofile", "", "write a CPU profile of the operation to this file")
+	memprofile := fs.String("memprofile", "", "write a profile of the operation's allocations to this file")
 	var table string
 	args := os.Args[2:]
 	if op != "noop" {
@@ -40,6 +46,14 @@ func main() {
 	}
 	if err := fs.Parse(args); err != nil {
 		os.Exit(2)
+	}
+	if *cpuprofile != "" {
+		stop, err := startCPUProfile(*cpuprofile)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "dlbench:", err)
+			os.Exit(1)
+		}
+		defer stop()
 	}
 	ctx := context.Background()
 	res := procstat.Result{Engine: "deltalite", Op: op}
@@ -64,9 +78,33 @@ func main() {
 		os.Exit(1)
 	}
 	res.PeakRSSKiB = procstat.PeakRSSKiB()
+	if *memprofile != "" {
+		if err := writeAllocs(*memprofile); err != nil {
+			fmt.Fprintln(os.Stderr, "dlbench:", err)
+			os.Exit(1)
+		}
+	}
 	if err := json.NewEncoder(os.Stdout).Encode(res); err != nil {
 		os.Exit(1)
 	}
+}
+
+// startCPUProfile profiles the process until the returned stop is called.
+func startCPUProfile(path string) (stop func(), err error) {
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, err
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return func() {
+		pprof.StopCPUProfile()
+		if err := f.Close(); err != nil {
+			fmt.Fprintln(os.Stderr, "dlbench: writing the CPU profile:", err)
+		}
+	}, nil
 }
 
 func openTable(ctx context.Context, table string, version int64) (*deltalite.Table, error) {
@@ -85,4 +123,17 @@ func open(ctx context.Context, table string, version int64, res *procstat.Result
 	res.Version = t.Version()
 	res.Files = int64(len(t.FileURIs()))
 	return nil
+}
+
+// writeAllocs writes the allocations profile (every allocation since start).
+func writeAllocs(path string) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if err := pprof.Lookup("allocs").WriteTo(f, 0); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
 }

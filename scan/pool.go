@@ -1,0 +1,112 @@
+package scan
+
+import (
+	"math/bits"
+	"sync"
+	"unsafe"
+
+	"github.com/apache/arrow-go/v18/arrow/memory"
+)
+
+// bufferPool is the scan's default Arrow allocator: it keeps the buffers
+// Arrow frees (a batch's columns when the consumer releases it, page and
+// decompression buffers when a reader moves on) and hands them out again,
+// zeroed, instead of asking the Go heap for new ones. A full scan decodes
+// its whole table through buffers of a few sizes, so reuse spares the heap
+// most of its allocation, zeroing of fresh spans and the garbage
+// collections they trigger. Memory stays bounded: a buffer is pooled only
+// once freed, and the pools drop what they hold at garbage collection
+// (sync.Pool), so what is kept follows the scan's own bound (batches in
+// flight), not the table.
+//
+// Sizes are rounded up to the next of eight steps per power of two (at
+// most 1/8 more than asked: a page buffer of a little over 1 MiB must not
+// take 2 MiB) above minPooled and up to maxPooled; smaller and larger buffers
+// come from the Go heap, and a buffer whose capacity is not a pooled size
+// is left to the garbage collector when freed.
+type bufferPool struct {
+	classes [(maxShift - minShift) << subBits]sync.Pool // of *[]byte, cap exactly the class size
+}
+
+const (
+	minShift  = 12 // up to 4 KiB buffers are cheap for the Go heap
+	maxShift  = 26 // above 64 MiB they are rare, not worth keeping
+	subBits   = 3  // 8 size classes per power of two
+	minPooled = 1 << minShift
+	maxPooled = 1 << maxShift
+	// alignment is Arrow's buffer alignment (as memory.GoAllocator keeps).
+	alignment = 64
+)
+
+// defaultPool is shared by every scan that keeps the default allocator, so
+// that successive scans (and files) reuse each other's buffers.
+var defaultPool = &bufferPool{}
+
+var _ memory.Allocator = (*bufferPool)(nil)
+
+// class returns the pool index and the capacity of the buffers that serve
+// size bytes, or -1 when such buffers are not pooled.
+func class(size int) (idx, capacity int) {
+	if size <= minPooled || size > maxPooled {
+		return -1, 0
+	}
+	e := bits.Len(uint(size-1)) - 1 // 2^e < size <= 2^(e+1)
+	step := 1 << (e - subBits)
+	capacity = (size + step - 1) &^ (step - 1)
+	sub := capacity>>(e-subBits) - 1<<subBits - 1 // 0..7
+	return (e-minShift)<<subBits + sub, capacity
+}
+
+// Allocate returns size zeroed bytes aligned to 64 bytes.
+func (p *bufferPool) Allocate(size int) []byte {
+	b := p.get(size)
+	clear(b)
+	return b
+}
+
+// get returns size bytes, not zeroed when they come from the pool.
+func (p *bufferPool) get(size int) []byte {
+	c, capacity := class(size)
+	if c < 0 {
+		return memory.DefaultAllocator.Allocate(size)
+	}
+	if v, ok := p.classes[c].Get().(*[]byte); ok {
+		return (*v)[:size]
+	}
+	return alignedMake(capacity)[:size]
+}
+
+// alignedMake makes n bytes starting at a 64-byte boundary, with capacity
+// exactly n, so that Free can tell a pooled size by the capacity.
+func alignedMake(n int) []byte {
+	buf := make([]byte, n+alignment)
+	shift := (alignment - int(uintptr(unsafe.Pointer(&buf[0]))%alignment)) % alignment
+	return buf[shift : shift+n : shift+n]
+}
+
+// Reallocate grows or shrinks b to size, keeping its first bytes; new
+// bytes are zero.
+func (p *bufferPool) Reallocate(size int, b []byte) []byte {
+	if cap(b) >= size {
+		if size > len(b) {
+			clear(b[len(b):size])
+		}
+		return b[:size]
+	}
+	nb := p.get(size)
+	n := copy(nb, b)
+	clear(nb[n:])
+	p.Free(b)
+	return nb
+}
+
+// Free keeps b for reuse if it is one of the pooled sizes.
+func (p *bufferPool) Free(b []byte) {
+	n := cap(b)
+	c, capacity := class(n)
+	if c < 0 || n != capacity {
+		return
+	}
+	b = b[:n]
+	p.classes[c].Put(&b)
+}
