@@ -10,7 +10,6 @@ import (
 	"github.com/deltalite-go/deltalite/internal/txn"
 	"github.com/deltalite-go/deltalite/protocol"
 	"github.com/deltalite-go/deltalite/snapshot"
-	"github.com/deltalite-go/deltalite/storage"
 )
 
 // Run deletes the rows of the table snap shows for which opt.Predicate IS
@@ -19,75 +18,39 @@ import (
 // *errs.Error values: errs.ErrInvalidArgument for a predicate that does
 // not parse or bind (naming its column), errs.ErrUnsupportedTable for a
 // table whose features forbid deletes, errs.ErrCommitConflict, ...
-func Run(ctx context.Context, snap *snapshot.Snapshot, opt Options) (s Stats, post *snapshot.Snapshot, err error) {
+func Run(ctx context.Context, snap *snapshot.Snapshot, opt Options) (Stats, *snapshot.Snapshot, error) {
 	start := time.Now()
-	defer func() {
-		if v := recover(); v != nil {
-			err = errs.Recovered(errs.Internal, "", "delete", v)
-		}
-		if err != nil {
-			s, post = Stats{}, nil
-		}
-	}()
 	if snap == nil || snap.IsEmpty() {
 		return Stats{}, nil, errs.New(errs.InvalidArgument, "", "a delete needs an existing table")
 	}
 	var pred *expr.Bound
 	if opt.Predicate != "" {
+		var err error
 		if pred, err = expr.ParsePredicate(opt.Predicate, snap.Schema()); err != nil {
 			return Stats{}, nil, errs.Wrap(errs.InvalidArgument, "", err, "DELETE predicate")
 		}
 	}
-	op := operation(pred)
-	retries := opt.CommitMaxRetries
-	if retries == 0 {
-		retries = txn.DefaultMaxRetries
-	}
-	type outcome struct {
-		s    Stats
-		post *snapshot.Snapshot
-	}
-	out, err := rewrite.Replan(ctx, snap, retries, func(ctx context.Context, snap *snapshot.Snapshot) (outcome, error) {
-		if err := txn.CheckRewrite(snap, op); err != nil {
-			return outcome{}, err
-		}
-		s, post, err := attempt(ctx, snap, pred, op, opt, start)
-		return outcome{s, post}, err
+	op := rewrite.Operation(txn.OpDelete, pred)
+	return rewrite.Operate(ctx, snap, op, opt.CommitMaxRetries, func(ctx context.Context, snap *snapshot.Snapshot) (Stats, *snapshot.Snapshot, error) {
+		return attempt(ctx, snap, pred, op, opt, start)
 	})
-	return out.s, out.post, err
-}
-
-// operation is the commit's DELETE with Spark's parameters: the predicate
-// as a JSON array of its text, empty without one.
-func operation(pred *expr.Bound) txn.Operation {
-	preds := []string{}
-	if pred != nil {
-		preds = append(preds, pred.String())
-	}
-	return txn.Operation{Name: txn.OpDelete, Parameters: map[string]any{"predicate": preds}}
 }
 
 // attempt plans, rewrites and commits against snap.
 func attempt(ctx context.Context, snap *snapshot.Snapshot, pred *expr.Bound, op txn.Operation, opt Options, start time.Time) (s Stats, _ *snapshot.Snapshot, err error) {
 	t := time.Now()
-	out, err := storage.WithUploads(snap.Store(), opt.MultipartThreshold, opt.MultipartPartSize)
+	ro, err := rewrite.Knobs{
+		MaxParallelFiles: opt.MaxParallelFiles, MaxBufferedBytes: opt.MaxBufferedBytes, ReadBatchSize: opt.ReadBatchSize,
+		TargetFileSize: opt.TargetFileSize, MultipartThreshold: opt.MultipartThreshold, MultipartPartSize: opt.MultipartPartSize,
+	}.Options(snap, opt.Limits)
 	if err != nil {
 		return s, nil, err
 	}
-	ro := rewrite.Options{
-		Store: out, TargetFileSize: opt.TargetFileSize, MaxParallelFiles: opt.MaxParallelFiles,
-		MaxBufferedBytes: opt.MaxBufferedBytes, ReadBatchSize: opt.ReadBatchSize, Limits: opt.Limits,
+	plan, err := rewrite.PlanFiles(ctx, snap, pred, ro)
+	if err != nil {
+		return s, nil, err
 	}
-	decide := rewrite.Decide(snap, pred)
-	var whole, undecided []*protocol.Add
-	for _, a := range snap.Files() {
-		switch decide(a) {
-		case expr.True:
-			whole = append(whole, a)
-		case expr.Unknown:
-			undecided = append(undecided, a)
-		}
-	}
+	whole, files := plan.All, plan.Some
 	for _, a := range whole {
 		n, counted, err := rewrite.CountRows(ctx, snap, a)
 		if err != nil {
@@ -99,11 +62,7 @@ func attempt(ctx context.Context, snap *snapshot.Snapshot, pred *expr.Bound, op 
 		s.RowsDeleted += n
 		s.BytesRemoved += a.Size
 	}
-	files, err := rewrite.Matching(ctx, snap, undecided, pred, ro)
-	if err != nil {
-		return s, nil, err
-	}
-	s.FilesScanned += len(undecided)
+	s.FilesScanned += plan.Scanned
 	s.ScanDuration = time.Since(t)
 
 	t = time.Now()
@@ -134,10 +93,7 @@ func attempt(ctx context.Context, snap *snapshot.Snapshot, pred *expr.Bound, op 
 		Op: op, Options: txn.Options{MaxRetries: opt.CommitMaxRetries, Metadata: opt.CommitMetadata},
 		ReadFiles: append(whole, files...), Removes: removes, Adds: res.Adds, Metrics: s.Metrics(),
 	}
-	if pred != nil {
-		c.Read = func(a *protocol.Add) bool { return decide(a) != expr.False }
-		c.ReadDescription = "the files that may hold rows where " + pred.String()
-	}
+	plan.ReadSet(&c, pred)
 	post, v, err := c.Run(ctx, snap)
 	if err != nil {
 		return s, nil, err

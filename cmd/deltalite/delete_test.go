@@ -44,3 +44,52 @@ func TestCLIDelete(t *testing.T) {
 		t.Errorf("bad --where: %v", err)
 	}
 }
+
+func TestCLIUpdate(t *testing.T) {
+	table := dmlCLITable(t)
+	out := mustRun(t, "update", table, "--set", "name = concat(name, '=x')", "--set", "`day` = 'd3'", "--where", "id IN (1, 3)", "--json")
+	var m map[string]any
+	if err := json.Unmarshal([]byte(out), &m); err != nil {
+		t.Fatalf("--json output %q: %v", out, err)
+	}
+	if m["numUpdatedRows"] != 2.0 || m["numCopiedRows"] != 2.0 || m["numRemovedFiles"] != 2.0 || m["numAddedChangeFiles"] != 0.0 || m["version"] != 1.0 {
+		t.Errorf("--json: %s", out)
+	}
+	for _, k := range []string{"numAddedFiles", "executionTimeMs", "scanTimeMs", "rewriteTimeMs", "numRemovedBytes", "numAddedBytes"} {
+		if _, ok := m[k]; !ok {
+			t.Errorf("--json lacks %s: %s", k, out)
+		}
+	}
+	rows := mustRun(t, "scan", table, "--format", "csv", "--where", "day = 'd3'")
+	if !strings.Contains(rows, "1,a=x,d3") || strings.Count(strings.TrimSpace(rows), "\n") != 2 {
+		t.Errorf("moved rows:\n%s", rows)
+	}
+	out = mustRun(t, "update", table, "--set", "name = 'z'", "--where", "id = 4")
+	if !strings.HasPrefix(out, "UpdateStats(version=2, num_updated_rows=1,") {
+		t.Errorf("text: %s", out)
+	}
+	for _, bad := range [][]string{
+		{"update", table},
+		{"update", table, "--set", "name"},
+		{"update", table, "--set", "name = 'a'", "--set", "name = 'b'"},
+		{"update", table, "--set", "nope = 1"},
+	} {
+		if _, err := run(t, bad...); err == nil {
+			t.Errorf("%v: no error", bad)
+		}
+	}
+}
+
+func TestSplitAssignment(t *testing.T) {
+	for in, want := range map[string][2]string{
+		"x = 1":                     {"x", "1"},
+		"s='a=b'":                   {"s", "'a=b'"},
+		"`we=ird` = coalesce(a, 1)": {"we=ird", "coalesce(a, 1)"},
+		"b = x == 1":                {"b", "x == 1"},
+	} {
+		col, val, err := splitAssignment(in)
+		if err != nil || col != want[0] || val != want[1] {
+			t.Errorf("%q: %q %q %v", in, col, val, err)
+		}
+	}
+}

@@ -10,8 +10,10 @@ import (
 	"github.com/deltalite-go/deltalite/internal/datafile"
 	"github.com/deltalite-go/deltalite/internal/errs"
 	"github.com/deltalite-go/deltalite/internal/txn"
+	"github.com/deltalite-go/deltalite/limits"
 	"github.com/deltalite-go/deltalite/protocol"
 	"github.com/deltalite-go/deltalite/snapshot"
+	"github.com/deltalite-go/deltalite/storage"
 )
 
 // Commit is the one commit of a row-rewriting operation: what it read (so
@@ -131,4 +133,58 @@ func Pause(ctx context.Context, n int) error {
 	case <-tm.C:
 		return nil
 	}
+}
+
+// Operate runs a row-rewriting operation op on the table snap shows: it
+// refuses a table whose features forbid rewriting rows
+// (txn.CheckRewrite), runs attempt under Replan with retries (0: the
+// default, negative: none), and turns a panic into an errs.Internal
+// error. On error the stats are zero and the snapshot nil.
+func Operate[S any](ctx context.Context, snap *snapshot.Snapshot, op txn.Operation, retries int,
+	attempt func(context.Context, *snapshot.Snapshot) (S, *snapshot.Snapshot, error)) (s S, post *snapshot.Snapshot, err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			err = errs.Recovered(errs.Internal, "", op.Name, v)
+		}
+		if err != nil {
+			var zero S
+			s, post = zero, nil
+		}
+	}()
+	if retries == 0 {
+		retries = txn.DefaultMaxRetries
+	}
+	type outcome struct {
+		s    S
+		post *snapshot.Snapshot
+	}
+	out, err := Replan(ctx, snap, retries, func(ctx context.Context, snap *snapshot.Snapshot) (outcome, error) {
+		if err := txn.CheckRewrite(snap, op); err != nil {
+			return outcome{}, err
+		}
+		s, post, err := attempt(ctx, snap)
+		return outcome{s, post}, err
+	})
+	return out.s, out.post, err
+}
+
+// Knobs are the reading and writing knobs of an operation's options.
+type Knobs struct {
+	MaxParallelFiles                      int
+	MaxBufferedBytes                      int64
+	ReadBatchSize                         int
+	TargetFileSize                        int64
+	MultipartThreshold, MultipartPartSize int64
+}
+
+// Options are the rewrite options of the knobs on snap's store.
+func (k Knobs) Options(snap *snapshot.Snapshot, lim *limits.Limits) (Options, error) {
+	out, err := storage.WithUploads(snap.Store(), k.MultipartThreshold, k.MultipartPartSize)
+	if err != nil {
+		return Options{}, err
+	}
+	return Options{
+		Store: out, TargetFileSize: k.TargetFileSize, MaxParallelFiles: k.MaxParallelFiles,
+		MaxBufferedBytes: k.MaxBufferedBytes, ReadBatchSize: k.ReadBatchSize, Limits: lim,
+	}, nil
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/deltalite-go/deltalite/internal/expr"
 	"github.com/deltalite-go/deltalite/internal/stats"
+	"github.com/deltalite-go/deltalite/internal/txn"
 	"github.com/deltalite-go/deltalite/protocol"
 	"github.com/deltalite-go/deltalite/scan"
 	"github.com/deltalite-go/deltalite/snapshot"
@@ -74,4 +75,58 @@ func Select(ctx context.Context, rec arrow.RecordBatch, pred *expr.Bound, match 
 		sel[i] = hit == match
 	}
 	return sel, matched, nil
+}
+
+// Plan is where a predicate's rows are among a snapshot's live files.
+type Plan struct {
+	// All are the files every live row of which matches, by the log.
+	All []*protocol.Add
+	// Some are the files the log could not decide that hold a matching
+	// row, found by Matching.
+	Some []*protocol.Add
+	// Scanned counts the files whose rows Matching read.
+	Scanned int
+	// Decide is the classifier the plan used (see Decide).
+	Decide func(*protocol.Add) expr.Tristate
+}
+
+// PlanFiles sorts snap's live files for pred (nil: every row matches):
+// decided by the log first, then the undecided ones read by Matching.
+func PlanFiles(ctx context.Context, snap *snapshot.Snapshot, pred *expr.Bound, opt Options) (Plan, error) {
+	p := Plan{Decide: Decide(snap, pred)}
+	var undecided []*protocol.Add
+	for _, a := range snap.Files() {
+		switch p.Decide(a) {
+		case expr.True:
+			p.All = append(p.All, a)
+		case expr.Unknown:
+			undecided = append(undecided, a)
+		}
+	}
+	some, err := Matching(ctx, snap, undecided, pred, opt)
+	if err != nil {
+		return Plan{}, err
+	}
+	p.Some, p.Scanned = some, len(undecided)
+	return p, nil
+}
+
+// ReadSet sets what a commit of an operation planned by p read: the
+// files the predicate may select, or the whole table without one.
+func (p Plan) ReadSet(c *Commit, pred *expr.Bound) {
+	if pred == nil {
+		return
+	}
+	c.Read = func(a *protocol.Add) bool { return p.Decide(a) != expr.False }
+	c.ReadDescription = "the files that may hold rows where " + pred.String()
+}
+
+// Operation is the commit's operation name with Spark's parameters for a
+// predicate: a JSON array of its text, empty without one.
+func Operation(name string, pred *expr.Bound) txn.Operation {
+	preds := []string{}
+	if pred != nil {
+		preds = append(preds, pred.String())
+	}
+	return txn.Operation{Name: name, Parameters: map[string]any{"predicate": preds}}
 }

@@ -1,0 +1,52 @@
+package update
+
+import (
+	"github.com/deltalite-go/deltalite/internal/rewrite"
+	"github.com/deltalite-go/deltalite/limits"
+	"github.com/deltalite-go/deltalite/storage"
+)
+
+// Defaults of the options.
+const (
+	DefaultMaxParallelFiles = rewrite.DefaultMaxParallelFiles
+	DefaultMaxBufferedBytes = rewrite.DefaultMaxBufferedBytes
+	DefaultReadBatchSize    = rewrite.DefaultReadBatchSize
+)
+
+// Options configure one update. Set is required; the zero value of every
+// other field means its default.
+type Options struct {
+	// Set maps a top-level column name to its new value: a SQL expression
+	// in Spark's syntax over the row's old values, e.g. "x + 1",
+	// "upper(name)", "NULL", "'2026-01-01'". Required.
+	Set map[string]string
+	// Predicate is the SQL WHERE condition; rows for which it IS TRUE are
+	// updated. Empty updates every row.
+	Predicate string
+	// MaxParallelFiles is how many files are read at once (default 4).
+	MaxParallelFiles int
+	// MaxBufferedBytes bounds the data held in memory (default 64 MiB):
+	// half for decoded batches, half for the writer's buffers.
+	MaxBufferedBytes int64
+	// ReadBatchSize caps the rows of a decoded batch (default 8192).
+	ReadBatchSize int
+	// TargetFileSize is the size of rewritten files; 0 takes the table's
+	// delta.targetFileSize, else 100 MiB.
+	TargetFileSize int64
+	// MultipartThreshold and MultipartPartSize size cloud uploads of the
+	// rewritten files, as upsert.Options does; 0 keeps the store's.
+	MultipartThreshold, MultipartPartSize int64
+	// CommitMaxRetries is how many times a commit that lost the race for a
+	// version is retried (default 15), and how many times an update whose
+	// commit conflicts plans again on the newer table; negative: none.
+	CommitMaxRetries int
+	// CommitMetadata is merged into commitInfo.
+	CommitMetadata map[string]any
+	// Limits are the process limits the call's budget draws from (default
+	// limits.Process()).
+	Limits *limits.Limits
+	// StorageOptions and Store open the table for the deltalite facade;
+	// Run is handed a snapshot and ignores both.
+	StorageOptions map[string]string
+	Store          storage.Store
+}

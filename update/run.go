@@ -1,0 +1,87 @@
+package update
+
+import (
+	"context"
+	"time"
+
+	"github.com/deltalite-go/deltalite/internal/errs"
+	"github.com/deltalite-go/deltalite/internal/expr"
+	"github.com/deltalite-go/deltalite/internal/rewrite"
+	"github.com/deltalite-go/deltalite/internal/txn"
+	"github.com/deltalite-go/deltalite/snapshot"
+)
+
+// Run updates the rows of the table snap shows for which opt.Predicate IS
+// TRUE (every row without one) with opt.Set, and returns the stats and the
+// table after the commit (snap itself when no row matched). Errors are
+// *errs.Error values: errs.ErrInvalidArgument for an assignment or
+// predicate that does not parse or bind, errs.ErrSchemaMismatch for a
+// value that does not fit its column, errs.ErrUnsupportedTable for a table
+// whose features forbid updates, errs.ErrCommitConflict, ...
+func Run(ctx context.Context, snap *snapshot.Snapshot, opt Options) (Stats, *snapshot.Snapshot, error) {
+	start := time.Now()
+	if snap == nil || snap.IsEmpty() {
+		return Stats{}, nil, errs.New(errs.InvalidArgument, "", "an update needs an existing table")
+	}
+	sets, err := bindAssignments(snap.Schema(), opt.Set)
+	if err != nil {
+		return Stats{}, nil, err
+	}
+	var pred *expr.Bound
+	if opt.Predicate != "" {
+		if pred, err = expr.ParsePredicate(opt.Predicate, snap.Schema()); err != nil {
+			return Stats{}, nil, errs.Wrap(errs.InvalidArgument, "", err, "UPDATE predicate")
+		}
+	}
+	op := rewrite.Operation(txn.OpUpdate, pred)
+	return rewrite.Operate(ctx, snap, op, opt.CommitMaxRetries, func(ctx context.Context, snap *snapshot.Snapshot) (Stats, *snapshot.Snapshot, error) {
+		return attempt(ctx, snap, pred, sets, op, opt, start)
+	})
+}
+
+// attempt plans, rewrites and commits against snap.
+func attempt(ctx context.Context, snap *snapshot.Snapshot, pred *expr.Bound, sets []assignment, op txn.Operation, opt Options, start time.Time) (s Stats, _ *snapshot.Snapshot, err error) {
+	t := time.Now()
+	ro, err := rewrite.Knobs{
+		MaxParallelFiles: opt.MaxParallelFiles, MaxBufferedBytes: opt.MaxBufferedBytes, ReadBatchSize: opt.ReadBatchSize,
+		TargetFileSize: opt.TargetFileSize, MultipartThreshold: opt.MultipartThreshold, MultipartPartSize: opt.MultipartPartSize,
+	}.Options(snap, opt.Limits)
+	if err != nil {
+		return s, nil, err
+	}
+	plan, err := rewrite.PlanFiles(ctx, snap, pred, ro)
+	if err != nil {
+		return s, nil, err
+	}
+	files := append(plan.All, plan.Some...)
+	s.FilesScanned = plan.Scanned
+	s.ScanDuration = time.Since(t)
+
+	t = time.Now()
+	res, err := rewrite.Run(ctx, snap, files, assign(pred, sets), ro)
+	if err != nil {
+		return s, nil, err
+	}
+	s.RewriteDuration = time.Since(t)
+	s.FilesScanned += len(plan.All)
+	s.RowsUpdated = res.RowsChanged
+	s.RowsCopied = res.RowsCopied()
+	s.FilesRemoved, s.FilesAdded = res.FilesRead, res.FilesAdded
+	s.BytesRemoved, s.BytesAdded = res.BytesRemoved, res.BytesAdded
+	s.ExecutionDuration = time.Since(start)
+	if len(files) == 0 {
+		s.Version = snap.Version()
+		return s, snap, nil
+	}
+	c := rewrite.Commit{
+		Op: op, Options: txn.Options{MaxRetries: opt.CommitMaxRetries, Metadata: opt.CommitMetadata},
+		ReadFiles: files, Removes: res.Removes, Adds: res.Adds, Metrics: s.Metrics(),
+	}
+	plan.ReadSet(&c, pred)
+	post, v, err := c.Run(ctx, snap)
+	if err != nil {
+		return s, nil, err
+	}
+	s.Version = v
+	return s, post, nil
+}
