@@ -1,0 +1,113 @@
+package expr
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/deltalite-go/deltalite/internal/testkit/peers"
+	"github.com/deltalite-go/deltalite/schema"
+)
+
+// sparkRowsSQL is the columns i8, s, dec, d and f64 of the allTypes rows
+// as an inline Spark table, n the row's number.
+const sparkRowsSQL = `VALUES
+(0, 1Y, 'alpha', CAST(12.34 AS DECIMAL(10,2)), DATE'2026-01-01', 2.5D),
+(1, -2Y, 'Beta', CAST(-0.50 AS DECIMAL(10,2)), DATE'2026-01-02', CAST('NaN' AS DOUBLE)),
+(2, CAST(NULL AS TINYINT), CAST(NULL AS STRING), CAST(NULL AS DECIMAL(10,2)), CAST(NULL AS DATE), CAST(NULL AS DOUBLE)),
+(3, 127Y, 'a%b_c', CAST(99999999.99 AS DECIMAL(10,2)), DATE'1969-12-31', 0.1D),
+(4, 0Y, '', CAST(0.00 AS DECIMAL(10,2)), DATE'2000-02-29', -0.0D) AS t(n, i8, s, dec, d, f64)`
+
+// sparkValueExprs are evaluated here and by Spark SQL; values and types
+// must agree.
+var sparkValueExprs = []string{
+	`CASE WHEN i8 > 0 THEN 'pos' WHEN i8 < 0 THEN 'neg' END`,
+	`CASE i8 WHEN 1 THEN 'one' WHEN NULL THEN 'null' ELSE 'other' END`,
+	`CASE s WHEN 'alpha' THEN 1 WHEN 'Beta' THEN 2 END`,
+	`CASE WHEN i8 = 0 OR i8 IS NULL THEN -1 ELSE 100 DIV i8 END`,
+	`CASE WHEN i8 = 1 THEN '42' ELSE i8 END`,
+	`CASE WHEN i8 > 0 THEN dec ELSE 1.5 END`,
+	`CASE WHEN i8 > 0 THEN d ELSE '2000-01-01' END`,
+	`if(i8 > 0, s, 'x')`,
+	`if(i8 IS NULL OR i8 = 0, NULL, 7 DIV i8)`,
+	`nullif(i8, 0)`,
+	`nullif(dec, 12.34)`,
+	`greatest(i8, 5, NULL)`,
+	`least(dec, 1)`,
+	`greatest(f64, 1)`,
+	`least(s, 'B')`,
+	`round(dec, 1)`,
+	`round(dec, -1)`,
+	`round(dec)`,
+	`round(f64, 1)`,
+	`round(2.675D, 2)`,
+	`round(-2.5)`,
+	`round(i8 - 15, -1)`,
+	`floor(dec)`,
+	`ceil(dec)`,
+	`floor(f64)`,
+	`ceil(f64)`,
+	`concat_ws('-', s, NULL, 'x')`,
+	`concat_ws('/', i8, d)`,
+	`replace(s, 'a', 'AA')`,
+	`replace(s, 'l')`,
+	`lpad(s, 7, 'xy')`,
+	`rpad(s, 7, 'xy')`,
+	`rpad(s, 3)`,
+	`lpad(s, 2, '')`,
+	`lpad(s, i8)`,
+	`date_add(d, 1)`,
+	`date_sub(d, i8)`,
+	`datediff(d, '2026-01-01')`,
+}
+
+// Spark computes the same values, of the same types, as this package for
+// CASE and the functions that came with it: one batched query.
+func TestValuesAgreeWithSpark(t *testing.T) {
+	if testing.Short() {
+		t.Skip("interop with Spark: not in -short mode")
+	}
+	peers.Python(t)
+	s := peers.Spark(t)
+	sc, rec := allTypes(t)
+	var cols []string
+	for i, e := range sparkValueExprs {
+		cols = append(cols, fmt.Sprintf("CAST(%s AS STRING) AS v%d, typeof(%s) AS t%d", e, i, e, i))
+	}
+	q := "SELECT n, " + strings.Join(cols, ", ") + " FROM " + sparkRowsSQL
+	got := s.Run(t, peers.Op{"op": "sql", "sql": q})[0].Table(t)
+	rows := make([]map[string]any, rec.NumRows())
+	for _, row := range got.Rows { // the peer sorts rows; n puts them back
+		if n, err := strconv.Atoi(fmt.Sprint(row["n"])); err == nil && n >= 0 && n < len(rows) {
+			rows[n] = row
+		}
+	}
+	for i, row := range rows {
+		if row == nil {
+			t.Fatalf("Spark returned no row %d: %v", i, got.Rows)
+		}
+	}
+	for i, e := range sparkValueExprs {
+		b, err := BindValue(mustParse(t, e), map[string]*schema.Struct{"": sc})
+		if err != nil {
+			t.Errorf("%s: %v", e, err)
+			continue
+		}
+		ours := evalValue(t, b, rec)
+		var theirs []string
+		for _, row := range rows {
+			v, _ := row[fmt.Sprintf("v%d", i)].(string)
+			if row[fmt.Sprintf("v%d", i)] == nil {
+				v = "NULL"
+			}
+			theirs = append(theirs, v)
+		}
+		if strings.Join(ours, "|") != strings.Join(theirs, "|") {
+			t.Errorf("%s = %s here, %s in Spark", e, strings.Join(ours, "|"), strings.Join(theirs, "|"))
+		}
+		if typ, _ := rows[0][fmt.Sprintf("t%d", i)].(string); !strings.EqualFold(typ, typeName(b.Type())) {
+			t.Errorf("%s is of type %s here, %s in Spark", e, typeName(b.Type()), typ)
+		}
+	}
+}
