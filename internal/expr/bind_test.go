@@ -184,6 +184,10 @@ func TestEvalTwoRelations(t *testing.T) {
 		{`source.id = target.id`, "TFNT"},
 		{`source.v <=> target.v`, "TFTT"},
 		{`source.v != target.v OR source.id > 3`, "FTNT"},
+		// CASE branches read either relation, only on the rows that take them
+		{`CASE WHEN source.id IS NULL THEN target.v = 'c' ELSE source.v = target.v END`, "TFTN"},
+		{`if(source.id > target.id, source.v, target.v) = 'x'`, "FTFN"},
+		{`CASE WHEN source.id = target.id THEN 0 ELSE 10 DIV (source.id - target.id) END = 10`, "FTNF"},
 	} {
 		b := mustCompile(t, c.pred, rels)
 		got, err := b.EvalInputs(context.Background(), map[string]arrowRecord{"target": tb, "source": sb})
