@@ -281,7 +281,7 @@ func (r *runner) attempt(ctx context.Context, snap *snapshot.Snapshot) (s Stats,
 		t.SetAppTxn(r.opt.AppID, r.opt.AppVersion)
 	}
 	s.ExecutionDuration = time.Since(scanStart)
-	t.SetOperationMetrics(s.metrics())
+	t.SetOperationMetrics(s.Metrics())
 	cres, err := t.Commit(ctx)
 	s.CommitDuration = time.Since(commitStart)
 	if err != nil {

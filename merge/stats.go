@@ -112,8 +112,9 @@ func (s Stats) String() string {
 		s.ExecutionDuration.Milliseconds(), s.ScanDuration.Milliseconds(), s.RewriteDuration.Milliseconds(), s.CommitDuration.Milliseconds())
 }
 
-// metrics are the commit's operationMetrics, named as Spark names them.
-func (s Stats) metrics() map[string]any {
+// Metrics are the commit's operationMetrics, named as Spark names them
+// (numSourceRows, numTargetRowsUpdated, ...).
+func (s Stats) Metrics() map[string]any {
 	return map[string]any{
 		"numSourceRows":                          s.SourceRows,
 		"numTargetRowsInserted":                  s.TargetRowsInserted,
