@@ -108,9 +108,10 @@ func TestUpdateRefusals(t *testing.T) {
 		{deltalite.UpdateOptions{Set: map[string]string{"x": "1", "X": "2"}}, deltalite.ErrInvalidArgument, "twice"},
 		{deltalite.UpdateOptions{Set: map[string]string{"x": "1 +"}}, deltalite.ErrInvalidArgument, "SET x = 1 +"},
 		{deltalite.UpdateOptions{Set: map[string]string{"x": "1"}, Predicate: "x >"}, deltalite.ErrInvalidArgument, "UPDATE predicate"},
-		// A value that does not fit the column: nothing is written.
-		{deltalite.UpdateOptions{Set: map[string]string{"x": "'abc'"}, Predicate: "id = 1"}, deltalite.ErrSchemaMismatch, "x"},
-		{deltalite.UpdateOptions{Set: map[string]string{"x": "1.5"}, Predicate: "id = 1"}, deltalite.ErrSchemaMismatch, "x"},
+		// Values are stored as Spark's ANSI store assignment stores them: a
+		// string is not a number, and a double that overflows is an error.
+		{deltalite.UpdateOptions{Set: map[string]string{"x": "'abc'"}, Predicate: "id = 1"}, deltalite.ErrInvalidArgument, "cannot store a STRING value in column x"},
+		{deltalite.UpdateOptions{Set: map[string]string{"x": "1e30D"}, Predicate: "id = 1"}, deltalite.ErrInvalidArgument, "SET x = 1e30D"},
 	} {
 		_, err := tb.Update(context.Background(), c.opts)
 		if !errors.Is(err, c.kind) || !strings.Contains(err.Error(), c.want) {

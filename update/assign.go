@@ -12,7 +12,6 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/compute/exec"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
-	"github.com/deltalite-go/deltalite/internal/datafile"
 	"github.com/deltalite-go/deltalite/internal/errs"
 	"github.com/deltalite-go/deltalite/internal/expr"
 	"github.com/deltalite-go/deltalite/internal/rewrite"
@@ -55,6 +54,9 @@ func bindAssignments(sc *schema.Struct, set map[string]string) ([]assignment, er
 			return nil, errs.Wrap(errs.InvalidArgument, "", err, "SET %s = %s", f.Name, text)
 		}
 		v, err := expr.BindValue(e, map[string]*schema.Struct{"": sc})
+		if err == nil {
+			v, err = expr.Assign(v, f, true)
+		}
 		if err != nil {
 			return nil, errs.Wrap(errs.InvalidArgument, "", err, "SET %s = %s", f.Name, text)
 		}
@@ -104,7 +106,7 @@ func assign(pred *expr.Bound, sets []assignment) rewrite.Func {
 			}
 		}()
 		for _, a := range sets {
-			v, err := a.eval(ctx, mem, sub)
+			v, err := a.eval(ctx, sub)
 			if err != nil {
 				return rewrite.Output{}, errs.Wrap(errs.InvalidArgument, b.File.Path, err, "SET %s = %s", a.field.Name, a.text)
 			}
@@ -121,36 +123,18 @@ func assign(pred *expr.Bound, sets []assignment) rewrite.Func {
 	}
 }
 
-// eval computes the assignment's values on rec, cast to the column's type
-// as a write casts: without loss, and no NULL in a NOT NULL column.
-func (a assignment) eval(ctx context.Context, mem memory.Allocator, rec arrow.RecordBatch) (arrow.Array, error) {
+// eval computes the assignment's values on rec, of the column's type
+// (expr.Assign cast them as Spark's store assignment does).
+func (a assignment) eval(ctx context.Context, rec arrow.RecordBatch) (arrow.Array, error) {
 	v, err := a.value.Eval(ctx, rec)
 	if err != nil {
 		return nil, err
 	}
-	defer v.Release()
-	target := &schema.Struct{Fields: []*schema.Field{a.field}}
-	if v.DataType().ID() == arrow.NULL {
-		if !a.field.Nullable {
-			return nil, errs.New(errs.SchemaMismatch, "", "column %q is NOT NULL", a.field.Name)
-		}
-		as, err := schema.ToArrow(target, schema.ArrowOptions{})
-		if err != nil {
-			return nil, err
-		}
-		return array.MakeArrayOfNull(mem, as.Field(0).Type, v.Len()), nil
+	if !a.field.Nullable && v.NullN() > 0 {
+		v.Release()
+		return nil, errs.New(errs.SchemaMismatch, "", "column %q is NOT NULL and the value is NULL for %d rows", a.field.Name, v.NullN())
 	}
-	one := array.NewRecordBatch(arrow.NewSchema([]arrow.Field{{Name: a.field.Name, Type: v.DataType(), Nullable: true}}, nil),
-		[]arrow.Array{v}, int64(v.Len()))
-	defer one.Release()
-	cast, err := datafile.Conform(one, target, mem)
-	if err != nil {
-		return nil, err
-	}
-	defer cast.Release()
-	out := cast.Column(0)
-	out.Retain()
-	return out, nil
+	return v, nil
 }
 
 // filter keeps the rows sel marks.
