@@ -187,6 +187,11 @@ func TestCastsAndResidual(t *testing.T) {
 	if _, _, _, err := merged(t, Options{Predicate: "t.id = s.id", MergeType: TypeUpsert}, tSchema, src, tRows, big, 100); err == nil || !strings.Contains(err.Error(), "value of \"n\"") {
 		t.Fatalf("an out-of-range long into an int column: %v", err)
 	}
+	// Allowed type mismatches make it NULL, as delta-rs's safe cast does.
+	got, _, _, err = merged(t, Options{Predicate: "t.id = s.id", MergeType: TypeUpdateOnly, AllowTypeMismatch: true}, tSchema, src, tRows, big, 100)
+	if want := sorted("1|a|10", "2|B|NULL", "3|c|30", "4|d|40", "NULL|x|50"); err != nil || !reflect.DeepEqual(got, want) {
+		t.Fatalf("with AllowTypeMismatch: %v %v, want %v", got, err, want)
+	}
 }
 
 // With schema evolution the source's extra column is added: updated and

@@ -345,48 +345,13 @@ func (p *plan) bindAssignment(text string, col int, rels map[string]*schema.Stru
 	if err != nil {
 		return nil, errs.Wrap(errs.InvalidArgument, "", err, "value of %q", f.Name)
 	}
-	if v.Type().String() == f.Type.String() {
-		return v, nil
-	}
-	if !lossy && !storable(v.Type(), f.Type) {
-		return nil, errs.New(errs.SchemaMismatch, "", "value of %q: %s is of type %s and column %q is %s; "+
-			"cast it explicitly, or allow type mismatches (error_on_type_mismatch false)", f.Name, v, v.Type(), f.Name, f.Type)
-	}
-	v, err = expr.BindValue(&expr.Cast{At: e.Pos(), X: e, Type: f.Type}, rels)
+	// Spark's store assignment: lossy or impossible casts are refused
+	// unless type mismatches are allowed.
+	v, err = expr.Assign(v, f, !lossy)
 	if err != nil {
 		return nil, errs.Wrap(errs.SchemaMismatch, "", err, "value of %q", f.Name)
 	}
 	return v, nil
-}
-
-// storable reports whether a value of type from may be stored in a column
-// of type to without an explicit cast: Spark's ANSI store assignment,
-// which allows numeric to numeric, between dates and timestamps and any
-// atomic value into a string (values that do not fit are errors when
-// written), and refuses strings into other types and anything else
-// across families.
-func storable(from, to schema.Type) bool {
-	family := func(t schema.Type) string {
-		switch t.(type) {
-		case *schema.Decimal:
-			return "number"
-		case *schema.Primitive:
-			switch t.String() {
-			case schema.Byte, schema.Short, schema.Integer, schema.Long, schema.Float, schema.Double:
-				return "number"
-			case schema.Date, schema.Timestamp, schema.TimestampNTZ:
-				return "datetime"
-			case schema.Void:
-				return "null"
-			}
-			return t.String()
-		}
-		return t.String()
-	}
-	ff, tf := family(from), family(to)
-	_, prim := from.(*schema.Primitive)
-	_, dec := from.(*schema.Decimal)
-	return ff == "null" || ff == tf || tf == schema.String && (prim || dec)
 }
 
 func names(s *schema.Struct) []string {

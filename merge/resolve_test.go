@@ -59,7 +59,7 @@ func TestResolveRefuses(t *testing.T) {
 		{"set twice through alias", Options{Predicate: "t.id = s.id", Clauses: []Clause{{When: Matched, Action: Update, Set: map[string]string{"t.v": "'1'", "`v`": "'2'"}}}},
 			"id long,v string,n integer", errs.ErrInvalidArgument, `column "v" is set twice`},
 		{"string into int", Options{Predicate: "t.id = s.id", Clauses: []Clause{{When: Matched, Action: Update, Set: map[string]string{"n": "s.v"}}}},
-			"id long,v string,n integer", errs.ErrSchemaMismatch, `value of "n": s.v is of type string and column "n" is integer`},
+			"id long,v string,n integer", errs.ErrInvalidArgument, `value of "n": cannot store a STRING value in column n of type INT`},
 		{"target in not matched", Options{Predicate: "t.id = s.id", Clauses: []Clause{{When: NotMatched, Action: Insert, Predicate: "t.n > 0", Set: map[string]string{"id": "s.id"}}}},
 			"id long,v string,n integer", errs.ErrInvalidArgument, "clause 1 (WHEN NOT MATCHED AND t.n > 0 THEN INSERT id = s.id): condition"},
 		{"source in by source", Options{Predicate: "t.id = s.id", Clauses: []Clause{{When: NotMatchedBySource, Action: Update, Set: map[string]string{"v": "s.v"}}}},
