@@ -63,6 +63,11 @@ type step struct {
 	schemaMode string
 	srcCols    []column
 	srcRows    [][]any
+	// multiMatch marks a MERGE whose source holds every key twice:
+	// mustRefuse when a MATCHED clause would act on a target row twice
+	// (Spark's and delta-rs's error), "" for one unconditional DELETE,
+	// which Spark allows.
+	multiMatch string
 	// UPDATE: column → expression. DELETE and UPDATE use predicate as WHERE.
 	updates map[string]string
 }
@@ -150,11 +155,13 @@ func (g *gen) key() any {
 	return int64(g.r.IntN(g.keySpan))
 }
 
+func newRand(seed uint64) *rand.Rand { return rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)) }
+
 // newScenario draws the scenario of seed: the table, then steps of MERGE,
 // DELETE and UPDATE (only the operations in ops).
 func newScenario(seed uint64, ops []string, nSteps int) *scenario {
 	sc := &scenario{seed: seed}
-	g := &gen{r: rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)), sc: sc}
+	g := &gen{r: newRand(seed), sc: sc}
 	sc.partitioned = g.chance(0.5)
 	sc.castN = g.chance(0.3)
 	sc.cols = slices.Clone(tableCols)
@@ -174,6 +181,9 @@ func newScenario(seed uint64, ops []string, nSteps int) *scenario {
 	evolveAt := -1
 	if slices.Contains(ops, opMerge) && g.chance(0.4) {
 		evolveAt = g.r.IntN(nSteps)
+	}
+	if slices.Contains(ops, opMerge) {
+		defer func() { sc.steps = append(sc.steps, g.multiMatchStep()) }()
 	}
 	for i := range nSteps {
 		op := pick(g, ops)
@@ -356,11 +366,7 @@ func (g *gen) mergeStep(evolve bool) step {
 	g.r.Shuffle(len(st.clauses), func(i, j int) { st.clauses[i], st.clauses[j] = st.clauses[j], st.clauses[i] })
 	slices.SortStableFunc(st.clauses, func(a, b merge.Clause) int { return int(a.When) - int(b.When) })
 
-	st.srcCols = slices.Clone(g.cols)
-	if g.sc.castN {
-		i := slices.IndexFunc(st.srcCols, func(c column) bool { return c.name == "n" })
-		st.srcCols[i].kind = kInt32
-	}
+	st.srcCols = g.sourceCols()
 	matched := slices.ContainsFunc(st.clauses, func(c merge.Clause) bool { return c.When == merge.Matched })
 	// Duplicate source keys are legal when no MATCHED clause exists, or
 	// when every MATCHED clause is guarded by s.n IS NOT NULL and only one
@@ -400,6 +406,43 @@ func (g *gen) mergeStep(evolve bool) step {
 	}
 	g.r.Shuffle(len(st.srcRows), func(i, j int) { st.srcRows[i], st.srcRows[j] = st.srcRows[j], st.srcRows[i] })
 	return st
+}
+
+const mustRefuse = "refuse"
+
+// multiMatchStep is a MERGE whose source has two rows for every key the
+// table may hold, with one of the clause sets below.
+func (g *gen) multiMatchStep() step {
+	st := step{op: opMerge, predicate: "t.id = s.id", multiMatch: mustRefuse}
+	switch g.r.IntN(4) {
+	case 0:
+		st.clauses = []merge.Clause{{When: merge.Matched, Action: merge.UpdateAll}}
+	case 1:
+		st.clauses = []merge.Clause{{When: merge.Matched, Action: merge.Update, Set: map[string]string{"n": "s.n"}},
+			{When: merge.NotMatched, Action: merge.InsertAll}}
+	case 2:
+		st.clauses = []merge.Clause{{When: merge.Matched, Action: merge.Delete, Predicate: "s.id >= 0"}}
+	default:
+		st.clauses = []merge.Clause{{When: merge.Matched, Action: merge.Delete}}
+		st.multiMatch = "allow"
+	}
+	st.srcCols = g.sourceCols()
+	for id := range g.nextKey + 1 {
+		st.srcRows = append(st.srcRows, g.row(st.srcCols, id), g.row(st.srcCols, id))
+	}
+	st.label = fmt.Sprintf("final step (every key twice: %s)", st.describe())
+	return st
+}
+
+// sourceCols are the columns of a MERGE source: the table's, n as int32
+// when the scenario casts.
+func (g *gen) sourceCols() []column {
+	cols := slices.Clone(g.cols)
+	if g.sc.castN {
+		i := slices.IndexFunc(cols, func(c column) bool { return c.name == "n" })
+		cols[i].kind = kInt32
+	}
+	return cols
 }
 
 // unqualified turns a merge template into a single-table expression: both

@@ -244,6 +244,9 @@ func ours(ctx context.Context, uri string, sc *scenario, st step) (counts, bool,
 	case opDelete:
 		s, err := tb.Delete(ctx, del.Options{Predicate: st.predicate, TargetFileSize: 4 << 10})
 		return counts{"num_deleted_rows": s.RowsDeleted}, s.RowsDeleted > 0, err
+	case opUpdate:
+		s, err := tb.Update(ctx, deltalite.UpdateOptions{Set: st.updates, Predicate: st.predicate, TargetFileSize: 4 << 10})
+		return counts{"num_updated_rows": s.RowsUpdated}, s.RowsUpdated > 0, err
 	}
 	return nil, false, fmt.Errorf("operation %s is not wired to the engine", st.op)
 }
@@ -259,12 +262,18 @@ func runScenario(t *testing.T, sc *scenario) {
 	refs, tables := reference(t, sc, dir, skip)
 	refTime := time.Since(started)
 	uri := filepath.Join(dir, "ours")
-	_, version, _ := content(t, uri)
+	prev, version, _ := content(t, uri)
 	started = time.Now()
 	for i, st := range sc.steps {
 		got, changed, err := ours(ctx, uri, sc, st)
+		if st.multiMatch == mustRefuse && hasKey(prev) {
+			if !isInvalid(err) || !strings.Contains(err.Error(), "source rows match") {
+				t.Errorf("%s: error %v, want an invalid-argument error: a target row matched by two source rows", st.label, err)
+			}
+		}
 		ref := refs[i]
 		rows, v, cols := content(t, uri)
+		prev = rows
 		switch {
 		case err != nil && ref.OK:
 			t.Fatalf("%s: the engine failed where delta-rs did not: %v", st.label, err)
@@ -321,12 +330,18 @@ func checkCounts(t *testing.T, label string, got counts, ref map[string]any) {
 // multisets, and says which rows differ when they do not.
 func sameRows(t *testing.T, label string, got, want []string) bool {
 	t.Helper()
+	return sameRowsAs(t, label, got, want, "the engine's", "delta-rs's")
+}
+
+// sameRowsAs is sameRows naming the two sides.
+func sameRowsAs(t *testing.T, label string, got, want []string, gotName, wantName string) bool {
+	t.Helper()
 	if slices.Equal(got, want) {
 		return true
 	}
 	onlyGot, onlyWant := multisetDiff(got, want)
-	t.Errorf("%s: %d rows in the engine's table, %d in delta-rs's\n  only in the engine's:\n    %s\n  only in delta-rs's:\n    %s",
-		label, len(got), len(want), clip(onlyGot), clip(onlyWant))
+	t.Errorf("%s: %d rows in %s table, %d in %s\n  only in %s:\n    %s\n  only in %s:\n    %s",
+		label, len(got), gotName, len(want), wantName, gotName, clip(onlyGot), wantName, clip(onlyWant))
 	return false
 }
 
