@@ -151,7 +151,7 @@ func (r *run) rewritePartition(ctx context.Context, p *part) (err error) {
 		Properties:        properties(r.snap),
 		TargetFileSize:    c.TargetFileSize,
 		MaxUnwrittenBytes: c.writerBuf,
-		ExpectedBytes:     out.bytes,
+		Expected:          out.expectation,
 		EncodeWorkers:     r.encodeWorkers,
 		DataChange:        true,
 		Allocator:         c.mem,
@@ -190,17 +190,17 @@ func (r *run) rewritePartition(ctx context.Context, p *part) (err error) {
 
 // outputEstimate is what a partition's rewrite is expected to write, so
 // that its writer cuts files of about equal size rather than full files
-// and a small tail (datafile.Options.ExpectedBytes): the rows out, at the
-// Parquet bytes a live row takes in the partition's files. The rows out
-// are the survivors of the rewritten files and the source rows that are
-// not deletes. Until the files are read, every source key is taken to
-// replace a row (the files hold the keys, so an upsert is mostly updates);
-// once they are read, the survivors are counted, and the source rows,
-// written last, are known exactly.
+// and a small tail (datafile.Options.Expected): the survivors of the
+// rewritten files and the source rows that are not deletes. Until the
+// files are read, every source key is taken to replace a row (the files
+// hold the keys, so an upsert is mostly updates); once they are read, the
+// survivors are counted, and the source rows, written last, are known
+// exactly. Rows take the Parquet bytes a live row takes in the partition's
+// files until the writer has measured its own.
 type outputEstimate struct {
 	p           *part
-	bytesPerRow float64     // 0 when unknown: no estimate
-	live        int64       // live rows of the rewritten files
+	bytesPerRow float64
+	live        int64       // live rows of the rewritten files; -1 unknown
 	read        atomic.Bool // the rewritten files are read: p.copied is final
 }
 
@@ -208,16 +208,14 @@ type outputEstimate struct {
 // statistics: the rewritten files', else (an insert into a partition whose
 // files all stay) every live file's.
 func (r *run) expectOutput(p *part, rewritten []*fileWork) *outputEstimate {
-	e := &outputEstimate{p: p}
+	e := &outputEstimate{p: p, live: -1}
 	rows, bytes, ok := r.liveSize(rewritten)
 	if !ok {
 		return e
 	}
 	e.live = rows
 	if rows == 0 {
-		if rows, bytes, ok = r.liveSize(p.files); !ok {
-			return e
-		}
+		rows, bytes, _ = r.liveSize(p.files)
 	}
 	if rows > 0 {
 		e.bytesPerRow = bytes / float64(rows)
@@ -245,13 +243,18 @@ func (r *run) liveSize(files []*fileWork) (rows int64, bytes float64, ok bool) {
 	return rows, bytes, true
 }
 
-// bytes is the estimate, for the writer.
-func (e *outputEstimate) bytes(map[string]string) int64 {
-	survivors := e.live - min(int64(e.p.keys.set.Len()), e.live)
-	if e.read.Load() {
+// expectation is the estimate, for the writer.
+func (e *outputEstimate) expectation(map[string]string) datafile.Expectation {
+	var survivors int64
+	switch {
+	case e.read.Load():
 		survivors = e.p.copied.Load()
+	case e.live < 0:
+		return datafile.Expectation{} // unknown until the files are read
+	default:
+		survivors = e.live - min(int64(e.p.keys.set.Len()), e.live)
 	}
-	return int64(e.bytesPerRow * float64(survivors+e.p.keys.upserts))
+	return datafile.Expectation{Rows: survivors + e.p.keys.upserts, BytesPerRow: e.bytesPerRow}
 }
 
 // writeLoop writes batches until items closes. After a failure it keeps

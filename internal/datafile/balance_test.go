@@ -33,15 +33,15 @@ func balanceData(t *testing.T, rows, parts int) []arrow.RecordBatch {
 	return recs
 }
 
-// writeExpecting writes recs at the given target and expected bytes per
-// partition (nil: no expectation) and returns the adds and their sizes by
+// writeExpecting writes recs at the given target and expectation per
+// partition (nil: none) and returns the adds and their sizes by
 // partition value, in the order the files were finished.
-func writeExpecting(t *testing.T, recs []arrow.RecordBatch, parts []string, target int64, expected func(map[string]string) int64) ([]*protocol.Add, map[string][]int64) {
+func writeExpecting(t *testing.T, recs []arrow.RecordBatch, parts []string, target int64, expected func(map[string]string) Expectation) ([]*protocol.Add, map[string][]int64) {
 	t.Helper()
 	sc := mustSchema(t, rollSchema)
 	st := storage.NewMemory()
 	adds := writeAll(t, st, Options{Schema: sc, PartitionColumns: parts, TargetFileSize: target,
-		MaxUnwrittenBytes: balanceBuffer, ExpectedBytes: expected}, recs...)
+		MaxUnwrittenBytes: balanceBuffer, Expected: expected}, recs...)
 	sizes := map[string][]int64{}
 	defer func() { t.Logf("target %d expect %v: %v", target, expected != nil, sizes) }()
 	for _, a := range adds {
@@ -63,29 +63,35 @@ func total(t *testing.T, recs []arrow.RecordBatch, target int64) int64 {
 	return n
 }
 
-func expect(b int64) func(map[string]string) int64 {
-	return func(map[string]string) int64 { return b }
+func expect(rows int64, bytesPerRow float64) func(map[string]string) Expectation {
+	return func(map[string]string) Expectation { return Expectation{Rows: rows, BytesPerRow: bytesPerRow} }
 }
 
-func TestExpectedBytesALittleOverTargetMakeOneFile(t *testing.T) {
-	recs := balanceData(t, 12000, 1)
+func TestExpectedRowsALittleOverTargetMakeOneFile(t *testing.T) {
+	const rows = 12000
+	recs := balanceData(t, rows, 1)
 	size := total(t, recs, 1<<30)
+	perRow := float64(size) / rows
 	target := size * 10 / 11 // the output is 1.1 targets
 	// Without an expectation: a full file and a small tail.
 	_, before := writeExpecting(t, recs, nil, target, nil)
 	if s := before[""]; len(s) != 2 || s[1] > target/4 {
 		t.Fatalf("without an expectation: files %v at target %d, want a full file and a tail", s, target)
 	}
-	for _, e := range []int64{size, size * 9 / 10, size * 11 / 10} { // exact, under, over
-		_, after := writeExpecting(t, recs, nil, target, expect(e))
+	for _, e := range []Expectation{
+		{rows, perRow}, {rows * 9 / 10, perRow}, {rows * 11 / 10, perRow}, // exact, under, over
+		{rows, perRow * 3}, {rows, perRow / 3}, {rows, 0}, // the Writer measures its own bytes per row
+	} {
+		_, after := writeExpecting(t, recs, nil, target, expect(e.Rows, e.BytesPerRow))
 		if s := after[""]; len(s) != 1 {
-			t.Errorf("expecting %d bytes: files %v at target %d, want one file", e, s, target)
+			t.Errorf("expecting %+v: files %v at target %d, want one file", e, s, target)
 		}
 	}
 }
 
-func TestExpectedBytesBalanceTwoFiles(t *testing.T) {
-	recs := balanceData(t, 20000, 1)
+func TestExpectedRowsBalanceTwoFiles(t *testing.T) {
+	const rows = 20000
+	recs := balanceData(t, rows, 1)
 	size := total(t, recs, 1<<30)
 	for _, ratio := range []int64{16, 19} { // tenths of a target
 		target := size * 10 / ratio
@@ -94,11 +100,11 @@ func TestExpectedBytesBalanceTwoFiles(t *testing.T) {
 			t.Fatalf("%d.%d targets without an expectation: files %v at target %d, want a full file and a smaller one",
 				ratio/10, ratio%10, s, target)
 		}
-		for _, e := range []int64{size, size * 49 / 50, size * 51 / 50} { // a misestimate shifts the cut by half its error
-			_, after := writeExpecting(t, recs, nil, target, expect(e))
+		for _, e := range []int64{rows, rows * 49 / 50, rows * 51 / 50} { // a misestimate shifts the cut by half its error
+			_, after := writeExpecting(t, recs, nil, target, expect(e, 0))
 			s := after[""]
 			if len(s) != 2 || !within(s[0], s[1], 15) {
-				t.Errorf("%d.%d targets, expecting %d bytes: files %v at target %d, want two within 15%%",
+				t.Errorf("%d.%d targets, expecting %d rows: files %v at target %d, want two within 15%%",
 					ratio/10, ratio%10, e, s, target)
 			}
 		}
@@ -110,34 +116,34 @@ func within(a, b int64, pct int64) bool {
 	return max(a, b)-min(a, b) <= max(a, b)*pct/100
 }
 
-func TestExpectedBytesUnderestimateStillCapsFiles(t *testing.T) {
-	recs := balanceData(t, 40000, 1)
+func TestExpectedRowsUnderestimateStillCapsFiles(t *testing.T) {
+	const rows = 40000
+	recs := balanceData(t, rows, 1)
 	size := total(t, recs, 1<<30)
 	target := size / 4
-	for _, e := range []int64{size / 4, size / 10, 1} {
-		_, after := writeExpecting(t, recs, nil, target, expect(e))
+	for _, e := range []int64{rows / 4, rows / 10, 1} {
+		_, after := writeExpecting(t, recs, nil, target, expect(e, 0))
 		s := after[""]
 		// One row group of slack: the cut is estimated.
 		if slices.Max(s) > target*3/2+balanceBuffer/2 || len(s) < 3 {
-			t.Errorf("expecting %d bytes of %d: files %v at target %d, want at most 1.5 targets each", e, size, s, target)
+			t.Errorf("expecting %d rows of %d: files %v at target %d, want at most 1.5 targets each", e, rows, s, target)
 		}
 		if len(s) > 1 && s[len(s)-1] < target/4 {
-			t.Errorf("expecting %d bytes of %d: files %v at target %d end in a small tail", e, size, s, target)
+			t.Errorf("expecting %d rows of %d: files %v at target %d end in a small tail", e, rows, s, target)
 		}
 	}
 }
 
-func TestExpectedBytesPerPartition(t *testing.T) {
+func TestExpectedRowsPerPartition(t *testing.T) {
 	recs := balanceData(t, 40000, 2)
 	_, whole := writeExpecting(t, recs, []string{"part"}, 1<<30, nil)
-	size := map[string]int64{"0": whole["0"][0], "1": whole["1"][0]}
-	target := size["0"] * 10 / 19
-	expected := func(values map[string]string) int64 {
+	target := whole["0"][0] * 10 / 19
+	expected := func(values map[string]string) Expectation {
 		// A partition the caller knows nothing about rolls as without.
 		if values["part"] == "1" {
-			return 0
+			return Expectation{}
 		}
-		return size[values["part"]]
+		return Expectation{Rows: 20000}
 	}
 	_, got := writeExpecting(t, recs, []string{"part"}, target, expected)
 	if s := got["0"]; len(s) != 2 || !within(s[0], s[1], 15) {
@@ -154,10 +160,10 @@ func TestNoExpectationRollsAsBefore(t *testing.T) {
 	size := total(t, recs, 1<<30)
 	target := size * 10 / 25
 	_, none := writeExpecting(t, recs, nil, target, nil)
-	_, zero := writeExpecting(t, recs, nil, target, expect(0))
+	_, zero := writeExpecting(t, recs, nil, target, expect(0, 40))
 	s := none[""]
 	if !slices.Equal(s, zero[""]) {
-		t.Errorf("files %v with an expectation of 0, %v without", zero[""], s)
+		t.Errorf("files %v with an expectation of 0 rows, %v without", zero[""], s)
 	}
 	// Full files at the target, then the rest.
 	if len(s) != 3 || s[2] > target*6/10 {
@@ -167,5 +173,21 @@ func TestNoExpectationRollsAsBefore(t *testing.T) {
 		if n < target*15/16 || n > target+balanceBuffer/2 {
 			t.Errorf("files %v at target %d, want the first two at the target", s, target)
 		}
+	}
+}
+
+func TestExpectedRowsManyFilesHaveNoTail(t *testing.T) {
+	const rows = 40000
+	recs := balanceData(t, rows, 1)
+	size := total(t, recs, 1<<30)
+	target := size * 10 / 44 // 4.4 targets: four files of 1.1
+	_, before := writeExpecting(t, recs, nil, target, nil)
+	if s := before[""]; len(s) != 5 || s[4] > target/2 {
+		t.Fatalf("without an expectation: files %v at target %d, want four full files and a tail", s, target)
+	}
+	_, after := writeExpecting(t, recs, nil, target, expect(rows, 0))
+	s := after[""]
+	if len(s) != 4 || !within(slices.Min(s), slices.Max(s), 10) {
+		t.Errorf("files %v at target %d, want four within 10%%", s, target)
 	}
 }

@@ -13,13 +13,14 @@ import (
 // partition is the state of one partition value set: the rows waiting to
 // be written and the data file they go to, once one is open.
 type partition struct {
-	values map[string]string // partitionValues of its add actions
-	dir    string            // key prefix of its files, "" or ending in "/"
-	chunks []chunk
-	rows   int64
-	bytes  int64
-	file   *dataFile
-	done   int64 // Parquet bytes of its finished files
+	values  map[string]string // partitionValues of its add actions
+	dir     string            // key prefix of its files, "" or ending in "/"
+	chunks  []chunk
+	rows    int64
+	bytes   int64
+	file    *dataFile
+	done    int64 // Parquet bytes of its finished files
+	written int64 // rows written to its files
 }
 
 // chunk is a buffered batch of the file schema and its accounted size.
@@ -139,7 +140,7 @@ func (w *Writer) flush(p *partition) error {
 		f := p.file
 		aim, balanced := w.aim(p)
 		room := aim - f.length()
-		if f.stats.rows > 0 && room < w.target/16 {
+		if f.stats.rows > 0 && room < w.target/slack(balanced) {
 			if err := w.finish(p); err != nil {
 				return err
 			}
@@ -165,6 +166,8 @@ func (w *Writer) flush(p *partition) error {
 		}
 		w.arrowFlushed += bytes
 		w.parquetFlushed += f.length() - before
+		w.rowsFlushed += n
+		p.written += n
 		if bytes > 0 {
 			ratio = float64(f.length()-before) / float64(bytes)
 		}

@@ -33,21 +33,24 @@
 // Parquet bytes per Arrow byte seen so far. Void columns are not stored, as
 // Spark does not store them: readers fill a missing column with nulls.
 //
-// Given the bytes a partition is expected to store (Options.ExpectedBytes),
-// the Writer cuts them into about equal files rather than full ones and a
-// small tail: E bytes make n = max(1, round(E/T), ceil(E/(1.25 T))) files
-// of E/n for a target T, so between 0.625 T and 1.25 T each, or one file
-// below 1.25 T. The estimate is asked again at each cut, from the bytes
-// still expected; the last file it foresees stays open up to 1.5 T so that
-// rows beyond the estimate join it; once the estimate is used up, files
-// roll at T. A file whose aim is reached is finished only when more rows
-// come; at Close the rest is known, and when the open file and the rows
-// left come to at most 1.5 T they make one file. No file is cut past
-// 1.5 T (within a row group's estimate, as for the target). Rows of
-// another kind than those written before (compact copies after slices of
-// decoded batches) may take other Parquet bytes per Arrow byte, so a cut
-// to balance writes half the rows it estimates first and cuts the rest by
-// what those took.
+// Given the rows a partition is expected to store (Options.Expected), the
+// Writer cuts its output into about equal files rather than full ones and a
+// small tail. Rows are sized at the Parquet bytes a row of the partition
+// has taken so far (before its first row group: the caller's figure, else
+// the Writer's, else the Arrow bytes buffered). E bytes make
+// n = max(1, round(E/T), ceil(E/(1.25 T))) files of E/n for a target T: so
+// between 0.625 T and 1.25 T each, or one file below 1.25 T. The
+// expectation is asked again at each cut, for the bytes still to come; the
+// last file it foresees stays open up to 1.5 T so that rows beyond it join
+// that file; once it is used up, files roll at T. A file is cut within
+// T/32 of its aim (T/16 without an expectation) and finished only when more
+// rows come; at Close the rest is known, and when the open file and the
+// rows left come to at most 1.5 T they make one file. No file is cut past
+// 1.5 T (within a row group's estimate, as for the target). Rows of another
+// kind than those written before (compact copies after slices of decoded
+// batches) may take other Parquet bytes per Arrow byte, so a cut to balance
+// writes half the rows it estimates first and cuts the rest by what those
+// took.
 //
 // # Partition directories
 //

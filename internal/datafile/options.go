@@ -48,16 +48,16 @@ type Options struct {
 	// (about its Arrow size at most); Go's collector may take twice that
 	// from the system.
 	MaxUnwrittenBytes int64
-	// ExpectedBytes, when set, estimates the Parquet bytes the write will
-	// store in the partition with the given partitionValues (keyed and
-	// rendered as in its add actions; empty for an unpartitioned table;
-	// not to be modified), 0 when unknown. With an estimate, the
-	// partition's output is cut into files of about equal size near the
-	// target instead of full files and a small tail (see Files in the
-	// package doc). The Writer asks each time it decides where a file of
-	// the partition ends, on the goroutine calling Write or Close, so an
-	// estimate may be refined as the write proceeds.
-	ExpectedBytes func(partitionValues map[string]string) int64
+	// Expected, when set, tells what the write is expected to store in
+	// the partition with the given partitionValues (keyed and rendered as
+	// in its add actions; empty for an unpartitioned table; not to be
+	// modified). With an expectation, the partition's output is cut into
+	// files of about equal size near the target instead of full files and
+	// a small tail (see Files in the package doc). The Writer asks each
+	// time it decides where a file of the partition ends, on the goroutine
+	// calling Write or Close, so an expectation may be refined as the
+	// write proceeds.
+	Expected func(partitionValues map[string]string) Expectation
 	// MaxOpenFiles bounds the data files open at once (default 128); past
 	// it the least recently written file is finished early. A file is
 	// opened at its first row group, so partitions whose rows fit in the
@@ -77,6 +77,16 @@ type Options struct {
 	Allocator memory.Allocator
 	// Now stamps modificationTime (default time.Now).
 	Now func() time.Time
+}
+
+// Expectation is what a write is expected to store in one partition.
+type Expectation struct {
+	// Rows is the rows in all; 0 when unknown.
+	Rows int64
+	// BytesPerRow is the Parquet bytes a row takes (as the files being
+	// rewritten store them, say), for sizes until the Writer has measured
+	// its own; 0 when unknown.
+	BytesPerRow float64
 }
 
 // codec is a Parquet compression codec and the infix of its file names.

@@ -42,6 +42,7 @@ type Writer struct {
 
 	// Learned Parquet bytes per Arrow byte, to cut files near the target.
 	arrowFlushed, parquetFlushed int64
+	rowsFlushed                  int64
 
 	counter int
 	rows    int64 // rows accepted by Write
