@@ -463,7 +463,12 @@ func (g *gen) wherePredicate() string {
 func (g *gen) updateStep() step {
 	st := step{op: opUpdate, predicate: g.wherePredicate(), updates: map[string]string{}}
 	for _, col := range g.cols {
-		if col.name == "id" || col.name == "grp" || !g.chance(0.4) {
+		if col.name == "id" || !g.chance(0.4) {
+			continue
+		}
+		if col.name == "grp" {
+			// Moves rows to another partition of a partitioned table.
+			st.updates["grp"] = pick(g, grpSets)
 			continue
 		}
 		st.updates[col.name] = unqualified(pick(g, setTemplates[col.name]))
@@ -473,6 +478,9 @@ func (g *gen) updateStep() step {
 	}
 	return st
 }
+
+// grpSets are UPDATE values of the partition column.
+var grpSets = []string{"'b'", "upper(grp)", "CASE WHEN n > 0 THEN 'c' ELSE grp END", "coalesce(grp, 'a')"}
 
 // describe renders a step for test logs, in SQL.
 func (st step) describe() string {

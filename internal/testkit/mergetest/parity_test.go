@@ -43,10 +43,11 @@ func TestDeleteParity(t *testing.T) {
 	runSeeds(t, []uint64{1, 2, 3}, []string{opDelete}, 4)
 }
 
-// TestUpdateParity: random UPDATE SET expressions and WHERE predicates,
-// DELETE between them.
+// TestUpdateParity: random UPDATE assignments (casts, NULLs, partition
+// moves) and predicates, DELETE between them, on partitioned and
+// unpartitioned tables.
 func TestUpdateParity(t *testing.T) {
-	runSeeds(t, []uint64{1, 2, 3}, []string{opUpdate, opUpdate, opDelete}, 4)
+	runSeeds(t, []uint64{1, 2, 3, 4, 5, 6}, []string{opUpdate, opUpdate, opDelete}, 4)
 }
 
 // TestMergeParity: random MERGE clause sets, DELETE between them.
