@@ -59,21 +59,23 @@ func class(size int) (idx, capacity int) {
 
 // Allocate returns size zeroed bytes aligned to 64 bytes.
 func (p *bufferPool) Allocate(size int) []byte {
-	b := p.get(size)
-	clear(b)
+	b, reused := p.get(size)
+	if reused {
+		clear(b)
+	}
 	return b
 }
 
-// get returns size bytes, not zeroed when they come from the pool.
-func (p *bufferPool) get(size int) []byte {
+// get returns size bytes, zeroed unless reused from the pool.
+func (p *bufferPool) get(size int) (b []byte, reused bool) {
 	c, capacity := class(size)
 	if c < 0 {
-		return memory.DefaultAllocator.Allocate(size)
+		return memory.DefaultAllocator.Allocate(size), false
 	}
 	if v, ok := p.classes[c].Get().(*[]byte); ok {
-		return (*v)[:size]
+		return (*v)[:size], true
 	}
-	return alignedMake(capacity)[:size]
+	return alignedMake(capacity)[:size], false
 }
 
 // alignedMake makes n bytes starting at a 64-byte boundary, with capacity
@@ -93,9 +95,11 @@ func (p *bufferPool) Reallocate(size int, b []byte) []byte {
 		}
 		return b[:size]
 	}
-	nb := p.get(size)
+	nb, reused := p.get(size)
 	n := copy(nb, b)
-	clear(nb[n:])
+	if reused {
+		clear(nb[n:])
+	}
 	p.Free(b)
 	return nb
 }
