@@ -134,16 +134,39 @@ func BenchmarkScanWide(b *testing.B) {
 // countRows runs s and counts the rows of its batches.
 func countRows(tb testing.TB, s *Scan) int {
 	tb.Helper()
+	n, _ := scanTotals(tb, s)
+	return n
+}
+
+// scanTotals runs s and returns the rows of its batches and the bytes of
+// their buffers.
+func scanTotals(tb testing.TB, s *Scan) (rows int, bytes int64) {
+	tb.Helper()
 	_, seq, err := s.Records(context.Background())
 	if err != nil {
 		tb.Fatal(err)
 	}
-	n := 0
 	for rec, err := range seq {
 		if err != nil {
 			tb.Fatal(err)
 		}
-		n += int(rec.NumRows())
+		rows += int(rec.NumRows())
+		for _, c := range rec.Columns() {
+			bytes += dataBytes(c.Data())
+		}
+	}
+	return rows, bytes
+}
+
+func dataBytes(d arrow.ArrayData) int64 {
+	var n int64
+	for _, b := range d.Buffers() {
+		if b != nil {
+			n += int64(b.Len())
+		}
+	}
+	for _, c := range d.Children() {
+		n += dataBytes(c)
 	}
 	return n
 }
