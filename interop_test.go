@@ -3,6 +3,7 @@ package deltalite_test
 import (
 	"context"
 	"encoding/json"
+	"maps"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -115,6 +116,7 @@ func writtenTables(t *testing.T) map[string]string {
 	if tb.Version() != 4 {
 		t.Fatalf("checkpointed table at version %d", tb.Version())
 	}
+	maps.Copy(out, dmlWrittenTables(t, dir))
 	return out
 }
 
