@@ -12,8 +12,9 @@
 // holds takes the row, rows no clause takes are kept (target) or dropped
 // (source), conditions use three-valued logic (a NULL condition is not
 // true) and NULL never equals NULL in the ON predicate. A target row that
-// more than one source row matches is an error when a MATCHED clause would
-// act on it.
+// more than one source row matches is an error, as in Spark with Delta 4
+// (checked against it: whatever the clause conditions say), unless the
+// merge only inserts or its only MATCHED clause is an unconditional DELETE.
 //
 // Resolution (resolve) binds every clause against the target schema (under
 // the target alias) and the source schema (under the source alias): UPDATE

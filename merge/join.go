@@ -37,10 +37,11 @@ type joiner struct {
 	next     []int32     // per source row: the next row with its key, or -1
 	matched  []atomic.Uint64
 	values   []*keyValues // per key: the source values that can match, for pruning
-	// unambiguous: the only MATCHED clause is an unconditional DELETE, so
-	// a target row may match several source rows (Spark's exception).
-	unambiguous bool
-	hasMatched  bool
+	// severalOK: a target row may match several source rows, which Spark
+	// allows only in a merge that just inserts, or whose only MATCHED
+	// clause is an unconditional DELETE.
+	severalOK  bool
+	hasMatched bool
 }
 
 // newJoiner hashes src (rows of the plan's source schema). The joiner
@@ -63,7 +64,8 @@ func newJoiner(ctx context.Context, p *plan, src arrow.RecordBatch) (*joiner, er
 		}
 	}
 	j.hasMatched = len(matchedClauses) > 0
-	j.unambiguous = len(matchedClauses) == 1 && matchedClauses[0].Action == Delete && matchedClauses[0].cond == nil
+	j.severalOK = !p.rewritesRows() ||
+		len(matchedClauses) == 1 && matchedClauses[0].Action == Delete && matchedClauses[0].cond == nil
 	if len(p.keys) == 0 {
 		return j, nil
 	}
@@ -189,9 +191,8 @@ func (r *batchResult) release() {
 
 // rowFate is what happens to one target row.
 type rowFate struct {
-	matched bool  // some source row satisfies the ON predicate with it
-	acting  int32 // source rows matched where some MATCHED clause would act
-	src     int32 // the (last) such source row
+	matches int32 // source rows that satisfy the ON predicate with it
+	src     int32 // the (last) one a MATCHED clause takes it with
 	clause  int16 // index in plan.clauses of the clause that takes it, or -1
 }
 
@@ -270,10 +271,10 @@ func (j *joiner) decide(ctx context.Context, tb arrow.RecordBatch) ([]rowFate, e
 	if err := flush(); err != nil {
 		return nil, err
 	}
-	if !j.unambiguous {
+	if !j.severalOK {
 		for i, f := range fates {
-			if f.acting > 1 {
-				return nil, j.ambiguous(tb, i, int(f.acting))
+			if f.matches > 1 {
+				return nil, j.ambiguous(tb, i, int(f.matches))
 			}
 		}
 	}
@@ -438,8 +439,8 @@ func (j *joiner) replacement(ctx context.Context, tb arrow.RecordBatch, updates 
 }
 
 // pairs checks candidate pairs against the rest of the ON predicate, marks
-// the matched source rows, and records per target row the MATCHED clause
-// each matching source row would take.
+// the matched source rows, and records per target row its matches and the
+// MATCHED clause a matching source row takes it with.
 func (j *joiner) pairs(ctx context.Context, tb arrow.RecordBatch, ti, si []int32, fates []rowFate) error {
 	if j.p.pairCheck != nil {
 		in, err := j.takeInputs(ctx, Matched, tb, ti, si)
@@ -461,7 +462,7 @@ func (j *joiner) pairs(ctx context.Context, tb arrow.RecordBatch, ti, si []int32
 		ti, si = ti[:k], si[:k]
 	}
 	for x := range ti {
-		fates[ti[x]].matched = true
+		fates[ti[x]].matches++
 		j.matched[si[x]/64].Or(1 << (si[x] % 64))
 	}
 	if len(ti) == 0 || !j.hasMatched {
@@ -505,7 +506,6 @@ func (j *joiner) pairs(ctx context.Context, tb arrow.RecordBatch, ti, si []int32
 	for x, ci := range take {
 		if ci >= 0 {
 			f := &fates[ti[x]]
-			f.acting++
 			f.src, f.clause = si[x], ci
 		}
 	}
@@ -517,7 +517,7 @@ func (j *joiner) pairs(ctx context.Context, tb arrow.RecordBatch, ti, si []int32
 func (j *joiner) bySource(ctx context.Context, tb arrow.RecordBatch, fates []rowFate) error {
 	var rows []int32
 	for i := range fates {
-		if !fates[i].matched {
+		if fates[i].matches == 0 {
 			rows = append(rows, int32(i))
 		}
 	}
@@ -670,8 +670,10 @@ func (j *joiner) takeInputs(ctx context.Context, w When, rec arrow.RecordBatch, 
 }
 
 // ambiguous is Spark's error for a target row that several source rows
-// match where a MATCHED clause would act, naming the row by the target
-// columns the ON predicate reads.
+// match, naming the row by the target columns the ON predicate reads.
+// Spark (Delta 4) refuses it whatever the clause conditions say, unless
+// the merge only inserts or its only MATCHED clause is an unconditional
+// DELETE.
 func (j *joiner) ambiguous(tb arrow.RecordBatch, row, n int) error {
 	var parts []string
 	for _, ref := range j.p.on.Columns() {
@@ -682,8 +684,9 @@ func (j *joiner) ambiguous(tb arrow.RecordBatch, row, n int) error {
 			parts = append(parts, fmt.Sprintf("%s = %s", ref, tb.Column(k).ValueStr(row)))
 		}
 	}
-	return errs.New(errs.InvalidArgument, "", "cannot MERGE: %d source rows match the target row with %s and a WHEN MATCHED clause would change it, "+
-		"which is ambiguous (SQL's MERGE refuses it): keep one source row per target row, for example by removing duplicate keys from the source",
+	return errs.New(errs.InvalidArgument, "", "cannot MERGE: %d source rows match the target row with %s, so which one updates or deletes it "+
+		"is ambiguous and SQL's MERGE refuses it (only a merge that just inserts, or whose only WHEN MATCHED clause is an unconditional DELETE, "+
+		"may match a row twice): keep one source row per target row, for example by removing duplicate keys from the source",
 		n, strings.Join(parts, ", "))
 }
 

@@ -93,28 +93,36 @@ func TestNullConditionIsNotTrue(t *testing.T) {
 	}
 }
 
+// Several source rows matching one target row are an error, as Spark
+// (Delta 4) has it whatever the clause conditions say, except in a merge
+// that only inserts or whose only MATCHED clause is an unconditional
+// DELETE.
 func TestMultipleMatches(t *testing.T) {
 	dups := `[{"id":2,"v":"B","n":21},{"id":2,"v":"BB","n":22},{"id":9,"v":"I","n":90},{"id":9,"v":"J","n":91}]`
+	const refused = "2 source rows match the target row with t.id = 2"
 	for _, tc := range []struct {
 		name    string
 		opt     Options
 		want    []string
 		wantErr string
 	}{
-		{"update acts", Options{Predicate: "t.id = s.id", MergeType: TypeUpsert}, nil,
-			"2 source rows match the target row with t.id = 2 and a WHEN MATCHED clause would change it"},
+		{"update acts", Options{Predicate: "t.id = s.id", MergeType: TypeUpsert}, nil, refused},
 		{"only inserts", Options{Predicate: "t.id = s.id", MergeType: TypeDeduplicateInsert},
 			sorted("1|a|10", "2|b|20", "3|c|30", "4|d|40", "NULL|x|50", "9|I|90", "9|J|91"), ""},
 		{"condition false for both", Options{Predicate: "t.id = s.id", Clauses: []Clause{
-			{When: Matched, Action: Update, Predicate: "s.n > 100", Set: map[string]string{"v": "s.v"}}}},
-			sorted("1|a|10", "2|b|20", "3|c|30", "4|d|40", "NULL|x|50"), ""},
+			{When: Matched, Action: Update, Predicate: "s.n > 100", Set: map[string]string{"v": "s.v"}}}}, nil, refused},
 		{"condition true for one", Options{Predicate: "t.id = s.id", Clauses: []Clause{
-			{When: Matched, Action: Update, Predicate: "s.n = 22", Set: map[string]string{"v": "s.v"}}}},
-			sorted("1|a|10", "2|BB|20", "3|c|30", "4|d|40", "NULL|x|50"), ""},
+			{When: Matched, Action: Update, Predicate: "s.n = 22", Set: map[string]string{"v": "s.v"}}}}, nil, refused},
+		{"by source only", Options{Predicate: "t.id = s.id", Clauses: []Clause{
+			{When: NotMatchedBySource, Action: Update, Set: map[string]string{"v": "'old'"}}}}, nil, refused},
 		{"unconditional delete", Options{Predicate: "t.id = s.id", Clauses: []Clause{{When: Matched, Action: Delete}}},
 			sorted("1|a|10", "3|c|30", "4|d|40", "NULL|x|50"), ""},
+		{"unconditional delete, insert and by source", Options{Predicate: "t.id = s.id", Clauses: []Clause{
+			{When: Matched, Action: Delete}, {When: NotMatched, Action: InsertAll},
+			{When: NotMatchedBySource, Action: Update, Set: map[string]string{"v": "'old'"}}}},
+			sorted("1|old|10", "3|old|30", "4|old|40", "NULL|old|50", "9|I|90", "9|J|91"), ""},
 		{"conditional delete", Options{Predicate: "t.id = s.id", Clauses: []Clause{{When: Matched, Action: Delete, Predicate: "s.n > 0"}}},
-			nil, "2 source rows match the target row with t.id = 2"},
+			nil, refused},
 	} {
 		got, _, _, err := merged(t, tc.opt, tSchema, sSchema, tRows, dups, 100)
 		switch {
