@@ -15,13 +15,17 @@ type kind int
 
 const (
 	kInt64 kind = iota
-	kInt32      // only in sources: an integer the engines widen to the table's int64
+	kInt32
 	kString
 	kFloat64
 	kDecimal // decimal(10,2), values as unscaled int64
 	kDate    // days since the epoch, as int64
 	kTS      // microseconds since the epoch, UTC
 	kBool
+	// Source-only kinds the engines widen to the table's: int32 to bigint,
+	// decimal(8,2) to decimal(10,2), float to double.
+	kDecimal8
+	kFloat32
 )
 
 type column struct {
@@ -76,11 +80,13 @@ type step struct {
 type scenario struct {
 	seed        uint64
 	partitioned bool
-	castN       bool // sources carry n as int32
-	cols        []column
-	initRows    [][]any
-	appends     int
-	steps       []step
+	// casts are the source kinds of columns sources carry narrower than
+	// the table.
+	casts    map[string]kind
+	cols     []column
+	initRows [][]any
+	appends  int
+	steps    []step
 }
 
 // gen draws a scenario from a seed.
@@ -110,6 +116,10 @@ func (g *gen) value(c column) any {
 	switch c.kind {
 	case kInt64, kInt32:
 		return int64(g.r.IntN(151) - 50)
+	case kFloat32:
+		return float64(g.r.IntN(201)-40) / 4
+	case kDecimal8:
+		return int64(g.r.IntN(200001) - 100000)
 	case kString:
 		if c.name == "note" {
 			return fmt.Sprintf("note-%d", g.r.IntN(100))
@@ -163,7 +173,12 @@ func newScenario(seed uint64, ops []string, nSteps int) *scenario {
 	sc := &scenario{seed: seed}
 	g := &gen{r: newRand(seed), sc: sc}
 	sc.partitioned = g.chance(0.5)
-	sc.castN = g.chance(0.3)
+	sc.casts = map[string]kind{}
+	for _, c := range []column{{"n", kInt32}, {"amt", kDecimal8}, {"x", kFloat32}} {
+		if g.chance(0.3) {
+			sc.casts[c.name] = c.kind
+		}
+	}
 	sc.cols = slices.Clone(tableCols)
 	g.cols = slices.Clone(tableCols)
 	n := 30 + g.r.IntN(40)
@@ -354,16 +369,29 @@ func (g *gen) mergeStep(evolve bool) step {
 		}
 	}
 	if evolve {
+		// delta-rs fills the new column from the source in explicit
+		// INSERTs, and in matched rows no clause acts on, where Spark
+		// leaves it NULL (TestEvolvedColumnStaysNull): an evolving step
+		// only deletes matched rows or updates them with SET *, and
+		// inserts with INSERT *.
 		st.schemaMode = merge.SchemaModeMerge
-		st.clauses = append(st.clauses, merge.Clause{When: merge.NotMatched, Action: merge.InsertAll})
+		st.clauses = slices.DeleteFunc(st.clauses, func(c merge.Clause) bool {
+			return c.When == merge.Matched && c.Action != merge.Delete || c.When == merge.NotMatched && c.Action == merge.Insert
+		})
+		st.clauses = append(st.clauses, merge.Clause{When: merge.Matched, Action: merge.UpdateAll},
+			merge.Clause{When: merge.NotMatched, Action: merge.InsertAll})
 		g.cols = append(g.cols, noteCol)
 	}
 	if len(st.clauses) == 0 {
 		st.clauses = append(st.clauses, g.clause(merge.NotMatched, merge.InsertAll))
 	}
-	// Clauses run in the order of their kinds, as the spec's operations
-	// object orders them; shuffling within a kind keeps it random.
-	g.r.Shuffle(len(st.clauses), func(i, j int) { st.clauses[i], st.clauses[j] = st.clauses[j], st.clauses[i] })
+	// Clauses of a kind are tried in order; shuffling them (but not the
+	// last two clauses of an evolving step) keeps that order random.
+	if n := len(st.clauses); !evolve {
+		g.r.Shuffle(n, func(i, j int) { st.clauses[i], st.clauses[j] = st.clauses[j], st.clauses[i] })
+	} else if n > 2 {
+		g.r.Shuffle(n-2, func(i, j int) { st.clauses[i], st.clauses[j] = st.clauses[j], st.clauses[i] })
+	}
 	slices.SortStableFunc(st.clauses, func(a, b merge.Clause) int { return int(a.When) - int(b.When) })
 
 	st.srcCols = g.sourceCols()
@@ -371,8 +399,8 @@ func (g *gen) mergeStep(evolve bool) step {
 	// Duplicate source keys are legal when no MATCHED clause exists, or
 	// when every MATCHED clause is guarded by s.n IS NOT NULL and only one
 	// copy of a key has a non-null n.
-	dups := !matched && g.chance(0.5)
-	guarded := matched && g.chance(0.3)
+	dups := !matched && !evolve && g.chance(0.5)
+	guarded := matched && !evolve && g.chance(0.3)
 	if guarded {
 		for i, c := range st.clauses {
 			if c.When != merge.Matched {
@@ -434,13 +462,14 @@ func (g *gen) multiMatchStep() step {
 	return st
 }
 
-// sourceCols are the columns of a MERGE source: the table's, n as int32
-// when the scenario casts.
+// sourceCols are the columns of a MERGE source: the table's, some
+// narrower as the scenario's casts say.
 func (g *gen) sourceCols() []column {
 	cols := slices.Clone(g.cols)
-	if g.sc.castN {
-		i := slices.IndexFunc(cols, func(c column) bool { return c.name == "n" })
-		cols[i].kind = kInt32
+	for i, c := range cols {
+		if k, ok := g.sc.casts[c.name]; ok {
+			cols[i].kind = k
+		}
 	}
 	return cols
 }

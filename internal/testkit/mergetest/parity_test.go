@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/deltalite-go/deltalite/merge"
 )
 
 // moreSeeds adds random scenarios beyond the fixed seeds:
@@ -57,43 +59,64 @@ func TestMergeParity(t *testing.T) {
 
 // The MERGE parity scenarios: three MERGE steps in four, DELETE between.
 var (
-	mergeSeeds = []uint64{1, 2, 3, 4, 5, 6, 7, 8, 14}
+	mergeSeeds = []uint64{1, 2, 3, 4, 5, 53, 194}
 	mergeOps   = []string{opMerge, opMerge, opMerge, opDelete}
 	mergeSteps = 4
 )
 
 // TestSeedsCover: the fixed seeds of TestMergeParity use every clause kind,
 // with and without a condition, at least twice, and every ON predicate,
-// schema evolution, legal duplicate source keys and both table layouts.
+// schema evolution, legal duplicate source keys, both table layouts and
+// every multiple-match variant.
 func TestSeedsCover(t *testing.T) {
 	seen := map[string]int{}
 	for _, seed := range mergeSeeds {
-		sc := newScenario(seed, mergeOps, mergeSteps)
-		seen[fmt.Sprintf("partitioned=%t", sc.partitioned)]++
-		for _, st := range sc.steps {
-			if st.op != opMerge {
-				continue
-			}
-			seen["on "+st.predicate]++
-			if st.schemaMode != "" {
-				seen["schema evolution"]++
-			}
-			if st.multiMatch != "" {
-				seen["every key twice, "+st.multiMatch+" "+st.clauses[0].String()]++
-				continue
-			}
-			if dupKeys(st) {
-				seen["duplicate source keys"]++
-			}
-			for _, c := range st.clauses {
-				cond := "with"
-				if c.Predicate == "" {
-					cond = "without"
-				}
-				seen[fmt.Sprintf("%s %s %s a condition", c.When, c.Action, cond)]++
-			}
+		for f, n := range features(newScenario(seed, mergeOps, mergeSteps)) {
+			seen[f] += n
 		}
 	}
+	for _, w := range wantFeatures() {
+		if seen[w] < 1 || seen[w] < 2 && !strings.HasPrefix(w, "every key twice") {
+			t.Errorf("the fixed seeds cover %q %d times, want at least 2", w, seen[w])
+		}
+	}
+}
+
+// features counts what a scenario's MERGE steps exercise.
+func features(sc *scenario) map[string]int {
+	seen := map[string]int{fmt.Sprintf("partitioned=%t", sc.partitioned): 1}
+	for _, st := range sc.steps {
+		if st.op != opMerge {
+			continue
+		}
+		if st.multiMatch != "" {
+			seen["every key twice, "+st.multiMatch+" "+st.clauses[0].String()]++
+			continue
+		}
+		seen["on "+st.predicate]++
+		if st.schemaMode != "" {
+			seen["schema evolution"]++
+		}
+		if dupKeys(st) {
+			seen["duplicate source keys"]++
+		}
+		for _, c := range st.clauses {
+			seen[clauseFeature(c.When, c.Action, c.Predicate != "")]++
+		}
+	}
+	return seen
+}
+
+func clauseFeature(w merge.When, a merge.Action, cond bool) string {
+	with := "without"
+	if cond {
+		with = "with"
+	}
+	return fmt.Sprintf("%s %s %s a condition", w, a, with)
+}
+
+// wantFeatures are the features the fixed seeds must cover.
+func wantFeatures() []string {
 	want := []string{"partitioned=true", "partitioned=false", "schema evolution", "duplicate source keys",
 		"every key twice, refuse WHEN MATCHED THEN UPDATE SET *", "every key twice, refuse WHEN MATCHED THEN UPDATE SET n = s.n",
 		"every key twice, refuse WHEN MATCHED AND s.id >= 0 THEN DELETE", "every key twice, allow WHEN MATCHED THEN DELETE"}
@@ -101,15 +124,9 @@ func TestSeedsCover(t *testing.T) {
 		want = append(want, "on "+p)
 	}
 	for _, k := range clauseKinds {
-		for _, cond := range []string{"with", "without"} {
-			want = append(want, fmt.Sprintf("%s %s %s a condition", k.when, k.action, cond))
-		}
+		want = append(want, clauseFeature(k.when, k.action, true), clauseFeature(k.when, k.action, false))
 	}
-	for _, w := range want {
-		if seen[w] < 1 || seen[w] < 2 && !strings.HasPrefix(w, "every key twice") {
-			t.Errorf("the fixed seeds cover %q %d times, want at least 2", w, seen[w])
-		}
-	}
+	return want
 }
 
 // dupKeys reports a source with a non-null key twice.

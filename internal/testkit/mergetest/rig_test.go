@@ -42,6 +42,10 @@ func arrowType(k kind) arrow.DataType {
 		return arrow.PrimitiveTypes.Float64
 	case kDecimal:
 		return &arrow.Decimal128Type{Precision: 10, Scale: 2}
+	case kDecimal8:
+		return &arrow.Decimal128Type{Precision: 8, Scale: 2}
+	case kFloat32:
+		return arrow.PrimitiveTypes.Float32
 	case kDate:
 		return arrow.FixedWidthTypes.Date32
 	case kTS:
@@ -76,6 +80,8 @@ func record(cols []column, rows [][]any) arrow.RecordBatch {
 				fb.Append(v.(string))
 			case *array.Float64Builder:
 				fb.Append(v.(float64))
+			case *array.Float32Builder:
+				fb.Append(float32(v.(float64)))
 			case *array.Decimal128Builder:
 				fb.Append(decimal128.FromI64(v.(int64)))
 			case *array.Date32Builder:
@@ -229,15 +235,10 @@ func ours(ctx context.Context, uri string, sc *scenario, st step) (counts, bool,
 	switch st.op {
 	case opMerge:
 		rec := record(st.srcCols, st.srcRows)
-		rr, err := array.NewRecordReader(rec.Schema(), []arrow.RecordBatch{rec})
-		rec.Release()
-		if err != nil {
-			return nil, false, err
-		}
-		defer rr.Release()
-		opts := merge.Options{Predicate: st.predicate, MergeType: merge.TypeCustom, Clauses: st.clauses,
+		defer rec.Release()
+		opts := deltalite.MergeOptions{Predicate: st.predicate, MergeType: merge.TypeCustom, Clauses: st.clauses,
 			SchemaMode: st.schemaMode, TargetFileSize: 4 << 10, ReadBatchSize: 5 + int(sc.seed%20)}
-		s, _, err := merge.Run(ctx, tb.Snapshot(), rr, opts)
+		s, err := tb.MergeBatch(ctx, rec, opts)
 		c := counts{"num_source_rows": s.SourceRows, "num_target_rows_inserted": s.TargetRowsInserted,
 			"num_target_rows_updated": s.TargetRowsUpdated, "num_target_rows_deleted": s.TargetRowsDeleted}
 		return c, s.TargetRowsInserted+s.TargetRowsUpdated+s.TargetRowsDeleted > 0, err
@@ -304,8 +305,8 @@ func runScenario(t *testing.T, sc *scenario) {
 			checkCounts(t, st.label, got, ref.Metrics)
 		}
 	}
-	t.Logf("seed %d: %d steps, partitioned=%t, source n as int32=%t; delta-rs %v, engine %v",
-		sc.seed, len(sc.steps), sc.partitioned, sc.castN, refTime.Round(time.Millisecond), time.Since(started).Round(time.Millisecond))
+	t.Logf("seed %d: %d steps, partitioned=%t, source casts %v; delta-rs %v, engine %v",
+		sc.seed, len(sc.steps), sc.partitioned, sc.casts, refTime.Round(time.Millisecond), time.Since(started).Round(time.Millisecond))
 }
 
 // checkCounts compares the engine's counts with delta-rs's metrics; a
