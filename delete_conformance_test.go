@@ -2,8 +2,10 @@ package deltalite_test
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/deltalite-go/deltalite"
@@ -116,4 +118,33 @@ func dmlWrittenTables(t *testing.T, dir string) map[string]string {
 	out := dmlCorpusTables(t, filepath.Join(dir, "corpus"))
 	out["dml_alltypes"] = p
 	return out
+}
+
+// TestDMLRefusesSparkFeatureTables: Spark's tables with a CHECK
+// constraint, a generated column and change data feed are refused by
+// DELETE and UPDATE, naming the feature, and left unchanged.
+func TestDMLRefusesSparkFeatureTables(t *testing.T) {
+	root := corpus.Path(t, "dat")
+	for table, feature := range map[string]string{
+		"check_constraints": "checkConstraints", "generated_columns": "generatedColumns", "cdf": "changeDataFeed",
+	} {
+		dst := filepath.Join(t.TempDir(), table)
+		if err := os.CopyFS(dst, os.DirFS(filepath.Join(root, table, "delta"))); err != nil {
+			t.Fatal(err)
+		}
+		tb := openT(t, dst)
+		v, before := tb.Version(), readRows(t, dst)
+		col := tb.DeltaSchema().Fields[0].Name
+		_, derr := tb.Delete(context.Background(), deltalite.DeleteOptions{})
+		_, uerr := tb.Update(context.Background(), deltalite.UpdateOptions{Set: map[string]string{col: col}})
+		for op, err := range map[string]error{"DELETE": derr, "UPDATE": uerr} {
+			if !errors.Is(err, deltalite.ErrUnsupportedTable) || !strings.Contains(err.Error(), feature) {
+				t.Errorf("%s on %s: %v, want ErrUnsupportedTable naming %s", op, table, err, feature)
+			}
+		}
+		if openT(t, dst).Version() != v {
+			t.Errorf("%s: a refused operation committed", table)
+		}
+		arrowrows.Diff(t, readRows(t, dst), before)
+	}
 }

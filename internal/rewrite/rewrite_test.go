@@ -262,3 +262,36 @@ func TestFailureDeletesWrittenFiles(t *testing.T) {
 		t.Errorf("data files: %d before, %d after a panic", before, after)
 	}
 }
+
+// Replan plans again after a conflict another writer resolves, and not
+// after one that planning again cannot resolve.
+func TestReplan(t *testing.T) {
+	_, snap := newTable(t, threeFiles...)
+	calls := 0
+	got, err := rewrite.Replan(context.Background(), snap, 3, func(ctx context.Context, s *snapshot.Snapshot) (int, error) {
+		calls++
+		if calls < 3 {
+			return 0, &txn.ConflictError{Rule: txn.RuleConcurrentDeleteRead}
+		}
+		return 7, nil
+	})
+	if err != nil || got != 7 || calls != 3 {
+		t.Errorf("replannable: %d %v after %d calls", got, err, calls)
+	}
+	calls = 0
+	_, err = rewrite.Replan(context.Background(), snap, 3, func(ctx context.Context, s *snapshot.Snapshot) (int, error) {
+		calls++
+		return 0, &txn.ConflictError{Rule: txn.RuleMetadataChanged}
+	})
+	if err == nil || calls != 1 {
+		t.Errorf("not replannable: %v after %d calls", err, calls)
+	}
+	calls = 0
+	_, err = rewrite.Replan(context.Background(), snap, -1, func(ctx context.Context, s *snapshot.Snapshot) (int, error) {
+		calls++
+		return 0, &txn.ConflictError{Rule: txn.RuleConcurrentAppend}
+	})
+	if err == nil || calls != 1 {
+		t.Errorf("no retries: %v after %d calls", err, calls)
+	}
+}
