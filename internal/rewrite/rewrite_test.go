@@ -3,9 +3,12 @@ package rewrite_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io/fs"
 	"path/filepath"
+	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -229,24 +232,47 @@ func TestReplaceMovesPartitionAndAppend(t *testing.T) {
 	}
 }
 
-// A failing function leaves no data file behind.
+// A failing function leaves no data file behind, also when the writer
+// had stored files before the failure.
 func TestFailureDeletesWrittenFiles(t *testing.T) {
-	dir, snap := newTable(t, threeFiles...)
+	var big strings.Builder
+	big.WriteString("[")
+	for i := range 40000 {
+		if i > 0 {
+			big.WriteString(",")
+		}
+		fmt.Fprintf(&big, `{"id":%d,"x":%d,"p":"a"}`, i, i*7)
+	}
+	big.WriteString("]")
+	dir, snap := newTable(t, big.String(), threeFiles[2])
 	before := parquetFiles(t, dir)
 	boom := errs.New(errs.InvalidArgument, "", "boom")
-	calls := 0
+	var seen atomic.Int64
 	fn := func(ctx context.Context, b rewrite.Batch) (rewrite.Output, error) {
-		calls++
-		if b.File.Path == snap.Files()[2].Path {
+		if b.File.PartitionValues["p"] == "b" {
 			return rewrite.Output{}, boom
 		}
+		seen.Add(b.Rec.NumRows())
 		return rewrite.Output{}, nil
 	}
-	// One file at a time, so that the first files are written before the
-	// failure; a tiny target size closes files early.
-	_, err := rewrite.Run(context.Background(), snap, snap.Files(), fn, rewrite.Options{MaxParallelFiles: 1, TargetFileSize: 1})
+	// One file at a time, the big one first: with a small buffer and a
+	// small target size its rows are stored as files before the failure.
+	files := snap.Files()
+	slices.SortFunc(files, func(a, b *protocol.Add) int { return strings.Compare(a.PartitionValues["p"], b.PartitionValues["p"]) })
+	var stored int
+	opt := rewrite.Options{MaxParallelFiles: 1, TargetFileSize: 32 << 10, MaxBufferedBytes: 1, ReadBatchSize: 1000,
+		Append: func(context.Context, func(arrow.RecordBatch) error) error { return nil }}
+	_, err := rewrite.Run(context.Background(), snap, files, func(ctx context.Context, b rewrite.Batch) (rewrite.Output, error) {
+		if b.File.PartitionValues["p"] == "b" && stored == 0 {
+			stored = parquetFiles(t, dir) - before
+		}
+		return fn(ctx, b)
+	}, opt)
 	if !errors.Is(err, boom) {
 		t.Fatalf("got %v, want the function's error", err)
+	}
+	if seen.Load() != 40000 || stored == 0 {
+		t.Fatalf("the failure came after %d rows and %d stored files: the test needs both", seen.Load(), stored)
 	}
 	if after := parquetFiles(t, dir); after != before {
 		t.Errorf("data files: %d before, %d after a failed rewrite", before, after)
