@@ -59,7 +59,7 @@ func TestMergeParity(t *testing.T) {
 
 // The MERGE parity scenarios: three MERGE steps in four, DELETE between.
 var (
-	mergeSeeds = []uint64{1, 2, 3, 4, 5, 53, 194}
+	mergeSeeds = []uint64{1, 2, 3, 4, 5, 25, 53, 194}
 	mergeOps   = []string{opMerge, opMerge, opMerge, opDelete}
 	mergeSteps = 4
 )
