@@ -67,10 +67,8 @@ type step struct {
 	schemaMode string
 	srcCols    []column
 	srcRows    [][]any
-	// multiMatch marks a MERGE whose source holds every key twice:
-	// mustRefuse when a MATCHED clause would act on a target row twice
-	// (Spark's and delta-rs's error), "" for one unconditional DELETE,
-	// which Spark allows.
+	// multiMatch marks a MERGE whose source holds every key twice, with
+	// what the engine must do: bothRefuse, sparkRefuses or allowed.
 	multiMatch string
 	// UPDATE: column → expression. DELETE and UPDATE use predicate as WHERE.
 	updates map[string]string
@@ -395,31 +393,10 @@ func (g *gen) mergeStep(evolve bool) step {
 	slices.SortStableFunc(st.clauses, func(a, b merge.Clause) int { return int(a.When) - int(b.When) })
 
 	st.srcCols = g.sourceCols()
-	matched := slices.ContainsFunc(st.clauses, func(c merge.Clause) bool { return c.When == merge.Matched })
-	bySource := slices.ContainsFunc(st.clauses, func(c merge.Clause) bool { return c.When == merge.NotMatchedBySource })
 	// Duplicate source keys are legal only in a merge that just inserts:
-	// Spark with Delta 4 refuses a target row that several source rows
-	// match whatever the clause conditions say (merge.TestSparkAgrees),
-	// and delta-rs duplicates such a row under NOT MATCHED BY SOURCE. The
-	// draws of the variants that made illegal duplicates (guarded MATCHED
-	// clauses, NOT MATCHED BY SOURCE) stay, the copy taking a key of its
-	// own, so that every seed keeps its scenario less those duplicates.
-	dups := !matched && !evolve && g.chance(0.5)
-	guarded := matched && !evolve && g.chance(0.3)
-	legal := dups && !bySource
-	if guarded {
-		for i, c := range st.clauses {
-			if c.When != merge.Matched {
-				continue
-			}
-			if c.Predicate == "" {
-				st.clauses[i].Predicate = "s.n IS NOT NULL"
-			} else {
-				st.clauses[i].Predicate = "(" + c.Predicate + ") AND s.n IS NOT NULL"
-			}
-		}
-	}
-	nIdx := slices.IndexFunc(st.srcCols, func(c column) bool { return c.name == "n" })
+	// Spark refuses a target row matched twice whatever the clauses'
+	// conditions say (the final step of a scenario tests that).
+	dups := !evolve && !slices.ContainsFunc(st.clauses, func(c merge.Clause) bool { return c.When != merge.NotMatched }) && g.chance(0.5)
 	seen := map[int64]bool{}
 	for range 4 + g.r.IntN(16) {
 		id := g.key()
@@ -430,29 +407,41 @@ func (g *gen) mergeStep(evolve bool) step {
 			seen[k] = true
 		}
 		st.srcRows = append(st.srcRows, g.row(st.srcCols, id))
-		if (dups || guarded) && id != nil && g.chance(0.3) {
-			r := g.row(st.srcCols, id)
-			if guarded {
-				r[nIdx] = nil
-			}
-			if !legal {
-				// A key of its own instead: no draw changes.
-				r[slices.IndexFunc(st.srcCols, func(c column) bool { return c.name == "id" })] = int64(-1000 - len(st.srcRows))
-			}
-			st.srcRows = append(st.srcRows, r)
+		if dups && id != nil && g.chance(0.3) {
+			st.srcRows = append(st.srcRows, g.row(st.srcCols, id))
 		}
 	}
 	g.r.Shuffle(len(st.srcRows), func(i, j int) { st.srcRows[i], st.srcRows[j] = st.srcRows[j], st.srcRows[i] })
 	return st
 }
 
-const mustRefuse = "refuse"
+// What the final step of a scenario, whose source holds every key twice,
+// must do (step.multiMatch).
+const (
+	// bothRefuse: Spark and delta-rs refuse it; so must the engine.
+	bothRefuse = "refuse"
+	// sparkRefuses: Spark refuses it but delta-rs takes it, so delta-rs does
+	// not run the step and the engine must refuse it as Spark does.
+	sparkRefuses = "spark refuses"
+	// allowed: every engine takes it.
+	allowed = "allow"
+)
 
 // multiMatchStep is a MERGE whose source has two rows for every key the
 // table may hold, with one of the clause sets below.
 func (g *gen) multiMatchStep() step {
-	st := step{op: opMerge, predicate: "t.id = s.id", multiMatch: mustRefuse}
-	switch g.r.IntN(4) {
+	st := step{op: opMerge, predicate: "t.id = s.id", multiMatch: bothRefuse}
+	st.srcCols = g.sourceCols()
+	nIdx := slices.IndexFunc(st.srcCols, func(c column) bool { return c.name == "n" })
+	variant := g.r.IntN(7)
+	for id := range g.nextKey + 1 {
+		a, b := g.row(st.srcCols, id), g.row(st.srcCols, id)
+		if variant == 4 { // the MATCHED condition holds for one copy only
+			a[nIdx], b[nIdx] = int64(1), nil
+		}
+		st.srcRows = append(st.srcRows, a, b)
+	}
+	switch variant {
 	case 0:
 		st.clauses = []merge.Clause{{When: merge.Matched, Action: merge.UpdateAll}}
 	case 1:
@@ -460,13 +449,19 @@ func (g *gen) multiMatchStep() step {
 			{When: merge.NotMatched, Action: merge.InsertAll}}
 	case 2:
 		st.clauses = []merge.Clause{{When: merge.Matched, Action: merge.Delete, Predicate: "s.id >= 0"}}
-	default:
+	case 3:
 		st.clauses = []merge.Clause{{When: merge.Matched, Action: merge.Delete}}
-		st.multiMatch = "allow"
-	}
-	st.srcCols = g.sourceCols()
-	for id := range g.nextKey + 1 {
-		st.srcRows = append(st.srcRows, g.row(st.srcCols, id), g.row(st.srcCols, id))
+		st.multiMatch = allowed
+	case 4:
+		st.clauses = []merge.Clause{{When: merge.Matched, Action: merge.Update, Predicate: "s.n IS NOT NULL",
+			Set: map[string]string{"n": "s.n + 100"}}}
+		st.multiMatch = sparkRefuses
+	case 5:
+		st.clauses = []merge.Clause{{When: merge.NotMatchedBySource, Action: merge.Update, Set: map[string]string{"n": "t.n + 1"}}}
+		st.multiMatch = sparkRefuses
+	default:
+		st.clauses = []merge.Clause{{When: merge.NotMatched, Action: merge.InsertAll}}
+		st.multiMatch = allowed
 	}
 	st.label = fmt.Sprintf("final step (every key twice: %s)", st.describe())
 	return st
