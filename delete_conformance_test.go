@@ -120,18 +120,41 @@ func dmlWrittenTables(t *testing.T, dir string) map[string]string {
 	return out
 }
 
-// TestDMLRefusesSparkFeatureTables: Spark's tables with a CHECK
-// constraint, a generated column and change data feed are refused by
-// DELETE and UPDATE, naming the feature, and left unchanged.
+// copyCorpus copies a dat/ table of the conformance corpus.
+func copyCorpus(t *testing.T, table string) string {
+	t.Helper()
+	dst := filepath.Join(t.TempDir(), table)
+	if err := os.CopyFS(dst, os.DirFS(filepath.Join(corpus.Path(t, "dat"), table, "delta"))); err != nil {
+		t.Fatal(err)
+	}
+	return dst
+}
+
+// TestDMLOnSparkCheckConstraint: on Spark's table with CHECK int > 0 (and
+// deletion vectors), a delete works, an update that breaks the constraint
+// is refused naming it, one that holds it commits.
+func TestDMLOnSparkCheckConstraint(t *testing.T) {
+	dst := copyCorpus(t, "check_constraints")
+	tb := openT(t, dst)
+	mustDelete(t, tb, "letter = 'b'", 1)
+	v, before := tb.Version(), readRows(t, dst)
+	_, err := tb.Update(context.Background(), deltalite.UpdateOptions{Set: map[string]string{"int": "int - 100"}})
+	if err == nil || !strings.Contains(err.Error(), "CHECK constraint const1 (int > 0) is violated") {
+		t.Errorf("violating update: %v", err)
+	}
+	if tb.Version() != v {
+		t.Error("a violating update committed")
+	}
+	arrowrows.Diff(t, readRows(t, dst), before)
+	mustUpdate(t, tb, map[string]string{"int": "int - 20"}, "", 4)
+}
+
+// TestDMLRefusesSparkFeatureTables: Spark's tables with a generated column
+// and with change data feed are refused by DELETE and UPDATE, naming the
+// feature, and left unchanged.
 func TestDMLRefusesSparkFeatureTables(t *testing.T) {
-	root := corpus.Path(t, "dat")
-	for table, feature := range map[string]string{
-		"check_constraints": "checkConstraints", "generated_columns": "generatedColumns", "cdf": "changeDataFeed",
-	} {
-		dst := filepath.Join(t.TempDir(), table)
-		if err := os.CopyFS(dst, os.DirFS(filepath.Join(root, table, "delta"))); err != nil {
-			t.Fatal(err)
-		}
+	for table, feature := range map[string]string{"generated_columns": "generatedColumns", "cdf": "changeDataFeed"} {
+		dst := copyCorpus(t, table)
 		tb := openT(t, dst)
 		v, before := tb.Version(), readRows(t, dst)
 		col := tb.DeltaSchema().Fields[0].Name

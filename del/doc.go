@@ -20,8 +20,9 @@
 // or removing such files conflicts, and it plans again on the newer table
 // when that conflict can be resolved (at most CommitMaxRetries times).
 // Tables whose features forbid removing rows are refused by name
-// (txn.CheckRewrite): append-only tables, CHECK constraints, change data
-// feed, generated and identity columns.
+// (txn.CheckRewrite): append-only tables, change data feed, generated and
+// identity columns. CHECK constraints do not stop a delete: the rows it
+// keeps are unchanged and still hold them.
 //
 // # Memory
 //

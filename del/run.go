@@ -31,6 +31,7 @@ func Run(ctx context.Context, snap *snapshot.Snapshot, opt Options) (Stats, *sna
 		}
 	}
 	op := rewrite.Operation(txn.OpDelete, pred)
+	op.ChecksConstraints = true // the rows a delete keeps are unchanged, so they still hold
 	return rewrite.Operate(ctx, snap, op, opt.CommitMaxRetries, func(ctx context.Context, snap *snapshot.Snapshot) (Stats, *snapshot.Snapshot, error) {
 		return attempt(ctx, snap, pred, op, opt, start)
 	})

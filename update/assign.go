@@ -15,7 +15,9 @@ import (
 	"github.com/deltalite-go/deltalite/internal/errs"
 	"github.com/deltalite-go/deltalite/internal/expr"
 	"github.com/deltalite-go/deltalite/internal/rewrite"
+	"github.com/deltalite-go/deltalite/internal/txn"
 	"github.com/deltalite-go/deltalite/schema"
+	"github.com/deltalite-go/deltalite/snapshot"
 )
 
 // assignment is one bound SET col = value.
@@ -74,9 +76,52 @@ func columnList(sc *schema.Struct) string {
 	return strings.Join(names, ", ")
 }
 
+// check is a CHECK constraint of the table, bound.
+type check struct {
+	name, text string
+	pred       *expr.Bound
+}
+
+// bindConstraints binds the table's CHECK constraints; ok is false when
+// one of them is beyond the expression subset, so it cannot be checked.
+func bindConstraints(snap *snapshot.Snapshot) (checks []check, ok bool) {
+	for _, c := range txn.CheckConstraints(snap.Metadata()) {
+		p, err := expr.ParsePredicate(c.Expr, snap.Schema())
+		if err != nil {
+			return nil, false
+		}
+		checks = append(checks, check{name: c.Name, text: c.Expr, pred: p})
+	}
+	return checks, true
+}
+
+// violated returns an error naming the first constraint an updated row
+// (sel marks them; nil: every row) breaks: one that is FALSE for it (NULL
+// passes, as in SQL).
+func violated(ctx context.Context, rec arrow.RecordBatch, sel []bool, checks []check) error {
+	for _, c := range checks {
+		m, err := expr.Mask(ctx, rec, c.pred)
+		if err != nil {
+			return errs.Wrap(errs.InvalidArgument, "", err, "CHECK constraint %s (%s)", c.name, c.text)
+		}
+		bad := -1
+		for i := 0; i < m.Len() && bad < 0; i++ {
+			if (sel == nil || sel[i]) && m.IsValid(i) && !m.Value(i) {
+				bad = i
+			}
+		}
+		m.Release()
+		if bad >= 0 {
+			return errs.New(errs.InvalidArgument, "", "CHECK constraint %s (%s) is violated by an updated row: nothing was updated", c.name, c.text)
+		}
+	}
+	return nil
+}
+
 // assign is the rewrite's batch function: the rows for which pred IS TRUE
-// get the assignments' values, evaluated on those rows only.
-func assign(pred *expr.Bound, sets []assignment) rewrite.Func {
+// get the assignments' values, evaluated on those rows only, and must
+// hold the table's CHECK constraints.
+func assign(pred *expr.Bound, sets []assignment, checks []check) rewrite.Func {
 	return func(ctx context.Context, b rewrite.Batch) (_ rewrite.Output, err error) {
 		rec := b.Rec
 		n := rec.NumRows()
@@ -119,7 +164,12 @@ func assign(pred *expr.Bound, sets []assignment) rewrite.Func {
 			}
 			cols[a.idx] = v
 		}
-		return rewrite.Output{Replace: array.NewRecordBatch(rec.Schema(), cols, n), Changed: matched}, nil
+		out := array.NewRecordBatch(rec.Schema(), cols, n)
+		if err := violated(ctx, out, sel, checks); err != nil {
+			out.Release()
+			return rewrite.Output{}, err
+		}
+		return rewrite.Output{Replace: out, Changed: matched}, nil
 	}
 }
 

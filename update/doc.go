@@ -20,10 +20,14 @@
 // JSON array of the predicate text) and operationMetrics (numUpdatedRows,
 // numCopiedRows, numAddedFiles, numRemovedFiles, ...). It records as read
 // the files the predicate may select, and plans again on the newer table
-// after a resolvable conflict (at most CommitMaxRetries times). Tables whose
-// features forbid changing rows are refused by name (txn.CheckRewrite):
-// append-only tables, CHECK constraints, change data feed, generated and
-// identity columns. An update that matches no row commits nothing.
+// after a resolvable conflict (at most CommitMaxRetries times). The
+// table's CHECK constraints are evaluated on every updated row: one that
+// makes a constraint FALSE (NULL passes) fails the update, naming the
+// constraint, and nothing is committed. Tables whose features forbid
+// changing rows are refused by name (txn.CheckRewrite): append-only
+// tables, CHECK constraints beyond the expression subset, change data
+// feed, generated and identity columns. An update that matches no row
+// commits nothing.
 //
 // # Memory
 //

@@ -34,13 +34,15 @@ func Run(ctx context.Context, snap *snapshot.Snapshot, opt Options) (Stats, *sna
 		}
 	}
 	op := rewrite.Operation(txn.OpUpdate, pred)
+	checks, ok := bindConstraints(snap)
+	op.ChecksConstraints = ok // else the table's CHECK constraints refuse the update by name
 	return rewrite.Operate(ctx, snap, op, opt.CommitMaxRetries, func(ctx context.Context, snap *snapshot.Snapshot) (Stats, *snapshot.Snapshot, error) {
-		return attempt(ctx, snap, pred, sets, op, opt, start)
+		return attempt(ctx, snap, pred, sets, checks, op, opt, start)
 	})
 }
 
 // attempt plans, rewrites and commits against snap.
-func attempt(ctx context.Context, snap *snapshot.Snapshot, pred *expr.Bound, sets []assignment, op txn.Operation, opt Options, start time.Time) (s Stats, _ *snapshot.Snapshot, err error) {
+func attempt(ctx context.Context, snap *snapshot.Snapshot, pred *expr.Bound, sets []assignment, checks []check, op txn.Operation, opt Options, start time.Time) (s Stats, _ *snapshot.Snapshot, err error) {
 	t := time.Now()
 	ro, err := rewrite.Knobs{
 		MaxParallelFiles: opt.MaxParallelFiles, MaxBufferedBytes: opt.MaxBufferedBytes, ReadBatchSize: opt.ReadBatchSize,
@@ -58,7 +60,7 @@ func attempt(ctx context.Context, snap *snapshot.Snapshot, pred *expr.Bound, set
 	s.ScanDuration = time.Since(t)
 
 	t = time.Now()
-	res, err := rewrite.Run(ctx, snap, files, assign(pred, sets), ro)
+	res, err := rewrite.Run(ctx, snap, files, assign(pred, sets, checks), ro)
 	if err != nil {
 		return s, nil, err
 	}

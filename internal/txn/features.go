@@ -38,16 +38,14 @@ var writerFeatures = map[string]func(*tableView) string{
 		return columnsWith(v.schema, "invariants", func(k string) bool { return k == "delta.invariants" })
 	},
 	"checkConstraints": func(v *tableView) string {
-		var names []string
-		for k := range v.md.Configuration {
-			if strings.HasPrefix(k, "delta.constraints.") {
-				names = append(names, strings.TrimPrefix(k, "delta.constraints."))
-			}
-		}
-		if len(names) == 0 {
+		cs := CheckConstraints(v.md)
+		if len(cs) == 0 || v.op.ChecksConstraints {
 			return ""
 		}
-		sort.Strings(names)
+		names := make([]string, len(cs))
+		for i, c := range cs {
+			names[i] = c.Name
+		}
 		return "checkConstraints (CHECK constraints " + strings.Join(names, ", ") + ")"
 	},
 	// Without change data files, a commit's adds and removes are the
@@ -83,6 +81,25 @@ var writerFeatures = map[string]func(*tableView) string{
 	// Type changes are recorded by the engine that widens; this one never
 	// widens a column, and reads widened files.
 	"typeWidening": nil,
+}
+
+// Constraint is a CHECK constraint of a table: delta.constraints.<Name> =
+// Expr.
+type Constraint struct{ Name, Expr string }
+
+// CheckConstraints lists the table's CHECK constraints by name.
+func CheckConstraints(md *protocol.Metadata) []Constraint {
+	var out []Constraint
+	if md == nil {
+		return nil
+	}
+	for k, v := range md.Configuration {
+		if name, ok := strings.CutPrefix(k, "delta.constraints."); ok {
+			out = append(out, Constraint{Name: name, Expr: v})
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
 }
 
 // WritableFeature reports whether this engine honours the writer feature,

@@ -20,6 +20,11 @@ type Operation struct {
 	// change data files, which this engine does not write, so it is
 	// refused.
 	RewritesRows bool
+	// ChecksConstraints marks an operation that holds every row it writes
+	// to the table's CHECK constraints (or writes only rows the table
+	// already held, unchanged), so that the checkConstraints feature does
+	// not forbid it. Not written to the log.
+	ChecksConstraints bool
 }
 
 // Operation names this engine writes, spelled as Spark and delta-rs do.
