@@ -61,6 +61,12 @@ func newTable(t *testing.T, sc *schema.Struct, parts []string, rows ...string) (
 // contents are the table's rows rendered in its schema, sorted.
 func contents(t *testing.T, snap *snapshot.Snapshot) []string {
 	t.Helper()
+	return scanRows(t, snap, func(rec arrow.RecordBatch) []string { return renderAll(snap.Schema(), rec) })
+}
+
+// scanRows reads the table's rows, each batch rendered by render, sorted.
+func scanRows(t *testing.T, snap *snapshot.Snapshot, render func(arrow.RecordBatch) []string) []string {
+	t.Helper()
 	_, seq, err := scan.New(snap).Records(context.Background())
 	if err != nil {
 		t.Fatal(err)
@@ -70,7 +76,7 @@ func contents(t *testing.T, snap *snapshot.Snapshot) []string {
 		if err != nil {
 			t.Fatal(err)
 		}
-		out = append(out, renderAll(snap.Schema(), rec)...)
+		out = append(out, render(rec)...)
 	}
 	slices.Sort(out)
 	return out

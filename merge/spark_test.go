@@ -4,13 +4,13 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"slices"
 	"strings"
 	"testing"
 
+	"github.com/apache/arrow-go/v18/arrow"
+
 	"github.com/deltalite-go/deltalite/internal/testkit/arrowrows"
 	"github.com/deltalite-go/deltalite/internal/testkit/peers"
-	"github.com/deltalite-go/deltalite/scan"
 )
 
 // TestSparkAgrees runs MERGE statements through Spark SQL with Delta and
@@ -91,18 +91,7 @@ func TestSparkAgrees(t *testing.T) {
 				}
 				return
 			}
-			_, seq, err := scan.New(post).Records(context.Background())
-			if err != nil {
-				t.Fatal(err)
-			}
-			var ours []string
-			for rec, err := range seq {
-				if err != nil {
-					t.Fatal(err)
-				}
-				ours = append(ours, arrowrows.Rows(rec)...)
-			}
-			slices.Sort(ours)
+			ours := scanRows(t, post, func(rec arrow.RecordBatch) []string { return arrowrows.Rows(rec) })
 			arrowrows.Diff(t, ours, res[1].Table(t).Lines(t))
 		})
 	}
