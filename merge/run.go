@@ -19,6 +19,7 @@ import (
 	"github.com/deltalite-go/deltalite/internal/datafile"
 	"github.com/deltalite-go/deltalite/internal/errs"
 	"github.com/deltalite-go/deltalite/internal/rewrite"
+	"github.com/deltalite-go/deltalite/internal/stats"
 	"github.com/deltalite-go/deltalite/internal/txn"
 	"github.com/deltalite-go/deltalite/limits"
 	"github.com/deltalite-go/deltalite/protocol"
@@ -91,7 +92,18 @@ func Run(ctx context.Context, snap *snapshot.Snapshot, src array.RecordReader, o
 	if err := guard(j.footprint(), c.maxSource); err != nil {
 		return Stats{}, nil, err
 	}
-	r := &runner{c: c, opt: opt, p: p, j: j, op: op}
+	// One budget for the call: the first pass's readers and the rewrite's
+	// draw on it, half of MaxBufferedBytes as rewrite's own would be.
+	buffered := opt.MaxBufferedBytes
+	if buffered == 0 {
+		buffered = rewrite.DefaultMaxBufferedBytes
+	}
+	files := opt.MaxParallelFiles
+	if files == 0 {
+		files = rewrite.DefaultMaxParallelFiles
+	}
+	budget := c.limits.NewBudget(limits.CallConfig{MaxParallelPartitions: 1, MaxParallelFiles: files, MaxDecodedBytes: max(buffered/2, 1)})
+	r := &runner{c: c, opt: opt, p: p, j: j, op: op, budget: budget, files: files}
 	for replan := 0; ; replan++ {
 		s, post, err = r.attempt(ctx, snap)
 		if err == nil || replan >= c.retries || !replannable(err) {
@@ -166,6 +178,10 @@ type runner struct {
 	p   *plan
 	j   *joiner
 	op  txn.Operation
+	// budget is the call's: readers of both passes hold its permits and
+	// bytes; files is how many read at once.
+	budget *limits.Budget
+	files  int
 }
 
 // attempt plans, rewrites and commits the merge on snap.
@@ -235,7 +251,7 @@ func (r *runner) attempt(ctx context.Context, snap *snapshot.Snapshot) (s Stats,
 	}
 	res, err := rewrite.Run(ctx, snap, changed, fn, rewrite.Options{
 		Schema: r.p.out, Store: out, TargetFileSize: r.opt.TargetFileSize, MaxParallelFiles: r.opt.MaxParallelFiles,
-		MaxBufferedBytes: r.opt.MaxBufferedBytes, ReadBatchSize: r.opt.ReadBatchSize, Limits: r.c.limits, Allocator: r.c.mem,
+		MaxBufferedBytes: r.opt.MaxBufferedBytes, ReadBatchSize: r.opt.ReadBatchSize, Budget: r.budget, Allocator: r.c.mem,
 		Append: func(ctx context.Context, write func(arrow.RecordBatch) error) error {
 			if inserts == nil {
 				if err := takeInserts(ctx); err != nil {
@@ -303,23 +319,37 @@ func (r *runner) attempt(ctx context.Context, snap *snapshot.Snapshot) (s Stats,
 // probe reads the columns that decide which rows change of each file in
 // scope and returns the files with a changed row, in scope order. A file
 // is read whole unless a change shows early; either way the source rows
-// it matches are marked.
+// it matches are marked. Each reader holds a file permit of the call's
+// budget and bytes for the batches its scan may hold, estimated from the
+// file's size and record count in the log and the share of its columns.
 func (r *runner) probe(ctx context.Context, snap *snapshot.Snapshot, scope []*protocol.Add) ([]*protocol.Add, error) {
 	hit := make([]bool, len(scope))
 	cols := r.p.probeColumns()
-	par := r.opt.MaxParallelFiles
-	if par == 0 {
-		par = rewrite.DefaultMaxParallelFiles
+	rows := r.opt.ReadBatchSize
+	if rows == 0 {
+		rows = rewrite.DefaultReadBatchSize
 	}
-	batch := r.opt.ReadBatchSize
-	if batch == 0 {
-		batch = rewrite.DefaultReadBatchSize
-	}
+	share := float64(max(len(cols), 1)) / float64(max(len(r.p.target.Fields), 1))
 	g, gctx := errgroup.WithContext(ctx)
-	g.SetLimit(par)
+	g.SetLimit(r.files)
 	for i, a := range scope {
 		g.Go(func() error {
-			opts := []scan.Option{scan.WithFiles(a), scan.WithBatchSize(batch), scan.WithParallelism(1), scan.WithAllocator(r.c.mem)}
+			release, err := r.budget.AcquireFile(gctx)
+			if err != nil {
+				return errs.Wrap(errs.Canceled, "", err, "reading %s", a.Path)
+			}
+			defer release()
+			var perRow float64 = 64
+			if fs := stats.Parse(a.Stats, snap.Schema(), snap.ColumnMapping()); fs != nil && fs.NumRecords > 0 {
+				// Decoded Arrow takes about four times the stored bytes.
+				perRow = 4 * float64(a.Size) / float64(fs.NumRecords) * share
+			}
+			res, err := r.budget.AcquireBytes(gctx, int64(perRow*float64(rows))*probeInFlight)
+			if err != nil {
+				return errs.Wrap(errs.Canceled, "", err, "reading %s", a.Path)
+			}
+			defer res.Release()
+			opts := []scan.Option{scan.WithFiles(a), scan.WithBatchSize(rows), scan.WithParallelism(1), scan.WithAllocator(r.c.mem)}
 			if len(cols) > 0 {
 				opts = append(opts, scan.WithColumns(cols...))
 			}
@@ -355,6 +385,10 @@ func (r *runner) probe(ctx context.Context, snap *snapshot.Snapshot, scope []*pr
 	}
 	return out, nil
 }
+
+// probeInFlight is how many batches of one file a first-pass scan holds:
+// queued, being decoded and being decided.
+const probeInFlight = 4
 
 // evolved is the table's metadata with the columns schema evolution adds
 // (ids and physical names assigned under column mapping).

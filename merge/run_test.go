@@ -18,6 +18,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/deltalite-go/deltalite/internal/errs"
+	"github.com/deltalite-go/deltalite/limits"
 	"github.com/deltalite-go/deltalite/scan"
 	"github.com/deltalite-go/deltalite/schema"
 	"github.com/deltalite-go/deltalite/snapshot"
@@ -194,5 +195,40 @@ func TestStatsJSON(t *testing.T) {
 	}
 	if got := s.String(); !strings.HasPrefix(got, "MergeStats(version=3, skipped=false, nested_loop=true, num_source_rows=4") {
 		t.Fatalf("String: %s", got)
+	}
+}
+
+// The first pass reads under the call's budget, within the process
+// limits: with the process's only file permit taken, the merge waits.
+func TestRunProbeWaitsForTheLimits(t *testing.T) {
+	_, snap := newTable(t, partSchema, nil, `[{"id":1,"v":"a","day":"d1"},{"id":3,"v":"c","day":"d1"}]`)
+	lim := limits.New(limits.Config{MaxParallelPartitions: 1, MaxParallelFiles: 1, MaxDecodedBytes: 1 << 20})
+	release, err := lim.NewBudget(limits.CallConfig{MaxParallelFiles: 1}).AcquireFile(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	type result struct {
+		s   Stats
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		// Key 2 lies within the file's range: only reading it shows no match.
+		s, _, err := Run(context.Background(), snap, reader(t, partSchema, `[{"id":2,"v":"b","day":"d1"}]`),
+			Options{Predicate: "t.id = s.id", MergeType: TypeDeduplicateInsert, Limits: lim})
+		done <- result{s, err}
+	}()
+	select {
+	case r := <-done:
+		t.Fatalf("the merge read a file without a permit: %+v %v", r.s, r.err)
+	case <-time.After(300 * time.Millisecond):
+	}
+	release()
+	r := <-done
+	if r.err != nil || r.s.TargetFilesScanned != 1 || r.s.TargetRowsInserted != 1 || r.s.TargetFilesRemoved != 0 {
+		t.Fatalf("%+v %v", r.s, r.err)
+	}
+	if p, f, b := lim.InUse(); p+f != 0 || b != 0 {
+		t.Fatalf("the merge left %d partitions, %d files and %d bytes held", p, f, b)
 	}
 }
