@@ -9,6 +9,9 @@
 // decides files by partition values and statistics, then filters rows),
 // then streamed (Records, RecordReader) row group by row group, so memory
 // is bounded by the batch size and the parallelism, never by the table.
+// By default one file is read at a time, its columns decoded concurrently;
+// WithParallelism reads several files at once instead, each on one
+// goroutine, holding that many files' readers (pages, dictionaries).
 // Unless WithAllocator says otherwise, Arrow buffers come from a pool the
 // scans share: what a released batch or a finished page frees is handed
 // out again rather than allocated anew, and what the pool keeps idle is

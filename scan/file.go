@@ -75,7 +75,7 @@ func (b *bound) readFile(ctx context.Context, task FileTask, emit func(arrow.Rec
 			c.close()
 		}
 	}()
-	pr, err := pqarrow.NewFileReader(pf, pqarrow.ArrowReadProperties{BatchSize: int64(b.batchSize), PreAllocBinaryData: true}, b.mem)
+	pr, err := pqarrow.NewFileReader(pf, pqarrow.ArrowReadProperties{BatchSize: int64(b.batchSize), PreAllocBinaryData: true, Parallel: b.columnsAtOnce}, b.mem)
 	if err != nil {
 		return errs.Wrap(errs.CorruptTable, task.Key, err, "data file schema cannot be read as Arrow")
 	}

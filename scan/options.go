@@ -10,24 +10,25 @@ import (
 // Defaults of the read options.
 const (
 	DefaultBatchSize   = 8192
-	DefaultParallelism = 2
+	DefaultParallelism = 1
 )
 
 // Scan is a planned-on-demand read of a Source. It is immutable: options
 // are fixed by New, and With derives a new Scan. Its methods are safe for
 // concurrent use.
 type Scan struct {
-	src         Source
-	files       []*protocol.Add // with chosen: the files to read instead of src's
-	chosen      bool
-	columns     []string // nil: every column, in schema order
-	filters     []Filter
-	given       []*expr.Bound // predicates given bound (WithPredicate)
-	wheres      []string      // SQL predicates, bound when the scan is planned
-	batchSize   int
-	limit       int64 // < 0: no limit
-	parallelism int
-	mem         memory.Allocator
+	src           Source
+	files         []*protocol.Add // with chosen: the files to read instead of src's
+	chosen        bool
+	columns       []string // nil: every column, in schema order
+	filters       []Filter
+	given         []*expr.Bound // predicates given bound (WithPredicate)
+	wheres        []string      // SQL predicates, bound when the scan is planned
+	batchSize     int
+	limit         int64 // < 0: no limit
+	parallelism   int
+	columnsAtOnce bool // decode a file's columns concurrently (no WithParallelism)
+	mem           memory.Allocator
 }
 
 // Option configures a Scan.
@@ -35,7 +36,7 @@ type Option func(*Scan)
 
 // New returns a scan of src.
 func New(src Source, opts ...Option) *Scan {
-	s := &Scan{src: src, batchSize: DefaultBatchSize, limit: -1, parallelism: DefaultParallelism, mem: defaultPool}
+	s := &Scan{src: src, batchSize: DefaultBatchSize, limit: -1, parallelism: DefaultParallelism, columnsAtOnce: true, mem: defaultPool}
 	for _, o := range opts {
 		o(s)
 	}
@@ -130,12 +131,16 @@ func WithLimit(n int64) Option {
 	}
 }
 
-// WithParallelism sets how many files are read at the same time (default
-// 2). Output order is the plan's file order whatever the parallelism.
+// WithParallelism sets how many files are read at the same time, each
+// decoded on one goroutine. Without it, files are read one at a time and
+// the columns of a file are decoded concurrently: the cores are used with
+// the memory of one file's readers (its pages and dictionaries), not n
+// files'. Output order is the plan's file order whatever the parallelism.
 func WithParallelism(n int) Option {
 	return func(s *Scan) {
 		if n > 0 {
 			s.parallelism = n
+			s.columnsAtOnce = false
 		}
 	}
 }

@@ -1,12 +1,17 @@
 package scan
 
 import (
+	"context"
 	"runtime"
 	"runtime/debug"
+	"strings"
+	"sync"
 	"testing"
 	"unsafe"
 
 	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/deltalite-go/deltalite/storage"
 )
 
 // poisonPool is a bufferPool that overwrites every buffer Arrow frees, so
@@ -135,5 +140,69 @@ func TestDefaultAllocatorReuses(t *testing.T) {
 	// What is left on the heap is mostly the dictionaries: about the data.
 	if pooled > uint64(decoded)*5/2 {
 		t.Errorf("the scan took %d B from the heap for batches of %d B", pooled, decoded)
+	}
+}
+
+// openCounter is a Store that records how many objects are open at once.
+type openCounter struct {
+	storage.Store
+	mu        sync.Mutex
+	open, max int
+}
+
+type countedReader struct {
+	storage.Reader
+	c *openCounter
+}
+
+func (c *openCounter) Open(ctx context.Context, key string) (storage.Reader, error) {
+	r, err := c.Store.Open(ctx, key)
+	if err != nil {
+		return nil, err
+	}
+	c.mu.Lock()
+	c.open++
+	c.max = max(c.max, c.open)
+	c.mu.Unlock()
+	return countedReader{r, c}, nil
+}
+
+func (r countedReader) Close() error {
+	r.c.mu.Lock()
+	r.c.open--
+	r.c.mu.Unlock()
+	return r.Reader.Close()
+}
+
+// TestDefaultReadsOneFileAtATime checks the default memory model: one
+// file open at a time (its columns decoded concurrently), against n files
+// with WithParallelism(n), and the same rows either way.
+func TestDefaultReadsOneFileAtATime(t *testing.T) {
+	src := wideTable(t, 6, 3000, 12)
+	for _, c := range []struct {
+		opts    []Option
+		maxOpen int
+	}{
+		{nil, 1},
+		{[]Option{WithParallelism(3)}, 3},
+	} {
+		counter := &openCounter{Store: src.st}
+		s := &altered{Source: src, store: counter}
+		// Six batches a file: more than a reader may queue, so that a
+		// reader that runs ahead waits with its file open.
+		rows := readRows(t, s, append([]Option{WithBatchSize(500)}, c.opts...)...)
+		if len(rows) != 18000 {
+			t.Fatalf("%d rows", len(rows))
+		}
+		if c.maxOpen == 1 {
+			if counter.max != 1 {
+				t.Errorf("default scan had %d files open at once, want 1", counter.max)
+			}
+		} else if counter.max < 2 || counter.max > c.maxOpen {
+			t.Errorf("WithParallelism(%d) had %d files open at once", c.maxOpen, counter.max)
+		}
+		if want := readRows(t, src, WithParallelism(1)); strings.Join(rows, "\n") != strings.Join(want, "\n") {
+			t.Errorf("rows differ from a serial scan's")
+		}
 	}
 }
