@@ -103,8 +103,8 @@ func pick[T any](g *gen, xs []T) T { return xs[g.r.IntN(len(xs))] }
 // value draws a value of kind k for column name; nil is NULL.
 func (g *gen) value(c column) any {
 	if c.name == "grp" {
-		if !g.sc.partitioned && g.chance(0.1) {
-			return nil
+		if g.chance(0.1) {
+			return nil // a NULL partition value where grp partitions the table
 		}
 		return pick(g, groups)
 	}
