@@ -2,10 +2,8 @@ package merge
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"maps"
-	"math/rand/v2"
 	"slices"
 	"sync"
 	"time"
@@ -104,26 +102,31 @@ func Run(ctx context.Context, snap *snapshot.Snapshot, src array.RecordReader, o
 	}
 	budget := c.limits.NewBudget(limits.CallConfig{MaxParallelPartitions: 1, MaxParallelFiles: files, MaxDecodedBytes: max(buffered/2, 1)})
 	r := &runner{c: c, opt: opt, p: p, j: j, op: op, budget: budget, files: files}
-	for replan := 0; ; replan++ {
-		s, post, err = r.attempt(ctx, snap)
-		if err == nil || replan >= c.retries || !replannable(err) {
-			s.ExecutionDuration = time.Since(start)
-			return s, post, err
-		}
-		// Another writer changed what this merge read: plan again on top.
-		fresh, rerr := snap.Refresh(ctx)
-		if rerr != nil || !sameShape(snap, fresh) {
-			return Stats{}, nil, err
-		}
-		if opt.AppID != "" && txn.AppTxnApplied(fresh, opt.AppID, opt.AppVersion) {
-			return Stats{Version: fresh.Version(), Skipped: true}, fresh, nil
-		}
-		if err := pause(ctx, replan+1); err != nil {
-			return Stats{}, nil, err
-		}
-		snap = fresh
-		j.reset()
+	type outcome struct {
+		s    Stats
+		post *snapshot.Snapshot
 	}
+	first := true
+	out, err := rewrite.Replan(ctx, snap, c.retries, func(ctx context.Context, snap *snapshot.Snapshot) (outcome, error) {
+		if !first {
+			// Another writer changed what this merge read: plan again on
+			// top, unless it was this merge's own app transaction.
+			if opt.AppID != "" && txn.AppTxnApplied(snap, opt.AppID, opt.AppVersion) {
+				return outcome{Stats{Version: snap.Version(), Skipped: true}, snap}, nil
+			}
+			j.reset()
+		}
+		first = false
+		s, post, err := r.attempt(ctx, snap)
+		return outcome{s, post}, err
+	})
+	if err != nil {
+		return Stats{}, nil, err
+	}
+	if !out.s.Skipped {
+		out.s.ExecutionDuration = time.Since(start)
+	}
+	return out.s, out.post, nil
 }
 
 // config is Options resolved: the knobs with their defaults.
@@ -301,7 +304,7 @@ func (r *runner) attempt(ctx context.Context, snap *snapshot.Snapshot) (s Stats,
 	cres, err := t.Commit(ctx)
 	s.CommitDuration = time.Since(commitStart)
 	if err != nil {
-		if notLanded(err) {
+		if rewrite.NotLanded(err) {
 			datafile.DeleteAdded(ctx, out, res.Adds)
 		}
 		return s, nil, err
@@ -430,46 +433,4 @@ func (p *plan) operation(predicate string) txn.Operation {
 // rewritesRows reports whether a clause may update or delete target rows.
 func (p *plan) rewritesRows() bool {
 	return slices.ContainsFunc(p.clauses, func(c clause) bool { return c.When != NotMatched })
-}
-
-// replannable reports a conflict after which planning again on the newer
-// table can succeed.
-func replannable(err error) bool {
-	var ce *txn.ConflictError
-	if !errors.As(err, &ce) {
-		return false
-	}
-	switch ce.Rule {
-	case txn.RuleConcurrentAppend, txn.RuleConcurrentDeleteRead, txn.RuleConcurrentDeleteDelete, txn.RuleConcurrentTransaction:
-		return true
-	}
-	return false
-}
-
-// notLanded reports a commit error after which the commit certainly did
-// not land, so the attempt's files can go.
-func notLanded(err error) bool {
-	return errors.Is(err, errs.ErrCommitConflict) || errors.Is(err, errs.ErrInvalidArgument) ||
-		errors.Is(err, errs.ErrUnsupportedTable)
-}
-
-// sameShape reports whether the newer table has the schema, partitioning
-// and column mapping the merge was resolved against.
-func sameShape(a, b *snapshot.Snapshot) bool {
-	return a.Metadata().SchemaString == b.Metadata().SchemaString &&
-		slices.Equal(a.PartitionColumns(), b.PartitionColumns()) && a.ColumnMapping() == b.ColumnMapping()
-}
-
-// pause waits before planning again, longer each time, with jitter.
-func pause(ctx context.Context, n int) error {
-	d := time.Duration(n) * 50 * time.Millisecond
-	d = d/2 + rand.N(d/2+1)
-	tm := time.NewTimer(d)
-	defer tm.Stop()
-	select {
-	case <-ctx.Done():
-		return errs.Wrap(errs.Canceled, "", ctx.Err(), "merge")
-	case <-tm.C:
-		return nil
-	}
 }
