@@ -5,7 +5,12 @@
 //
 //	dlops upsert TABLE BATCH.parquet [-pk id] [-partition-key _ph_partition_key] [-cpuprofile F] [-metrics F]
 //	dlops write TABLE INPUT.arrows [-partition-by c1,c2] [-cpuprofile F] [-metrics F]
+//	dlops merge TABLE BATCH.parquet -spec SPEC.json [-cpuprofile F] [-metrics F]
+//	dlops delete TABLE PREDICATE [-cpuprofile F] [-metrics F]
 //
+// merge runs Table.Merge with the options of a merge spec file (the
+// deltalite command's --spec JSON, merge.ParseSpec); delete runs
+// Table.Delete with PREDICATE as its WHERE condition.
 // upsert opens the table, streams the Parquet batch into Table.Upsert and
 // reports its stats. write streams an Arrow IPC stream file into
 // deltalite.Write with mode error (a new table). The timed operation
@@ -28,6 +33,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/ipc"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/apache/arrow-go/v18/parquet/file"
@@ -37,12 +43,13 @@ import (
 	"github.com/deltalite-go/deltalite/bench/internal/procstat"
 	"github.com/deltalite-go/deltalite/bench/internal/runproc"
 	"github.com/deltalite-go/deltalite/limits"
+	"github.com/deltalite-go/deltalite/merge"
 	"github.com/deltalite-go/deltalite/storage"
 )
 
 func main() {
 	if len(os.Args) < 4 {
-		fmt.Fprintln(os.Stderr, "usage: dlops upsert TABLE BATCH.parquet [flags] | dlops write TABLE INPUT.arrows [flags]")
+		fmt.Fprintln(os.Stderr, "usage: dlops upsert|merge TABLE BATCH.parquet [flags] | dlops write TABLE INPUT.arrows [flags] | dlops delete TABLE PREDICATE [flags]")
 		os.Exit(2)
 	}
 	op, table, input := os.Args[1], os.Args[2], os.Args[3]
@@ -56,6 +63,7 @@ func main() {
 	traceOut := fs.String("trace", "", "write an execution trace of the operation here")
 	manageHeap := fs.Bool("manage-heap", true, "let the engine set Go's soft memory limit, as the deltalite command does (limits.ManageGoMemoryLimit)")
 	metricsOut := fs.String("metrics", "", "write the operation's I/O and file counts here as JSON")
+	spec := fs.String("spec", "", "merge: the merge spec JSON file (as the deltalite command's --spec)")
 	fsync := fs.String("fsync", "all", `what the local store syncs: "all" (data files before the commit) or "log" (only the log, as delta-rs)`)
 	if err := fs.Parse(os.Args[4:]); err != nil {
 		os.Exit(2)
@@ -78,6 +86,10 @@ func main() {
 	switch op {
 	case "upsert":
 		err = upsert(ctx, table, input, deltalite.UpsertOptions{PrimaryKeys: strings.Split(*pk, ","), PartitionKey: *partKey, MaxBufferedBytes: *maxBuffered}, so, &res, m)
+	case "merge":
+		err = mergeOp(ctx, table, input, *spec, so, &res, m)
+	case "delete":
+		err = deleteOp(ctx, table, input, so, &res, m)
 	case "write":
 		err = write(ctx, table, input, split(*partBy), so, &res)
 	default:
@@ -154,7 +166,8 @@ func ioBytes() (read, written int64) {
 	return read, written
 }
 
-func upsert(ctx context.Context, table, batch string, opt deltalite.UpsertOptions, so map[string]string, res *runproc.Result, m map[string]int64) error {
+// onBatch opens the table and streams the Parquet batch file into op.
+func onBatch(ctx context.Context, table, batch string, so map[string]string, op func(*deltalite.Table, array.RecordReader) error) error {
 	pf, err := file.OpenParquetFile(batch, false)
 	if err != nil {
 		return err
@@ -173,19 +186,73 @@ func upsert(ctx context.Context, table, batch string, opt deltalite.UpsertOption
 	if err != nil {
 		return err
 	}
-	st, err := t.Upsert(ctx, rr, opt)
+	return op(t, rr)
+}
+
+func upsert(ctx context.Context, table, batch string, opt deltalite.UpsertOptions, so map[string]string, res *runproc.Result, m map[string]int64) error {
+	return onBatch(ctx, table, batch, so, func(t *deltalite.Table, rr array.RecordReader) error {
+		st, err := t.Upsert(ctx, rr, opt)
+		if err != nil {
+			return err
+		}
+		*res = runproc.Result{Engine: res.Engine, Op: res.Op, Version: st.Version, Rows: st.SourceRows,
+			RowsUpdated: st.RowsUpdated, RowsInserted: st.RowsInserted, RowsCopied: st.RowsCopied,
+			FilesAdded: int64(st.FilesAdded), FilesRemoved: int64(st.FilesRemoved), Detail: st.String()}
+		m["files_probed"], m["files_carried_over"], m["files_removed"] = int64(st.FilesProbed), int64(st.FilesCarriedOver), int64(st.FilesRemoved)
+		return nil
+	})
+}
+
+// readSpec reads a merge spec file; its errors name the file.
+func readSpec(path string) (deltalite.MergeOptions, error) {
+	if path == "" {
+		return deltalite.MergeOptions{}, fmt.Errorf("merge needs -spec SPEC.json (the deltalite command's merge spec)")
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return deltalite.MergeOptions{}, err
+	}
+	opt, err := merge.ParseSpec(b)
+	if err != nil {
+		return deltalite.MergeOptions{}, fmt.Errorf("%s: %w", path, err)
+	}
+	return opt, nil
+}
+
+func mergeOp(ctx context.Context, table, batch, specPath string, so map[string]string, res *runproc.Result, m map[string]int64) error {
+	opt, err := readSpec(specPath)
+	if err != nil {
+		return err
+	}
+	return onBatch(ctx, table, batch, so, func(t *deltalite.Table, rr array.RecordReader) error {
+		st, err := t.Merge(ctx, rr, opt)
+		if err != nil {
+			return err
+		}
+		*res = runproc.Result{Engine: res.Engine, Op: res.Op, Version: st.Version, Rows: st.SourceRows,
+			RowsUpdated: st.TargetRowsUpdated, RowsInserted: st.TargetRowsInserted, RowsCopied: st.TargetRowsCopied,
+			FilesAdded: int64(st.TargetFilesAdded), FilesRemoved: int64(st.TargetFilesRemoved), Detail: st.String()}
+		m["files_scanned"], m["files_skipped"], m["files_removed"] = int64(st.TargetFilesScanned), int64(st.TargetFilesSkipped), int64(st.TargetFilesRemoved)
+		return nil
+	})
+}
+
+func deleteOp(ctx context.Context, table, predicate string, so map[string]string, res *runproc.Result, m map[string]int64) error {
+	t, err := deltalite.Open(ctx, table, deltalite.WithStorageOptions(so))
+	if err != nil {
+		return err
+	}
+	st, err := t.Delete(ctx, deltalite.DeleteOptions{Predicate: predicate})
 	if err != nil {
 		return err
 	}
 	res.Version = st.Version
-	res.Rows = st.SourceRows
-	res.RowsUpdated = st.RowsUpdated
-	res.RowsInserted = st.RowsInserted
+	res.Rows = st.RowsDeleted
 	res.RowsCopied = st.RowsCopied
 	res.FilesAdded = int64(st.FilesAdded)
 	res.FilesRemoved = int64(st.FilesRemoved)
-	res.Detail = st.String()
-	m["files_probed"], m["files_carried_over"], m["files_removed"] = int64(st.FilesProbed), int64(st.FilesCarriedOver), int64(st.FilesRemoved)
+	res.Detail = fmt.Sprintf("rows_deleted=%d files_scanned=%d files_removed=%d files_added=%d", st.RowsDeleted, st.FilesScanned, st.FilesRemoved, st.FilesAdded)
+	m["files_scanned"], m["files_removed"] = int64(st.FilesScanned), int64(st.FilesRemoved)
 	return nil
 }
 

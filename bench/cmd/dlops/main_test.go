@@ -1,9 +1,21 @@
 package main
 
 import (
+	"context"
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/apache/arrow-go/v18/parquet/pqarrow"
+
+	"github.com/deltalite-go/deltalite"
+	"github.com/deltalite-go/deltalite/bench/internal/runproc"
 )
 
 // TestIOBytesCountsReadsAndWrites checks the counters -metrics reports move
@@ -24,5 +36,130 @@ func TestIOBytesCountsReadsAndWrites(t *testing.T) {
 	r1, w1 := ioBytes()
 	if r1-r0 < n || w1-w0 < n {
 		t.Errorf("read %d and wrote %d bytes by the counters, want at least %d each", r1-r0, w1-w0, n)
+	}
+}
+
+var opsSchema = arrow.NewSchema([]arrow.Field{
+	{Name: "id", Type: arrow.PrimitiveTypes.Int64},
+	{Name: "updated_at", Type: arrow.PrimitiveTypes.Int64},
+	{Name: "p", Type: arrow.BinaryTypes.String},
+}, nil)
+
+func opsRecord(t *testing.T, rows string) arrow.RecordBatch {
+	t.Helper()
+	rec, _, err := array.RecordFromJSON(memory.DefaultAllocator, opsSchema, strings.NewReader(rows))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rec
+}
+
+// opsTable writes a table partitioned by p and a Parquet batch for it.
+func opsTable(t *testing.T, rows, batchRows string) (table, batch string) {
+	t.Helper()
+	ctx := context.Background()
+	dir := t.TempDir()
+	table = filepath.Join(dir, "t")
+	rr, _ := array.NewRecordReader(opsSchema, []arrow.RecordBatch{opsRecord(t, rows)})
+	if _, err := deltalite.Write(ctx, table, rr, deltalite.WriteOptions{Mode: deltalite.ModeError, PartitionBy: []string{"p"}}); err != nil {
+		t.Fatal(err)
+	}
+	batch = filepath.Join(dir, "batch.parquet")
+	f, err := os.Create(batch)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := pqarrow.WriteTable(array.NewTableFromRecords(opsSchema, []arrow.RecordBatch{opsRecord(t, batchRows)}), f, 1024, nil, pqarrow.DefaultWriterProps()); err != nil {
+		t.Fatal(err)
+	}
+	return table, batch
+}
+
+// tableRows is the table's rows as "id:updated_at:p", sorted.
+func tableRows(t *testing.T, table string) []string {
+	t.Helper()
+	ctx := context.Background()
+	tb, err := deltalite.Open(ctx, table)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, recs, err := tb.Scan().Records(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for rec, err := range recs {
+		if err != nil {
+			t.Fatal(err)
+		}
+		id := rec.Column(int(rec.Schema().FieldIndices("id")[0])).(*array.Int64)
+		up := rec.Column(int(rec.Schema().FieldIndices("updated_at")[0])).(*array.Int64)
+		p := rec.Column(int(rec.Schema().FieldIndices("p")[0])).(*array.String)
+		for i := range int(rec.NumRows()) {
+			out = append(out, fmt.Sprintf("%d:%d:%s", id.Value(i), up.Value(i), p.Value(i)))
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// TestMergeOpRunsTheConditionalSpec runs the benchmark's conditional MERGE
+// through the merge op: only the newer source row updates its match.
+func TestMergeOpRunsTheConditionalSpec(t *testing.T) {
+	table, batch := opsTable(t,
+		`[{"id":1,"updated_at":10,"p":"a"},{"id":2,"updated_at":10,"p":"a"},{"id":3,"updated_at":10,"p":"b"}]`,
+		`[{"id":1,"updated_at":20,"p":"a"},{"id":2,"updated_at":5,"p":"a"},{"id":4,"updated_at":7,"p":"b"}]`)
+	spec := filepath.Join(t.TempDir(), "spec.json")
+	if err := os.WriteFile(spec, []byte(`{"merge_type": "custom", "predicate": "t.id = s.id AND t.p = s.p",
+		"operations": {"when_matched_update_all": [{"predicate": "s.updated_at > t.updated_at"}],
+		"when_not_matched_insert_all": [{}]}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var res runproc.Result
+	m := map[string]int64{}
+	if err := mergeOp(context.Background(), table, batch, spec, nil, &res, m); err != nil {
+		t.Fatal(err)
+	}
+	if res.RowsUpdated != 1 || res.RowsInserted != 1 || res.Rows != 3 {
+		t.Errorf("result %+v, want 3 source rows, 1 updated, 1 inserted", res)
+	}
+	if _, ok := m["files_scanned"]; !ok {
+		t.Errorf("metrics %v lack files_scanned", m)
+	}
+	want := []string{"1:20:a", "2:10:a", "3:10:b", "4:7:b"}
+	if got := tableRows(t, table); !slices.Equal(got, want) {
+		t.Errorf("table rows %v, want %v", got, want)
+	}
+}
+
+// TestDeleteOpOfAPartitionReadsNoFile deletes one partition: its rows go,
+// the other's stay, and no data file is read.
+func TestDeleteOpOfAPartitionReadsNoFile(t *testing.T) {
+	table, _ := opsTable(t,
+		`[{"id":1,"updated_at":10,"p":"a"},{"id":2,"updated_at":10,"p":"a"},{"id":3,"updated_at":10,"p":"b"}]`, `[]`)
+	var res runproc.Result
+	m := map[string]int64{}
+	if err := deleteOp(context.Background(), table, "p = 'a'", nil, &res, m); err != nil {
+		t.Fatal(err)
+	}
+	if res.Rows != 2 || m["files_scanned"] != 0 || m["files_removed"] != 1 {
+		t.Errorf("result %+v metrics %v, want 2 rows deleted, 0 files scanned, 1 removed", res, m)
+	}
+	if got, want := tableRows(t, table), []string{"3:10:b"}; !slices.Equal(got, want) {
+		t.Errorf("table rows %v, want %v", got, want)
+	}
+}
+
+// TestReadSpecNamesTheFile checks a bad spec's error says which file.
+func TestReadSpecNamesTheFile(t *testing.T) {
+	spec := filepath.Join(t.TempDir(), "bad.json")
+	if err := os.WriteFile(spec, []byte(`{"merge_type": "nope"}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := readSpec(spec); err == nil || !strings.Contains(err.Error(), spec) {
+		t.Errorf("readSpec error %v, want one naming %s", err, spec)
+	}
+	if _, err := readSpec(""); err == nil || !strings.Contains(err.Error(), "-spec") {
+		t.Errorf("readSpec without a path: %v, want a hint at -spec", err)
 	}
 }
