@@ -42,6 +42,11 @@ const (
 // that successive scans (and files) reuse each other's buffers.
 var defaultPool = &bufferPool{}
 
+// goHeap serves the sizes the pool does not keep. Not the replaceable
+// memory.DefaultAllocator: Free drops those buffers, which only the Go
+// heap tolerates (the mallocator build of arrow-go makes it C memory).
+var goHeap = memory.NewGoAllocator()
+
 var _ memory.Allocator = (*bufferPool)(nil)
 
 // class returns the pool index and the capacity of the buffers that serve
@@ -70,7 +75,7 @@ func (p *bufferPool) Allocate(size int) []byte {
 func (p *bufferPool) get(size int) (b []byte, reused bool) {
 	c, capacity := class(size)
 	if c < 0 {
-		return memory.DefaultAllocator.Allocate(size), false
+		return goHeap.Allocate(size), false
 	}
 	if v, ok := p.classes[c].Get().(*[]byte); ok {
 		return (*v)[:size], true

@@ -102,12 +102,21 @@ func TestPoolReusesZeroedAligned(t *testing.T) {
 			t.Fatalf("byte %d after growing is %d, want %d", i, b[i], want)
 		}
 	}
-	// Sizes outside the pooled range come from, and go back to, the heap.
-	small := p.Allocate(100)
-	if len(small) != 100 || uintptr(unsafe.Pointer(&small[0]))%alignment != 0 {
-		t.Fatalf("small buffer: len %d at %p", len(small), &small[0])
+	// Sizes outside the pooled range come from, and go back to, the Go
+	// heap, whatever memory.DefaultAllocator is: Free drops them.
+	global := memory.NewCheckedAllocator(memory.DefaultAllocator)
+	defer func(old memory.Allocator) { memory.DefaultAllocator = old }(memory.DefaultAllocator)
+	memory.DefaultAllocator = global
+	for _, size := range []int{100, maxPooled + 1} {
+		b := p.Allocate(size)
+		if len(b) != size || uintptr(unsafe.Pointer(&b[0]))%alignment != 0 {
+			t.Fatalf("unpooled buffer: len %d at %p", len(b), &b[0])
+		}
+		p.Free(b)
 	}
-	p.Free(small)
+	if n := global.CurrentAlloc(); n != 0 {
+		t.Errorf("%d bytes taken from memory.DefaultAllocator and never freed", n)
+	}
 }
 
 // TestDefaultAllocatorReuses checks that a scan that keeps the default
