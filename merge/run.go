@@ -2,8 +2,6 @@ package merge
 
 import (
 	"context"
-	"fmt"
-	"maps"
 	"slices"
 	"sync"
 	"time"
@@ -22,7 +20,6 @@ import (
 	"github.com/deltalite-go/deltalite/limits"
 	"github.com/deltalite-go/deltalite/protocol"
 	"github.com/deltalite-go/deltalite/scan"
-	"github.com/deltalite-go/deltalite/schema"
 	"github.com/deltalite-go/deltalite/snapshot"
 	"github.com/deltalite-go/deltalite/storage"
 )
@@ -215,7 +212,7 @@ func (r *runner) attempt(ctx context.Context, snap *snapshot.Snapshot) (s Stats,
 	}
 	var md *protocol.Metadata
 	if len(r.p.added) > 0 {
-		md = r.evolved(snap)
+		md = snap.Metadata().WithSchema(r.p.out, snap.ColumnMapping())
 	}
 	var mu sync.Mutex
 	var cnt Counts
@@ -392,19 +389,6 @@ func (r *runner) probe(ctx context.Context, snap *snapshot.Snapshot, scope []*pr
 // probeInFlight is how many batches of one file a first-pass scan holds:
 // queued, being decoded and being decided.
 const probeInFlight = 4
-
-// evolved is the table's metadata with the columns schema evolution adds
-// (ids and physical names assigned under column mapping).
-func (r *runner) evolved(snap *snapshot.Snapshot) *protocol.Metadata {
-	md := *snap.Metadata()
-	md.Configuration = maps.Clone(md.Configuration)
-	if snap.ColumnMapping() != schema.MappingNone {
-		maxID, _ := protocol.Properties(md.Configuration).Int(protocol.PropColumnMappingMaxID, 0)
-		md.Configuration[protocol.PropColumnMappingMaxID] = fmt.Sprint(schema.AssignColumnMapping(r.p.out, maxID))
-	}
-	md.SchemaString = r.p.out.JSON()
-	return &md
-}
 
 // operation is the commit's MERGE with Spark's operationParameters.
 func (p *plan) operation(predicate string) txn.Operation {

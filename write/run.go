@@ -408,14 +408,7 @@ func (w *job) evolvedMetadata() (*protocol.Metadata, error) {
 	default:
 		return nil, nil
 	}
-	md := *snap.Metadata()
-	md.Configuration = maps.Clone(md.Configuration)
-	if snap.ColumnMapping() != schema.MappingNone {
-		maxID, _ := protocol.Properties(md.Configuration).Int(protocol.PropColumnMappingMaxID, 0)
-		md.Configuration[protocol.PropColumnMappingMaxID] = fmt.Sprint(schema.AssignColumnMapping(next, maxID))
-	}
-	md.SchemaString = next.JSON()
-	return &md, nil
+	return snap.Metadata().WithSchema(next, snap.ColumnMapping()), nil
 }
 
 // writeFiles streams the source through the data-file writer.
