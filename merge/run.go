@@ -301,7 +301,7 @@ func (r *runner) attempt(ctx context.Context, snap *snapshot.Snapshot) (s Stats,
 	cres, err := t.Commit(ctx)
 	s.CommitDuration = time.Since(commitStart)
 	if err != nil {
-		if rewrite.NotLanded(err) {
+		if txn.NotLanded(err) {
 			datafile.DeleteAdded(ctx, out, res.Adds)
 		}
 		return s, nil, err

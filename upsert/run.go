@@ -109,11 +109,11 @@ func Run(ctx context.Context, snap *snapshot.Snapshot, src array.RecordReader, o
 		// Another writer changed what this upsert read: plan again on top.
 		base.PlanDuration, base.RewriteDuration, base.CommitDuration = s.PlanDuration, s.RewriteDuration, s.CommitDuration
 		fresh, rerr := snap.Refresh(ctx)
-		if rerr == nil && snap.IsEmpty() && !rewrite.SameShape(snap, fresh) {
+		if rerr == nil && snap.IsEmpty() && !txn.SameShape(snap, fresh) {
 			return Stats{}, nil, errs.New(errs.TableExists, "",
 				"another writer created the table first, with a schema or partitioning other than this upsert's: upsert into it again")
 		}
-		if rerr != nil || !rewrite.SameShape(snap, fresh) {
+		if rerr != nil || !txn.SameShape(snap, fresh) {
 			return Stats{}, nil, err
 		}
 		if cerr := txn.CheckWritable(fresh, c.operation()); cerr != nil {
@@ -262,13 +262,13 @@ func (r *run) fill(s *Stats) {
 // replannable reports a conflict that planning again on the newer table
 // resolves, or another writer creating the table this one was creating.
 func replannable(err error) bool {
-	return errors.Is(err, errs.ErrTableExists) || rewrite.Replannable(err)
+	return errors.Is(err, errs.ErrTableExists) || txn.Replannable(err)
 }
 
 // notLanded reports a commit error after which the commit certainly did
 // not land, so the attempt's files can go.
 func notLanded(err error) bool {
-	return rewrite.NotLanded(err) || errors.Is(err, errs.ErrTableExists)
+	return txn.NotLanded(err) || errors.Is(err, errs.ErrTableExists)
 }
 
 // errorKind labels an error for metrics: its kind in snake_case.

@@ -2,9 +2,7 @@ package rewrite
 
 import (
 	"context"
-	"errors"
 	"math/rand/v2"
-	"slices"
 	"time"
 
 	"github.com/deltalite-go/deltalite/internal/datafile"
@@ -53,7 +51,7 @@ func (c Commit) Run(ctx context.Context, snap *snapshot.Snapshot) (*snapshot.Sna
 	t.SetOperationMetrics(c.Metrics)
 	res, err := t.Commit(ctx)
 	if err != nil {
-		if NotLanded(err) {
+		if txn.NotLanded(err) {
 			datafile.DeleteAdded(context.WithoutCancel(ctx), snap.Store(), c.Adds)
 		}
 		return nil, 0, err
@@ -65,31 +63,25 @@ func (c Commit) Run(ctx context.Context, snap *snapshot.Snapshot) (*snapshot.Sna
 	return post, res.Version, nil
 }
 
-// NotLanded reports a commit error after which the commit certainly did
-// not land: a conflict or a refusal before any write.
-func NotLanded(err error) bool {
-	return errors.Is(err, errs.ErrCommitConflict) || errors.Is(err, errs.ErrInvalidArgument) ||
-		errors.Is(err, errs.ErrUnsupportedTable)
-}
-
 // Replan runs attempt against snap and, while it fails with a conflict
-// that planning again on the newer table resolves (another writer added
-// to or removed from what it read), against the refreshed table: at most
+// that planning again on the newer table resolves (txn.Replannable:
+// another writer added to or removed from what it read), against the
+// refreshed table: at most
 // maxRetries more times (negative: none), pausing longer each time, with
 // jitter so that writers that lost together do not collide again. A
 // conflict always means another writer made progress, so this cannot
 // livelock. When the table's schema, partitioning or column mapping
-// changed meanwhile, the conflict is returned: the operation was planned
+// changed meanwhile (txn.SameShape), the conflict is returned: the operation was planned
 // for the old shape.
 func Replan[T any](ctx context.Context, snap *snapshot.Snapshot, maxRetries int,
 	attempt func(context.Context, *snapshot.Snapshot) (T, error)) (T, error) {
 	for n := 0; ; n++ {
 		out, err := attempt(ctx, snap)
-		if err == nil || n >= maxRetries || !Replannable(err) {
+		if err == nil || n >= maxRetries || !txn.Replannable(err) {
 			return out, err
 		}
 		fresh, rerr := snap.Refresh(ctx)
-		if rerr != nil || !SameShape(snap, fresh) {
+		if rerr != nil || !txn.SameShape(snap, fresh) {
 			return out, err
 		}
 		if perr := Pause(ctx, n+1); perr != nil {
@@ -97,28 +89,6 @@ func Replan[T any](ctx context.Context, snap *snapshot.Snapshot, maxRetries int,
 		}
 		snap = fresh
 	}
-}
-
-// Replannable reports a commit conflict that planning again on the newer
-// table resolves.
-func Replannable(err error) bool {
-	var ce *txn.ConflictError
-	if !errors.As(err, &ce) {
-		return false
-	}
-	switch ce.Rule {
-	case txn.RuleConcurrentAppend, txn.RuleConcurrentDeleteRead, txn.RuleConcurrentDeleteDelete, txn.RuleConcurrentTransaction:
-		return true
-	}
-	return false
-}
-
-// SameShape reports whether the newer table still has the schema,
-// partitioning and column mapping the operation was planned for.
-func SameShape(a, b *snapshot.Snapshot) bool {
-	return a.Metadata().SchemaString == b.Metadata().SchemaString &&
-		slices.Equal(a.PartitionColumns(), b.PartitionColumns()) &&
-		a.ColumnMapping() == b.ColumnMapping()
 }
 
 // Pause waits before planning again: about n times 50ms, with jitter.
