@@ -10,13 +10,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-python=.venv/bin/python
-if ! "$python" -c 'import deltalake, pyarrow, duckdb, numpy' 2>/dev/null; then
-	echo "bench/write.sh: $python cannot import deltalake, pyarrow, duckdb and numpy; run scripts/setup-test-env.sh first" >&2
-	exit 1
-fi
-mkdir -p bench/out/bin
-for cmd in dlops writebench; do
-	go build -o "bench/out/bin/$cmd" "./bench/cmd/$cmd"
-done
-BENCH_COMMAND="bench/write.sh $*" exec bench/out/bin/writebench -python "$python" "$@"
+# shellcheck source=lib.sh
+source bench/lib.sh
+bench_setup bench/write.sh dlops writebench
+BENCH_COMMAND="bench/write.sh $*" exec bench/out/bin/writebench -python "$bench_python" "$@"

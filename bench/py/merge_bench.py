@@ -3,7 +3,8 @@ into a table, in its own process, printed as the JSON line the Go benchmark
 programs print.
 
     merge_bench.py TABLE BATCH.parquet [--keys id] [--partition-by _ph_partition_key]
-                   [--partition-literal] [--metrics FILE]
+                   [--partition-literal] [--matched-condition EXPR] [--metrics FILE]
+    merge_bench.py TABLE - --delete PREDICATE [--metrics FILE]
 
 The MERGE is the one the upsert replaces:
     dt.merge(batch, predicate="t.<part> = s.<part> AND t.<key> = s.<key>",
@@ -15,6 +16,12 @@ batch's partition values, the term that lets delta-rs skip the files of
 other partitions before it scans. The timed operation reads the batch,
 opens the table and merges. The metrics file (see upsert_args) carries
 MERGE's num_target_files_scanned and num_target_files_skipped_during_scan.
+
+--matched-condition makes the update conditional (the MERGE benchmark's
+WHEN MATCHED AND s.updated_at > t.updated_at). --delete runs
+dt.delete(PREDICATE) instead of a MERGE (no batch: pass -); its metrics file
+carries DELETE's num_removed_files as files_removed (delta-rs reports no
+count of the files it read).
 """
 
 import json
@@ -54,12 +61,16 @@ def partition_terms(src, columns):
 def main(argv):
     def extra(ap):
         ap.add_argument("--partition-literal", action="store_true", help="add a literal term listing the batch's partitions")
+        ap.add_argument("--matched-condition", metavar="EXPR", help="update a matched row only where EXPR holds")
+        ap.add_argument("--delete", metavar="PREDICATE", help="run DELETE WHERE PREDICATE instead of a MERGE")
 
     args = upsert_args.parse(argv, __doc__, extra)
 
     import pyarrow.parquet as pq
     from deltalake import DeltaTable
 
+    if args.delete is not None:
+        return delete(args)
     io_before = upsert_args.io_bytes()
     start = time.perf_counter()
     src = pq.read_table(args.batch)
@@ -71,7 +82,7 @@ def main(argv):
     predicate = " AND ".join(terms)
     metrics = (
         dt.merge(src, predicate=predicate, source_alias="s", target_alias="t")
-        .when_matched_update_all()
+        .when_matched_update_all(predicate=args.matched_condition)
         .when_not_matched_insert_all()
         .execute()
     )
@@ -82,23 +93,52 @@ def main(argv):
         files_scanned=metrics.get("num_target_files_scanned"),
         files_skipped=metrics.get("num_target_files_skipped_during_scan"),
     )
-    res = {
-        "engine": "delta-rs",
-        "op": "merge",
-        "seconds": seconds,
-        "version": dt.version(),
-        "rows": src.num_rows,
-        "peakRssKiB": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss,
-        "rowsUpdated": metrics.get("num_target_rows_updated"),
-        "rowsInserted": metrics.get("num_target_rows_inserted"),
-        "rowsCopied": metrics.get("num_target_rows_copied"),
-        "filesAdded": metrics.get("num_target_files_added"),
-        "filesRemoved": metrics.get("num_target_files_removed"),
-        "detail": predicate if args.partition_literal else "",
-    }
+    _finish(
+        {
+            "engine": "delta-rs",
+            "op": "merge",
+            "seconds": seconds,
+            "version": dt.version(),
+            "rows": src.num_rows,
+            "rowsUpdated": metrics.get("num_target_rows_updated"),
+            "rowsInserted": metrics.get("num_target_rows_inserted"),
+            "rowsCopied": metrics.get("num_target_rows_copied"),
+            "filesAdded": metrics.get("num_target_files_added"),
+            "filesRemoved": metrics.get("num_target_files_removed"),
+            "detail": predicate if args.partition_literal else "",
+        }
+    )
+
+
+def delete(args):
+    from deltalake import DeltaTable
+
+    io_before = upsert_args.io_bytes()
+    start = time.perf_counter()
+    dt = DeltaTable(args.table)
+    metrics = dt.delete(args.delete)
+    seconds = time.perf_counter() - start
+    upsert_args.write_metrics(args, io_before, files_removed=metrics.get("num_removed_files"))
+    _finish(
+        {
+            "engine": "delta-rs",
+            "op": "delete",
+            "seconds": seconds,
+            "version": dt.version(),
+            "rows": metrics.get("num_deleted_rows"),
+            "rowsCopied": metrics.get("num_copied_rows"),
+            "filesAdded": metrics.get("num_added_files"),
+            "filesRemoved": metrics.get("num_removed_files"),
+            "detail": json.dumps(metrics, sort_keys=True, default=str),
+        }
+    )
+
+
+def _finish(res):
+    res["peakRssKiB"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     sys.stdout.write(json.dumps(res) + "\n")
     sys.stdout.flush()
-    # Skip interpreter teardown: freeing the heap is not part of the merge.
+    # Skip interpreter teardown: freeing the heap is not part of the operation.
     os._exit(0)
 
 

@@ -17,10 +17,19 @@
 // metrics file (EngineMetrics), and the harness reads the files each run
 // added per partition from the table's snapshot.
 //
+// With -suite merge (bench/merge.sh) it measures MERGE and DELETE instead,
+// this engine's (dlops merge / delete) against delta-rs's on the same
+// tables and batches (mergeCases): an upsert MERGE, a conditional MERGE
+// (WHEN MATCHED AND s.updated_at > t.updated_at), the upsert MERGE on a
+// table with more partitions than the batch touches (-scoped-partitions)
+// and a DELETE of one partition; the report is renderMerge's.
+//
 //	upsertbench -sizes 62500,250000,1000000 [-cases spread,clustered] [-reps 1] [-payload 4500] [-rust-python PY]
+//	upsertbench -suite merge -sizes 62500,250000,1000000 [-cases merge-upsert,merge-conditional,merge-scoped,delete]
 package main
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -45,13 +54,17 @@ const (
 	engineMergeLiteral = "delta-rs MERGE, partition literal"
 	engineRust         = "Rust deltalite upsert"
 	engineUpsert       = "deltalite upsert"
+	engineGoMerge      = "deltalite MERGE"
+	engineDelete       = "delta-rs DELETE"
+	engineGoDelete     = "deltalite DELETE"
 )
 
 // allEngines is every engine in the order of the report's tables.
-var allEngines = []string{engineMerge, engineMergeLiteral, engineRust, engineUpsert}
+var allEngines = []string{engineMerge, engineMergeLiteral, engineRust, engineUpsert, engineGoMerge, engineDelete, engineGoDelete}
 
 // runDir is the suffix of an engine's copy of the base table.
-var runDir = map[string]string{engineMerge: "merge", engineMergeLiteral: "merge-literal", engineRust: "rust", engineUpsert: "go"}
+var runDir = map[string]string{engineMerge: "merge", engineMergeLiteral: "merge-literal", engineRust: "rust", engineUpsert: "go",
+	engineGoMerge: "go-merge", engineDelete: "delete", engineGoDelete: "go-delete"}
 
 // The cases: where the batch's updated keys lie in each touched partition.
 const (
@@ -59,8 +72,31 @@ const (
 	caseClustered = "clustered" // all in one data file of the partition
 )
 
-// allCases is every case in the order they run and are reported.
+// allCases is every case of the upsert suite in the order they run and
+// are reported.
 var allCases = []string{caseSpread, caseClustered}
+
+// The merge suite's cases (-suite merge).
+const (
+	// caseMergeUpsert: MERGE ON t.id = s.id AND t.<part> = s.<part>,
+	// WHEN MATCHED UPDATE SET * WHEN NOT MATCHED INSERT *.
+	caseMergeUpsert = "merge-upsert"
+	// caseMergeConditional: the same with WHEN MATCHED AND
+	// s.updated_at > t.updated_at (every batch row is newer).
+	caseMergeConditional = "merge-conditional"
+	// caseMergeScoped: caseMergeUpsert on a table of -scoped-partitions
+	// partitions, of which the batch touches two; the predicate has no
+	// literal partition term.
+	caseMergeScoped = "merge-scoped"
+	// caseDelete: DELETE WHERE <part> = <the first partition>.
+	caseDelete = "delete"
+)
+
+// mergeCases is every case of the merge suite in the order they run.
+var mergeCases = []string{caseMergeUpsert, caseMergeConditional, caseMergeScoped, caseDelete}
+
+// suiteMerge is the -suite value of the MERGE benchmark.
+const suiteMerge = "merge"
 
 // partitionColumn is the generated tables' partition column.
 const partitionColumn = "_ph_partition_key"
@@ -75,6 +111,10 @@ type config struct {
 	out, jsonOut, chart                          string
 	keep, dropBase, warm, dropCaches, reportOnly bool
 	command                                      string
+	// suite is "" (upsert) or suiteMerge; scopedPartitions is the
+	// partitions of caseMergeScoped's table.
+	suite            string
+	scopedPartitions int
 }
 
 // Manifest describes a generated base table (upsert_gen.py build's output).
@@ -212,6 +252,10 @@ type Report struct {
 	Reps          int     `json:"reps"`
 	PageCache     string  `json:"page_cache"`
 	Sizes         []*Size `json:"sizes"`
+	// Suite is "" (the upsert) or suiteMerge; ScopedPartitions the
+	// merge suite's partitions of the merge-scoped table.
+	Suite            string `json:"suite,omitempty"`
+	ScopedPartitions int    `json:"scoped_partitions,omitempty"`
 }
 
 // pageCache says how each run's page cache was prepared.
@@ -233,8 +277,11 @@ func main() {
 	var c config
 	var sizes, cases string
 	flag.StringVar(&sizes, "sizes", "62500,250000,1000000", "rows per touched partition, comma-separated")
-	flag.StringVar(&cases, "cases", strings.Join(allCases, ","), "where the batch's updated keys lie, comma-separated: "+
-		"spread (evenly over each touched partition), clustered (all in one data file of each touched partition)")
+	flag.StringVar(&cases, "cases", "", "where the batch's updated keys lie, comma-separated: "+
+		"spread (evenly over each touched partition), clustered (all in one data file of each touched partition); "+
+		"default both; with -suite merge: "+strings.Join(mergeCases, ", ")+" (default all)")
+	flag.StringVar(&c.suite, "suite", "", `"merge" measures MERGE and DELETE against delta-rs's (bench/merge.sh); default the upsert`)
+	flag.IntVar(&c.scopedPartitions, "scoped-partitions", 8, "merge suite: partitions of the merge-scoped case's table (the batch touches two)")
 	flag.IntVar(&c.payload, "payload", 4500, "payload characters per row")
 	flag.IntVar(&c.partitions, "partitions", 2, "partitions of the table (the batch touches the first two)")
 	flag.IntVar(&c.poolMiB, "pool-mib", 64, "size of the random character pool payloads are cut from (MiB)")
@@ -267,8 +314,20 @@ func main() {
 		}
 		c.sizes = append(c.sizes, n)
 	}
+	known := allCases
+	switch c.suite {
+	case "":
+	case suiteMerge:
+		known = mergeCases
+		c.rustPython = "" // the Rust deltalite has no MERGE
+	default:
+		fail(fmt.Errorf("-suite %q: the suites are the upsert's (no -suite) and %q", c.suite, suiteMerge))
+	}
+	if c.suite == suiteMerge && c.scopedPartitions <= 2 {
+		fail(fmt.Errorf("-scoped-partitions %d: the merge-scoped table needs more partitions than the 2 the batch touches", c.scopedPartitions))
+	}
 	var err error
-	if c.cases, err = parseCases(cases); err != nil {
+	if c.cases, err = parseCases(cmp.Or(cases, strings.Join(known, ",")), known); err != nil {
 		fail(err)
 	}
 	if c.out == "" {
@@ -290,8 +349,11 @@ func main() {
 		if err != nil {
 			fail(err)
 		}
-		if err := os.WriteFile(c.out, []byte(render(&r)), 0o644); err != nil {
+		if err := os.WriteFile(c.out, []byte(r.markdown()), 0o644); err != nil {
 			fail(err)
+		}
+		if r.Suite == suiteMerge {
+			return
 		}
 		if err := os.WriteFile(c.chart, []byte(chart(&r)), 0o644); err != nil {
 			fail(err)
@@ -303,7 +365,7 @@ func main() {
 		Command: c.command, Started: time.Now().UTC().Format(time.RFC3339), Machine: runproc.Machine(c.work),
 		Git: runproc.GitHead(), LoadStart: runproc.LoadAvg(), Payload: c.payload, Partitions: c.partitions,
 		FileRows: c.fileRows, PoolMiB: c.poolMiB, Updates: c.updates, Inserts: c.inserts, Reps: c.reps,
-		PageCache: pageCache(c),
+		PageCache: pageCache(c), Suite: c.suite, ScopedPartitions: c.scopedPartitions,
 	}
 	r.Deltalake = runproc.DeltalakeVersion(c.python)
 	if c.rustPython != "" {
@@ -330,7 +392,11 @@ func main() {
 	}
 	b, _ := os.ReadFile(c.out)
 	fmt.Print(string(b))
-	logf("report: %s, results: %s, chart: %s", c.out, c.jsonOut, c.chart)
+	if r.Suite == suiteMerge {
+		logf("report: %s, results: %s", c.out, c.jsonOut)
+	} else {
+		logf("report: %s, results: %s, chart: %s", c.out, c.jsonOut, c.chart)
+	}
 	if failed {
 		fail(errors.New("some runs failed or disagreed; see the report"))
 	}
@@ -348,8 +414,11 @@ func save(c config, r *Report, finished bool) error {
 	if err := os.WriteFile(c.jsonOut, b, 0o644); err != nil {
 		return err
 	}
-	if err := os.WriteFile(c.out, []byte(render(r)), 0o644); err != nil {
+	if err := os.WriteFile(c.out, []byte(r.markdown()), 0o644); err != nil {
 		return err
+	}
+	if r.Suite == suiteMerge {
+		return nil // the chart is the upsert's
 	}
 	if err := os.WriteFile(c.chart, []byte(chart(r)), 0o644); err != nil {
 		return err
@@ -358,6 +427,14 @@ func save(c config, r *Report, finished bool) error {
 		pngChart(c.chart)
 	}
 	return nil
+}
+
+// markdown is the report of r's suite.
+func (r *Report) markdown() string {
+	if r.Suite == suiteMerge {
+		return renderMerge(r)
+	}
+	return render(r)
 }
 
 // pngChart renders the SVG chart as a PNG next to it when rsvg-convert is
@@ -382,56 +459,71 @@ func fail(err error) {
 	os.Exit(1)
 }
 
-// parseCases reads the -cases flag: known names, each once, run in the
-// order of allCases.
-func parseCases(list string) ([]string, error) {
+// parseCases reads the -cases flag: names of known, each once, run in the
+// order of known.
+func parseCases(list string, known []string) ([]string, error) {
 	var out []string
 	for _, name := range strings.Split(list, ",") {
 		name = strings.TrimSpace(name)
-		if !slices.Contains(allCases, name) {
-			return nil, fmt.Errorf("-cases %q: unknown case %q; the cases are %s", list, name, strings.Join(allCases, ", "))
+		if !slices.Contains(known, name) {
+			return nil, fmt.Errorf("-cases %q: unknown case %q; the cases are %s", list, name, strings.Join(known, ", "))
 		}
 		if !slices.Contains(out, name) {
 			out = append(out, name)
 		}
 	}
-	slices.SortFunc(out, func(a, b string) int { return slices.Index(allCases, a) - slices.Index(allCases, b) })
+	slices.SortFunc(out, func(a, b string) int { return slices.Index(known, a) - slices.Index(known, b) })
 	return out, nil
+}
+
+// casePartitions is the partitions of a case's table.
+func casePartitions(c config, cs string) int {
+	if cs == caseMergeScoped {
+		return c.scopedPartitions
+	}
+	return c.partitions
 }
 
 // measure builds (or reuses) the base table of one size and, per case,
 // its batch, and runs the case's engines reps times on fresh copies. An
 // error or a problem of any case is returned after every case has run.
 func measure(c config, n int64, r *Report) error {
-	tag := fmt.Sprintf("%d-p%d-n%d-f%d-m%d", n, c.payload, c.partitions, c.fileRows, c.poolMiB)
-	base := filepath.Join(c.work, "base-"+tag)
 	var sizes []*Size
 	for _, cs := range c.cases {
 		s := &Size{RowsPerPartition: n, Case: cs}
 		sizes = append(sizes, s)
 		r.Sizes = append(r.Sizes, s)
 	}
-	man, err := baseTable(c, base, n)
-	if err != nil {
-		for _, s := range sizes {
-			s.Problems = append(s.Problems, err.Error())
-		}
-		return err
-	}
 	var errs []error
+	var bases []string
 	for _, s := range sizes {
-		if err := measureCase(c, s, r, base, tag, man); err != nil {
+		cc := c
+		cc.partitions = casePartitions(c, s.Case)
+		tag := fmt.Sprintf("%d-p%d-n%d-f%d-m%d", n, cc.payload, cc.partitions, cc.fileRows, cc.poolMiB)
+		base := filepath.Join(c.work, "base-"+tag)
+		if !slices.Contains(bases, base) {
+			bases = append(bases, base)
+		}
+		man, err := baseTable(cc, base, n)
+		if err != nil {
+			s.Problems = append(s.Problems, err.Error())
+			errs = append(errs, fmt.Errorf("%s: %w", s.Case, err))
+			continue
+		}
+		if err := measureCase(cc, s, r, base, tag, man); err != nil {
 			s.Problems = append(s.Problems, err.Error())
 			errs = append(errs, fmt.Errorf("%s: %w", s.Case, err))
 		} else if len(s.Problems) > 0 {
 			errs = append(errs, fmt.Errorf("%s: %s", s.Case, strings.Join(s.Problems, "; ")))
 		}
 	}
-	if c.dropBase {
-		if err := os.RemoveAll(base); err != nil {
-			return err
+	for _, base := range bases {
+		if c.dropBase {
+			if err := os.RemoveAll(base); err != nil {
+				return err
+			}
+			_ = os.Remove(base + ".json")
 		}
-		_ = os.Remove(base + ".json")
 	}
 	return errors.Join(errs...)
 }
@@ -447,16 +539,23 @@ func measureCase(c config, s *Size, r *Report, base, tag string, man *Manifest) 
 		from = base
 	}
 	batchPath := filepath.Join(c.work, name+".parquet")
-	b, err := batch(c, batchPath, n, from, man)
-	if err != nil {
-		return err
+	if s.Case == caseDelete {
+		// Every base row has counter 1; the first partition goes.
+		batchPath = ""
+		s.WantRows = int64(c.partitions-1) * n
+		s.WantSumCounter = s.WantRows
+	} else {
+		b, err := batch(c, batchPath, n, from, man)
+		if err != nil {
+			return err
+		}
+		s.Batch = *b
+		s.WantRows = int64(c.partitions)*n + b.Inserts
+		s.WantSumCounter = int64(c.partitions)*n - b.Updates + 2*b.Rows
 	}
-	s.Batch = *b
-	s.WantRows = int64(c.partitions)*n + b.Inserts
-	s.WantSumCounter = int64(c.partitions)*n - b.Updates + 2*b.Rows
 	for rep := range c.reps {
 		for i, engine := range runOrder(c, s.Case, rep) {
-			run := runEngine(c, engine, base, batchPath, man.Version)
+			run := runEngine(c, s.Case, engine, base, batchPath, man.Version)
 			run.Rep, run.Order = rep+1, i+1
 			if run.Error != "" {
 				s.Problems = append(s.Problems, fmt.Sprintf("%s rep %d: %s", engine, rep+1, run.Error))
@@ -475,8 +574,17 @@ func measureCase(c config, s *Size, r *Report, base, tag string, man *Manifest) 
 // with a literal partition term runs in the clustered case only, the Rust
 // deltalite when it has a Python.
 func caseEngines(c config, cs string) []string {
+	switch cs {
+	case caseMergeUpsert, caseMergeConditional, caseMergeScoped:
+		return []string{engineMerge, engineGoMerge}
+	case caseDelete:
+		return []string{engineDelete, engineGoDelete}
+	}
 	var engines []string
 	for _, e := range allEngines {
+		if slices.Index(allEngines, e) > slices.Index(allEngines, engineUpsert) {
+			break // the merge suite's
+		}
 		if (e != engineRust || c.rustPython != "") && (e != engineMergeLiteral || cs == caseClustered) {
 			engines = append(engines, e)
 		}
@@ -554,9 +662,9 @@ func batch(c config, path string, n int64, clusteredFrom string, man *Manifest) 
 	return &b, os.WriteFile(jpath, out, 0o644)
 }
 
-// runEngine runs one engine on a fresh copy of base, then reads what its
-// commits did from the log and fingerprints the result.
-func runEngine(c config, engine, base, batchPath string, baseVersion int64) Run {
+// runEngine runs one engine of case cs on a fresh copy of base, then reads
+// what its commits did from the log and fingerprints the result.
+func runEngine(c config, cs, engine, base, batchPath string, baseVersion int64) Run {
 	run := Run{Engine: engine}
 	dir := base + "-run-" + runDir[engine]
 	if err := os.RemoveAll(dir); err != nil {
@@ -597,6 +705,12 @@ func runEngine(c config, engine, base, batchPath string, baseVersion int64) Run 
 		argv = []string{c.rustPython, c.rustUpsert, dir, batchPath, "--keys", "id", "--partition-by", partitionColumn, "--metrics", metricsPath}
 	case engineUpsert:
 		argv = []string{c.dlops, "upsert", dir, batchPath, "-pk", "id", "-partition-key", partitionColumn, "-metrics", metricsPath}
+	default:
+		var err error
+		if argv, err = mergeSuiteArgv(c, cs, engine, dir, batchPath, metricsPath); err != nil {
+			run.Error = err.Error()
+			return run
+		}
 	}
 	logf("%s on %s", engine, dir)
 	s, err := runproc.Run(argv, nil, os.Stderr)

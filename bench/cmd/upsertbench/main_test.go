@@ -141,7 +141,7 @@ pq.write_table(pa.table({"id": ["b", "d"], p: ["x", "y"], "counter": pa.array([2
 	// 4 rows: b replaced, d inserted; sum(counter) = 3 - 1 + 2*2.
 	s := &Size{RowsPerPartition: 2, WantRows: 4, WantSumCounter: 6}
 	for _, e := range []string{engineMerge, engineRust} {
-		r := runEngine(c, e, base, batchPath, 0)
+		r := runEngine(c, caseSpread, e, base, batchPath, 0)
 		if r.Error != "" {
 			t.Fatalf("%s: %s", e, r.Error)
 		}
@@ -182,13 +182,13 @@ func TestParseCases(t *testing.T) {
 		"clustered":            {caseClustered},
 		"spread,spread,spread": {caseSpread},
 	} {
-		got, err := parseCases(in)
+		got, err := parseCases(in, allCases)
 		if err != nil || !slices.Equal(got, want) {
 			t.Errorf("parseCases(%q) = %v, %v; want %v", in, got, err, want)
 		}
 	}
 	for _, in := range []string{"", "spread,", "clusterd"} {
-		if _, err := parseCases(in); err == nil || !strings.Contains(err.Error(), "the cases are spread, clustered") {
+		if _, err := parseCases(in, allCases); err == nil || !strings.Contains(err.Error(), "the cases are spread, clustered") {
 			t.Errorf("parseCases(%q): error %v, want one listing the cases", in, err)
 		}
 	}
@@ -368,7 +368,7 @@ func TestClusteredBatchTakesOneFilePerPartition(t *testing.T) {
 		}
 	}
 	s := &Size{RowsPerPartition: 600, Case: caseClustered, Batch: *b, WantRows: 1220, WantSumCounter: 1200 - 300 + 2*320}
-	r := runEngine(c, engineMergeLiteral, base, batchPath, man.Version)
+	r := runEngine(c, caseClustered, engineMergeLiteral, base, batchPath, man.Version)
 	if r.Error != "" {
 		t.Fatal(r.Error)
 	}
@@ -379,7 +379,7 @@ func TestClusteredBatchTakesOneFilePerPartition(t *testing.T) {
 		t.Errorf("MERGE's predicate %q lacks the literal partition term", r.Result.Detail)
 	}
 	s.Runs = append(s.Runs, r)
-	r = runEngine(c, engineUpsert, base, batchPath, man.Version)
+	r = runEngine(c, caseClustered, engineUpsert, base, batchPath, man.Version)
 	if r.Error != "" {
 		t.Fatal(r.Error)
 	}

@@ -162,14 +162,7 @@ func render(all *Report) string {
 	} else {
 		p("# Upsert: deltalite vs delta-rs MERGE\n\n")
 	}
-	p("Command: `%s`  \n", r.Command)
-	p("Started %s, finished %s; git %s; deltalake (delta-rs) %s", r.Started, r.Finished, r.Git, r.Deltalake)
-	if r.RustDeltalite != "" {
-		p("; Rust deltalite (PyPI `deltalite`) %s on CPython %s", r.RustDeltalite, cmp.Or(r.RustPython, "?"))
-	}
-	p(".  \n")
-	p("Machine: %s.  \n", r.Machine)
-	p("Load average (1, 5, 15 min) at the start: %s; at the end: %s.\n\n", r.LoadStart, r.LoadEnd)
+	provenance(&b, r)
 	p("Table: %d partitions (`_ph_partition_key`), each holding the given rows; rows of a random UUID-shaped string key `id`, "+
 		"`tenant` int64, `counter` int32, `created_at`/`updated_at` timestamp(us, UTC), `amount` decimal(38,10) and a "+
 		"`payload` string of ~%d random characters (cut from a %d MiB pool); built with delta-rs `write_deltalake` appends of %d rows (delta-rs "+
@@ -185,22 +178,7 @@ func render(all *Report) string {
 			"The engines' order rotates by one place per rep.\n\n")
 	}
 
-	if len(r.Sizes) > 0 {
-		p("| rows / partition | table | engine | op (s) | process wall (s) | CPU user+sys (s) | peak RSS (MiB) | bytes removed | bytes added | files removed / added | commits | bytes read |\n")
-		p("|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
-	}
-	for _, s := range r.Sizes {
-		for _, e := range engines {
-			a := aggregate(s, e)
-			if a.n == 0 {
-				p("| %s | %s | %s | failed | | | | | | | | |\n", rowsLabel(s.RowsPerPartition), tableLabel(s), e)
-				continue
-			}
-			p("| %s | %s | %s | %.1f | %.1f | %.1f | %.0f | %s | %s | %.0f / %.0f | %.0f | %s |\n", rowsLabel(s.RowsPerPartition),
-				tableLabel(s), e, a.op, a.wall, a.cpu, a.rss, gibLabel(a.bytesRemoved), gibLabel(a.bytesAdded),
-				a.filesRemoved, a.filesAdded, a.commits, a.bytesRead.bytes())
-		}
-	}
+	medians(&b, r, engines, "commits", func(a agg) string { return fmt.Sprintf("%.0f", a.commits) })
 	if len(r.Sizes) > 0 {
 		p("\nMedians over the runs. op: the operation timed inside the process (reading the batch, opening the table, " +
 			"upserting, committing); process wall and CPU (user + system) and peak RSS (`ru_maxrss`) from `wait4`. " +
@@ -209,9 +187,9 @@ func render(all *Report) string {
 			"page-cache hits and the batch included, memory-mapped reads not).\n\n")
 	}
 
-	ratios(&b, r, engineMerge, "delta-rs MERGE")
+	ratios(&b, r, engineMerge, engineUpsert, "delta-rs MERGE")
 	if rust {
-		ratios(&b, r, engineRust, "Rust deltalite")
+		ratios(&b, r, engineRust, engineUpsert, "Rust deltalite")
 	}
 	targets(&b, r)
 	if rust {
@@ -221,6 +199,52 @@ func render(all *Report) string {
 	clustered(&b, all.only(caseClustered))
 	filesAdded(&b, all)
 
+	everyRun(&b, all)
+	p("\nExpected content per size and case: rows = partitions x rows per partition + inserts; sum(counter) = rows before - updates + 2 x batch rows; " +
+		"every key distinct; the hash is DuckDB's `hash()` of every column summed over the rows, read through delta-rs.\n")
+	details(&b, all)
+	return b.String()
+}
+
+// medians renders the engines' medians per size; the column named col
+// holds val's figure.
+func medians(b *strings.Builder, r *Report, engines []string, col string, val func(agg) string) {
+	p := func(format string, args ...any) { fmt.Fprintf(b, format, args...) }
+	if len(r.Sizes) == 0 {
+		return
+	}
+	p("| rows / partition | table | engine | op (s) | process wall (s) | CPU user+sys (s) | peak RSS (MiB) | bytes removed | bytes added | files removed / added | %s | bytes read |\n", col)
+	p("|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
+	for _, s := range r.Sizes {
+		for _, e := range engines {
+			a := aggregate(s, e)
+			if a.n == 0 {
+				p("| %s | %s | %s | failed | | | | | | | | |\n", rowsLabel(s.RowsPerPartition), tableLabel(s), e)
+				continue
+			}
+			p("| %s | %s | %s | %.1f | %.1f | %.1f | %.0f | %s | %s | %.0f / %.0f | %s | %s |\n", rowsLabel(s.RowsPerPartition),
+				tableLabel(s), e, a.op, a.wall, a.cpu, a.rss, gibLabel(a.bytesRemoved), gibLabel(a.bytesAdded),
+				a.filesRemoved, a.filesAdded, val(a), a.bytesRead.bytes())
+		}
+	}
+}
+
+// provenance renders how, when, where and with what the report was made.
+func provenance(b *strings.Builder, r *Report) {
+	p := func(format string, args ...any) { fmt.Fprintf(b, format, args...) }
+	p("Command: `%s`  \n", r.Command)
+	p("Started %s, finished %s; git %s; deltalake (delta-rs) %s", r.Started, r.Finished, r.Git, r.Deltalake)
+	if r.RustDeltalite != "" {
+		p("; Rust deltalite (PyPI `deltalite`) %s on CPython %s", r.RustDeltalite, cmp.Or(r.RustPython, "?"))
+	}
+	p(".  \n")
+	p("Machine: %s.  \n", r.Machine)
+	p("Load average (1, 5, 15 min) at the start: %s; at the end: %s.\n\n", r.LoadStart, r.LoadEnd)
+}
+
+// everyRun renders the table of every run of every case.
+func everyRun(b *strings.Builder, all *Report) {
+	p := func(format string, args ...any) { fmt.Fprintf(b, format, args...) }
 	p("\n**Every run**\n\n")
 	p("| case | rows / partition | engine | rep | order | op (s) | wall (s) | user (s) | sys (s) | peak RSS (MiB) | load before / after | rows updated / inserted / copied | content (rows, sum(counter), hash) |\n")
 	p("|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---|---|---|\n")
@@ -239,8 +263,11 @@ func render(all *Report) string {
 				run.Result.RowsCopied, content)
 		}
 	}
-	p("\nExpected content per size and case: rows = partitions x rows per partition + inserts; sum(counter) = rows before - updates + 2 x batch rows; " +
-		"every key distinct; the hash is DuckDB's `hash()` of every column summed over the rows, read through delta-rs.\n")
+}
+
+// details renders each run's stats line.
+func details(b *strings.Builder, all *Report) {
+	p := func(format string, args ...any) { fmt.Fprintf(b, format, args...) }
 	for _, s := range all.Sizes {
 		for _, run := range s.Runs {
 			if run.Result.Detail != "" {
@@ -248,7 +275,6 @@ func render(all *Report) string {
 			}
 		}
 	}
-	return b.String()
 }
 
 // clustered renders the clustered case: what each engine read, skipped and
@@ -374,12 +400,13 @@ func bytesLabel(b float64) string {
 }
 
 // ratios is the table of this engine's medians over another engine's.
-func ratios(b *strings.Builder, r *Report, other, label string) {
+// ratios renders ours's medians over other's (labelled label) per size.
+func ratios(b *strings.Builder, r *Report, other, ours, label string) {
 	p := func(format string, args ...any) { fmt.Fprintf(b, format, args...) }
 	p("**Ratios deltalite / %s** (below 1: deltalite uses less)\n\n", label)
 	p("| rows / partition | peak RSS | process wall | CPU | bytes added | bytes removed | same content |\n|---:|---:|---:|---:|---:|---:|---|\n")
 	for _, s := range r.Sizes {
-		o, u := aggregate(s, other), aggregate(s, engineUpsert)
+		o, u := aggregate(s, other), aggregate(s, ours)
 		p("| %s | %s | %s | %s | %s | %s | %s |\n", rowsLabel(s.RowsPerPartition), ratio(u.rss, o.rss), ratio(u.wall, o.wall),
 			ratio(u.cpu, o.cpu), ratio(u.bytesAdded, o.bytesAdded), ratio(u.bytesRemoved, o.bytesRemoved), sameContent(s, o, u))
 	}
