@@ -12,7 +12,6 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"golang.org/x/sync/errgroup"
 
-	"github.com/deltalite-go/deltalite/internal/datafile"
 	"github.com/deltalite-go/deltalite/internal/errs"
 	"github.com/deltalite-go/deltalite/internal/rewrite"
 	"github.com/deltalite-go/deltalite/internal/stats"
@@ -281,38 +280,18 @@ func (r *runner) attempt(ctx context.Context, snap *snapshot.Snapshot) (s Stats,
 	if retries == 0 {
 		retries = -1 // txn's spelling of none
 	}
-	t := txn.Begin(snap, r.op, txn.Options{MaxRetries: retries, Metadata: r.opt.CommitMetadata})
-	t.ReadPredicate(inScope, "the files the merge's source and conditions may touch")
-	t.ReadFiles(scope...)
-	if md != nil {
-		t.Add(protocol.Action{Metadata: md})
-	}
-	for _, rm := range res.Removes {
-		t.Add(protocol.Action{Remove: rm})
-	}
-	for _, a := range res.Adds {
-		t.Add(protocol.Action{Add: a})
-	}
-	if r.opt.AppID != "" {
-		t.SetAppTxn(r.opt.AppID, r.opt.AppVersion)
-	}
 	s.ExecutionDuration = time.Since(scanStart)
-	t.SetOperationMetrics(s.Metrics())
-	cres, err := t.Commit(ctx)
+	post, v, err := rewrite.Commit{
+		Op: r.op, Options: txn.Options{MaxRetries: retries, Metadata: r.opt.CommitMetadata},
+		Read: inScope, ReadDescription: "the files the merge's source and conditions may touch",
+		ReadFiles: scope, Removes: res.Removes, Adds: res.Adds, Metrics: s.Metrics(),
+		NewMetadata: md, AppID: r.opt.AppID, AppVersion: r.opt.AppVersion,
+	}.Run(ctx, snap)
 	s.CommitDuration = time.Since(commitStart)
 	if err != nil {
-		if txn.NotLanded(err) {
-			datafile.DeleteAdded(ctx, out, res.Adds)
-		}
 		return s, nil, err
 	}
-	s.Version = cres.Version
-	post := cres.Snapshot
-	if post == nil {
-		if post, err = snapshot.LoadVersion(context.WithoutCancel(ctx), snap.Store(), cres.Version); err != nil {
-			post = nil // the commit stands; the caller reloads
-		}
-	}
+	s.Version = v
 	return s, post, nil
 }
 

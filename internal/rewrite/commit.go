@@ -29,6 +29,12 @@ type Commit struct {
 	Removes   []*protocol.Remove
 	Adds      []*protocol.Add
 	Metrics   map[string]any
+	// NewMetadata, when set, is committed before the files: the table's
+	// metadata with a schema the operation evolved.
+	NewMetadata *protocol.Metadata
+	// AppID, when set, records the app transaction (AppID, AppVersion).
+	AppID      string
+	AppVersion int64
 }
 
 // Run commits against snap and returns the table at the new version (nil
@@ -42,11 +48,17 @@ func (c Commit) Run(ctx context.Context, snap *snapshot.Snapshot) (*snapshot.Sna
 		t.ReadPredicate(c.Read, c.ReadDescription)
 	}
 	t.ReadFiles(c.ReadFiles...)
+	if c.NewMetadata != nil {
+		t.Add(protocol.Action{Metadata: c.NewMetadata})
+	}
 	for _, r := range c.Removes {
 		t.Add(protocol.Action{Remove: r})
 	}
 	for _, a := range c.Adds {
 		t.Add(protocol.Action{Add: a})
+	}
+	if c.AppID != "" {
+		t.SetAppTxn(c.AppID, c.AppVersion)
 	}
 	t.SetOperationMetrics(c.Metrics)
 	res, err := t.Commit(ctx)

@@ -321,3 +321,26 @@ func TestReplan(t *testing.T) {
 		t.Errorf("no retries: %v after %d calls", err, calls)
 	}
 }
+
+// A commit that carries new metadata and an app transaction records both
+// with its files.
+func TestCommitMetadataAndAppTxn(t *testing.T) {
+	_, snap := newTable(t, threeFiles...)
+	md := *snap.Metadata()
+	desc := "evolved"
+	md.Description = &desc
+	op := txn.Operation{Name: txn.OpMerge, Parameters: map[string]any{"predicate": "true"}}
+	post, v, err := rewrite.Commit{Op: op, NewMetadata: &md, AppID: "loader", AppVersion: 3}.Run(context.Background(), snap)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v != snap.Version()+1 || post == nil || post.Version() != v {
+		t.Fatalf("version %d, post %v", v, post)
+	}
+	if d := post.Metadata().Description; d == nil || *d != desc {
+		t.Fatalf("metadata not committed: %+v", post.Metadata())
+	}
+	if !txn.AppTxnApplied(post, "loader", 3) || txn.AppTxnApplied(post, "loader", 4) {
+		t.Fatal("app transaction not recorded")
+	}
+}
