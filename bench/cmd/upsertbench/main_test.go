@@ -332,19 +332,27 @@ func TestRenderResultsSavedBeforeCases(t *testing.T) {
 // runs MERGE with the literal partition term and this engine's dlops on
 // it: the batch's updates lie in one file of each partition, so each
 // rewrites two files, and dlops reports the files it probed.
-func TestClusteredBatchTakesOneFilePerPartition(t *testing.T) {
-	py := peers.Python(t)
-	root := peers.Root(t)
-	dir := t.TempDir()
+// tinyConfig is a config for tiny tables in dir, with dlops built there.
+func tinyConfig(t *testing.T, py, root, dir string) config {
+	t.Helper()
 	dlops := filepath.Join(dir, "dlops")
 	build := exec.Command("go", "build", "-o", dlops, "./bench/cmd/dlops")
 	build.Dir = root
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("building dlops: %v\n%s", err, out)
 	}
-	c := config{python: py, dlops: dlops, gen: filepath.Join(root, "bench", "py", "upsert_gen.py"), merge: filepath.Join(root, "bench", "py", "merge_bench.py"),
-		checksum: filepath.Join(root, "bench", "py", "checksum.py"), work: dir, payload: 40, partitions: 2, poolMiB: 1, fileRows: 200,
-		updates: 150, inserts: 10, reps: 1}
+	py3 := func(name string) string { return filepath.Join(root, "bench", "py", name) }
+	return config{python: py, dlops: dlops, gen: py3("upsert_gen.py"), merge: py3("merge_bench.py"), checksum: py3("checksum.py"),
+		work: dir, payload: 40, partitions: 2, poolMiB: 1, reps: 1,
+		out: filepath.Join(dir, "results.md"), jsonOut: filepath.Join(dir, "results.json")}
+}
+
+func TestClusteredBatchTakesOneFilePerPartition(t *testing.T) {
+	py := peers.Python(t)
+	root := peers.Root(t)
+	dir := t.TempDir()
+	c := tinyConfig(t, py, root, dir)
+	c.fileRows, c.updates, c.inserts = 200, 150, 10
 	base := filepath.Join(dir, "base")
 	man, err := baseTable(c, base, 600)
 	if err != nil {

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/deltalite-go/deltalite/internal/testkit/peers"
 	"github.com/deltalite-go/deltalite/merge"
 )
 
@@ -92,5 +93,45 @@ func TestRenderMergeTargets(t *testing.T) {
 	scoped.Runs[0].Metrics.FilesScanned = i64(0)
 	if out := renderMerge(r); !strings.Contains(out, "files read not judged: delta-rs reported 0 files scanned while it removed 4") {
 		t.Errorf("report judges a zero count of delta-rs's:\n%s", out)
+	}
+}
+
+// TestMergeSuiteEnginesAgree runs every case of the merge suite on tiny
+// tables: both engines end with the expected, equal content, and
+// deltalite's DELETE of a partition reads no data file.
+func TestMergeSuiteEnginesAgree(t *testing.T) {
+	py := peers.Python(t)
+	root := peers.Root(t)
+	c := tinyConfig(t, py, root, t.TempDir())
+	c.fileRows, c.updates, c.inserts, c.scopedPartitions = 100, 50, 5, 3
+	c.cases, c.suite = mergeCases, suiteMerge
+	r := &Report{Suite: suiteMerge}
+	if err := measure(c, 200, r); err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Sizes) != len(mergeCases) {
+		t.Fatalf("%d cases measured", len(r.Sizes))
+	}
+	for _, s := range r.Sizes {
+		if len(s.Runs) != 2 || len(s.Problems) > 0 {
+			t.Errorf("%s: %d runs, problems %v", s.Case, len(s.Runs), s.Problems)
+			continue
+		}
+		if s.Runs[0].Checksum.Hash != s.Runs[1].Checksum.Hash {
+			t.Errorf("%s: contents differ", s.Case)
+		}
+		if s.Case == caseDelete {
+			if s.WantRows != 200 {
+				t.Errorf("delete keeps %d rows, want one partition's 200", s.WantRows)
+			}
+			u := aggregate(s, engineGoDelete)
+			if !u.scanned.ok || u.scanned.v != 0 || u.filesRemoved != 2 {
+				t.Errorf("deltalite DELETE scanned %v files, removed %v; want 0 and the partition's 2", u.scanned, u.filesRemoved)
+			}
+		}
+		if s.Case == caseMergeScoped && (s.Base.Partitions != 3 || aggregate(s, engineGoMerge).scanned.v != 4) {
+			t.Errorf("scoped: %d partitions, deltalite scanned %v files; want 3 and the touched partitions' 4",
+				s.Base.Partitions, aggregate(s, engineGoMerge).scanned)
+		}
 	}
 }
