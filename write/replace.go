@@ -5,7 +5,6 @@ import (
 	"slices"
 	"time"
 
-	"github.com/deltalite-go/deltalite/internal/datafile"
 	"github.com/deltalite-go/deltalite/internal/txn"
 	"github.com/deltalite-go/deltalite/protocol"
 	"github.com/deltalite-go/deltalite/schema"
@@ -53,7 +52,7 @@ func (w *job) replace(ctx context.Context) (*Result, error) {
 	t.SetOperationMetrics(metrics)
 	r, err := t.Commit(ctx)
 	if err != nil {
-		datafile.DeleteAdded(ctx, w.st, adds)
+		discard(ctx, w.st, adds, err)
 		return nil, err
 	}
 	res.Version, res.Warnings, res.post = r.Version, r.Warnings, r.Snapshot

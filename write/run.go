@@ -194,9 +194,21 @@ func (w *job) update(ctx context.Context) (*Result, error) {
 				op = w.operation(snap)
 				continue
 			}
+			// The commit did not land: another writer's table was there.
+			datafile.DeleteAdded(ctx, w.st, adds)
+			return nil, err
 		}
-		datafile.DeleteAdded(ctx, w.st, adds)
+		discard(ctx, w.st, adds, err)
 		return nil, err
+	}
+}
+
+// discard deletes the data files of a commit that failed with err when the
+// commit certainly did not land; after any other error (a lost response)
+// it may have, so they stay, orphans for vacuum at worst.
+func discard(ctx context.Context, st storage.Store, adds []*protocol.Add, err error) {
+	if txn.NotLanded(err) {
+		datafile.DeleteAdded(ctx, st, adds)
 	}
 }
 
