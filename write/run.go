@@ -17,7 +17,6 @@ import (
 	"github.com/deltalite-go/deltalite/internal/errs"
 	"github.com/deltalite-go/deltalite/internal/stats"
 	"github.com/deltalite-go/deltalite/internal/txn"
-	"github.com/deltalite-go/deltalite/limits"
 	"github.com/deltalite-go/deltalite/protocol"
 	"github.com/deltalite-go/deltalite/schema"
 	"github.com/deltalite-go/deltalite/snapshot"
@@ -425,9 +424,6 @@ func (w *job) evolvedMetadata() (*protocol.Metadata, error) {
 
 // writeFiles streams the source through the data-file writer.
 func (w *job) writeFiles(ctx context.Context, sc *schema.Struct, md *protocol.Metadata, res *Result) ([]*protocol.Add, error) {
-	// The writer's buffers and the row group being encoded.
-	heapUse := limits.ExpectHeap(datafile.DefaultMaxUnwrittenBytes * 3 / 2)
-	defer heapUse.Done()
 	mode, err := schema.ParseMode(md.Configuration[protocol.PropColumnMappingMode])
 	if err != nil {
 		return nil, errs.Wrap(errs.UnsupportedTable, w.st.URL(), err, "column mapping")
