@@ -20,9 +20,12 @@ import (
 //	live heap when the first one arrived + headroom + 1.5 x the expectations
 //
 // (the half for the garbage streamed batches leave between collections),
-// and with none it is back where it was. The limit is soft: an estimate that is too low
-// costs collector CPU, never a failure, and Go caps the collector's share
-// of CPU when the live heap passes the limit.
+// and with none it is back where it was. The limit is soft: an estimate that
+// is too low costs collector CPU, never a failure, but that cost is steep
+// (Go lets the collector take up to half the CPU while the live heap is
+// above the limit): a write to 100 partitions whose expectation left out
+// its open files' buffers ran at a third of its speed. Declare only what a
+// bound covers in full.
 var heap heapState
 
 type heapState struct {
