@@ -272,16 +272,6 @@ func recordBytes(rec arrow.RecordBatch) int64 {
 
 func dataBytes(d arrow.ArrayData) int64 {
 	var n int64
-	for _, b := range d.Buffers() {
-		if b != nil {
-			n += int64(b.Len())
-		}
-	}
-	for _, c := range d.Children() {
-		n += dataBytes(c)
-	}
-	if d.DataType().ID() == arrow.DICTIONARY && d.Dictionary() != nil {
-		n += dataBytes(d.Dictionary())
-	}
+	walkBuffers(d, func(b *memory.Buffer) { n += int64(b.Len()) })
 	return n
 }
