@@ -108,3 +108,24 @@ func (p *Protocol) String() string {
 	}
 	return s
 }
+
+// MergeProtocols is the protocol that supports everything a and b do: the
+// higher reader and writer versions, and, where those are table-feature
+// versions, the union of the features each has in effect (legacy versions
+// expanded). It is how an operation that brings an older state back (a
+// restore) keeps the table's protocol from being downgraded.
+func MergeProtocols(a, b *Protocol) *Protocol {
+	p := &Protocol{MinReaderVersion: max(a.MinReaderVersion, b.MinReaderVersion), MinWriterVersion: max(a.MinWriterVersion, b.MinWriterVersion)}
+	union := func(x, y []string) []string {
+		out := append(slices.Clone(x), y...)
+		sort.Strings(out)
+		return slices.Compact(out)
+	}
+	if p.MinWriterVersion >= 7 {
+		p.WriterFeatures = union(a.EffectiveWriterFeatures(), b.EffectiveWriterFeatures())
+	}
+	if p.MinReaderVersion >= 3 {
+		p.ReaderFeatures = union(a.EffectiveReaderFeatures(), b.EffectiveReaderFeatures())
+	}
+	return p
+}

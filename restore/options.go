@@ -1,0 +1,31 @@
+package restore
+
+import (
+	"time"
+
+	"github.com/deltalite-go/deltalite/storage"
+)
+
+// DefaultMaxParallelChecks is how many existence checks run at once.
+const DefaultMaxParallelChecks = 16
+
+// Options configure one restore. Exactly one of Version and Timestamp must
+// be set: the zero value is refused rather than read as version 0.
+type Options struct {
+	// Version is the version to restore to.
+	Version *int64
+	// Timestamp restores to the newest version committed at or before it.
+	Timestamp time.Time
+	// MaxParallelChecks bounds the concurrent lookups of the files to add
+	// back (default 16).
+	MaxParallelChecks int
+	// CommitMetadata is merged into commitInfo.
+	CommitMetadata map[string]any
+	// StorageOptions and Store open the table for the deltalite facade;
+	// Run is handed a snapshot and ignores both.
+	StorageOptions map[string]string
+	Store          storage.Store
+}
+
+// ToVersion is a convenience for Options.Version.
+func ToVersion(v int64) *int64 { return &v }
