@@ -1,0 +1,683 @@
+// Package extsort sorts a stream of Arrow record batches by a byte key per
+// row within a bounded number of bytes, spilling sorted runs to local
+// temporary files and merging them. OPTIMIZE ZORDER BY sorts a partition's
+// rows by their z-order keys with it, whatever the partition's size.
+//
+// # Use
+//
+// New, then Add each batch with its rows' keys, then Emit, which calls a
+// function with the rows in ascending key order (rows of equal keys in the
+// order they were added), then Close, which removes every temporary file
+// whether Emit ran, failed or was canceled. Close must always be called.
+//
+// # Memory
+//
+// Options.MaxBytes bounds what the sorter holds by its own accounting:
+// the rows added and not yet spilled with their keys and index entries,
+// the chunks of runs read back while merging and the batch being built.
+// Added rows fill at most MaxBytes less room for one output batch (a
+// chunk, MaxBytes/(FanIn+4)); then they are sorted and written to a run
+// file in chunks. Merging reads one chunk of each of at most FanIn runs
+// at once, and merges runs FanIn at a time into longer runs until FanIn
+// remain, so the chunks in memory never pass MaxBytes whatever the number
+// of runs. The batches passed to Add are the caller's until Add returns
+// and count against MaxBytes while held; a batch larger than the room is
+// spilled alone, so a caller keeps its batches well below MaxBytes.
+// Options.Budget, when set, is charged MaxBytes from New to Close so that
+// the process-wide limits see the sort.
+//
+// Runs are Arrow IPC streams of the batch's columns plus the key, created
+// with os.CreateTemp in Options.TempDir (default os.TempDir()): local disk,
+// never the table's store.
+package extsort
+
+import (
+	"bufio"
+	"bytes"
+	"container/heap"
+	"context"
+	"errors"
+	"os"
+	"slices"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/compute"
+	"github.com/apache/arrow-go/v18/arrow/ipc"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/deltalite-go/deltalite/internal/errs"
+	"github.com/deltalite-go/deltalite/limits"
+)
+
+// Defaults of the options.
+const (
+	DefaultMaxBytes = 64 << 20
+	DefaultFanIn    = 8
+	// rowOverhead is what the sorter holds per buffered row besides the
+	// batch's and the key's bytes: the key's slice header and an index entry.
+	rowOverhead = 24 + 8
+)
+
+// Options configure a Sorter.
+type Options struct {
+	// MaxBytes bounds the bytes the sorter holds (default 64 MiB).
+	MaxBytes int64
+	// TempDir is where runs spill (default os.TempDir()).
+	TempDir string
+	// FanIn is the most runs merged at once (default 8, at least 2).
+	FanIn int
+	// Budget, when set, is charged MaxBytes while the sorter is open.
+	Budget *limits.Budget
+	// Allocator allocates the Arrow buffers of runs read back and of
+	// output batches (default the Go allocator).
+	Allocator memory.Allocator
+}
+
+// Stats are what a sort did.
+type Stats struct {
+	Rows         int64 // rows added
+	Runs         int   // run files written, merge passes included
+	SpilledBytes int64 // bytes written to run files
+	PeakBytes    int64 // most bytes held at once by the sorter's accounting
+}
+
+// ref is one row: its batch (or run) and its row in it.
+type ref struct{ b, r int32 }
+
+// Sorter sorts the rows added to it. It is not safe for concurrent use.
+type Sorter struct {
+	opt        Options
+	ctx        context.Context
+	in         *arrow.Schema // what Add takes and Emit gives
+	spill      *arrow.Schema // in, plus the key as the last column
+	res        *limits.Reservation
+	chunkBytes int64
+	rowBytes   int64 // bytes per row (batch and key) measured so far, for chunk rows
+
+	recs  []arrow.RecordBatch
+	keys  [][][]byte
+	rows  int
+	held  int64 // bytes held by the accounting
+	files []string
+	stats Stats
+	done  bool
+}
+
+// New returns a Sorter of batches of schema sc.
+func New(ctx context.Context, sc *arrow.Schema, opt Options) (*Sorter, error) {
+	if opt.MaxBytes < 0 || opt.FanIn < 0 {
+		return nil, errs.New(errs.InvalidArgument, "", "sort: MaxBytes and FanIn must not be negative")
+	}
+	if opt.MaxBytes == 0 {
+		opt.MaxBytes = DefaultMaxBytes
+	}
+	if opt.FanIn == 0 {
+		opt.FanIn = DefaultFanIn
+	}
+	opt.FanIn = max(opt.FanIn, 2)
+	if opt.TempDir == "" {
+		opt.TempDir = os.TempDir()
+	}
+	if opt.Allocator == nil {
+		opt.Allocator = memory.DefaultAllocator
+	}
+	s := &Sorter{opt: opt, ctx: ctx, in: sc, chunkBytes: max(opt.MaxBytes/int64(opt.FanIn+4), 1)}
+	fields := append(slices.Clone(sc.Fields()), arrow.Field{Name: "zorder_key", Type: arrow.BinaryTypes.Binary})
+	s.spill = arrow.NewSchema(fields, nil)
+	if opt.Budget != nil {
+		r, err := opt.Budget.AcquireBytes(ctx, opt.MaxBytes)
+		if err != nil {
+			return nil, errs.Wrap(errs.Canceled, "", err, "sort: waiting for memory")
+		}
+		s.res = r
+	}
+	return s, nil
+}
+
+// recordBytes is what a batch's buffers take (arrow's own measure).
+func recordBytes(rec arrow.RecordBatch) int64 {
+	var n uint64
+	for _, c := range rec.Columns() {
+		n += c.Data().SizeInBytes()
+	}
+	return int64(n)
+}
+
+// Stats reports what the sort did so far.
+func (s *Sorter) Stats() Stats { return s.stats }
+
+func (s *Sorter) use(n int64) {
+	s.held += n
+	s.stats.PeakBytes = max(s.stats.PeakBytes, s.held)
+}
+
+func (s *Sorter) free(n int64) { s.held -= n }
+
+// room is what added rows may take: MaxBytes less the transient copies of
+// one chunk while a run is written (see gather).
+func (s *Sorter) room() int64 { return s.opt.MaxBytes - 3*s.chunkBytes }
+
+// Add adds the rows of rec with their keys (one per row). The sorter
+// retains rec and keeps keys; the caller must not modify them.
+func (s *Sorter) Add(rec arrow.RecordBatch, keys [][]byte) error {
+	if s.done {
+		return errs.New(errs.InvalidArgument, "", "sort: Add after Emit or Close")
+	}
+	if len(keys) != int(rec.NumRows()) {
+		return errs.New(errs.InvalidArgument, "", "sort: %d keys for %d rows", len(keys), rec.NumRows())
+	}
+	if !rec.Schema().Equal(s.in) {
+		return errs.New(errs.InvalidArgument, "", "sort: batch schema %s is not the sort's %s", rec.Schema(), s.in)
+	}
+	if err := s.ctx.Err(); err != nil {
+		return errs.Wrap(errs.Canceled, "", err, "sort")
+	}
+	if len(keys) == 0 {
+		return nil
+	}
+	cost := recordBytes(rec) + int64(len(keys))*rowOverhead
+	for _, k := range keys {
+		cost += int64(len(k))
+	}
+	if s.rows > 0 && s.held+cost > s.room() {
+		if err := s.spillRun(); err != nil {
+			return err
+		}
+	}
+	rec.Retain()
+	s.recs = append(s.recs, rec)
+	s.keys = append(s.keys, keys)
+	s.rows += len(keys)
+	s.stats.Rows += int64(len(keys))
+	s.use(cost)
+	s.rowBytes = max(s.rowBytes, (cost+int64(len(keys))-1)/int64(len(keys)))
+	if s.held > s.room() {
+		return s.spillRun()
+	}
+	return nil
+}
+
+// chunkRows is how many rows a chunk of a run holds.
+func (s *Sorter) chunkRows() int {
+	return int(max(1, min(s.chunkBytes/max(s.rowBytes, 1), 1<<20)))
+}
+
+// sorted returns the buffered rows in key order, stable.
+func (s *Sorter) sorted() []ref {
+	refs := make([]ref, 0, s.rows)
+	for b, ks := range s.keys {
+		for r := range ks {
+			refs = append(refs, ref{int32(b), int32(r)})
+		}
+	}
+	slices.SortStableFunc(refs, func(x, y ref) int { return bytes.Compare(s.keys[x.b][x.r], s.keys[y.b][y.r]) })
+	return refs
+}
+
+// releaseRun drops the buffered rows.
+func (s *Sorter) releaseRun() {
+	for _, r := range s.recs {
+		r.Release()
+	}
+	s.recs, s.keys, s.rows = nil, nil, 0
+	s.free(s.held)
+}
+
+// spillRun sorts the buffered rows and writes them to a new run file.
+func (s *Sorter) spillRun() error {
+	refs := s.sorted()
+	w, err := s.create()
+	if err != nil {
+		return err
+	}
+	step := s.chunkRows()
+	for lo := 0; lo < len(refs); lo += step {
+		part := refs[lo:min(lo+step, len(refs))]
+		rec, err := s.gather(s.recs, part)
+		if err != nil {
+			w.abort()
+			return err
+		}
+		kb := array.NewBinaryBuilder(s.opt.Allocator, arrow.BinaryTypes.Binary)
+		for _, r := range part {
+			kb.Append(s.keys[r.b][r.r])
+		}
+		ka := kb.NewArray()
+		kb.Release()
+		cols := append(slices.Clone(rec.Columns()), ka)
+		out := array.NewRecordBatch(s.spill, cols, int64(len(part)))
+		ka.Release()
+		err = w.write(out)
+		out.Release()
+		s.drop(rec)
+		if err != nil {
+			return err
+		}
+	}
+	s.releaseRun()
+	return w.close()
+}
+
+// batch is a batch the sorter built and the bytes it counted for it.
+type batch struct {
+	arrow.RecordBatch
+	n int64
+}
+
+// drop releases a batch the sorter built.
+func (s *Sorter) drop(b batch) {
+	s.free(b.n)
+	b.Release()
+}
+
+// built counts a batch the sorter built.
+func (s *Sorter) built(rec arrow.RecordBatch) batch {
+	b := batch{rec, recordBytes(rec)}
+	s.use(b.n)
+	return b
+}
+
+// gather copies the rows refs names out of recs, in refs' order, into a
+// batch it counts as held (drop releases it). It takes from each batch
+// its rows, concatenates those pieces and puts the rows in order: at most
+// three copies of one chunk at once, the room room leaves.
+func (s *Sorter) gather(recs []arrow.RecordBatch, refs []ref) (batch, error) {
+	ctx := compute.WithAllocator(s.ctx, s.opt.Allocator)
+	first, single, contiguous := refs[0].b, true, true
+	for i, r := range refs {
+		single = single && r.b == first
+		contiguous = contiguous && single && r.r == refs[0].r+int32(i)
+	}
+	if contiguous {
+		// A slice shares recs' buffers: nothing to copy or count.
+		rec := recs[first].NewSlice(int64(refs[0].r), int64(refs[0].r)+int64(len(refs)))
+		return batch{rec, 0}, nil
+	}
+	take := func(rec arrow.RecordBatch, rows []int32) (batch, error) {
+		ib := array.NewInt32Builder(s.opt.Allocator)
+		ib.AppendValues(rows, nil)
+		idx := ib.NewArray()
+		ib.Release()
+		defer idx.Release()
+		cols := make([]arrow.Array, 0, rec.NumCols())
+		defer func() {
+			for _, c := range cols {
+				c.Release()
+			}
+		}()
+		for _, col := range rec.Columns() {
+			c, err := compute.TakeArray(ctx, col, idx)
+			if err != nil {
+				return batch{}, errs.Wrap(errs.Internal, "", err, "sort: gathering rows")
+			}
+			cols = append(cols, c)
+		}
+		return s.built(array.NewRecordBatch(rec.Schema(), cols, int64(len(rows)))), nil
+	}
+	if single {
+		rows := make([]int32, len(refs))
+		for i, r := range refs {
+			rows[i] = r.r
+		}
+		return take(recs[first], rows)
+	}
+	// The rows of each batch, and where each row lands in their concatenation.
+	rowsOf := map[int32][]int32{}
+	var order []int32
+	for _, r := range refs {
+		if _, ok := rowsOf[r.b]; !ok {
+			order = append(order, r.b)
+		}
+		rowsOf[r.b] = append(rowsOf[r.b], r.r)
+	}
+	start := map[int32]int32{}
+	var n int32
+	for _, b := range order {
+		start[b] = n
+		n += int32(len(rowsOf[b]))
+	}
+	perm := make([]int32, len(refs))
+	for i, r := range refs {
+		perm[i] = start[r.b]
+		start[r.b]++
+	}
+	pieces := make([]batch, 0, len(order))
+	defer func() {
+		for _, p := range pieces {
+			s.drop(p)
+		}
+	}()
+	for _, b := range order {
+		p, err := take(recs[b], rowsOf[b])
+		if err != nil {
+			return batch{}, err
+		}
+		pieces = append(pieces, p)
+	}
+	sc := recs[first].Schema()
+	cols := make([]arrow.Array, sc.NumFields())
+	defer func() {
+		for _, c := range cols {
+			if c != nil {
+				c.Release()
+			}
+		}
+	}()
+	parts := make([]arrow.Array, len(pieces))
+	for c := range cols {
+		for i, p := range pieces {
+			parts[i] = p.Column(c)
+		}
+		a, err := array.Concatenate(parts, s.opt.Allocator)
+		if err != nil {
+			return batch{}, errs.Wrap(errs.Internal, "", err, "sort: gathering rows")
+		}
+		cols[c] = a
+	}
+	all := s.built(array.NewRecordBatch(sc, cols, int64(n)))
+	defer s.drop(all)
+	return take(all.RecordBatch, perm)
+}
+
+// Emit calls fn with the rows added, in key order, in batches of the
+// schema given to New; a batch is released when fn returns (fn retains
+// what it keeps). Emit may be called once; fn's error is returned as is.
+func (s *Sorter) Emit(fn func(arrow.RecordBatch) error) error {
+	if s.done {
+		return errs.New(errs.InvalidArgument, "", "sort: Emit after Emit or Close")
+	}
+	s.done = true
+	if len(s.files) == 0 {
+		// Everything fit: sort in memory, write nothing.
+		refs := s.sorted()
+		step := s.chunkRows()
+		for lo := 0; lo < len(refs); lo += step {
+			if err := s.ctx.Err(); err != nil {
+				return errs.Wrap(errs.Canceled, "", err, "sort")
+			}
+			rec, err := s.gather(s.recs, refs[lo:min(lo+step, len(refs))])
+			if err != nil {
+				return err
+			}
+			err = fn(rec.RecordBatch)
+			s.drop(rec)
+			if err != nil {
+				return err
+			}
+		}
+		s.releaseRun()
+		return nil
+	}
+	if s.rows > 0 {
+		if err := s.spillRun(); err != nil {
+			return err
+		}
+	}
+	// Merge passes keep the runs in the order of their rows, for stability.
+	runs := slices.Clone(s.files)
+	for len(runs) > s.opt.FanIn {
+		var next []string
+		for lo := 0; lo < len(runs); lo += s.opt.FanIn {
+			group := runs[lo:min(lo+s.opt.FanIn, len(runs))]
+			if len(group) == 1 {
+				next = append(next, group[0])
+				continue
+			}
+			w, err := s.create()
+			if err != nil {
+				return err
+			}
+			if err := s.merge(group, w.write); err != nil {
+				w.abort()
+				return err
+			}
+			if err := w.close(); err != nil {
+				return err
+			}
+			s.remove(group)
+			next = append(next, w.f.Name())
+		}
+		runs = next
+	}
+	err := s.merge(runs, func(rec arrow.RecordBatch) error {
+		out := array.NewRecordBatch(s.in, rec.Columns()[:s.in.NumFields()], rec.NumRows())
+		defer out.Release()
+		return fn(out)
+	})
+	if err != nil {
+		return err
+	}
+	s.remove(runs)
+	return nil
+}
+
+// Close releases what the sorter holds and removes its temporary files.
+// It may be called more than once.
+func (s *Sorter) Close() error {
+	s.done = true
+	s.releaseRun()
+	var err error
+	for _, f := range s.files {
+		if e := os.Remove(f); e != nil && !errors.Is(e, os.ErrNotExist) {
+			err = errs.Wrap(errs.Internal, "", e, "sort: removing a temporary file")
+		}
+	}
+	s.files = nil
+	s.res.Release()
+	return err
+}
+
+// remove deletes run files that were merged.
+func (s *Sorter) remove(files []string) {
+	for _, f := range files {
+		_ = os.Remove(f)
+	}
+	s.files = slices.DeleteFunc(s.files, func(f string) bool { return slices.Contains(files, f) })
+}
+
+// runWriter writes one run file.
+type runWriter struct {
+	s  *Sorter
+	f  *os.File
+	bw *bufio.Writer
+	w  *ipc.Writer
+}
+
+// create starts a run file; it is in s.files from here on, so Close
+// removes it whatever happens.
+func (s *Sorter) create() (*runWriter, error) {
+	f, err := os.CreateTemp(s.opt.TempDir, "deltalite-sort-*.arrow")
+	if err != nil {
+		return nil, errs.Wrap(errs.Internal, "", err, "sort: creating a temporary file in %s (set the sort's temporary directory to a writable local one)", s.opt.TempDir)
+	}
+	s.files = append(s.files, f.Name())
+	s.stats.Runs++
+	bw := bufio.NewWriterSize(f, 1<<16)
+	return &runWriter{s: s, f: f, bw: bw, w: ipc.NewWriter(bw, ipc.WithSchema(s.spill), ipc.WithAllocator(s.opt.Allocator))}, nil
+}
+
+func (w *runWriter) write(rec arrow.RecordBatch) error {
+	if err := w.s.ctx.Err(); err != nil {
+		return errs.Wrap(errs.Canceled, "", err, "sort")
+	}
+	if err := w.w.Write(rec); err != nil {
+		return errs.Wrap(errs.Internal, "", err, "sort: writing a temporary file")
+	}
+	return nil
+}
+
+func (w *runWriter) close() error {
+	err := w.w.Close()
+	if err == nil {
+		err = w.bw.Flush()
+	}
+	if st, e := w.f.Stat(); e == nil {
+		w.s.stats.SpilledBytes += st.Size()
+	}
+	if e := w.f.Close(); err == nil {
+		err = e
+	}
+	if err != nil {
+		return errs.Wrap(errs.Internal, "", err, "sort: writing a temporary file")
+	}
+	return nil
+}
+
+// abort closes the file; Close removes it.
+func (w *runWriter) abort() {
+	_ = w.w.Close()
+	_ = w.f.Close()
+}
+
+// runReader reads one run back chunk by chunk.
+type runReader struct {
+	f     *os.File
+	r     *ipc.Reader
+	cur   arrow.RecordBatch // retained; nil when the run is done
+	keys  *array.Binary
+	pos   int
+	bytes int64
+}
+
+func (s *Sorter) open(name string) (*runReader, error) {
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, errs.Wrap(errs.Internal, "", err, "sort: reading a temporary file")
+	}
+	r, err := ipc.NewReader(bufio.NewReaderSize(f, 1<<16), ipc.WithAllocator(s.opt.Allocator), ipc.WithSchema(s.spill))
+	if err != nil {
+		_ = f.Close()
+		return nil, errs.Wrap(errs.Internal, "", err, "sort: reading a temporary file")
+	}
+	return &runReader{f: f, r: r}, nil
+}
+
+// next moves to the run's next chunk; cur is nil at the end.
+func (s *Sorter) next(rr *runReader) error {
+	if rr.cur != nil {
+		rr.cur.Release()
+		s.free(rr.bytes)
+		rr.cur, rr.keys, rr.bytes = nil, nil, 0
+	}
+	for rr.r.Next() {
+		rec := rr.r.RecordBatch()
+		if rec.NumRows() == 0 {
+			continue
+		}
+		rec.Retain()
+		rr.cur, rr.pos, rr.bytes = rec, 0, recordBytes(rec)
+		rr.keys = rec.Column(int(rec.NumCols()) - 1).(*array.Binary)
+		s.use(rr.bytes)
+		return nil
+	}
+	if err := rr.r.Err(); err != nil {
+		return errs.Wrap(errs.Internal, "", err, "sort: reading a temporary file")
+	}
+	return nil
+}
+
+func (s *Sorter) closeReader(rr *runReader) {
+	if rr.cur != nil {
+		rr.cur.Release()
+		s.free(rr.bytes)
+		rr.cur = nil
+	}
+	rr.r.Release()
+	_ = rr.f.Close()
+}
+
+// mergeHeap orders runs by their current row's key, then by run (earlier
+// runs hold earlier rows, which keeps the sort stable).
+type mergeHeap struct {
+	rs  []*runReader
+	idx []int // run indices in heap order
+}
+
+func (h *mergeHeap) Len() int { return len(h.idx) }
+func (h *mergeHeap) Less(i, j int) bool {
+	a, b := h.rs[h.idx[i]], h.rs[h.idx[j]]
+	if c := bytes.Compare(a.keys.Value(a.pos), b.keys.Value(b.pos)); c != 0 {
+		return c < 0
+	}
+	return h.idx[i] < h.idx[j]
+}
+func (h *mergeHeap) Swap(i, j int) { h.idx[i], h.idx[j] = h.idx[j], h.idx[i] }
+func (h *mergeHeap) Push(x any)    { h.idx = append(h.idx, x.(int)) }
+func (h *mergeHeap) Pop() any {
+	x := h.idx[len(h.idx)-1]
+	h.idx = h.idx[:len(h.idx)-1]
+	return x
+}
+
+// merge k-way merges the run files into batches of the spill schema
+// handed to out, a chunk at most each.
+func (s *Sorter) merge(files []string, out func(arrow.RecordBatch) error) (err error) {
+	h := &mergeHeap{}
+	defer func() {
+		for _, rr := range h.rs {
+			s.closeReader(rr)
+		}
+	}()
+	for i, name := range files {
+		rr, err := s.open(name)
+		if err != nil {
+			return err
+		}
+		h.rs = append(h.rs, rr)
+		if err := s.next(rr); err != nil {
+			return err
+		}
+		if rr.cur != nil {
+			h.idx = append(h.idx, i)
+		}
+	}
+	heap.Init(h)
+	step := s.chunkRows()
+	var pending []ref
+	flush := func() error {
+		if len(pending) == 0 {
+			return nil
+		}
+		if err := s.ctx.Err(); err != nil {
+			return errs.Wrap(errs.Canceled, "", err, "sort")
+		}
+		recs := make([]arrow.RecordBatch, len(h.rs))
+		for i, rr := range h.rs {
+			recs[i] = rr.cur
+		}
+		rec, err := s.gather(recs, pending)
+		pending = pending[:0]
+		if err != nil {
+			return err
+		}
+		err = out(rec.RecordBatch)
+		s.drop(rec)
+		return err
+	}
+	for h.Len() > 0 {
+		i := h.idx[0]
+		rr := h.rs[i]
+		pending = append(pending, ref{int32(i), int32(rr.pos)})
+		rr.pos++
+		if rr.pos == int(rr.cur.NumRows()) {
+			// The chunk is done: what is pending refers to it, so goes first.
+			if err := flush(); err != nil {
+				return err
+			}
+			if err := s.next(rr); err != nil {
+				return err
+			}
+			if rr.cur == nil {
+				heap.Pop(h)
+				continue
+			}
+		} else if len(pending) >= step {
+			if err := flush(); err != nil {
+				return err
+			}
+		}
+		heap.Fix(h, 0)
+	}
+	return flush()
+}
