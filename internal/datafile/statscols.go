@@ -1,6 +1,7 @@
 package datafile
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/deltalite-go/deltalite/internal/errs"
@@ -247,4 +248,34 @@ func selected(cols [][]string, leaf []string) bool {
 func isVoid(t schema.Type) bool {
 	p, ok := t.(*schema.Primitive)
 	return ok && p.Name == schema.Void
+}
+
+// HasMinMax reports whether the data files of a table get minimum and
+// maximum statistics for its top-level column name, by the same selection
+// as the files' statistics (delta.dataSkippingStatsColumns, else
+// delta.dataSkippingNumIndexedCols; partition columns are not in files).
+// Operations that rely on data skipping by a column (z-order) check it.
+func HasMinMax(sc *schema.Struct, partitionColumns []string, mode schema.Mode, props protocol.Properties, name string) (bool, error) {
+	c, err := readStatsConfig(props)
+	if err != nil {
+		return false, err
+	}
+	target := sc.Field(name)
+	if target == nil {
+		return false, nil
+	}
+	var data []*schema.Field
+	for _, f := range sc.Fields {
+		if !slices.ContainsFunc(partitionColumns, func(p string) bool { return strings.EqualFold(p, f.Name) }) {
+			data = append(data, f)
+		}
+	}
+	p := newStatsPlan(data, mode, c)
+	phys := target.PhysicalName(mode)
+	for _, n := range p.root {
+		if n.name == phys && n.leaf >= 0 {
+			return p.leaves[n.leaf].kind != kindNullsOnly && (p.leaves[n.leaf].kind != kindString || p.prefixLen > 0), nil
+		}
+	}
+	return false, nil
 }

@@ -1,0 +1,43 @@
+package datafile
+
+import (
+	"testing"
+
+	"github.com/deltalite-go/deltalite/protocol"
+	"github.com/deltalite-go/deltalite/schema"
+)
+
+func TestHasMinMax(t *testing.T) {
+	sc, err := schema.Parse(`{"type":"struct","fields":[
+		{"name":"p","type":"string","nullable":true,"metadata":{}},
+		{"name":"a","type":"long","nullable":true,"metadata":{}},
+		{"name":"b","type":"string","nullable":true,"metadata":{}},
+		{"name":"c","type":"binary","nullable":true,"metadata":{}},
+		{"name":"d","type":"date","nullable":true,"metadata":{}}]}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		props protocol.Properties
+		want  map[string]bool
+	}{
+		// p is a partition column: not in files, not counted.
+		{protocol.Properties{protocol.PropDataSkippingNumIndexedCols: "2"}, map[string]bool{"p": false, "a": true, "B": true, "c": false, "d": false}},
+		{protocol.Properties{}, map[string]bool{"a": true, "b": true, "c": false, "d": true, "nope": false}},
+		{protocol.Properties{protocol.PropDataSkippingStatsColumns: "d,c"}, map[string]bool{"a": false, "c": false, "d": true}},
+		{protocol.Properties{protocol.PropStringPrefixLength: "0"}, map[string]bool{"a": true, "b": false}},
+	} {
+		for col, want := range tc.want {
+			got, err := HasMinMax(sc, []string{"P"}, schema.MappingNone, tc.props, col)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got != want {
+				t.Errorf("%v: column %s has min/max = %v, want %v", tc.props, col, got, want)
+			}
+		}
+	}
+	if _, err := HasMinMax(sc, nil, schema.MappingNone, protocol.Properties{protocol.PropDataSkippingNumIndexedCols: "x"}, "a"); err == nil {
+		t.Error("a bad property accepted")
+	}
+}
