@@ -123,6 +123,22 @@ func Pause(ctx context.Context, n int) error {
 // default, negative: none), and turns a panic into an errs.Internal
 // error. On error the stats are zero and the snapshot nil.
 func Operate[S any](ctx context.Context, snap *snapshot.Snapshot, op txn.Operation, retries int,
+	attempt func(context.Context, *snapshot.Snapshot) (S, *snapshot.Snapshot, error)) (S, *snapshot.Snapshot, error) {
+	return operate(ctx, snap, op, retries, txn.CheckRewrite, attempt)
+}
+
+// Rearrange is Operate for an operation that writes the same rows into
+// other files (OPTIMIZE): it refuses only tables this engine cannot write
+// (txn.CheckWritable), since no row is removed or changed. attempt plans
+// from the snapshot it is handed, so a replan never re-adds rows that a
+// concurrent writer removed.
+func Rearrange[S any](ctx context.Context, snap *snapshot.Snapshot, op txn.Operation, retries int,
+	attempt func(context.Context, *snapshot.Snapshot) (S, *snapshot.Snapshot, error)) (S, *snapshot.Snapshot, error) {
+	return operate(ctx, snap, op, retries, txn.CheckWritable, attempt)
+}
+
+func operate[S any](ctx context.Context, snap *snapshot.Snapshot, op txn.Operation, retries int,
+	check func(*snapshot.Snapshot, txn.Operation) error,
 	attempt func(context.Context, *snapshot.Snapshot) (S, *snapshot.Snapshot, error)) (s S, post *snapshot.Snapshot, err error) {
 	defer func() {
 		if v := recover(); v != nil {
@@ -141,7 +157,7 @@ func Operate[S any](ctx context.Context, snap *snapshot.Snapshot, op txn.Operati
 		post *snapshot.Snapshot
 	}
 	out, err := Replan(ctx, snap, retries, func(ctx context.Context, snap *snapshot.Snapshot) (outcome, error) {
-		if err := txn.CheckRewrite(snap, op); err != nil {
+		if err := check(snap, op); err != nil {
 			return outcome{}, err
 		}
 		s, post, err := attempt(ctx, snap)

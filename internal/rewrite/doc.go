@@ -29,6 +29,9 @@
 // with statistics, physical names under column mapping, and partition
 // values taken from the rows. A file whose every row is dropped leaves no
 // new file.
+// Options.Rearrange marks both sides dataChange=false instead, for OPTIMIZE
+// (package optimize), which writes the same rows into fewer files; with
+// Options.Expected its output is cut into files of about equal size.
 //
 // # Which files to pass: decide first, then rewrite
 //

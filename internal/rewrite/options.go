@@ -7,6 +7,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
+	"github.com/deltalite-go/deltalite/internal/datafile"
 	"github.com/deltalite-go/deltalite/internal/errs"
 	"github.com/deltalite-go/deltalite/limits"
 	"github.com/deltalite-go/deltalite/protocol"
@@ -54,6 +55,14 @@ type Options struct {
 	// function that writes more rows (the Schema's Arrow form) through the
 	// same writer: MERGE's inserted rows. The batches stay the caller's.
 	Append func(ctx context.Context, write func(arrow.RecordBatch) error) error
+	// Rearrange marks the removes and adds dataChange=false: the rows are
+	// written again unchanged, only their files change (compaction), so
+	// that readers of the change feed and concurrent appends ignore them.
+	Rearrange bool
+	// Expected, when set, tells the writer what a partition is expected
+	// to store, so that its output is cut into files of about equal size
+	// (datafile.Options.Expected).
+	Expected func(partitionValues map[string]string) datafile.Expectation
 	// Allocator allocates every Arrow buffer (default the Go allocator).
 	Allocator memory.Allocator
 	// Now stamps the remove actions (default time.Now).

@@ -52,6 +52,7 @@ type Counts struct {
 	RowsAppended int64 // rows written through Options.Append
 	BytesRemoved int64 // sizes of the files read
 	BytesAdded   int64 // sizes of the files written
+	Batches      int64 // decoded batches of the files read
 }
 
 // RowsCopied are the rows written again unchanged (the write
@@ -100,7 +101,8 @@ func Run(ctx context.Context, snap *snapshot.Snapshot, files []*protocol.Add, fn
 		Properties:        propertiesOf(snap),
 		TargetFileSize:    c.TargetFileSize,
 		MaxUnwrittenBytes: c.writerBuf,
-		DataChange:        true,
+		DataChange:        !c.Rearrange,
+		Expected:          c.Expected,
 		Allocator:         c.Allocator,
 	})
 	if err != nil {
@@ -137,10 +139,13 @@ func Run(ctx context.Context, snap *snapshot.Snapshot, files []*protocol.Add, fn
 	res = Result{Adds: adds, Counts: Counts{
 		FilesRead: len(files), FilesAdded: len(adds), RowsRead: n.read.Load(), RowsKept: n.kept.Load(),
 		RowsChanged: n.changed.Load(), RowsDropped: n.dropped.Load(), RowsAppended: n.appended.Load(),
+		Batches: n.batches.Load(),
 	}}
 	now := c.Now().UnixMilli()
 	for _, a := range files {
-		res.Removes = append(res.Removes, protocol.RemoveOf(a, now))
+		r := protocol.RemoveOf(a, now)
+		r.DataChange = !c.Rearrange
+		res.Removes = append(res.Removes, r)
 		res.BytesRemoved += a.Size
 	}
 	for _, a := range adds {
@@ -150,7 +155,7 @@ func Run(ctx context.Context, snap *snapshot.Snapshot, files []*protocol.Add, fn
 }
 
 type counters struct {
-	read, kept, changed, dropped, appended atomic.Int64
+	read, kept, changed, dropped, appended, batches atomic.Int64
 }
 
 // apply runs fn on one batch and sends what it keeps to the writer. It
@@ -183,6 +188,7 @@ func apply(ctx context.Context, fn Func, a *protocol.Add, rec arrow.RecordBatch,
 		}
 	}
 	n.read.Add(int64(rows))
+	n.batches.Add(1)
 	n.kept.Add(kept)
 	n.changed.Add(out.Changed)
 	n.dropped.Add(int64(rows) - kept)

@@ -2,6 +2,7 @@ package txn
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"regexp"
@@ -84,7 +85,7 @@ func TestCommitInfoFields(t *testing.T) {
 	tx := Begin(snap, Operation{Name: OpWrite, Parameters: map[string]any{"mode": "Append", "partitionBy": []string{"part"}}},
 		Options{Metadata: map[string]any{"userMetadata": "nightly load", "job": map[string]any{"id": 7}}, EngineInfo: "test-engine/1"})
 	tx.Add(addAction(addIn("a")))
-	tx.SetOperationMetrics(map[string]any{"numFiles": 1, "numOutputRows": int64(10)})
+	tx.SetOperationMetrics(map[string]any{"numFiles": 1, "numOutputRows": int64(10), "typed": json.RawMessage(`3`)})
 	res, err := tx.Commit(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -108,7 +109,7 @@ func TestCommitInfoFields(t *testing.T) {
 		t.Errorf("operationParameters %#v: values must be strings", params)
 	}
 	metrics := raw["operationMetrics"].(map[string]any)
-	if metrics["numFiles"] != "1" || metrics["numOutputRows"] != "10" {
+	if metrics["numFiles"] != "1" || metrics["numOutputRows"] != "10" || metrics["typed"] != float64(3) {
 		t.Errorf("operationMetrics %#v", metrics)
 	}
 	if job, ok := raw["job"].(map[string]any); !ok || job["id"] != float64(7) {

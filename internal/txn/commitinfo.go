@@ -40,7 +40,7 @@ func stringMap(m map[string]any) map[string]any {
 	out := make(map[string]any, len(m))
 	for k, v := range m {
 		switch v := v.(type) {
-		case string:
+		case string, json.RawMessage:
 			out[k] = v
 		case fmt.Stringer:
 			out[k] = v.String()

@@ -124,7 +124,9 @@ func (t *Txn) SetAppTxn(appID string, version int64) {
 func (t *Txn) SetBlindAppend(b bool) { t.blind = &b }
 
 // SetOperationMetrics sets commitInfo.operationMetrics (numFiles,
-// numOutputRows, ...). Values are written as strings, as Spark does.
+// numOutputRows, ...). Values are written as strings, as Spark does,
+// except json.RawMessage values, written as they are (delta-rs's typed
+// metrics).
 func (t *Txn) SetOperationMetrics(m map[string]any) { t.metrics = m }
 
 // Actions returns the actions added so far.

@@ -1,0 +1,103 @@
+package optimize
+
+import (
+	"runtime"
+	"time"
+
+	"github.com/deltalite-go/deltalite/internal/rewrite"
+	"github.com/deltalite-go/deltalite/limits"
+	"github.com/deltalite-go/deltalite/storage"
+)
+
+// Defaults of the options.
+const (
+	// DefaultMinInputFiles is the fewest files a bin is rewritten with: a
+	// bin of one file (without a deletion vector) gains nothing, as delta-rs
+	// judges.
+	DefaultMinInputFiles    = 2
+	DefaultMaxBufferedBytes = rewrite.DefaultMaxBufferedBytes
+	DefaultReadBatchSize    = rewrite.DefaultReadBatchSize
+	// MaxDeletedRowsRatio is the share of a file's rows a deletion vector
+	// must hide for a file at or above the target size to be rewritten
+	// (Spark's spark.databricks.delta.optimize.maxDeletedRowsRatio); a
+	// smaller file with a deletion vector is always a candidate.
+	MaxDeletedRowsRatio = 0.05
+)
+
+// DefaultMaxConcurrentTasks is how many bins are rewritten at once when
+// Options.MaxConcurrentTasks is 0: the number of CPUs, as delta-rs.
+func DefaultMaxConcurrentTasks() int { return runtime.NumCPU() }
+
+// Options configure one compaction. The zero value compacts every
+// partition of the table to its target file size in one commit.
+type Options struct {
+	// Where restricts the compaction to the partitions for which this SQL
+	// predicate over partition columns only IS TRUE, e.g. "day >=
+	// '2026-01-01'". A predicate naming another column is refused.
+	Where string
+	// PartitionFilters restrict the compaction to the partitions that
+	// satisfy them, as delta-rs's partition_filters: the outer slice is
+	// OR, each inner slice AND (disjunctive normal form). With Where, a
+	// partition must satisfy both.
+	PartitionFilters [][]Filter
+	// TargetSize is the size of the files written, and files at or above
+	// it are left alone; 0 takes the table's delta.targetFileSize, else
+	// 100 MiB.
+	TargetSize int64
+	// MinInputFiles is the fewest files a bin is rewritten with (default
+	// 2); a bin holding a file with a deletion vector is rewritten
+	// whatever its count, so that the deleted rows go.
+	MinInputFiles int
+	// MaxConcurrentTasks is how many bins are rewritten at once (default:
+	// the number of CPUs). Each gets an equal share of MaxBufferedBytes.
+	MaxConcurrentTasks int
+	// MinCommitInterval, when positive, commits the bins done so far each
+	// time this long has passed since the last commit, so that a long run
+	// makes several OPTIMIZE commits (delta-rs's min_commit_interval); 0
+	// makes one commit at the end.
+	MinCommitInterval time.Duration
+	// MaxBufferedBytes bounds the data held in memory by the whole call
+	// (default 64 MiB), shared by the concurrent bins: half of each share
+	// for decoded batches, half for the writer's buffers.
+	MaxBufferedBytes int64
+	// ReadBatchSize caps the rows of a decoded batch (default 8192).
+	ReadBatchSize int
+	// MultipartThreshold and MultipartPartSize size cloud uploads of the
+	// written files, as upsert.Options does; 0 keeps the store's.
+	MultipartThreshold, MultipartPartSize int64
+	// CommitMaxRetries is how many times a commit that lost the race for a
+	// version is retried (default 15), and how many times a compaction
+	// whose files another writer removed plans again on the newer table;
+	// negative: none.
+	CommitMaxRetries int
+	// CommitMetadata is merged into commitInfo.
+	CommitMetadata map[string]any
+	// Progress, when set, is called after each bin is written, from the
+	// calling goroutine's run (never concurrently).
+	Progress func(Progress)
+	// Limits are the process limits the call's budget draws from (default
+	// limits.Process()).
+	Limits *limits.Limits
+	// StorageOptions and Store open the table for the deltalite facade;
+	// Run is handed a snapshot and ignores both.
+	StorageOptions map[string]string
+	Store          storage.Store
+}
+
+// Filter is one partition filter of Options.PartitionFilters: Column Op
+// Value, with Op one of =, !=, <, <=, >, >=, in, not in. Value is the
+// partition value as text (a string, or a number or bool rendered as
+// text); in and not in take a []string (or []any of such values).
+type Filter struct {
+	Column string
+	Op     string
+	Value  any
+}
+
+// Progress reports a running compaction after each bin.
+type Progress struct {
+	BinsDone, Bins int
+	// FilesRemoved and FilesAdded count the files of the bins done.
+	FilesRemoved, FilesAdded int
+	Elapsed                  time.Duration
+}

@@ -1,0 +1,297 @@
+package optimize
+
+import (
+	"context"
+	"encoding/json"
+	"strconv"
+	"strings"
+	"time"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/deltalite-go/deltalite/internal/datafile"
+	"github.com/deltalite-go/deltalite/internal/errs"
+	"github.com/deltalite-go/deltalite/internal/rewrite"
+	"github.com/deltalite-go/deltalite/internal/txn"
+	"github.com/deltalite-go/deltalite/protocol"
+	"github.com/deltalite-go/deltalite/snapshot"
+)
+
+// config is Options validated, with defaults applied.
+type config struct {
+	Options
+	sel    selection
+	target int64
+}
+
+func resolve(snap *snapshot.Snapshot, opt Options) (*config, error) {
+	if snap == nil || snap.IsEmpty() {
+		return nil, errs.New(errs.InvalidArgument, "", "OPTIMIZE needs an existing table")
+	}
+	for name, v := range map[string]int64{
+		"TargetSize": opt.TargetSize, "MinInputFiles": int64(opt.MinInputFiles),
+		"MaxConcurrentTasks": int64(opt.MaxConcurrentTasks), "MinCommitInterval": int64(opt.MinCommitInterval),
+		"MaxBufferedBytes": opt.MaxBufferedBytes, "ReadBatchSize": int64(opt.ReadBatchSize),
+	} {
+		if v < 0 {
+			return nil, errs.New(errs.InvalidArgument, "", "OPTIMIZE option %s must not be negative (got %d)", name, v)
+		}
+	}
+	c := &config{Options: opt, target: opt.TargetSize}
+	if c.target == 0 {
+		t, err := protocol.Properties(snap.Properties()).TargetFileSize()
+		if err != nil {
+			return nil, errs.Wrap(errs.InvalidArgument, "", err, "OPTIMIZE target size")
+		}
+		c.target = t
+	}
+	if c.MinInputFiles == 0 {
+		c.MinInputFiles = DefaultMinInputFiles
+	}
+	if c.MaxConcurrentTasks == 0 {
+		c.MaxConcurrentTasks = DefaultMaxConcurrentTasks()
+	}
+	if c.MaxBufferedBytes == 0 {
+		c.MaxBufferedBytes = DefaultMaxBufferedBytes
+	}
+	sel, err := selectPartitions(snap, opt.Where, opt.PartitionFilters)
+	if err != nil {
+		return nil, err
+	}
+	c.sel = sel
+	return c, nil
+}
+
+// operation is the commit's operation with delta-rs's and Spark's
+// parameters: the partition predicates as a JSON array, the target size,
+// and the z-order columns (none for a compaction).
+func (c *config) operation() txn.Operation {
+	var preds strings.Builder
+	enc := json.NewEncoder(&preds)
+	enc.SetEscapeHTML(false) // "p > 'c'", not "p \u003e 'c'"
+	_ = enc.Encode(append([]string{}, c.sel.texts...))
+	return txn.Operation{Name: txn.OpOptimize, Parameters: map[string]any{
+		"predicate": strings.TrimSpace(preds.String()), "targetSize": strconv.FormatInt(c.target, 10), "zOrderBy": "[]",
+	}}
+}
+
+// Run compacts the table snap shows (see the package doc) and returns the
+// stats and the table after the last commit (snap itself when there was
+// nothing to compact). Errors are *errs.Error values:
+// errs.ErrInvalidArgument for options that do not parse or name a column
+// that is not a partition column, errs.ErrCommitConflict when another
+// writer removed files being compacted more often than CommitMaxRetries,
+// ...
+func Run(ctx context.Context, snap *snapshot.Snapshot, opt Options) (Stats, *snapshot.Snapshot, error) {
+	start := time.Now()
+	c, err := resolve(snap, opt)
+	if err != nil {
+		return Stats{}, nil, err
+	}
+	op := c.operation()
+	// Commits of an attempt that later lost a conflict stand: their counts
+	// carry into the next attempt's stats.
+	var done Stats
+	return rewrite.Rearrange(ctx, snap, op, opt.CommitMaxRetries, func(ctx context.Context, snap *snapshot.Snapshot) (Stats, *snapshot.Snapshot, error) {
+		return c.attempt(ctx, snap, op, &done, start)
+	})
+}
+
+// binResult is one bin written, not yet committed.
+type binResult struct {
+	b   *bin
+	res rewrite.Result
+}
+
+// attempt plans on snap, rewrites the bins and commits them, once at the
+// end or every MinCommitInterval. done accumulates what landed.
+func (c *config) attempt(ctx context.Context, snap *snapshot.Snapshot, op txn.Operation, done *Stats, start time.Time) (Stats, *snapshot.Snapshot, error) {
+	plan := planCompaction(snap, partitionsOf(snap, c.sel), c.target, c.MinInputFiles)
+	base := Stats{ConsideredFiles: plan.considered, SkippedFiles: plan.skipped, PartitionsOptimized: plan.partitions}
+	if len(plan.bins) == 0 {
+		s := *done
+		if done.Commits == 0 {
+			s.ConsideredFiles, s.SkippedFiles, s.Version = plan.considered, plan.skipped, snap.Version()
+		}
+		s.ExecutionDuration = time.Since(start)
+		return s, snap, nil
+	}
+	tasks := min(c.MaxConcurrentTasks, len(plan.bins))
+	ro, err := rewrite.Knobs{
+		MaxParallelFiles: 1, MaxBufferedBytes: max(c.MaxBufferedBytes/int64(tasks), 1), ReadBatchSize: c.ReadBatchSize,
+		TargetFileSize: c.target, MultipartThreshold: c.MultipartThreshold, MultipartPartSize: c.MultipartPartSize,
+	}.Options(snap, c.Limits)
+	if err != nil {
+		return Stats{}, nil, err
+	}
+	ro.Rearrange = true
+
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	results := make(chan binResult)
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(tasks)
+	go func() {
+		for _, b := range plan.bins {
+			if gctx.Err() != nil {
+				break
+			}
+			g.Go(func() error { return c.rewriteBin(gctx, snap, b, ro, results) })
+		}
+		_ = g.Wait()
+		close(results)
+	}()
+
+	var (
+		pending    []binResult
+		post       = snap
+		last       = time.Now()
+		cerr       error
+		binsDone   int
+		doneFiles  Stats
+		firstBatch = true
+	)
+	commit := func() {
+		if len(pending) == 0 {
+			return
+		}
+		s := base
+		if !firstBatch {
+			// The plan's counts belong to the attempt's first commit.
+			s = Stats{}
+		}
+		p, err := c.commit(ctx, snap, op, pending, &s)
+		pending = nil
+		if err != nil {
+			cerr = err
+			cancel()
+			return
+		}
+		firstBatch = false
+		post = p
+		done.Version = s.Version
+		done.Commits++
+		done.add(s)
+		last = time.Now()
+	}
+	for r := range results {
+		if cerr != nil {
+			deleteAdded(ctx, snap, r.res.Adds)
+			continue
+		}
+		pending = append(pending, r)
+		binsDone++
+		doneFiles.FilesRemoved.TotalFiles += len(r.b.files)
+		doneFiles.FilesAdded.TotalFiles += len(r.res.Adds)
+		if c.Progress != nil {
+			c.Progress(Progress{BinsDone: binsDone, Bins: len(plan.bins), FilesRemoved: doneFiles.FilesRemoved.TotalFiles,
+				FilesAdded: doneFiles.FilesAdded.TotalFiles, Elapsed: time.Since(start)})
+		}
+		if c.MinCommitInterval > 0 && time.Since(last) >= c.MinCommitInterval {
+			commit()
+		}
+	}
+	gerr := g.Wait()
+	if cerr == nil && gerr != nil {
+		for _, r := range pending {
+			deleteAdded(ctx, snap, r.res.Adds)
+		}
+		return Stats{}, nil, gerr
+	}
+	if cerr == nil {
+		commit()
+	}
+	if cerr != nil {
+		return Stats{}, nil, cerr
+	}
+	s := *done
+	s.ExecutionDuration = time.Since(start)
+	return s, post, nil
+}
+
+// rewriteBin writes one bin's rows into new files and hands the result on.
+func (c *config) rewriteBin(ctx context.Context, snap *snapshot.Snapshot, b *bin, ro rewrite.Options, out chan<- binResult) error {
+	if b.rows > 0 {
+		e := datafile.Expectation{Rows: b.rows, BytesPerRow: float64(b.bytes) / float64(b.rows)}
+		ro.Expected = func(map[string]string) datafile.Expectation { return e }
+	}
+	res, err := rewrite.Run(ctx, snap, b.files, keepAll, ro)
+	if err != nil {
+		return err
+	}
+	select {
+	case out <- binResult{b: b, res: res}:
+		return nil
+	case <-ctx.Done():
+		deleteAdded(ctx, snap, res.Adds)
+		return errs.Wrap(errs.Canceled, "", ctx.Err(), "OPTIMIZE")
+	}
+}
+
+// keepAll writes every live row again.
+func keepAll(context.Context, rewrite.Batch) (rewrite.Output, error) { return rewrite.Output{}, nil }
+
+// commit commits the bins of rs against snap, the table the attempt
+// planned on (so that the conflict check sees every commit since,
+// including this run's earlier ones), filling s with what it committed.
+func (c *config) commit(ctx context.Context, snap *snapshot.Snapshot, op txn.Operation, rs []binResult, s *Stats) (*snapshot.Snapshot, error) {
+	mine := map[string]bool{}
+	cm := rewrite.Commit{Op: op, Options: txn.Options{MaxRetries: c.CommitMaxRetries, Metadata: c.CommitMetadata}}
+	for _, r := range rs {
+		cm.ReadFiles = append(cm.ReadFiles, r.b.files...)
+		cm.Removes = append(cm.Removes, r.res.Removes...)
+		cm.Adds = append(cm.Adds, r.res.Adds...)
+		for _, a := range r.b.files {
+			mine[a.Path] = true
+			s.FilesRemoved.add(a.Size)
+			if a.DeletionVector != nil {
+				s.RowsDropped += a.DeletionVector.Cardinality
+			}
+		}
+		for _, a := range r.res.Adds {
+			s.FilesAdded.add(a.Size)
+		}
+		s.Batches += r.res.Batches
+		s.RowsRewritten += r.res.RowsKept
+	}
+	// Only the compacted files were read: appends and changes elsewhere
+	// never conflict (the commit's dataChange=false actions are checked at
+	// snapshot isolation), a removal of one of them does.
+	cm.Read = func(a *protocol.Add) bool { return mine[a.Path] }
+	cm.ReadDescription = "the files being compacted"
+	cm.Metrics = typed(s.Metrics())
+	post, v, err := cm.Run(ctx, snap)
+	if err != nil {
+		return nil, err
+	}
+	s.Version = v
+	return post, nil // nil when the new version could not be loaded: the commit stands
+}
+
+// typed keeps the metrics' JSON types in the commit (numbers, booleans),
+// as delta-rs writes them, rather than Spark's strings.
+func typed(m map[string]any) map[string]any {
+	out := make(map[string]any, len(m))
+	for k, v := range m {
+		b, _ := json.Marshal(v) // numbers, booleans and strings
+		out[k] = json.RawMessage(b)
+	}
+	return out
+}
+
+// add adds the counts of one commit o to s.
+func (s *Stats) add(o Stats) {
+	s.FilesAdded.merge(o.FilesAdded)
+	s.FilesRemoved.merge(o.FilesRemoved)
+	s.PartitionsOptimized += o.PartitionsOptimized
+	s.Batches += o.Batches
+	s.ConsideredFiles += o.ConsideredFiles
+	s.SkippedFiles += o.SkippedFiles
+	s.RowsRewritten += o.RowsRewritten
+	s.RowsDropped += o.RowsDropped
+}
+
+// deleteAdded deletes files written for a commit that will not be made.
+func deleteAdded(ctx context.Context, snap *snapshot.Snapshot, adds []*protocol.Add) {
+	datafile.DeleteAdded(context.WithoutCancel(ctx), snap.Store(), adds)
+}
