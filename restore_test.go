@@ -74,6 +74,12 @@ func TestRestoreToEveryEarlierVersion(t *testing.T) {
 			t.Fatalf("restore to %d: metrics %v, stats %s", v, metrics, st)
 		}
 	}
+	// The table shows version 3 already: restoring to it again commits nothing.
+	tb := openT(t, dir)
+	st, err := tb.Restore(ctx, deltalite.RestoreOptions{Version: restore.ToVersion(3)})
+	if err != nil || st.Version != tb.Version() || openT(t, dir).Version() != tb.Version() || st.NumRestoredFiles+st.NumRemovedFiles != 0 {
+		t.Fatalf("restore to the state the table shows: %v %s", err, st)
+	}
 }
 
 func str64(v int64) string { return strconv.FormatInt(v, 10) }

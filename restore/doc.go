@@ -32,7 +32,8 @@
 // action, so any concurrent commit that adds or removes files or changes
 // the metadata or protocol fails it with errs.CommitConflict (Spark fails
 // a restore on a concurrent change too); the restore is not planned again.
-// Restoring to the version the table is at commits nothing.
+// Restoring to the version the table is at, or to one whose files,
+// metadata and protocol the table already shows, commits nothing.
 //
 // # Memory
 //

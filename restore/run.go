@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"reflect"
 	"sort"
 	"time"
 
@@ -52,6 +53,11 @@ func Run(ctx context.Context, snap *snapshot.Snapshot, opt Options) (Stats, *sna
 		s.NumRemovedFiles++
 		s.RemovedFilesSize += *r.Size
 	}
+	proto := protocol.MergeProtocols(snap.Protocol(), target.Protocol())
+	if len(adds) == 0 && len(removes) == 0 && reflect.DeepEqual(target.Metadata(), snap.Metadata()) &&
+		reflect.DeepEqual(proto, snap.Protocol()) {
+		return s, snap, nil // the table already shows that state (restored to it before)
+	}
 	if err := checkPresent(ctx, snap.Store(), adds, target.Version(), opt.MaxParallelChecks); err != nil {
 		return Stats{}, nil, err
 	}
@@ -63,7 +69,7 @@ func Run(ctx context.Context, snap *snapshot.Snapshot, opt Options) (Stats, *sna
 	t := txn.Begin(snap, txn.Operation{Name: OpRestore, Parameters: params}, txn.Options{MaxRetries: -1, Metadata: opt.CommitMetadata})
 	t.ReadWholeTable()
 	// The protocol and metaData first, as Spark writes them.
-	t.Add(protocol.Action{Protocol: protocol.MergeProtocols(snap.Protocol(), target.Protocol())})
+	t.Add(protocol.Action{Protocol: proto})
 	t.Add(protocol.Action{Metadata: target.Metadata()})
 	for _, a := range adds {
 		t.Add(protocol.Action{Add: a})

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"iter"
 	"strings"
-	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
 
@@ -44,9 +43,9 @@ and statistics, rows are filtered; the predicate may read columns not selected.
 				opts = append(opts, deltalite.WithVersion(version))
 			}
 			if timestamp != "" {
-				ts, err := time.Parse(time.RFC3339Nano, timestamp)
+				ts, err := parseAsOf("--timestamp", timestamp)
 				if err != nil {
-					return fmt.Errorf("--timestamp %q is not RFC 3339 (e.g. 2026-01-02T15:04:05Z)", timestamp)
+					return err
 				}
 				opts = append(opts, deltalite.WithTimestamp(ts))
 			}
@@ -94,7 +93,7 @@ and statistics, rows are filtered; the predicate may read columns not selected.
 	}
 	f := cmd.Flags()
 	f.Int64Var(&version, "version", 0, "read this version")
-	f.StringVar(&timestamp, "timestamp", "", "read the version current at this RFC 3339 time")
+	f.StringVar(&timestamp, "timestamp", "", "read the version current at this time (RFC 3339, or a UTC date or timestamp)")
 	f.StringSliceVar(&columns, "columns", nil, "read only these columns (comma-separated)")
 	f.StringVar(&where, "where", "", "SQL predicate rows must satisfy, e.g. \"day >= '2026-01-01' AND score > 8\"")
 	f.StringArrayVar(&partitions, "partition", nil, "partition COL=VALUE, short for --where \"COL = 'VALUE'\"; COL= selects null (repeatable)")
