@@ -51,14 +51,14 @@ func (b *bound) readFile(ctx context.Context, task FileTask, emit func(arrow.Rec
 	if d := task.Add.DeletionVector; d != nil {
 		bm, err := dv.Load(ctx, b.src.Store(), d)
 		if err != nil {
-			return err
+			return missingFile(b.src, "", "deletion vector file", err)
 		}
 		fr.deleted = bm
 	}
 	r, err := b.src.Store().Open(ctx, task.Key)
 	if err != nil {
 		if errors.Is(err, storage.ErrNotExist) {
-			return errs.Wrap(errs.NotFound, task.Key, err, "data file listed in the table log is missing")
+			return missingFile(b.src, task.Key, "data file", err)
 		}
 		return errs.Wrap(errs.Internal, task.Key, err, "opening data file")
 	}

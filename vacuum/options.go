@@ -1,0 +1,78 @@
+package vacuum
+
+import (
+	"time"
+
+	"github.com/deltalite-go/deltalite/storage"
+)
+
+// Defaults of the options.
+const (
+	// DefaultRetention applies when neither the call nor the table's
+	// delta.deletedFileRetentionDuration says otherwise.
+	DefaultRetention = 7 * 24 * time.Hour
+	// DefaultMaxParallelList is how many key ranges are listed at once on
+	// an object store.
+	DefaultMaxParallelList = 8
+	// DefaultMaxParallelDeletes is how many delete batches run at once.
+	DefaultMaxParallelDeletes = 4
+	// DefaultDeleteBatchSize is the keys of one Delete call: S3's
+	// DeleteObjects takes at most 1000.
+	DefaultDeleteBatchSize = 1000
+)
+
+// Options configure one vacuum. The zero value is a full vacuum with the
+// table's retention, enforced.
+type Options struct {
+	// RetentionHours keeps files removed within that many hours; nil takes
+	// the table's delta.deletedFileRetentionDuration (default 7 days).
+	// Hours(0) deletes every unneeded file at once, which needs
+	// NoEnforceRetention.
+	RetentionHours *int
+	// NoEnforceRetention allows a retention below the table's, at the risk
+	// of deleting files a concurrent writer is about to commit.
+	NoEnforceRetention bool
+	// DryRun lists the files a vacuum would delete, deletes nothing and
+	// commits nothing.
+	DryRun bool
+	// Lite deletes only the files of expired tombstones still in the log,
+	// without listing the storage.
+	Lite bool
+	// MaxParallelList is how many key ranges are listed at once on object
+	// stores (default 8); the local file system is walked once.
+	MaxParallelList int
+	// MaxParallelDeletes is how many Delete calls run at once (default 4).
+	MaxParallelDeletes int
+	// DeleteBatchSize is how many keys one Delete call takes (default 1000).
+	DeleteBatchSize int
+	// Now is the clock the retention counts back from (default time.Now).
+	Now func() time.Time
+	// CommitMaxRetries is how many times a VACUUM START or END commit that
+	// lost the race for a version is retried (default 15); negative: none.
+	CommitMaxRetries int
+	// CommitMetadata is merged into both commits' commitInfo.
+	CommitMetadata map[string]any
+	// StorageOptions and Store open the table for the deltalite facade;
+	// Run is handed a snapshot and ignores both.
+	StorageOptions map[string]string
+	Store          storage.Store
+}
+
+// Hours returns a RetentionHours value.
+func Hours(h int) *int { return &h }
+
+func (o Options) withDefaults() Options {
+	if o.MaxParallelList <= 0 {
+		o.MaxParallelList = DefaultMaxParallelList
+	}
+	if o.MaxParallelDeletes <= 0 {
+		o.MaxParallelDeletes = DefaultMaxParallelDeletes
+	}
+	if o.DeleteBatchSize <= 0 {
+		o.DeleteBatchSize = DefaultDeleteBatchSize
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	return o
+}
