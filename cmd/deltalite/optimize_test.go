@@ -1,0 +1,56 @@
+package main
+
+import (
+	"encoding/json"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// TestCLIOptimize: four appends to partition d1 and one to d2 compact
+// into one file of d1; --json prints delta-rs's metrics with the version;
+// the rows stay; a second run does nothing.
+func TestCLIOptimize(t *testing.T) {
+	table := dmlCLITable(t)
+	for _, rows := range []string{"5,e,d1\n", "6,f,d1\n", "7,g,d1\n"} {
+		mustRun(t, "write", table, "--input", writeFile(t, "more.csv", "id,name,day\n"+rows), "--mode", "append")
+	}
+	before := sortedLines(mustRun(t, "scan", table, "--format", "csv"))
+	out := mustRun(t, "optimize", table, "--where", "day = 'd1'", "--json")
+	var m map[string]any
+	if err := json.Unmarshal([]byte(out), &m); err != nil {
+		t.Fatalf("--json output %q: %v", out, err)
+	}
+	if m["numFilesRemoved"] != 4.0 || m["numFilesAdded"] != 1.0 || m["partitionsOptimized"] != 1.0 ||
+		m["totalConsideredFiles"] != 4.0 || m["version"] != 4.0 || m["preserveInsertionOrder"] != true {
+		t.Errorf("--json: %s", out)
+	}
+	if s, _ := m["filesRemoved"].(string); !strings.Contains(s, `"totalFiles":4`) {
+		t.Errorf("filesRemoved: %v", m["filesRemoved"])
+	}
+	if after := sortedLines(mustRun(t, "scan", table, "--format", "csv")); after != before {
+		t.Errorf("rows changed:\n%s\nwant\n%s", after, before)
+	}
+	out = mustRun(t, "optimize", table, "--target-size", "1000000")
+	if !strings.HasPrefix(out, "OptimizeStats(version=4, commits=0, num_files_added=0,") {
+		t.Errorf("second run: %s", out)
+	}
+	for args, want := range map[string]string{
+		"--where|id = 1":   "id is not one",
+		"--zorder-by|id":   "z-order: not built in this build",
+		"--target-size|-1": "must not be negative",
+		"--where|day = ":   "--where",
+	} {
+		a := strings.Split(args, "|")
+		_, err := run(t, "optimize", table, a[0], a[1])
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("optimize %s: %v, want %q", args, err, want)
+		}
+	}
+}
+
+func sortedLines(s string) string {
+	lines := strings.Split(strings.TrimSpace(s), "\n")
+	slices.Sort(lines)
+	return strings.Join(lines, "\n")
+}
