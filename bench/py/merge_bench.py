@@ -25,11 +25,10 @@ count of the files it read).
 """
 
 import json
-import os
-import resource
 import sys
 import time
 
+import bench_result
 import upsert_args
 
 
@@ -93,7 +92,7 @@ def main(argv):
         files_scanned=metrics.get("num_target_files_scanned"),
         files_skipped=metrics.get("num_target_files_skipped_during_scan"),
     )
-    _finish(
+    bench_result.finish(
         {
             "engine": "delta-rs",
             "op": "merge",
@@ -119,7 +118,7 @@ def delete(args):
     metrics = dt.delete(args.delete)
     seconds = time.perf_counter() - start
     upsert_args.write_metrics(args, io_before, files_removed=metrics.get("num_removed_files"))
-    _finish(
+    bench_result.finish(
         {
             "engine": "delta-rs",
             "op": "delete",
@@ -132,14 +131,6 @@ def delete(args):
             "detail": json.dumps(metrics, sort_keys=True, default=str),
         }
     )
-
-
-def _finish(res):
-    res["peakRssKiB"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    sys.stdout.write(json.dumps(res) + "\n")
-    sys.stdout.flush()
-    # Skip interpreter teardown: freeing the heap is not part of the operation.
-    os._exit(0)
 
 
 if __name__ == "__main__":

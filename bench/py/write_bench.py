@@ -10,11 +10,10 @@ writes the table.
 """
 
 import argparse
-import json
-import os
-import resource
 import sys
 import time
+
+import bench_result
 
 
 def main(argv):
@@ -39,11 +38,8 @@ def main(argv):
         "op": "write",
         "seconds": seconds,
         "version": dt.version(),
-        "peakRssKiB": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss,
     }
-    sys.stdout.write(json.dumps(res) + "\n")
-    sys.stdout.flush()
-    os._exit(0)
+    bench_result.finish(res)
 
 
 if __name__ == "__main__":

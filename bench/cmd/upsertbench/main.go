@@ -168,18 +168,12 @@ type Checksum struct {
 
 // Run is one measured process.
 type Run struct {
-	Engine     string         `json:"engine"`
-	Rep        int            `json:"rep"`
-	Order      int            `json:"order"` // 1: ran first of its pair
-	OpS        float64        `json:"op_s"`
-	WallS      float64        `json:"wall_s"`
-	UserS      float64        `json:"user_s"`
-	SysS       float64        `json:"sys_s"`
-	MaxRSSKiB  int64          `json:"max_rss_kib"`
-	LoadBefore float64        `json:"load_before"`
-	LoadAfter  float64        `json:"load_after"`
-	Result     runproc.Result `json:"result"`
-	Volume     runproc.Volume `json:"volume"`
+	Engine string `json:"engine"`
+	Rep    int    `json:"rep"`
+	Order  int    `json:"order"` // 1: ran first of its pair
+	runproc.Measured
+	Result runproc.Result `json:"result"`
+	Volume runproc.Volume `json:"volume"`
 	// Metrics is what the engine program wrote to its metrics file; nil in
 	// results saved before programs wrote one.
 	Metrics *EngineMetrics `json:"metrics,omitempty"`
@@ -232,17 +226,10 @@ type Size struct {
 
 // Report is the whole invocation, as saved to JSON and rendered.
 type Report struct {
-	Command   string `json:"command"`
-	Started   string `json:"started"`
-	Finished  string `json:"finished"`
-	Machine   string `json:"machine"`
-	Git       string `json:"git"`
-	Deltalake string `json:"deltalake"`
+	runproc.Header
 	// RustDeltalite is the Rust deltalite's version; "" when it did not run.
 	RustDeltalite string  `json:"rust_deltalite,omitempty"`
 	RustPython    string  `json:"rust_python,omitempty"` // the CPython it ran on
-	LoadStart     string  `json:"load_start"`
-	LoadEnd       string  `json:"load_end"`
 	Payload       int     `json:"payload"`
 	Partitions    int     `json:"partitions"`
 	FileRows      int     `json:"file_rows"`
@@ -362,12 +349,10 @@ func main() {
 		return
 	}
 	r := &Report{
-		Command: c.command, Started: time.Now().UTC().Format(time.RFC3339), Machine: runproc.Machine(c.work),
-		Git: runproc.GitHead(), LoadStart: runproc.LoadAvg(), Payload: c.payload, Partitions: c.partitions,
+		Header: runproc.NewHeader(c.work, c.python), Payload: c.payload, Partitions: c.partitions,
 		FileRows: c.fileRows, PoolMiB: c.poolMiB, Updates: c.updates, Inserts: c.inserts, Reps: c.reps,
 		PageCache: pageCache(c), Suite: c.suite, ScopedPartitions: c.scopedPartitions,
 	}
-	r.Deltalake = runproc.DeltalakeVersion(c.python)
 	if c.rustPython != "" {
 		if r.RustDeltalite = runproc.DistVersion(c.rustPython, "deltalite"); r.RustDeltalite == "" {
 			fail(fmt.Errorf("-rust-python %s cannot report the deltalite package's version: make its environment with "+
@@ -404,8 +389,7 @@ func main() {
 
 func save(c config, r *Report, finished bool) error {
 	if finished {
-		r.Finished = time.Now().UTC().Format(time.RFC3339)
-		r.LoadEnd = runproc.LoadAvg()
+		r.Finish()
 	}
 	b, err := json.MarshalIndent(r, "", "  ")
 	if err != nil {
@@ -714,9 +698,7 @@ func runEngine(c config, cs, engine, base, batchPath string, baseVersion int64) 
 	}
 	logf("%s on %s", engine, dir)
 	s, err := runproc.Run(argv, nil, os.Stderr)
-	run.OpS, run.WallS = s.Result.Seconds, s.Wall.Seconds()
-	run.UserS, run.SysS, run.MaxRSSKiB = s.User.Seconds(), s.Sys.Seconds(), s.MaxRSS
-	run.LoadBefore, run.LoadAfter, run.Result = s.LoadBefore, s.LoadAfter, s.Result
+	run.Measured, run.Result = s.Measured(), s.Result
 	if err != nil {
 		run.Error = runproc.ErrorSummary(err)
 		return run

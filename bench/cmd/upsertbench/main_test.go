@@ -48,7 +48,7 @@ func TestRunOrderRotatesEveryEngineFirst(t *testing.T) {
 
 // run is one successful run with the given wall, CPU (all user) and peak RSS.
 func run(engine string, wall, cpu float64, rssMiB int64, hash string) Run {
-	return Run{Engine: engine, WallS: wall, UserS: cpu, MaxRSSKiB: rssMiB * 1024,
+	return Run{Engine: engine, Measured: runproc.Measured{WallS: wall, UserS: cpu, MaxRSSKiB: rssMiB * 1024},
 		Volume:   runproc.Volume{BytesAdded: 1 << 30, BytesRemoved: 1 << 30, FilesAdded: 4, FilesRemoved: 4, Commits: 1},
 		Checksum: &Checksum{Rows: 10, DistinctKeys: 10, SumCounter: 5, Hash: hash}}
 }

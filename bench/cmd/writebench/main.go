@@ -36,7 +36,7 @@ type config struct {
 	cases                       []string
 	work, python, dlops         string
 	gen, writer, checksum       string
-	out, jsonOut, command       string
+	outputs                     runproc.Outputs
 	reportOnly                  bool
 }
 
@@ -60,37 +60,24 @@ type Checksum struct {
 
 // Run is one measured process.
 type Run struct {
-	Case       string         `json:"case"`
-	Engine     string         `json:"engine"`
-	Rep        int            `json:"rep"`
-	Order      int            `json:"order"`
-	OpS        float64        `json:"op_s"`
-	WallS      float64        `json:"wall_s"`
-	UserS      float64        `json:"user_s"`
-	SysS       float64        `json:"sys_s"`
-	MaxRSSKiB  int64          `json:"max_rss_kib"`
-	LoadBefore float64        `json:"load_before"`
-	LoadAfter  float64        `json:"load_after"`
-	Volume     runproc.Volume `json:"volume"`
-	Checksum   *Checksum      `json:"checksum,omitempty"`
-	Error      string         `json:"error,omitempty"`
+	Case   string `json:"case"`
+	Engine string `json:"engine"`
+	Rep    int    `json:"rep"`
+	Order  int    `json:"order"`
+	runproc.Measured
+	Volume   runproc.Volume `json:"volume"`
+	Checksum *Checksum      `json:"checksum,omitempty"`
+	Error    string         `json:"error,omitempty"`
 }
 
 // Report is the whole invocation.
 type Report struct {
-	Command   string   `json:"command"`
-	Started   string   `json:"started"`
-	Finished  string   `json:"finished"`
-	Machine   string   `json:"machine"`
-	Git       string   `json:"git"`
-	Deltalake string   `json:"deltalake"`
-	LoadStart string   `json:"load_start"`
-	LoadEnd   string   `json:"load_end"`
-	Input     Input    `json:"input"`
-	Reps      int      `json:"reps"`
-	Cases     []string `json:"cases"`
-	Runs      []Run    `json:"runs"`
-	Problems  []string `json:"problems,omitempty"`
+	runproc.Header
+	Input    Input    `json:"input"`
+	Reps     int      `json:"reps"`
+	Cases    []string `json:"cases"`
+	Runs     []Run    `json:"runs"`
+	Problems []string `json:"problems,omitempty"`
 }
 
 func main() {
@@ -107,35 +94,22 @@ func main() {
 	flag.StringVar(&c.gen, "gen", "bench/py/write_gen.py", "input generator")
 	flag.StringVar(&c.writer, "writer", "bench/py/write_bench.py", "the delta-rs write program")
 	flag.StringVar(&c.checksum, "checksum", "bench/py/checksum.py", "the content fingerprint program")
-	flag.StringVar(&c.out, "out", "", "Markdown report (default WORK/results.md)")
-	flag.StringVar(&c.jsonOut, "json", "", "raw results (default WORK/results.json)")
+	flag.StringVar(&c.outputs.Markdown, "out", "", "Markdown report (default WORK/results.md)")
+	flag.StringVar(&c.outputs.JSON, "json", "", "raw results (default WORK/results.json)")
 	flag.BoolVar(&c.reportOnly, "report-only", false, "render the report from the JSON results, run nothing")
 	flag.Parse()
 	c.cases = strings.Split(cases, ",")
-	if c.out == "" {
-		c.out = filepath.Join(c.work, "results.md")
-	}
-	if c.jsonOut == "" {
-		c.jsonOut = filepath.Join(c.work, "results.json")
-	}
-	c.command = runproc.Command()
-	if err := os.MkdirAll(c.work, 0o755); err != nil {
+	if err := c.outputs.Init(c.work); err != nil {
 		fail(err)
 	}
 	if c.reportOnly {
 		var r Report
-		err := runproc.ReadJSON(c.jsonOut, &r)
-		if err == nil {
-			err = os.WriteFile(c.out, []byte(render(&r)), 0o644)
-		}
-		if err != nil {
+		if err := c.outputs.Rerender(&r, func() string { return render(&r) }); err != nil {
 			fail(err)
 		}
 		return
 	}
-	r := &Report{Command: c.command, Started: time.Now().UTC().Format(time.RFC3339), Machine: runproc.Machine(c.work),
-		Git: runproc.GitHead(), LoadStart: runproc.LoadAvg(), Reps: c.reps, Cases: c.cases}
-	r.Deltalake = runproc.DeltalakeVersion(c.python)
+	r := &Report{Header: runproc.NewHeader(c.work, c.python), Reps: c.reps, Cases: c.cases}
 	input, in, err := generate(c)
 	if err != nil {
 		fail(err)
@@ -162,37 +136,22 @@ func main() {
 					r.Problems = append(r.Problems, fmt.Sprintf("%s, %s rep %d: %s", cs, e, rep+1, run.Error))
 				}
 				r.Runs = append(r.Runs, run)
-				if err := save(c, r, false); err != nil {
+				if err := c.outputs.Save(r, render(r)); err != nil {
 					fail(err)
 				}
 			}
 		}
 	}
 	r.Problems = append(r.Problems, verify(r)...)
-	if err := save(c, r, true); err != nil {
+	r.Finish()
+	if err := c.outputs.Save(r, render(r)); err != nil {
 		fail(err)
 	}
-	b, _ := os.ReadFile(c.out)
-	fmt.Print(string(b))
-	logf("report: %s, results: %s", c.out, c.jsonOut)
+	fmt.Print(render(r))
+	logf("report: %s, results: %s", c.outputs.Markdown, c.outputs.JSON)
 	if len(r.Problems) > 0 {
 		fail(errors.New("some runs failed or disagreed; see the report"))
 	}
-}
-
-func save(c config, r *Report, finished bool) error {
-	if finished {
-		r.Finished = time.Now().UTC().Format(time.RFC3339)
-		r.LoadEnd = runproc.LoadAvg()
-	}
-	b, err := json.MarshalIndent(r, "", "  ")
-	if err != nil {
-		return err
-	}
-	if err := os.WriteFile(c.jsonOut, b, 0o644); err != nil {
-		return err
-	}
-	return os.WriteFile(c.out, []byte(render(r)), 0o644)
 }
 
 func logf(format string, args ...any) {
@@ -255,9 +214,7 @@ func runEngine(c config, cs, engine, input, partBy string) Run {
 	}
 	logf("%s, %s", cs, engine)
 	s, err := runproc.Run(argv, nil, os.Stderr)
-	run.OpS, run.WallS = s.Result.Seconds, s.Wall.Seconds()
-	run.UserS, run.SysS, run.MaxRSSKiB = s.User.Seconds(), s.Sys.Seconds(), s.MaxRSS
-	run.LoadBefore, run.LoadAfter = s.LoadBefore, s.LoadAfter
+	run.Measured = s.Measured()
 	if err != nil {
 		run.Error = runproc.ErrorSummary(err)
 		return run
@@ -311,7 +268,7 @@ func aggregate(r *Report, cs, engine string) agg {
 		}
 		op = append(op, run.OpS)
 		wall = append(wall, run.WallS)
-		cpu = append(cpu, run.UserS+run.SysS)
+		cpu = append(cpu, run.CPUS())
 		rss = append(rss, float64(run.MaxRSSKiB)/1024)
 		by = append(by, float64(run.Volume.BytesAdded))
 		fi = append(fi, float64(run.Volume.FilesAdded))
@@ -339,10 +296,7 @@ func render(r *Report) string {
 	p := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
 	in := r.Input
 	p("# Write: deltalite.Write vs delta-rs write_deltalake\n\n")
-	p("Command: `%s`  \n", r.Command)
-	p("Started %s, finished %s; git %s; deltalake (delta-rs) %s.  \n", r.Started, r.Finished, r.Git, r.Deltalake)
-	p("Machine: %s.  \n", r.Machine)
-	p("Load average (1, 5, 15 min) at the start: %s; at the end: %s.\n\n", r.LoadStart, r.LoadEnd)
+	b.WriteString(r.Markdown())
 	p("Input: one Arrow IPC stream file, %d rows in %d batches of %d rows, %.2f GiB of Arrow buffers (%.2f GiB file); "+
 		"12 columns: int64 ×2, float64, bool, int32, timestamp(us, UTC), date32, decimal(18,4), a 4-character partition "+
 		"string with %d values drawn at random per row, and strings of 50 values, ~1M values and all-distinct 40 hex "+

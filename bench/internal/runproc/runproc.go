@@ -57,6 +57,20 @@ func (s Sample) CPU() time.Duration { return s.User + s.Sys }
 // parses the last line of its stdout as a Result. stderr goes to logTo
 // (when not nil) as well as into the error of a failed run.
 func Run(argv []string, env []string, logTo *os.File) (Sample, error) {
+	s, line, err := RunLine(argv, env, logTo)
+	if err != nil {
+		return s, err
+	}
+	if err := json.Unmarshal(line, &s.Result); err != nil {
+		return s, fmt.Errorf("%s: result %q: %w", strings.Join(argv, " "), line, err)
+	}
+	return s, nil
+}
+
+// RunLine is Run for programs that do not print a Result (the deltalite
+// command's --json output): it returns the last line of stdout as it is
+// and leaves s.Result empty.
+func RunLine(argv []string, env []string, logTo *os.File) (Sample, []byte, error) {
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Env = append(os.Environ(), env...)
 	var stdout, stderr bytes.Buffer
@@ -71,22 +85,23 @@ func Run(argv []string, env []string, logTo *os.File) (Sample, error) {
 	err := cmd.Run()
 	s.Wall = time.Since(start)
 	s.LoadAfter = Load1()
-	if err != nil {
-		return s, fmt.Errorf("%s: %w\n%s", strings.Join(argv, " "), err, LastLines(stderr.String(), 20))
+	// A process that failed was measured too: what a run under a memory
+	// cap used before it gave up is part of its result.
+	if cmd.ProcessState != nil {
+		if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
+			s.MaxRSS = ru.Maxrss
+			s.User = time.Duration(syscall.TimevalToNsec(ru.Utime))
+			s.Sys = time.Duration(syscall.TimevalToNsec(ru.Stime))
+		}
 	}
-	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
-		s.MaxRSS = ru.Maxrss
-		s.User = time.Duration(syscall.TimevalToNsec(ru.Utime))
-		s.Sys = time.Duration(syscall.TimevalToNsec(ru.Stime))
+	if err != nil {
+		return s, nil, fmt.Errorf("%s: %w\n%s", strings.Join(argv, " "), err, LastLines(stderr.String(), 20))
 	}
 	line := bytes.TrimSpace(stdout.Bytes())
 	if i := bytes.LastIndexByte(line, '\n'); i >= 0 {
 		line = line[i+1:]
 	}
-	if err := json.Unmarshal(line, &s.Result); err != nil {
-		return s, fmt.Errorf("%s: result %q: %w", strings.Join(argv, " "), line, err)
-	}
-	return s, nil
+	return s, line, nil
 }
 
 // Output runs argv and returns its stdout's last line (for helper
