@@ -1,6 +1,7 @@
-// Package optimize is OPTIMIZE's compaction: it rewrites the small files
-// of a Delta table's partitions into files near a target size, with the
-// same rows, and commits the swap as OPTIMIZE with dataChange=false.
+// Package optimize is OPTIMIZE: compaction rewrites the small files of a
+// Delta table's partitions into files near a target size, and ZORDER BY
+// rewrites partitions with their rows along a z-curve; both keep the
+// same rows and commit the swap as OPTIMIZE with dataChange=false.
 //
 // # Plan
 //
@@ -30,6 +31,22 @@
 // each reading its files one after the other, within an equal share of
 // Options.MaxBufferedBytes; memory is bounded by the knobs whatever the
 // size of a partition. Removes and adds carry dataChange=false.
+//
+// # Z-order
+//
+// With Options.ZOrderBy the plan is one bin per selected partition
+// holding every live file (not only the small ones) except those an
+// earlier z-order by the same columns wrote and nothing touched since
+// (their adds carry Databricks' z-cube tags ZCUBE_ID, ZCUBE_ZORDER_BY,
+// ZCUBE_ZORDER_CURVE; a rewrite or a deletion vector drops or outdates
+// them), unless Options.Force. The bin's rows stream through
+// internal/rewrite into an external sort (internal/extsort) by their
+// z-order keys (internal/zorder), bounded by Options.MaxSortBytes and
+// spilling sorted runs to Options.TempDir, and come back in z-order
+// through the same writer into files near the target size, tagged as one
+// new z-cube. The columns must be data columns with min/max statistics:
+// z-ordering by a column files cannot be skipped by gains nothing.
+// The commit records zOrderBy as the JSON array of the columns, as Spark.
 //
 // # Commit
 //

@@ -4,6 +4,7 @@ import (
 	"runtime"
 	"time"
 
+	"github.com/deltalite-go/deltalite/internal/extsort"
 	"github.com/deltalite-go/deltalite/internal/rewrite"
 	"github.com/deltalite-go/deltalite/limits"
 	"github.com/deltalite-go/deltalite/storage"
@@ -17,6 +18,7 @@ const (
 	DefaultMinInputFiles    = 2
 	DefaultMaxBufferedBytes = rewrite.DefaultMaxBufferedBytes
 	DefaultReadBatchSize    = rewrite.DefaultReadBatchSize
+	DefaultMaxSortBytes     = extsort.DefaultMaxBytes
 	// MaxDeletedRowsRatio is the share of a file's rows a deletion vector
 	// must hide for a file at or above the target size to be rewritten
 	// (Spark's spark.databricks.delta.optimize.maxDeletedRowsRatio); a
@@ -62,6 +64,27 @@ type Options struct {
 	MaxBufferedBytes int64
 	// ReadBatchSize caps the rows of a decoded batch (default 8192).
 	ReadBatchSize int
+	// ZOrderBy, when set, z-orders instead of compacting (OPTIMIZE ZORDER
+	// BY): the live files of each selected partition are rewritten with
+	// their rows sorted along a z-curve over these columns, into files
+	// near TargetSize. The columns must be data columns (not partition
+	// columns) with min/max statistics (delta.dataSkippingStatsColumns or
+	// delta.dataSkippingNumIndexedCols). Files an earlier z-order by the
+	// same columns wrote and nothing touched since are left alone unless
+	// Force is set. MinInputFiles does not apply.
+	ZOrderBy []string
+	// Force z-orders every live file of the selected partitions, including
+	// those already z-ordered by the same columns.
+	Force bool
+	// MaxSortBytes bounds the rows a z-order holds in memory to sort them
+	// (default 64 MiB), shared by the partitions z-ordered at once; rows
+	// past it are sorted in runs spilled to TempDir and merged, so a
+	// partition of any size z-orders within it.
+	MaxSortBytes int64
+	// TempDir is the local directory for the z-order's spilled runs
+	// (default os.TempDir()); never the table's store. They are removed
+	// when the partition is done, failed or canceled.
+	TempDir string
 	// MultipartThreshold and MultipartPartSize size cloud uploads of the
 	// written files, as upsert.Options does; 0 keeps the store's.
 	MultipartThreshold, MultipartPartSize int64

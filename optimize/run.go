@@ -22,6 +22,11 @@ type config struct {
 	Options
 	sel    selection
 	target int64
+	// zCols are the z-order columns (logical names), zOrderBy them as
+	// the JSON array the commit and the files' tags record; "[]" for a
+	// compaction.
+	zCols    []string
+	zOrderBy string
 }
 
 func resolve(snap *snapshot.Snapshot, opt Options) (*config, error) {
@@ -32,12 +37,23 @@ func resolve(snap *snapshot.Snapshot, opt Options) (*config, error) {
 		"TargetSize": opt.TargetSize, "MinInputFiles": int64(opt.MinInputFiles),
 		"MaxConcurrentTasks": int64(opt.MaxConcurrentTasks), "MinCommitInterval": int64(opt.MinCommitInterval),
 		"MaxBufferedBytes": opt.MaxBufferedBytes, "ReadBatchSize": int64(opt.ReadBatchSize),
+		"MaxSortBytes": opt.MaxSortBytes,
 	} {
 		if v < 0 {
 			return nil, errs.New(errs.InvalidArgument, "", "OPTIMIZE option %s must not be negative (got %d)", name, v)
 		}
 	}
-	c := &config{Options: opt, target: opt.TargetSize}
+	c := &config{Options: opt, target: opt.TargetSize, zOrderBy: "[]"}
+	if len(opt.ZOrderBy) > 0 {
+		cols, js, err := zOrderColumns(snap, opt.ZOrderBy)
+		if err != nil {
+			return nil, err
+		}
+		c.zCols, c.zOrderBy = cols, js
+	}
+	if c.MaxSortBytes == 0 {
+		c.MaxSortBytes = DefaultMaxSortBytes
+	}
 	if c.target == 0 {
 		t, err := protocol.Properties(snap.Properties()).TargetFileSize()
 		if err != nil {
@@ -71,7 +87,7 @@ func (c *config) operation() txn.Operation {
 	enc.SetEscapeHTML(false) // "p > 'c'", not "p \u003e 'c'"
 	_ = enc.Encode(append([]string{}, c.sel.texts...))
 	return txn.Operation{Name: txn.OpOptimize, Parameters: map[string]any{
-		"predicate": strings.TrimSpace(preds.String()), "targetSize": strconv.FormatInt(c.target, 10), "zOrderBy": "[]",
+		"predicate": strings.TrimSpace(preds.String()), "targetSize": strconv.FormatInt(c.target, 10), "zOrderBy": c.zOrderBy,
 	}}
 }
 
@@ -99,14 +115,20 @@ func Run(ctx context.Context, snap *snapshot.Snapshot, opt Options) (Stats, *sna
 
 // binResult is one bin written, not yet committed.
 type binResult struct {
-	b   *bin
-	res rewrite.Result
+	b       *bin
+	res     rewrite.Result
+	spilled int64 // bytes a z-order's sort spilled
 }
 
 // attempt plans on snap, rewrites the bins and commits them, once at the
 // end or every MinCommitInterval. done accumulates what landed.
 func (c *config) attempt(ctx context.Context, snap *snapshot.Snapshot, op txn.Operation, done *Stats, start time.Time) (Stats, *snapshot.Snapshot, error) {
-	plan := planCompaction(snap, partitionsOf(snap, c.sel), c.target, c.MinInputFiles)
+	var plan compaction
+	if len(c.zCols) > 0 {
+		plan = planZOrder(snap, partitionsOf(snap, c.sel), c.zOrderBy, c.Force)
+	} else {
+		plan = planCompaction(snap, partitionsOf(snap, c.sel), c.target, c.MinInputFiles)
+	}
 	base := Stats{ConsideredFiles: plan.considered, SkippedFiles: plan.skipped, PartitionsOptimized: plan.partitions}
 	if len(plan.bins) == 0 {
 		s := *done
@@ -125,6 +147,7 @@ func (c *config) attempt(ctx context.Context, snap *snapshot.Snapshot, op txn.Op
 		return Stats{}, nil, err
 	}
 	ro.Rearrange = true
+	sortBytes := max(c.MaxSortBytes/int64(tasks), 1)
 
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -136,7 +159,7 @@ func (c *config) attempt(ctx context.Context, snap *snapshot.Snapshot, op txn.Op
 			if gctx.Err() != nil {
 				break
 			}
-			g.Go(func() error { return c.rewriteBin(gctx, snap, b, ro, results) })
+			g.Go(func() error { return c.rewriteBin(gctx, snap, b, ro, sortBytes, results) })
 		}
 		_ = g.Wait()
 		close(results)
@@ -210,17 +233,24 @@ func (c *config) attempt(ctx context.Context, snap *snapshot.Snapshot, op txn.Op
 }
 
 // rewriteBin writes one bin's rows into new files and hands the result on.
-func (c *config) rewriteBin(ctx context.Context, snap *snapshot.Snapshot, b *bin, ro rewrite.Options, out chan<- binResult) error {
+func (c *config) rewriteBin(ctx context.Context, snap *snapshot.Snapshot, b *bin, ro rewrite.Options, sortBytes int64, out chan<- binResult) error {
 	if b.rows > 0 {
 		e := datafile.Expectation{Rows: b.rows, BytesPerRow: float64(b.bytes) / float64(b.rows)}
 		ro.Expected = func(map[string]string) datafile.Expectation { return e }
 	}
-	res, err := rewrite.Run(ctx, snap, b.files, keepAll, ro)
+	var res rewrite.Result
+	var spilled int64
+	var err error
+	if len(c.zCols) > 0 {
+		res, spilled, err = c.zOrderBin(ctx, snap, b, ro, sortBytes)
+	} else {
+		res, err = rewrite.Run(ctx, snap, b.files, keepAll, ro)
+	}
 	if err != nil {
 		return err
 	}
 	select {
-	case out <- binResult{b: b, res: res}:
+	case out <- binResult{b: b, res: res, spilled: spilled}:
 		return nil
 	case <-ctx.Done():
 		deleteAdded(ctx, snap, res.Adds)
@@ -253,6 +283,7 @@ func (c *config) commit(ctx context.Context, snap *snapshot.Snapshot, op txn.Ope
 		}
 		s.Batches += r.res.Batches
 		s.RowsRewritten += r.res.RowsKept
+		s.SpilledBytes += r.spilled
 	}
 	// Only the compacted files were read: appends and changes elsewhere
 	// never conflict (the commit's dataChange=false actions are checked at
@@ -289,6 +320,7 @@ func (s *Stats) add(o Stats) {
 	s.SkippedFiles += o.SkippedFiles
 	s.RowsRewritten += o.RowsRewritten
 	s.RowsDropped += o.RowsDropped
+	s.SpilledBytes += o.SpilledBytes
 }
 
 // deleteAdded deletes files written for a commit that will not be made.

@@ -64,6 +64,9 @@ type Stats struct {
 	// RowsRewritten are the rows written again; RowsDropped the rows the
 	// removed files' deletion vectors had hidden, which are gone for good.
 	RowsRewritten, RowsDropped int64
+	// SpilledBytes are the bytes of sorted runs a z-order wrote to
+	// Options.TempDir because its partitions did not fit MaxSortBytes.
+	SpilledBytes int64
 	// ExecutionDuration is the whole call.
 	ExecutionDuration time.Duration
 }
@@ -110,6 +113,7 @@ type statsJSON struct {
 	PreserveInsertionOrder bool      `json:"preserveInsertionOrder"`
 	RowsRewritten          int64     `json:"rowsRewritten"`
 	RowsDropped            int64     `json:"rowsDropped"`
+	SpilledBytes           int64     `json:"spilledBytes,omitempty"`
 	ExecutionTimeMS        int64     `json:"executionTimeMs"`
 }
 
@@ -120,7 +124,7 @@ func (s Stats) MarshalJSON() ([]byte, error) {
 		NumFilesRemoved: s.FilesRemoved.TotalFiles, FilesAdded: s.FilesAdded, FilesRemoved: s.FilesRemoved,
 		PartitionsOptimized: s.PartitionsOptimized, NumBatches: s.Batches, TotalConsideredFiles: s.ConsideredFiles,
 		TotalFilesSkipped: s.SkippedFiles, PreserveInsertionOrder: true, RowsRewritten: s.RowsRewritten,
-		RowsDropped: s.RowsDropped, ExecutionTimeMS: s.ExecutionDuration.Milliseconds(),
+		RowsDropped: s.RowsDropped, SpilledBytes: s.SpilledBytes, ExecutionTimeMS: s.ExecutionDuration.Milliseconds(),
 	})
 }
 
@@ -134,7 +138,7 @@ func (s *Stats) UnmarshalJSON(b []byte) error {
 		Version: j.Version, Commits: j.Commits, FilesAdded: j.FilesAdded, FilesRemoved: j.FilesRemoved,
 		PartitionsOptimized: j.PartitionsOptimized, Batches: j.NumBatches, ConsideredFiles: j.TotalConsideredFiles,
 		SkippedFiles: j.TotalFilesSkipped, RowsRewritten: j.RowsRewritten, RowsDropped: j.RowsDropped,
-		ExecutionDuration: time.Duration(j.ExecutionTimeMS) * time.Millisecond,
+		SpilledBytes: j.SpilledBytes, ExecutionDuration: time.Duration(j.ExecutionTimeMS) * time.Millisecond,
 	}
 	return nil
 }

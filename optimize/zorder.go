@@ -1,0 +1,198 @@
+package optimize
+
+import (
+	"cmp"
+	"context"
+	"encoding/json"
+	"strings"
+	"sync"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/google/uuid"
+
+	"github.com/deltalite-go/deltalite/internal/datafile"
+	"github.com/deltalite-go/deltalite/internal/errs"
+	"github.com/deltalite-go/deltalite/internal/extsort"
+	"github.com/deltalite-go/deltalite/internal/rewrite"
+	"github.com/deltalite-go/deltalite/internal/zorder"
+	"github.com/deltalite-go/deltalite/protocol"
+	"github.com/deltalite-go/deltalite/schema"
+	"github.com/deltalite-go/deltalite/snapshot"
+)
+
+// Tags of the add actions a z-order writes, as Delta on Databricks records
+// them (AddFile.Tags ZCUBE_ID, ZCUBE_ZORDER_BY, ZCUBE_ZORDER_CURVE): the
+// run that wrote the file, its columns as a JSON array, and the curve.
+const (
+	TagZCubeID     = "ZCUBE_ID"
+	TagZOrderBy    = "ZCUBE_ZORDER_BY"
+	TagZOrderCurve = "ZCUBE_ZORDER_CURVE"
+	zOrderCurve    = "zorder"
+)
+
+// zOrderBatchShare is the share of the sort budget one decoded batch takes
+// at most, so that a batch is small next to what the sort holds.
+const zOrderBatchShare = 16
+
+// zOrderColumns resolves the ZOrderBy names against the table: each a
+// top-level column, not a partition column, of a type z-order encodes,
+// with min/max statistics in the table's statistics columns; it returns
+// their logical names and the JSON array that records them.
+func zOrderColumns(snap *snapshot.Snapshot, names []string) ([]string, string, error) {
+	sc := snap.Schema()
+	bad := func(format string, args ...any) error { return errs.New(errs.InvalidArgument, "", format, args...) }
+	var cols []string
+	for _, name := range names {
+		name = strings.TrimSpace(name)
+		if name == "" {
+			return nil, "", bad("z-order by: an empty column name (give columns as c1,c2)")
+		}
+		f := sc.Field(name)
+		if f == nil {
+			return nil, "", bad("z-order by %q: no such column in the table (columns: %s)", name, columnList(sc))
+		}
+		for _, p := range snap.PartitionColumns() {
+			if strings.EqualFold(p, f.Name) {
+				return nil, "", bad("z-order by %q: it is a partition column; z-order only by data columns (each partition is z-ordered on its own)", f.Name)
+			}
+		}
+		for _, c := range cols {
+			if c == f.Name {
+				return nil, "", bad("z-order by %q: the column is named twice", f.Name)
+			}
+		}
+		dt, err := schema.ToArrow(&schema.Struct{Fields: []*schema.Field{f}}, schema.ArrowOptions{})
+		if err != nil {
+			return nil, "", errs.Wrap(errs.InvalidArgument, "", err, "z-order by %q", f.Name)
+		}
+		if err := zorder.Supported(dt.Field(0).Type); err != nil {
+			return nil, "", errs.Wrap(errs.InvalidArgument, "", err, "z-order by %q", f.Name)
+		}
+		ok, err := datafile.HasMinMax(sc, snap.PartitionColumns(), snap.ColumnMapping(), protocol.Properties(snap.Properties()), f.Name)
+		if err != nil {
+			return nil, "", err
+		}
+		if !ok {
+			return nil, "", bad("z-order by %q: the table collects no min/max statistics for it, so z-ordering by it cannot skip files; "+
+				"add it to %s or raise %s to cover it", f.Name, protocol.PropDataSkippingStatsColumns, protocol.PropDataSkippingNumIndexedCols)
+		}
+		cols = append(cols, f.Name)
+	}
+	if len(cols) == 0 {
+		return nil, "", bad("z-order by: no column given")
+	}
+	js, err := json.Marshal(cols)
+	if err != nil {
+		return nil, "", errs.Wrap(errs.Internal, "", err, "z-order by")
+	}
+	return cols, string(js), nil
+}
+
+func columnList(sc *schema.Struct) string {
+	names := make([]string, len(sc.Fields))
+	for i, f := range sc.Fields {
+		names[i] = f.Name
+	}
+	return strings.Join(names, ", ")
+}
+
+// zOrdered reports whether a file was written by a z-order by exactly
+// these columns (zOrderBy, the JSON array) and is untouched since: a
+// rewrite of its rows (DELETE, UPDATE, MERGE) writes a new file without
+// the tags, and a deletion vector marks rows removed after the z-order.
+func zOrdered(a *protocol.Add, zOrderBy string) bool {
+	return a.DeletionVector == nil && a.Tags[TagZCubeID] != "" && a.Tags[TagZOrderBy] == zOrderBy
+}
+
+// planZOrder makes one bin per selected partition of the files to
+// z-order: every live file, less (unless force) those an earlier z-order
+// by the same columns wrote and nothing touched since. Those stay as they
+// are, so that a run after appends orders only the new files (into a
+// z-cube of their own), and a run with nothing new rewrites nothing.
+func planZOrder(snap *snapshot.Snapshot, parts []*partition, zOrderBy string, force bool) compaction {
+	var c compaction
+	for _, p := range parts {
+		c.considered += len(p.files)
+		b := &bin{partition: p}
+		for _, a := range p.files {
+			if force || !zOrdered(a, zOrderBy) {
+				b.files = append(b.files, a)
+				b.bytes += a.Size
+			}
+		}
+		c.skipped += len(p.files) - len(b.files)
+		if len(b.files) == 0 {
+			continue
+		}
+		b.rows = liveRows(snap, b.files)
+		c.bins = append(c.bins, b)
+		c.partitions++
+	}
+	return c
+}
+
+// zOrderBin rewrites one bin's rows sorted along the z-curve of the
+// z-order columns. The engine's readers hand each batch to the sorter
+// (writing none of it), then its Append writes the sorted rows through
+// the same writer, into files of about equal size near the target; the
+// engine keeps its guarantees (budgets, deletion vectors applied, files
+// of a failure deleted). The adds are tagged as one z-cube; spilled is
+// what the sort wrote to temporary files.
+func (c *config) zOrderBin(ctx context.Context, snap *snapshot.Snapshot, b *bin, ro rewrite.Options, sortBytes int64) (_ rewrite.Result, spilled int64, err error) {
+	logical, err := schema.ToArrow(snap.Schema(), schema.ArrowOptions{})
+	if err != nil {
+		return rewrite.Result{}, 0, errs.Wrap(errs.InvalidArgument, "", err, "table schema")
+	}
+	sorter, err := extsort.New(ctx, logical, extsort.Options{MaxBytes: sortBytes, TempDir: c.TempDir, Allocator: ro.Allocator})
+	if err != nil {
+		return rewrite.Result{}, 0, err
+	}
+	defer sorter.Close()
+	idx := make([]int, len(c.zCols))
+	for i, name := range c.zCols {
+		idx[i] = logical.FieldIndices(name)[0]
+	}
+	if b.rows > 0 {
+		// Batches small next to the sort budget: decoded rows take about
+		// four times their Parquet bytes.
+		perRow := max(4*float64(b.bytes)/float64(b.rows), 1)
+		ro.ReadBatchSize = min(cmp.Or(ro.ReadBatchSize, DefaultReadBatchSize), max(int(float64(sortBytes/zOrderBatchShare)/perRow), 1))
+	}
+	var mu sync.Mutex // readers of several files may call at once
+	sortRows := func(_ context.Context, bt rewrite.Batch) (rewrite.Output, error) {
+		cols := make([]arrow.Array, len(idx))
+		for i, k := range idx {
+			cols[i] = bt.Rec.Column(k)
+		}
+		keys, err := zorder.Keys(cols)
+		if err != nil {
+			return rewrite.Output{}, errs.Wrap(errs.InvalidArgument, bt.File.Path, err, "z-order")
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		if err := sorter.Add(bt.Rec, keys); err != nil {
+			return rewrite.Output{}, err
+		}
+		return rewrite.Output{Keep: make([]bool, bt.Rec.NumRows())}, nil // written sorted by Append
+	}
+	ro.Append = func(_ context.Context, write func(arrow.RecordBatch) error) error { return sorter.Emit(write) }
+	res, err := rewrite.Run(ctx, snap, b.files, sortRows, ro)
+	if err != nil {
+		return rewrite.Result{}, 0, err
+	}
+	if err := sorter.Close(); err != nil {
+		deleteAdded(ctx, snap, res.Adds)
+		return rewrite.Result{}, 0, err
+	}
+	res.RowsKept, res.RowsDropped, res.RowsAppended = res.RowsAppended, 0, 0
+	cube := uuid.NewString()
+	for _, a := range res.Adds {
+		if a.Tags == nil {
+			a.Tags = map[string]string{}
+		}
+		a.Tags[TagZCubeID] = cube
+		a.Tags[TagZOrderBy] = c.zOrderBy
+		a.Tags[TagZOrderCurve] = zOrderCurve
+	}
+	return res, sorter.Stats().SpilledBytes, nil
+}
