@@ -31,15 +31,20 @@ var testSchema = arrow.NewSchema([]arrow.Field{
 // appendRows appends one batch of JSON rows (one file per partition).
 func appendRows(t testing.TB, dir, rows string, partitionBy ...string) {
 	t.Helper()
+	if err := writeRows(dir, rows, partitionBy...); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func writeRows(dir, rows string, partitionBy ...string) error {
 	rec, _, err := array.RecordFromJSON(memory.DefaultAllocator, testSchema, strings.NewReader(rows))
 	if err != nil {
-		t.Fatal(err)
+		return err
 	}
 	defer rec.Release()
 	rr, _ := array.NewRecordReader(testSchema, []arrow.RecordBatch{rec})
-	if _, err := deltalite.Write(context.Background(), dir, rr, deltalite.WriteOptions{Mode: deltalite.ModeAppend, PartitionBy: partitionBy}); err != nil {
-		t.Fatal(err)
-	}
+	_, err = deltalite.Write(context.Background(), dir, rr, deltalite.WriteOptions{Mode: deltalite.ModeAppend, PartitionBy: partitionBy})
+	return err
 }
 
 // smallFiles writes a table partitioned by p: per partition, files
