@@ -20,7 +20,7 @@ deltalake steps:
              update_all|delete|none] [not_matched: insert_all|none]
              [not_matched_by_source: delete]
   checkpoint, optimize [zorder] [target_size], vacuum [retention_hours],
-  set_properties {k: v}, cleanup_metadata
+  set_properties {k: v}, cleanup_metadata, restore version | timestamp (RFC 3339)
 spark steps: the operations of spark_ops.py (write with "properties" for table
 properties such as delta.enableDeletionVectors, delta.columnMapping.mode,
 delta.checkpointPolicy=v2).
@@ -134,6 +134,11 @@ def dl_cleanup_metadata(step):
     return {}
 
 
+def dl_restore(step):
+    target = step["version"] if "version" in step else step["timestamp"]
+    return {"metrics": _metrics(_dt(step["path"]).restore(target))}
+
+
 DELTALAKE_OPS = {
     "write": dl_write,
     "create": dl_create,
@@ -145,6 +150,7 @@ DELTALAKE_OPS = {
     "vacuum": dl_vacuum,
     "set_properties": dl_set_properties,
     "cleanup_metadata": dl_cleanup_metadata,
+    "restore": dl_restore,
 }
 
 

@@ -3,6 +3,7 @@ package txn
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -51,9 +52,17 @@ func (t *Txn) afterCommit(ctx context.Context, res *Result) {
 // checkpointMetadata when the table has v2Checkpoint; stats as JSON and/or
 // as structs as the table's properties ask) and points _last_checkpoint at
 // it, unless _last_checkpoint already names a newer checkpoint. now decides
-// which tombstones have expired.
+// which tombstones have expired. A checkpoint file of that version that
+// exists already is kept as it is, with _last_checkpoint: it holds the same
+// state, and another engine's may have a Hadoop checksum sidecar
+// (.N.checkpoint.parquet.crc) that rewriting it would make Spark refuse.
 func WriteCheckpoint(ctx context.Context, snap *snapshot.Snapshot, now time.Time) error {
 	st, v := snap.Store(), snap.Version()
+	if _, err := st.Head(ctx, protocol.CheckpointKey(v)); err == nil {
+		return nil
+	} else if !errors.Is(err, storage.ErrNotExist) {
+		return errs.Wrap(errs.Internal, protocol.CheckpointKey(v), err, "checkpoint %d", v)
+	}
 	actions, err := snap.CheckpointActions(now)
 	if err != nil {
 		return fmt.Errorf("checkpoint %d: %w", v, err)

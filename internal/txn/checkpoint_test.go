@@ -306,3 +306,33 @@ func TestLogCleanupLocal(t *testing.T) {
 		t.Fatalf("latest v%d with %d files", s.Version(), s.NumFiles())
 	}
 }
+
+// TestWriteCheckpointKeepsAnExistingOne: a checkpoint of the version that
+// another engine wrote stays byte for byte, and so does _last_checkpoint.
+func TestWriteCheckpointKeepsAnExistingOne(t *testing.T) {
+	ctx := context.Background()
+	st := storage.NewMemory()
+	snap, _ := appendN(t, create(t, st, tableSpec{}), 2, Options{})
+	theirs := []byte("another engine's checkpoint")
+	if err := st.Put(ctx, protocol.CheckpointKey(2), bytes.NewReader(theirs)); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteCheckpoint(ctx, snap, time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	got, err := storage.ReadAll(ctx, st, protocol.CheckpointKey(2))
+	if err != nil || !bytes.Equal(got, theirs) {
+		t.Fatalf("checkpoint 2 is now %q (%v)", got, err)
+	}
+	if exists(t, st, protocol.LastCheckpointKey) {
+		t.Fatal("_last_checkpoint written for a checkpoint this call did not write")
+	}
+	// Version 1 has none: it is written.
+	one, err := snapshot.LoadVersion(ctx, st, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteCheckpoint(ctx, one, time.Now()); err != nil || lastCheckpoint(t, st).Version != 1 {
+		t.Fatalf("checkpoint 1: %v", err)
+	}
+}
