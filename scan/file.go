@@ -51,7 +51,8 @@ func (b *bound) readFile(ctx context.Context, task FileTask, emit func(arrow.Rec
 	if d := task.Add.DeletionVector; d != nil {
 		bm, err := dv.Load(ctx, b.src.Store(), d)
 		if err != nil {
-			return missingFile(b.src, "", "deletion vector file", err)
+			key, _ := dv.FileKey(b.src.Store(), d)
+			return missingFile(b.src, key, "deletion vector file", err)
 		}
 		fr.deleted = bm
 	}

@@ -21,8 +21,7 @@ func dataKey(st storage.Store, addPath string) (string, error) {
 }
 
 // missingFile explains err when it is a file the log names that the store
-// does not have (what: "data file", "deletion vector file"; key may be
-// "" when err names it): at a version older than the table's retention,
+// does not have (what: "data file", "deletion vector file"): at a version older than the table's retention,
 // VACUUM deleted it. Reading that version cannot give the right rows, so
 // it is an error of kind NotFound that says to read a newer version. Any
 // other err is returned as it is.

@@ -314,3 +314,29 @@ func TestParallelListingOnObjectStore(t *testing.T) {
 		}
 	}
 }
+
+// A version whose deletion vector file was vacuumed fails naming the DV
+// file and the vacuum, never reading the rows the DV deleted.
+func TestVacuumedDVNamesTheVacuum(t *testing.T) {
+	dir := t.TempDir()
+	st := localStore(t, dir)
+	write(t, dir, []int64{1, 2}, []string{"a", "a"}, deltalite.WriteOptions{Properties: map[string]string{"delta.enableDeletionVectors": "true"}})
+	dvKey := withDV(t, st, inDir("day=a")) // v1 deletes id 1
+	data := fileOf(t, st, inDir("day=a"))
+	removeAt(t, st, time.Now().Add(-10*24*time.Hour), inDir("day=a")) // v2
+	age(t, dir, time.Now().Add(-20*24*time.Hour))
+	// The data file stays: v0 (without the DV) is within the retention,
+	// its removal at v1 being recent.
+	stats, err := open(t, dir).Vacuum(ctx, deltalite.VacuumOptions{})
+	if err != nil || !slices.Equal(stats.Files, []string{dvKey}) {
+		t.Fatalf("vacuum: %q, %v; want only %q (not %s)", stats.Files, err, dvKey, data)
+	}
+	if got, err := ids(t, dir, 0); err != nil || !slices.Equal(got, []int64{1, 2}) {
+		t.Fatalf("version 0: %v, %v", got, err)
+	}
+	_, err = ids(t, dir, 1)
+	if !errors.Is(err, deltalite.ErrNotFound) || !strings.Contains(err.Error(), "deletion vector file") ||
+		!strings.Contains(err.Error(), dvKey) || !strings.Contains(err.Error(), "VACUUM") {
+		t.Fatalf("version 1: %v", err)
+	}
+}

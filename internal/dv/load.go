@@ -82,7 +82,7 @@ func readFramed(ctx context.Context, st storage.Store, key string, d *protocol.D
 	r, err := st.Open(ctx, key)
 	if err != nil {
 		if errors.Is(err, storage.ErrNotExist) {
-			return nil, &errs.Error{Kind: errs.CorruptTable, Path: key, Msg: "deletion vector file is missing", Err: err}
+			return nil, &errs.Error{Kind: errs.NotFound, Path: key, Msg: "deletion vector file is missing", Err: err}
 		}
 		return nil, errs.Wrap(errs.Internal, key, err, "opening deletion vector file")
 	}

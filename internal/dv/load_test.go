@@ -138,8 +138,8 @@ func TestLoadMissingFileNamesIt(t *testing.T) {
 	dir := table(t, "kernel-java-spark/table-with-dv-large")
 	d := allDVs(t, dir)[0]
 	_, err := Load(context.Background(), localStore(t, dir), d)
-	if !errors.Is(err, errs.ErrCorruptTable) || !errors.Is(err, storage.ErrNotExist) {
-		t.Fatalf("want a corrupt-table error wrapping not-exist, got %v", err)
+	if !errors.Is(err, errs.ErrNotFound) || !errors.Is(err, storage.ErrNotExist) {
+		t.Fatalf("want a not-found error wrapping not-exist, got %v", err)
 	}
 	key, _ := FileKey(nil, d)
 	if !strings.Contains(err.Error(), key) || !strings.HasPrefix(key, "deletion_vector_") {
