@@ -122,10 +122,18 @@ func TestVerifyCatchesChangedContentAndWrongDeletions(t *testing.T) {
 	bad := okRun(engineOurs, 0, 1, 10)
 	bad.Checksum = &Checksum{Rows: 99, Hash: "other"}
 	bad.Deleted = []string{"part=p00/a.parquet"}
-	problems := verify(&Case{Name: caseCompact, Table: table, Runs: []Run{okRun(engineDeltaRS, 1, 1, 10), bad}})
+	compact := &Case{Name: caseCompact, Table: table, Runs: []Run{okRun(engineDeltaRS, 1, 1, 10), bad}}
+	problems := verify(compact)
 	if len(problems) != 2 || !strings.Contains(problems[0], "content 99 rows, hash other; the table had 100 rows, hash h") ||
 		!strings.Contains(problems[1], "deleted 1 data files (part=p00/a.parquet, ...)") {
 		t.Errorf("compaction problems %q", problems)
+	}
+	if out := render(&Report{Cases: []*Case{compact}}); !strings.Contains(out, " | NO: deltalite rep 0 |\n") {
+		t.Errorf("ratio table does not say the content changed:\n%s", out)
+	}
+	compact.Runs[1] = Run{Engine: engineOurs, Error: "exit status 1"}
+	if out := render(&Report{Cases: []*Case{compact}}); !strings.Contains(out, " | yes, where the run finished |\n") {
+		t.Errorf("ratio table does not qualify a failed run:\n%s", out)
 	}
 
 	vt := &Table{Name: "vacuum", Files: 2, Rows: 100, Hash: "h", Tombstones: 2}
@@ -142,11 +150,12 @@ func TestVerifyCatchesChangedContentAndWrongDeletions(t *testing.T) {
 	}
 }
 
-// TestCasesOnTinyTables runs every case on tiny tables: delta-rs compacts
-// each partition into one file, z-orders and vacuums, every run keeps the
-// content, the vacuum deletes exactly the files the compaction removed. The
-// deltalite command runs too once it has optimize and vacuum; until then
-// the report says it was not measured.
+// TestCasesOnTinyTables runs every case on tiny tables: both engines
+// compact each partition into one file, z-order and vacuum, every run
+// keeps the content, the vacuum deletes exactly the files the compaction
+// removed. Where the deltalite command lacks optimize and vacuum the
+// report says it was not measured; where it is built without z-order its
+// z-order runs fail saying so and the rest must still pass.
 func TestCasesOnTinyTables(t *testing.T) {
 	py := peers.Python(t)
 	root := peers.Root(t)
@@ -164,8 +173,13 @@ func TestCasesOnTinyTables(t *testing.T) {
 	if err := measure(c, r, func() error { return nil }); err != nil {
 		t.Fatal(err)
 	}
-	if len(r.Problems) > 0 {
-		t.Fatalf("problems: %q", r.Problems)
+	zorderMissing := false
+	for _, p := range r.Problems {
+		if strings.Contains(p, "z-order: not built in this build") {
+			zorderMissing = true
+			continue
+		}
+		t.Errorf("problem: %s", p)
 	}
 	ours := len(r.Notes) == 0
 	if !ours && !strings.Contains(r.Notes[0], `unknown command "optimize"`) {
@@ -185,6 +199,8 @@ func TestCasesOnTinyTables(t *testing.T) {
 				if a.n+a.failed != 0 {
 					t.Errorf("%s: deltalite ran without its commands", cr.Name)
 				}
+				continue
+			case e == engineOurs && zorderMissing && (cr.Name == caseZOrder || cr.Name == caseZOrderBig):
 				continue
 			}
 			if a.n != 1 {
