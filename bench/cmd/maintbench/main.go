@@ -25,6 +25,7 @@ import (
 	"time"
 
 	"github.com/deltalite-go/deltalite/bench/internal/runproc"
+	"github.com/deltalite-go/deltalite/optimize"
 )
 
 // The cases, in the order they run.
@@ -45,10 +46,6 @@ const (
 	engineOurs    = "deltalite"
 	engineCapped  = "delta-rs, memory capped"
 )
-
-// envBudget is the process-wide budget of buffered bytes the deltalite
-// command reads from the environment (limits.EnvMaxDecodedBytes).
-const envBudget = "DELTALITE_PROCESS_MAX_BUFFERED_BYTES"
 
 type config struct {
 	gib, oneGiB                               float64
@@ -72,10 +69,12 @@ func main() {
 	flag.IntVar(&c.partitions, "partitions", 10, "compact: its partitions")
 	flag.Float64Var(&c.oneGiB, "one-gib", 1, "compact-one and zorder: size of the table of one partition of small files (GiB)")
 	flag.IntVar(&c.oneFiles, "one-files", 2000, "compact-one and zorder: its data files")
-	flag.Int64Var(&c.budgetMiB, "budget-mib", 256, "zorder-big: this engine's memory budget (MiB), passed as "+envBudget)
+	flag.Int64Var(&c.budgetMiB, "budget-mib", optimize.DefaultMaxSortBytes>>20,
+		"zorder-big: this engine's z-order sort budget (MiB): the partition is -big-factor times it, delta-rs gets it as max_spill_size; "+
+			"the deltalite command runs with its default unless -ours-budget-args sets it")
 	flag.Int64Var(&c.bigFactor, "big-factor", 10, "zorder-big: the partition's size as a multiple of -budget-mib")
 	flag.IntVar(&c.bigFiles, "big-files", 2000, "zorder-big: the partition's data files")
-	flag.StringVar(&budgetArgs, "ours-budget-args", "", "zorder-big: further arguments of deltalite optimize that set its sort budget, space-separated")
+	flag.StringVar(&budgetArgs, "ours-budget-args", "", "zorder-big: arguments of deltalite optimize that set its sort budget to -budget-mib, space-separated (it has none yet)")
 	flag.Int64Var(&c.capMiB, "cap-mib", 0, "zorder-big: address-space cap of the capped delta-rs run (MiB; 0: its baseline after opening the table plus -budget-mib)")
 	flag.StringVar(&c.zorderBy, "zorder-by", "x,y", "z-order columns")
 	flag.Int64Var(&c.targetSize, "target-size", 0, "target file size in bytes for both engines (0: each engine's default)")
@@ -105,7 +104,8 @@ func main() {
 		}
 		return
 	}
-	r := &Report{Header: runproc.NewHeader(c.work, c.python), Reps: c.reps, BudgetMiB: c.budgetMiB, ZOrderBy: c.zorderBy, TargetSize: c.targetSize}
+	r := &Report{Header: runproc.NewHeader(c.work, c.python), Reps: c.reps, BudgetMiB: c.budgetMiB, OursBudgetArgs: c.oursBudgetArgs,
+		ZOrderBy: c.zorderBy, TargetSize: c.targetSize}
 	save := func() error { return c.outputs.Save(r, render(r)) }
 	if err := measure(c, r, save); err != nil {
 		fail(err)
@@ -225,9 +225,8 @@ func argv(c config, cr *Case, e, dir string) (args, env []string) {
 		}
 		if cs == caseZOrderBig {
 			args = append(args, c.oursBudgetArgs...)
-			env = []string{envBudget + "=" + strconv.FormatInt(c.budgetMiB<<20, 10)}
 		}
-		return args, env
+		return args, nil
 	}
 	op := map[string]string{caseCompact: "compact", caseCompactOne: "compact", caseZOrder: "zorder", caseZOrderBig: "zorder", caseVacuum: "vacuum"}[cs]
 	args = []string{c.python, c.script, op, dir}

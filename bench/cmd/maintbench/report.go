@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/deltalite-go/deltalite/bench/internal/runproc"
+	"github.com/deltalite-go/deltalite/optimize"
 )
 
 // Checksum is checksum.py's fingerprint of a table.
@@ -43,13 +44,16 @@ type Case struct {
 // Report is the whole invocation.
 type Report struct {
 	runproc.Header
-	Reps       int      `json:"reps"`
-	BudgetMiB  int64    `json:"budget_mib"`
-	ZOrderBy   string   `json:"zorder_by"`
-	TargetSize int64    `json:"target_size"`
-	Cases      []*Case  `json:"cases"`
-	Notes      []string `json:"notes,omitempty"`
-	Problems   []string `json:"problems,omitempty"`
+	Reps      int   `json:"reps"`
+	BudgetMiB int64 `json:"budget_mib"`
+	// OursBudgetArgs set the deltalite command's sort budget; none: it
+	// ran with its default.
+	OursBudgetArgs []string `json:"ours_budget_args,omitempty"`
+	ZOrderBy       string   `json:"zorder_by"`
+	TargetSize     int64    `json:"target_size"`
+	Cases          []*Case  `json:"cases"`
+	Notes          []string `json:"notes,omitempty"`
+	Problems       []string `json:"problems,omitempty"`
 }
 
 // The targets against delta-rs.
@@ -200,6 +204,12 @@ func render(r *Report) string {
 			p("**failed in %d of %d runs**: %s\n", c.failed, c.n+c.failed, c.lastError)
 		default:
 			p("succeeded in every run (%d), wall %.2f s, peak RSS %.0f MiB.\n", c.n, c.wall, c.rss)
+		}
+		if len(r.OursBudgetArgs) > 0 {
+			p("\ndeltalite ran with `%s`.\n", strings.Join(r.OursBudgetArgs, " "))
+		} else {
+			p("\ndeltalite ran with its default sort budget (the command has no flag for it; `optimize.DefaultMaxSortBytes` is %d MiB).\n",
+				optimize.DefaultMaxSortBytes>>20)
 		}
 	}
 	if len(r.Problems) > 0 {
