@@ -24,7 +24,7 @@ type keyRange struct{ after, upTo string }
 // listUnneeded lists the table's storage and returns the files older than
 // cutoff (ms) that are neither hidden nor needed, and the number of
 // directories the listing found (Spark's count: the root included).
-func listUnneeded(ctx context.Context, snap *snapshot.Snapshot, needed map[string]bool, cutoff int64, parallel int) ([]storage.ObjectInfo, int, error) {
+func listUnneeded(ctx context.Context, snap *snapshot.Snapshot, needed map[string]bool, cutoff int64, parallel int, prog *progress) ([]storage.ObjectInfo, int, error) {
 	st := snap.Store()
 	parts := snap.PartitionColumns()
 	ranges := keyRanges(snap, parallel)
@@ -42,6 +42,7 @@ func listUnneeded(ctx context.Context, snap *snapshot.Snapshot, needed map[strin
 				if r.upTo != "" && o.Key > r.upTo {
 					return nil
 				}
+				prog.add(1, 0)
 				if !visible(parts, o.Key, dirs[i]) || needed[o.Key] || o.ModTime.UnixMilli() >= cutoff {
 					continue
 				}

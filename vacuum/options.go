@@ -1,6 +1,7 @@
 package vacuum
 
 import (
+	"sync"
 	"time"
 
 	"github.com/deltalite-go/deltalite/storage"
@@ -52,6 +53,9 @@ type Options struct {
 	CommitMaxRetries int
 	// CommitMetadata is merged into both commits' commitInfo.
 	CommitMetadata map[string]any
+	// Progress, when set, is called every 1000 objects listed and after
+	// each delete batch, never concurrently.
+	Progress func(Progress)
 	// StorageOptions and Store open the table for the deltalite facade;
 	// Run is handed a snapshot and ignores both.
 	StorageOptions map[string]string
@@ -75,4 +79,48 @@ func (o Options) withDefaults() Options {
 		o.Now = time.Now
 	}
 	return o
+}
+
+// Progress reports a running vacuum.
+type Progress struct {
+	// Listed is the objects listed so far (full mode).
+	Listed int
+	// Deleted of ToDelete files are deleted (0 of 0 while listing).
+	Deleted, ToDelete int
+	Elapsed           time.Duration
+}
+
+// progress serialises Options.Progress calls and keeps their counts.
+type progress struct {
+	mu    sync.Mutex
+	fn    func(Progress)
+	start time.Time
+	p     Progress
+}
+
+func newProgress(fn func(Progress)) *progress { return &progress{fn: fn, start: time.Now()} }
+
+// add counts listed objects and deleted files, reporting when a report
+// is due: every 1000 objects listed, every batch deleted.
+func (r *progress) add(listed, deleted int) {
+	if r == nil || r.fn == nil {
+		return
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	before := r.p.Listed / 1000
+	r.p.Listed += listed
+	r.p.Deleted += deleted
+	if deleted > 0 || r.p.Listed/1000 != before {
+		r.p.Elapsed = time.Since(r.start)
+		r.fn(r.p)
+	}
+}
+
+func (r *progress) toDelete(n int) {
+	if r != nil {
+		r.mu.Lock()
+		r.p.ToDelete = n
+		r.mu.Unlock()
+	}
 }

@@ -53,6 +53,7 @@ func Run(ctx context.Context, snap *snapshot.Snapshot, opt Options) (Stats, *sna
 		return s, nil, err
 	}
 	cutoff := opt.Now().Add(-s.Retention).UnixMilli()
+	prog := newProgress(opt.Progress)
 	needed, err := neededKeys(snap, cutoff)
 	if err != nil {
 		return s, nil, err
@@ -61,7 +62,7 @@ func Run(ctx context.Context, snap *snapshot.Snapshot, opt Options) (Stats, *sna
 	if opt.Lite {
 		found, err = expiredTombstones(snap, needed, cutoff)
 	} else {
-		found, s.Directories, err = listUnneeded(ctx, snap, needed, cutoff, opt.MaxParallelList)
+		found, s.Directories, err = listUnneeded(ctx, snap, needed, cutoff, opt.MaxParallelList, prog)
 	}
 	if err != nil {
 		return s, nil, err
@@ -90,7 +91,8 @@ func Run(ctx context.Context, snap *snapshot.Snapshot, opt Options) (Stats, *sna
 	}
 	s.Version = post.Version()
 
-	deleted, derr := deleteKeys(ctx, snap.Store(), s.Files, opt)
+	prog.toDelete(len(s.Files))
+	deleted, derr := deleteKeys(ctx, snap.Store(), s.Files, opt, prog)
 	s.FilesDeleted = deleted
 	end := txn.Operation{Name: txn.OpVacuumEnd, Parameters: map[string]any{"status": StatusCompleted}}
 	var metrics map[string]any
@@ -261,7 +263,7 @@ func commit(ctx context.Context, snap *snapshot.Snapshot, op txn.Operation, metr
 // deleteKeys deletes keys in batches of opt.DeleteBatchSize, at most
 // opt.MaxParallelDeletes at once, and returns how many the batches that
 // succeeded held. The first failure stops the batches not yet started.
-func deleteKeys(ctx context.Context, st storage.Store, keys []string, opt Options) (int, error) {
+func deleteKeys(ctx context.Context, st storage.Store, keys []string, opt Options, prog *progress) (int, error) {
 	var deleted atomic.Int64
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(opt.MaxParallelDeletes)
@@ -274,6 +276,7 @@ func deleteKeys(ctx context.Context, st storage.Store, keys []string, opt Option
 				return errs.Wrap(errs.Internal, batch[0], err, "deleting %d files", len(batch))
 			}
 			deleted.Add(int64(len(batch)))
+			prog.add(0, len(batch))
 			return nil
 		})
 	}

@@ -340,3 +340,23 @@ func TestVacuumedDVNamesTheVacuum(t *testing.T) {
 		t.Fatalf("version 1: %v", err)
 	}
 }
+
+func TestProgressAfterEachBatch(t *testing.T) {
+	s := newScenario(t)
+	var got []vacuum.Progress
+	_, err := open(t, s.dir).Vacuum(ctx, deltalite.VacuumOptions{DeleteBatchSize: 2, MaxParallelDeletes: 1,
+		Progress: func(p vacuum.Progress) { got = append(got, p) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var deleted []int
+	for _, p := range got {
+		if p.ToDelete != 6 || p.Listed < 10 {
+			t.Errorf("progress %+v", p)
+		}
+		deleted = append(deleted, p.Deleted)
+	}
+	if !slices.Equal(deleted, []int{2, 4, 6}) {
+		t.Fatalf("progress after batches: %v", deleted)
+	}
+}

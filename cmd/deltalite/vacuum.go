@@ -3,6 +3,8 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"os"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -43,7 +45,14 @@ can no longer be read once their files are gone.`,
 			if err != nil {
 				return err
 			}
+			printed := false
+			if isTerminal(os.Stderr) {
+				opts.Progress = func(p vacuum.Progress) { printVacuumProgress(p); printed = true }
+			}
 			stats, err := t.Vacuum(cmd.Context(), opts)
+			if printed {
+				fmt.Fprintln(os.Stderr)
+			}
 			if err != nil {
 				if !cmd.Flags().Changed("retention-hours") {
 					return err
@@ -61,6 +70,15 @@ can no longer be read once their files are gone.`,
 	f.StringArrayVar(&meta, "metadata", nil, "commit metadata KEY=VALUE (repeatable)")
 	f.BoolVar(&asJSON, "json", false, "print a JSON object: version, the metrics, and the files on a dry run")
 	return cmd
+}
+
+// printVacuumProgress rewrites one line on standard error.
+func printVacuumProgress(p vacuum.Progress) {
+	if p.ToDelete == 0 {
+		fmt.Fprintf(os.Stderr, "\rlisted %d objects, %s", p.Listed, p.Elapsed.Round(time.Second))
+		return
+	}
+	fmt.Fprintf(os.Stderr, "\rdeleted %d/%d files, %s", p.Deleted, p.ToDelete, p.Elapsed.Round(time.Second))
 }
 
 // printVacuum prints the stats, with the files on a dry run; as JSON, the
