@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -14,31 +15,38 @@ import (
 
 func newOptimizeCmd() *cobra.Command {
 	var (
-		where    string
-		target   int64
-		zorderBy []string
-		interval time.Duration
-		tasks    int
-		meta     []string
-		asJSON   bool
+		where     string
+		target    int64
+		zorderBy  []string
+		force     bool
+		interval  time.Duration
+		tasks     int
+		meta      []string
+		asJSON    bool
+		sortBytes int64
+		tempDir   string
 	)
 	cmd := &cobra.Command{
 		Use:   "optimize TABLE [--where PRED] [--target-size BYTES] [--zorder-by c1,c2] [--json]",
-		Short: "Compact small files into files near the target size (OPTIMIZE), same rows, dataChange=false",
+		Short: "Compact small files, or z-order partitions, into files near the target size (OPTIMIZE), same rows",
 		Long: `Compact the small files of each partition into files near --target-size (default the
 table's delta.targetFileSize, else 100 MiB), with the same rows: files with deletion
 vectors are rewritten without their deleted rows. --where restricts it to the partitions
 a predicate over partition columns selects. One OPTIMIZE commit with dataChange=false
 (one per --min-commit-interval on long runs); concurrent appends never conflict with it.
-Nothing to compact commits nothing. --json prints the commit's metrics as delta-rs names
-them, with the version.`,
+Nothing to compact commits nothing. --zorder-by c1,c2 z-orders instead: every live file
+of each selected partition is rewritten with its rows along a z-curve over the columns
+(data columns with min/max statistics), sorting within --max-sort-bytes and spilling
+sorted runs to --temp-dir; files an earlier z-order by the same columns wrote are left
+alone unless --force. --json prints the commit's metrics as delta-rs names them, with
+the version.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if len(zorderBy) > 0 {
-				return errors.New("--zorder-by: z-order: not built in this build")
+			if target < 0 || tasks < 0 || interval < 0 || sortBytes < 0 {
+				return errors.New("--target-size, --max-concurrent-tasks, --min-commit-interval and --max-sort-bytes must not be negative")
 			}
-			if target < 0 || tasks < 0 || interval < 0 {
-				return errors.New("--target-size, --max-concurrent-tasks and --min-commit-interval must not be negative")
+			if force && len(zorderBy) == 0 {
+				return errors.New("--force applies to --zorder-by: give the columns to z-order by")
 			}
 			metadata, err := keyValues("--metadata", meta)
 			if err != nil {
@@ -50,7 +58,7 @@ them, with the version.`,
 			}
 			opts := deltalite.OptimizeOptions{
 				Where: where, TargetSize: target, MinCommitInterval: interval, MaxConcurrentTasks: tasks,
-				CommitMetadata: anyMap(metadata),
+				CommitMetadata: anyMap(metadata), ZOrderBy: zorderBy, Force: force, MaxSortBytes: sortBytes, TempDir: tempDir,
 			}
 			printed := false
 			if isTerminal(os.Stderr) {
@@ -59,6 +67,9 @@ them, with the version.`,
 			stats, err := t.Optimize(cmd.Context(), opts)
 			if printed {
 				fmt.Fprintln(os.Stderr)
+			}
+			if err != nil && len(zorderBy) > 0 && strings.Contains(err.Error(), "z-order by") {
+				return flagError("--zorder-by", strings.Join(zorderBy, ","), err)
 			}
 			if err != nil {
 				return flagError("--where", where, err)
@@ -69,7 +80,10 @@ them, with the version.`,
 	f := cmd.Flags()
 	f.StringVar(&where, "where", "", "SQL predicate over partition columns selecting the partitions, e.g. \"day >= '2026-01-01'\"")
 	f.Int64Var(&target, "target-size", 0, "size in bytes of the files written (default the table's delta.targetFileSize, else 104857600)")
-	f.StringSliceVar(&zorderBy, "zorder-by", nil, "columns to z-order by instead of compacting")
+	f.StringSliceVar(&zorderBy, "zorder-by", nil, "columns to z-order by instead of compacting, e.g. x,y")
+	f.BoolVar(&force, "force", false, "with --zorder-by: z-order every file, also those already z-ordered by the same columns")
+	f.Int64Var(&sortBytes, "max-sort-bytes", 0, "bytes a z-order holds in memory to sort (default 67108864); the rest spills to --temp-dir")
+	f.StringVar(&tempDir, "temp-dir", "", "local directory for a z-order's spilled runs (default the system's temporary directory)")
 	f.DurationVar(&interval, "min-commit-interval", 0, "commit the bins done each time this long has passed (e.g. 10m); 0: one commit")
 	f.IntVar(&tasks, "max-concurrent-tasks", 0, "bins rewritten at once (default the number of CPUs)")
 	f.StringArrayVar(&meta, "metadata", nil, "commit metadata KEY=VALUE (repeatable)")

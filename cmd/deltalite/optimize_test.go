@@ -36,16 +36,44 @@ func TestCLIOptimize(t *testing.T) {
 		t.Errorf("second run: %s", out)
 	}
 	for args, want := range map[string]string{
-		"--where|id = 1":   "id is not one",
-		"--zorder-by|id":   "z-order: not built in this build",
-		"--target-size|-1": "must not be negative",
-		"--where|day = ":   "--where",
+		"--where|id = 1":      "id is not one",
+		"--zorder-by|day":     `--zorder-by: invalid argument: z-order by "day": it is a partition column`,
+		"--force=true|--json": "--force applies to --zorder-by",
+		"--target-size|-1":    "must not be negative",
+		"--where|day = ":      "--where",
 	} {
 		a := strings.Split(args, "|")
 		_, err := run(t, "optimize", table, a[0], a[1])
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("optimize %s: %v, want %q", args, err, want)
 		}
+	}
+}
+
+// TestCLIZOrder: --zorder-by rewrites each partition's files in z-order
+// with the same rows; a second run has nothing to do, --force redoes it.
+func TestCLIZOrder(t *testing.T) {
+	table := dmlCLITable(t)
+	for _, rows := range []string{"5,e,d1\n9,i,d2\n", "6,f,d1\n", "7,g,d1\n"} {
+		mustRun(t, "write", table, "--input", writeFile(t, "more.csv", "id,name,day\n"+rows), "--mode", "append")
+	}
+	before := sortedLines(mustRun(t, "scan", table, "--format", "csv"))
+	var m map[string]any
+	out := mustRun(t, "optimize", table, "--zorder-by", "name,id", "--json", "--temp-dir", t.TempDir())
+	if err := json.Unmarshal([]byte(out), &m); err != nil {
+		t.Fatalf("--json output %q: %v", out, err)
+	}
+	if m["numFilesRemoved"] != 6.0 || m["numFilesAdded"] != 2.0 || m["partitionsOptimized"] != 2.0 || m["version"] != 4.0 {
+		t.Errorf("--json: %s", out)
+	}
+	if after := sortedLines(mustRun(t, "scan", table, "--format", "csv")); after != before {
+		t.Errorf("rows changed:\n%s\nwant\n%s", after, before)
+	}
+	if out := mustRun(t, "optimize", table, "--zorder-by", "name,id"); !strings.HasPrefix(out, "OptimizeStats(version=4, commits=0,") {
+		t.Errorf("second run: %s", out)
+	}
+	if out := mustRun(t, "optimize", table, "--zorder-by", "name,id", "--force"); !strings.HasPrefix(out, "OptimizeStats(version=5, commits=1, num_files_added=2, num_files_removed=2,") {
+		t.Errorf("forced run: %s", out)
 	}
 }
 
