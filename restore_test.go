@@ -232,3 +232,46 @@ func TestRestoreDeletionVectors(t *testing.T) {
 		t.Fatal("the corpus table's DV deletes no row")
 	}
 }
+
+// TestRestoreRefusesVacuumedVersion: after a VACUUM with no retention, a
+// restore to a version whose files it deleted is refused naming one of
+// them, and the table stays as it was.
+func TestRestoreRefusesVacuumedVersion(t *testing.T) {
+	ctx := context.Background()
+	dir, rows := restoreHistory(t)
+	tb := openT(t, dir)
+	zero := 0
+	if _, err := tb.Vacuum(ctx, deltalite.VacuumOptions{RetentionHours: &zero, NoEnforceRetention: true}); err != nil {
+		t.Fatal(err)
+	}
+	v := tb.Version()
+	_, err := tb.Restore(ctx, deltalite.RestoreOptions{Version: restore.ToVersion(2)})
+	if !errors.Is(err, deltalite.ErrNotFound) || !strings.Contains(err.Error(), ".parquet") || !strings.Contains(err.Error(), "version 2") {
+		t.Fatalf("restore to a vacuumed version: %v", err)
+	}
+	if openT(t, dir).Version() != v {
+		t.Fatal("a refused restore committed")
+	}
+	arrowrows.Diff(t, readRows(t, dir), rows[4])
+}
+
+// TestRestoreInCommitTimestampTable: on a table with in-commit timestamps
+// the restore commit carries one, later than the previous commit's.
+func TestRestoreInCommitTimestampTable(t *testing.T) {
+	ctx := context.Background()
+	dir := dmlTable(t, map[string]string{"delta.enableInCommitTimestamps": "true"}, dmlRows...)
+	rows := readRowsAt(t, dir, 0)
+	tb := openT(t, dir)
+	if _, err := tb.Restore(ctx, deltalite.RestoreOptions{Version: restore.ToVersion(0)}); err != nil {
+		t.Fatal(err)
+	}
+	arrowrows.Diff(t, readRows(t, dir), rows)
+	h, err := tb.History(ctx, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ict, ok := h[0].Info.Raw["inCommitTimestamp"].(float64)
+	if h[0].Info.Operation != "RESTORE" || !ok || int64(ict) <= h[1].Timestamp.UnixMilli() {
+		t.Fatalf("restore commit %+v after %v", h[0].Info.Raw, h[1].Timestamp)
+	}
+}
