@@ -3,6 +3,7 @@ package scan
 import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
+	"github.com/deltalite-go/deltalite/internal/arrowmem"
 	"github.com/deltalite-go/deltalite/internal/expr"
 	"github.com/deltalite-go/deltalite/protocol"
 )
@@ -36,7 +37,7 @@ type Option func(*Scan)
 
 // New returns a scan of src.
 func New(src Source, opts ...Option) *Scan {
-	s := &Scan{src: src, batchSize: DefaultBatchSize, limit: -1, parallelism: DefaultParallelism, columnsAtOnce: true, mem: defaultPool}
+	s := &Scan{src: src, batchSize: DefaultBatchSize, limit: -1, parallelism: DefaultParallelism, columnsAtOnce: true, mem: arrowmem.Default}
 	for _, o := range opts {
 		o(s)
 	}

@@ -31,7 +31,7 @@ func readRows(t *testing.T, src Source, opts ...Option) []string {
 // known number of bytes (its delta-bit-packing decoder keeps a block).
 func readRowsLeak(t *testing.T, src Source, upstreamLeak int, opts ...Option) []string {
 	t.Helper()
-	mem := memory.NewCheckedAllocator(&poisonPool{})
+	mem := memory.NewCheckedAllocator(poisonPool())
 	defer func() {
 		if upstreamLeak == 0 {
 			mem.AssertSize(t, 0)

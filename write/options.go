@@ -68,7 +68,8 @@ type Options struct {
 	// (AppID, AppVersion) the table has already seen is skipped.
 	AppID      string
 	AppVersion int64
-	// Allocator for Arrow buffers (default Go allocator).
+	// Allocator for Arrow and Parquet buffers (default arrowmem.Default,
+	// which reuses freed buffers).
 	Allocator memory.Allocator
 	// StorageOptions are the object-store settings deltalite.Write opens
 	// the table's URI with, keyed as delta-rs spells them (AWS_REGION,

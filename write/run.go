@@ -10,13 +10,14 @@ import (
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow/array"
-	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/google/uuid"
 
+	"github.com/deltalite-go/deltalite/internal/arrowmem"
 	"github.com/deltalite-go/deltalite/internal/datafile"
 	"github.com/deltalite-go/deltalite/internal/errs"
 	"github.com/deltalite-go/deltalite/internal/stats"
 	"github.com/deltalite-go/deltalite/internal/txn"
+	"github.com/deltalite-go/deltalite/limits"
 	"github.com/deltalite-go/deltalite/protocol"
 	"github.com/deltalite-go/deltalite/schema"
 	"github.com/deltalite-go/deltalite/snapshot"
@@ -59,7 +60,7 @@ func Run(ctx context.Context, st storage.Store, src array.RecordReader, sc *sche
 	}
 	w := &job{st: st, src: src, wo: wo, snap: snap, schema: sc}
 	if w.wo.Allocator == nil {
-		w.wo.Allocator = memory.DefaultAllocator
+		w.wo.Allocator = arrowmem.Default
 	}
 	if snap == nil {
 		return w.create(ctx)
@@ -424,6 +425,14 @@ func (w *job) evolvedMetadata() (*protocol.Metadata, error) {
 
 // writeFiles streams the source through the data-file writer.
 func (w *job) writeFiles(ctx context.Context, sc *schema.Struct, md *protocol.Metadata, res *Result) ([]*protocol.Add, error) {
+	if len(md.PartitionColumns) == 0 {
+		// One open file: the writer's buffers bound what it holds, the row
+		// group being encoded (and its encoded pages) included. A write to
+		// many partitions also holds each open file's encoder, which no
+		// knob bounds as tightly: it declares nothing (limits/heap.go).
+		heapUse := limits.ExpectHeap(2 * datafile.DefaultMaxUnwrittenBytes)
+		defer heapUse.Done()
+	}
 	mode, err := schema.ParseMode(md.Configuration[protocol.PropColumnMappingMode])
 	if err != nil {
 		return nil, errs.Wrap(errs.UnsupportedTable, w.st.URL(), err, "column mapping")

@@ -161,13 +161,19 @@ func (w *Writer) flush(p *partition) error {
 		before := f.length()
 		w.uses++
 		f.lastUse = w.uses
+		w.rowsFlushed += n
+		p.written += n
+		if w.background(balanced) {
+			if err := w.writeBehind(f, recs, bytes, before); err != nil {
+				return err
+			}
+			continue // a file over its aim is finished by the next flush or Close
+		}
 		if err := f.writeRows(recs, w.fileSchema); err != nil {
 			return err
 		}
 		w.arrowFlushed += bytes
 		w.parquetFlushed += f.length() - before
-		w.rowsFlushed += n
-		p.written += n
 		if bytes > 0 {
 			ratio = float64(f.length()-before) / float64(bytes)
 		}
@@ -178,6 +184,35 @@ func (w *Writer) flush(p *partition) error {
 		}
 	}
 	return nil
+}
+
+// background reports whether a flush hands its rows to writeBehind: when
+// the columns of a row group are encoded in parallel (the one-writer case),
+// and the file's cut does not wait on the measure of these rows (balanced).
+func (w *Writer) background(balanced bool) bool {
+	return w.flat && w.EncodeWorkers > 1 && !balanced
+}
+
+// writeBehind writes rows to f in the background, so that the caller buffers
+// the next row group while this one is encoded: the encoders stop taking
+// the cores only between row groups, instead of leaving one idle while the
+// input is read. One row group at a time is in flight per Writer, and its
+// bytes stay counted in w.buffered until written, so MaxUnwrittenBytes
+// still bounds the rows held (the flush threshold is half of it).
+func (w *Writer) writeBehind(f *dataFile, recs []arrow.RecordBatch, bytes, before int64) error {
+	if w.inflight != nil {
+		if err := w.inflight.wait(); err != nil {
+			releaseAll(recs)
+			return err
+		}
+	}
+	w.buffered += bytes
+	w.inflight = f
+	return f.writeRowsAsync(recs, w.fileSchema, func() {
+		w.buffered -= bytes
+		w.arrowFlushed += bytes
+		w.parquetFlushed += f.length() - before
+	})
 }
 
 // estimate guesses the Parquet size of Arrow data: as the bytes so far,
@@ -259,13 +294,14 @@ func (w *Writer) finish(p *partition) error {
 	if err := f.finish(); err != nil {
 		return err
 	}
-	p.done += f.size
+	size := f.size.Load()
+	p.done += size
 	w.stored = append(w.stored, f.key)
 	w.syncs.start(f.key)
 	w.adds = append(w.adds, &protocol.Add{
 		Path:             protocol.EncodePath(f.key),
 		PartitionValues:  maps.Clone(p.values),
-		Size:             f.size,
+		Size:             size,
 		ModificationTime: w.Now().UnixMilli(),
 		DataChange:       w.DataChange,
 		Stats:            f.stats.JSON(),

@@ -57,11 +57,13 @@ func newColumnFile(s *arrow.Schema, sink io.Writer, props *parquet.WriterPropert
 	return &columnFile{pw: pw, workers: workers}, nil
 }
 
-// write writes rows of recs as row groups of at most the row cap.
-func (c *columnFile) write(recs []arrow.RecordBatch, rows int64) error {
+// write writes rows of recs as row groups of at most the row cap, and
+// hands each column's rows to each (on the goroutine that encodes the
+// column; different columns at once).
+func (c *columnFile) write(recs []arrow.RecordBatch, rows int64, each func(col int, pieces []arrow.Array)) error {
 	limit := c.pw.Properties().MaxRowGroupLength()
 	for lo := int64(0); lo < rows; lo += limit {
-		if err := c.writeRowGroup(recs, lo, min(lo+limit, rows)); err != nil {
+		if err := c.writeRowGroup(recs, lo, min(lo+limit, rows), each); err != nil {
 			return err
 		}
 	}
@@ -69,7 +71,7 @@ func (c *columnFile) write(recs []arrow.RecordBatch, rows int64) error {
 }
 
 // writeRowGroup writes rows [lo, hi) of recs as one row group.
-func (c *columnFile) writeRowGroup(recs []arrow.RecordBatch, lo, hi int64) error {
+func (c *columnFile) writeRowGroup(recs []arrow.RecordBatch, lo, hi int64, each func(int, []arrow.Array)) error {
 	ncols := len(recs[0].Columns())
 	cols := make([][]arrow.Array, ncols)
 	size := make([]int64, ncols)
@@ -85,20 +87,20 @@ func (c *columnFile) writeRowGroup(recs []arrow.RecordBatch, lo, hi int64) error
 		}
 	}()
 	if c.workers <= 1 {
-		return c.writeSerial(cols)
+		return c.writeSerial(cols, each)
 	}
-	return c.writeParallel(cols, size)
+	return c.writeParallel(cols, size, each)
 }
 
 // writeSerial streams the columns one after another, page by page, to the
 // file: nothing of the row group is held encoded.
-func (c *columnFile) writeSerial(cols [][]arrow.Array) error {
+func (c *columnFile) writeSerial(cols [][]arrow.Array, each func(int, []arrow.Array)) error {
 	rgw, err := c.pw.AppendRowGroupChecked()
 	if err != nil {
 		return err
 	}
 	var levels []int16
-	for _, pieces := range cols {
+	for i, pieces := range cols {
 		cw, err := rgw.NextColumn()
 		if err != nil {
 			return err
@@ -106,6 +108,7 @@ func (c *columnFile) writeSerial(cols [][]arrow.Array) error {
 		if err := writeColumn(pqarrow.NewArrowWriteContext(context.Background(), nil), cw, pieces, &levels); err != nil {
 			return err
 		}
+		each(i, pieces)
 	}
 	return rgw.Close()
 }
@@ -114,7 +117,7 @@ func (c *columnFile) writeSerial(cols [][]arrow.Array) error {
 // each into memory, and writes the row group when the last is done.
 // Workers take columns largest first, so that the last to finish is a
 // small one.
-func (c *columnFile) writeParallel(cols [][]arrow.Array, size []int64) error {
+func (c *columnFile) writeParallel(cols [][]arrow.Array, size []int64, each func(int, []arrow.Array)) error {
 	rgw, err := c.pw.AppendBufferedRowGroupChecked()
 	if err != nil {
 		return err
@@ -135,6 +138,7 @@ func (c *columnFile) writeParallel(cols [][]arrow.Array, size []int64) error {
 		if err := writeColumn(pqarrow.NewArrowWriteContext(context.Background(), nil), cw, cols[i], &levels); err != nil {
 			return err
 		}
+		each(i, cols[i])
 		return flushPage(cw)
 	}); err != nil {
 		return err

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -87,8 +88,21 @@ func TestColumnFileWritesWhatPqarrowWrites(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := cf.write(recs, rows); err != nil {
+		var mu sync.Mutex
+		seen := map[int]int64{}
+		if err := cf.write(recs, rows, func(col int, pieces []arrow.Array) {
+			mu.Lock()
+			defer mu.Unlock()
+			for _, a := range pieces {
+				seen[col] += int64(a.Len())
+			}
+		}); err != nil {
 			t.Fatal(err)
+		}
+		for col := range s.NumFields() {
+			if seen[col] != rows {
+				t.Errorf("%d workers: column %d handed %d rows to the statistics, want %d", workers, col, seen[col], rows)
+			}
 		}
 		if err := cf.close(); err != nil {
 			t.Fatal(err)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"sync/atomic"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -21,12 +22,19 @@ type dataFile struct {
 	key     string
 	obj     storage.ObjectWriter
 	bw      *bufio.Writer // gathers the encoder's small writes (page headers)
-	size    int64         // bytes handed to the store so far
+	size    atomic.Int64  // bytes handed to the store so far
 	open    int64         // Arrow bytes of the column the encoder holds (see writeRows)
 	cf      *columnFile   // the encoder of a flat schema, else fw
 	fw      *pqarrow.FileWriter
 	stats   *fileStats
 	lastUse uint64
+
+	// A row group being written in the background (writeRowsAsync): busy
+	// is closed once it is written, with its failure in bgErr; settle is
+	// the Writer's accounting of it, run by wait on the Writer's goroutine.
+	busy   chan struct{}
+	bgErr  error
+	settle func()
 }
 
 // gatherSize is what a data file gathers before handing bytes to the
@@ -82,15 +90,19 @@ func (f *dataFile) writeRows(recs []arrow.RecordBatch, schema *arrow.Schema) err
 	var rows, last int64
 	lastCol := schema.NumFields() - 1
 	for _, r := range recs {
-		f.stats.add(r)
 		rows += r.NumRows()
 		last += viewBytes(r.Column(lastCol))
 	}
 	if f.cf != nil {
-		if err := f.cf.write(recs, rows); err != nil {
+		// Statistics are gathered per column by the column's encoder.
+		f.stats.addRows(rows)
+		if err := f.cf.write(recs, rows, f.stats.addColumn); err != nil {
 			return f.writeErr(err)
 		}
 		return nil
+	}
+	for _, r := range recs {
+		f.stats.add(r)
 	}
 	tbl := array.NewTableFromRecords(schema, recs)
 	defer tbl.Release()
@@ -101,10 +113,48 @@ func (f *dataFile) writeRows(recs []arrow.RecordBatch, schema *arrow.Schema) err
 	return nil
 }
 
-// length is the file's size for rolling it: the bytes stored so far and,
-// as Arrow bytes (compression only makes it less), the column the encoder
-// still holds.
-func (f *dataFile) length() int64 { return f.size + f.open }
+// writeRowsAsync is writeRows on a goroutine of its own, so that the
+// Writer's caller goes on producing the next rows while these are encoded.
+// It first waits for the file's previous row group. settle runs once the
+// rows are written, on the goroutine that calls wait.
+func (f *dataFile) writeRowsAsync(recs []arrow.RecordBatch, schema *arrow.Schema, settle func()) error {
+	if err := f.wait(); err != nil {
+		releaseAll(recs)
+		return err
+	}
+	done := make(chan struct{})
+	f.busy, f.settle = done, settle
+	go func() {
+		defer close(done)
+		defer guard(&f.bgErr)
+		f.bgErr = f.writeRows(recs, schema)
+	}()
+	return nil
+}
+
+// wait blocks until the row group being written in the background, if
+// any, is written, settles it and returns the failure of any background
+// write.
+func (f *dataFile) wait() error {
+	if f.busy == nil {
+		return f.bgErr
+	}
+	<-f.busy
+	f.busy = nil
+	if settle := f.settle; settle != nil && f.bgErr == nil {
+		f.settle = nil
+		settle()
+	}
+	return f.bgErr
+}
+
+// length is the file's size for rolling it, once any row group being
+// written is written: the bytes stored so far and, as Arrow bytes
+// (compression only makes it less), the column the encoder still holds.
+func (f *dataFile) length() int64 {
+	_ = f.wait() // a failure is returned by the next write or finish
+	return f.size.Load() + f.open
+}
 
 // viewBytes is the data an array's rows take, counting only the part of
 // its buffers a slice sees.
@@ -149,6 +199,10 @@ func (f *dataFile) closeEncoder() error {
 
 // finish writes the footer and stores the object.
 func (f *dataFile) finish() error {
+	if err := f.wait(); err != nil {
+		f.abort()
+		return err
+	}
 	err := f.closeEncoder()
 	if err == nil {
 		err = f.bw.Flush()
@@ -165,6 +219,7 @@ func (f *dataFile) finish() error {
 
 // abort stops the file: no object appears.
 func (f *dataFile) abort() {
+	_ = f.wait()
 	f.obj.Abort()
 	_ = f.closeEncoder() // its writes now fail; this only releases its buffers
 }
@@ -173,11 +228,11 @@ func (f *dataFile) abort() {
 // file so far, which decides when to roll it.
 type countingWriter struct {
 	w io.Writer
-	n *int64
+	n *atomic.Int64 // read by Progress while a row group is written
 }
 
 func (c *countingWriter) Write(p []byte) (int, error) {
 	n, err := c.w.Write(p)
-	*c.n += int64(n)
+	c.n.Add(int64(n))
 	return n, err
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/apache/arrow-go/v18/parquet/compress"
 
+	"github.com/deltalite-go/deltalite/internal/arrowmem"
 	"github.com/deltalite-go/deltalite/internal/errs"
 	"github.com/deltalite-go/deltalite/protocol"
 	"github.com/deltalite-go/deltalite/schema"
@@ -73,7 +74,9 @@ type Options struct {
 	EncodeWorkers int
 	// DataChange is copied to every add action.
 	DataChange bool
-	// Allocator allocates Arrow and Parquet buffers (default Go allocator).
+	// Allocator allocates Arrow and Parquet buffers (default arrowmem.Default,
+	// which reuses the page, dictionary and compression buffers that every
+	// column chunk would otherwise take fresh from the Go heap).
 	Allocator memory.Allocator
 	// Now stamps modificationTime (default time.Now).
 	Now func() time.Time
@@ -157,7 +160,7 @@ func resolve(opt Options) (*settings, error) {
 		s.MaxOpenFiles = DefaultMaxOpenFiles
 	}
 	if s.Allocator == nil {
-		s.Allocator = memory.DefaultAllocator
+		s.Allocator = arrowmem.Default
 	}
 	if s.Now == nil {
 		s.Now = time.Now

@@ -49,26 +49,44 @@ func (fs *fileStats) add(rec arrow.RecordBatch) {
 	for i := range fs.plan.leaves {
 		l := &fs.plan.leaves[i]
 		arr := rec.Column(l.path[0])
-		valid := fs.validity(nil, arr, n)
+		valid := validRows(&fs.scratch, nil, arr, n)
 		for _, j := range l.path[1:] {
 			arr = arr.(*array.Struct).Field(j)
-			valid = fs.validity(valid, arr, n)
+			valid = validRows(&fs.scratch, valid, arr, n)
 		}
 		fs.leaves[i].add(l, arr, valid, fs.plan.prefixLen)
 	}
 }
 
-// validity narrows valid (nil: every row valid) by the nulls of arr, into
-// the scratch buffer.
-func (fs *fileStats) validity(valid []bool, arr arrow.Array, n int) []bool {
+// addColumn accumulates rows of top-level column col of a flat schema,
+// given as pieces; the caller counts the rows (addRows). Calls for
+// different columns may run at once: each touches only its own leaf, so
+// column encoders gather statistics in parallel with each other.
+func (fs *fileStats) addColumn(col int, pieces []arrow.Array) {
+	for i := range fs.plan.leaves {
+		l := &fs.plan.leaves[i]
+		if l.path[0] != col {
+			continue
+		}
+		var scratch []bool
+		for _, arr := range pieces {
+			fs.leaves[i].add(l, arr, validRows(&scratch, nil, arr, arr.Len()), fs.plan.prefixLen)
+		}
+	}
+}
+
+// addRows counts rows whose columns addColumn accumulates.
+func (fs *fileStats) addRows(n int64) { fs.rows += n }
+
+func validRows(scratch *[]bool, valid []bool, arr arrow.Array, n int) []bool {
 	if arr.NullN() == 0 {
 		return valid
 	}
 	if valid == nil {
-		if cap(fs.scratch) < n {
-			fs.scratch = make([]bool, n)
+		if cap(*scratch) < n {
+			*scratch = make([]bool, n)
 		}
-		valid = fs.scratch[:n]
+		valid = (*scratch)[:n]
 		for i := range valid {
 			valid[i] = true
 		}

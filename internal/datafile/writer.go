@@ -38,7 +38,8 @@ type Writer struct {
 	order      []*partition // in order of first row, for a stable Close
 	buffered   int64        // Arrow bytes waiting over all partitions
 	openFiles  int
-	uses       uint64 // clock for least recently written files
+	uses       uint64    // clock for least recently written files
+	inflight   *dataFile // the file whose row group is written in the background, if any
 
 	// Learned Parquet bytes per Arrow byte, to cut files near the target.
 	arrowFlushed, parquetFlushed int64
@@ -189,7 +190,7 @@ func (w *Writer) Progress() Progress {
 	}
 	for _, q := range w.order {
 		if q.file != nil {
-			p.BytesWritten += q.file.size
+			p.BytesWritten += q.file.size.Load()
 		}
 	}
 	return p

@@ -1,4 +1,6 @@
-package scan
+// Package arrowmem holds the engine's default Arrow allocator, shared by
+// the scan (decoding) and the data-file writer (encoding).
+package arrowmem
 
 import (
 	"math/bits"
@@ -8,23 +10,22 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 )
 
-// bufferPool is the scan's default Arrow allocator: it keeps the buffers
-// Arrow frees (a batch's columns when the consumer releases it, page and
-// decompression buffers when a reader moves on) and hands them out again,
-// zeroed, instead of asking the Go heap for new ones. A full scan decodes
-// its whole table through buffers of a few sizes, so reuse spares the heap
-// most of its allocation, zeroing of fresh spans and the garbage
-// collections they trigger. Memory stays bounded: a buffer is pooled only
-// once freed, and the pools drop what they hold at garbage collection
-// (sync.Pool), so what is kept follows the scan's own bound (batches in
-// flight), not the table.
+// Pool is an Arrow allocator that keeps the buffers Arrow frees (a batch's columns when the consumer
+// releases it, page, dictionary and compression buffers when a reader or a
+// column writer moves on) and hands them out again, zeroed, instead of
+// asking the Go heap for new ones. Scans and writes go through buffers of
+// a few sizes, over and over, so reuse spares the heap most of its
+// allocation, the page faults of fresh spans and the garbage collections
+// they trigger. Memory stays bounded: a buffer is pooled only once freed,
+// and the pools drop what they hold at garbage collection (sync.Pool), so
+// what is kept follows the callers' own bounds, not the table.
 //
 // Sizes are rounded up to the next of eight steps per power of two (at
 // most 1/8 more than asked: a page buffer of a little over 1 MiB must not
 // take 2 MiB) above minPooled and up to maxPooled; smaller and larger buffers
 // come from the Go heap, and a buffer whose capacity is not a pooled size
 // is left to the garbage collector when freed.
-type bufferPool struct {
+type Pool struct {
 	classes [(maxShift - minShift) << subBits]sync.Pool // of *[]byte, cap exactly the class size
 }
 
@@ -38,16 +39,16 @@ const (
 	alignment = 64
 )
 
-// defaultPool is shared by every scan that keeps the default allocator, so
-// that successive scans (and files) reuse each other's buffers.
-var defaultPool = &bufferPool{}
+// Default is shared by every scan and writer that keeps the default
+// allocator, so that successive files reuse each other's buffers.
+var Default = &Pool{}
 
 // goHeap serves the sizes the pool does not keep. Not the replaceable
 // memory.DefaultAllocator: Free drops those buffers, which only the Go
 // heap tolerates (the mallocator build of arrow-go makes it C memory).
 var goHeap = memory.NewGoAllocator()
 
-var _ memory.Allocator = (*bufferPool)(nil)
+var _ memory.Allocator = (*Pool)(nil)
 
 // class returns the pool index and the capacity of the buffers that serve
 // size bytes, or -1 when such buffers are not pooled.
@@ -63,7 +64,7 @@ func class(size int) (idx, capacity int) {
 }
 
 // Allocate returns size zeroed bytes aligned to 64 bytes.
-func (p *bufferPool) Allocate(size int) []byte {
+func (p *Pool) Allocate(size int) []byte {
 	b, reused := p.get(size)
 	if reused {
 		clear(b)
@@ -72,7 +73,7 @@ func (p *bufferPool) Allocate(size int) []byte {
 }
 
 // get returns size bytes, zeroed unless reused from the pool.
-func (p *bufferPool) get(size int) (b []byte, reused bool) {
+func (p *Pool) get(size int) (b []byte, reused bool) {
 	c, capacity := class(size)
 	if c < 0 {
 		return goHeap.Allocate(size), false
@@ -93,7 +94,7 @@ func alignedMake(n int) []byte {
 
 // Reallocate grows or shrinks b to size, keeping its first bytes; new
 // bytes are zero.
-func (p *bufferPool) Reallocate(size int, b []byte) []byte {
+func (p *Pool) Reallocate(size int, b []byte) []byte {
 	if cap(b) >= size {
 		if size > len(b) {
 			clear(b[len(b):size])
@@ -110,7 +111,7 @@ func (p *bufferPool) Reallocate(size int, b []byte) []byte {
 }
 
 // Free keeps b for reuse if it is one of the pooled sizes.
-func (p *bufferPool) Free(b []byte) {
+func (p *Pool) Free(b []byte) {
 	n := cap(b)
 	c, capacity := class(n)
 	if c < 0 || n != capacity {
@@ -118,4 +119,19 @@ func (p *bufferPool) Free(b []byte) {
 	}
 	b = b[:n]
 	p.classes[c].Put(&b)
+}
+
+// Poisoned returns a Pool that overwrites every buffer as it is freed, for
+// tests: a reader or writer still holding a freed (and soon reused) buffer
+// reads garbage and fails content checks instead of passing by luck.
+func Poisoned() memory.Allocator { return &poisoned{} }
+
+type poisoned struct{ Pool }
+
+func (p *poisoned) Free(b []byte) {
+	b = b[:cap(b)]
+	for i := range b {
+		b[i] = 0xa5
+	}
+	p.Pool.Free(b)
 }
