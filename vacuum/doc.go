@@ -15,7 +15,7 @@
 // _change_data and _delta_index, as Spark's DeltaTableUtils.isHiddenDirectory
 // says.
 //
-// Full mode lists the table's storage (on object stores in parallel key
+// Full mode lists the table's storage (on S3 and GCS in parallel key
 // ranges that start at the table's top-level folders); Lite mode lists
 // nothing and deletes only the files of the expired tombstones the log
 // still has (delta-rs VacuumMode::Lite), missing orphans.

@@ -96,12 +96,18 @@ func hidden(partitionColumns []string, name string) bool {
 	return true
 }
 
+// seekingSchemes are the stores whose listing starts after a key on the
+// server (S3's StartAfter, GCS's StartOffset, the memory store's sorted
+// keys). Elsewhere a range costs a listing of everything before it: the
+// local file system walks its whole tree, Azure Blob Storage filters on
+// the client.
+var seekingSchemes = map[string]bool{"s3": true, "s3a": true, "gs": true, "memory": true}
+
 // keyRanges splits the key space for parallel listing at the table's
 // top-level folders and root files (thinned to about 4 ranges per lister),
-// leaving _delta_log out. The local file system is walked once: its
-// listing walks the whole tree whatever the range.
+// leaving _delta_log out, on stores that seek; others are listed once.
 func keyRanges(snap *snapshot.Snapshot, parallel int) []keyRange {
-	if u, err := url.Parse(snap.Store().URL()); err == nil && u.Scheme == "file" || parallel <= 1 {
+	if u, err := url.Parse(snap.Store().URL()); err != nil || !seekingSchemes[strings.ToLower(u.Scheme)] || parallel <= 1 {
 		return []keyRange{{}}
 	}
 	tops := map[string]bool{}

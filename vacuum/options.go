@@ -39,8 +39,8 @@ type Options struct {
 	// Lite deletes only the files of expired tombstones still in the log,
 	// without listing the storage.
 	Lite bool
-	// MaxParallelList is how many key ranges are listed at once on object
-	// stores (default 8); the local file system is walked once.
+	// MaxParallelList is how many key ranges are listed at once on S3 and
+	// GCS (default 8); the local file system and Azure are listed once.
 	MaxParallelList int
 	// MaxParallelDeletes is how many Delete calls run at once (default 4).
 	MaxParallelDeletes int
