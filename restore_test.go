@@ -15,6 +15,7 @@ import (
 
 	"github.com/deltalite-go/deltalite"
 	"github.com/deltalite-go/deltalite/internal/testkit/arrowrows"
+	"github.com/deltalite-go/deltalite/internal/txn"
 	"github.com/deltalite-go/deltalite/protocol"
 	"github.com/deltalite-go/deltalite/restore"
 )
@@ -185,7 +186,8 @@ func TestRestoreRefusesMissingFile(t *testing.T) {
 }
 
 // TestRestoreConflictsWithConcurrentChange: a commit between the restore's
-// read and its commit fails it, even a blind append, and nothing lands.
+// read and its commit fails it, a blind append or a vacuum, and nothing
+// lands.
 func TestRestoreConflictsWithConcurrentChange(t *testing.T) {
 	ctx := context.Background()
 	dir, _ := restoreHistory(t)
@@ -196,6 +198,19 @@ func TestRestoreConflictsWithConcurrentChange(t *testing.T) {
 		t.Fatalf("restore over a concurrent append: %v", err)
 	}
 	if op, _, _ := lastCommit(t, dir); op != "WRITE" || openT(t, dir).Version() != 5 {
+		t.Fatalf("the conflicting restore committed: %s", op)
+	}
+	// A VACUUM START changes no file, but the vacuum may be deleting what
+	// the restore adds back: that conflicts too.
+	stale = openT(t, dir).Snapshot()
+	if _, err := txn.Begin(stale, txn.Operation{Name: txn.OpVacuumStart}, txn.Options{}).Commit(ctx); err != nil {
+		t.Fatal(err)
+	}
+	_, _, err = restore.Run(ctx, stale, restore.Options{Version: restore.ToVersion(1)})
+	if !errors.Is(err, deltalite.ErrCommitConflict) || !strings.Contains(err.Error(), "fails on any concurrent commit") {
+		t.Fatalf("restore over a concurrent vacuum: %v", err)
+	}
+	if op, _, _ := lastCommit(t, dir); op != "VACUUM START" {
 		t.Fatalf("the conflicting restore committed: %s", op)
 	}
 }

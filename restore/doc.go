@@ -28,10 +28,13 @@
 // and Spark's operationMetrics (numRestoredFiles, numRemovedFiles,
 // restoredFilesSize, removedFilesSize, numOfFilesAfterRestore,
 // tableSizeAfterRestore), plus the two delta-rs writes (numRestoredFile,
-// numRemovedFile). It declares the whole table read and carries a metaData
-// action, so any concurrent commit that adds or removes files or changes
-// the metadata or protocol fails it with errs.CommitConflict (Spark fails
-// a restore on a concurrent change too); the restore is not planned again.
+// numRemovedFile). It declares the whole table read, carries a metaData
+// action and is not retried at a later version, so any commit made after
+// the restore read the table fails it with errs.CommitConflict, as Spark's
+// commitLarge does: one that adds or removes files or changes the metadata
+// or protocol by the conflict rules, and any other (a VACUUM START, which
+// may be deleting the files the restore adds back) because no retry is
+// allowed. The restore is not planned again.
 // Restoring to the version the table is at, or to one whose files,
 // metadata and protocol the table already shows, commits nothing.
 //

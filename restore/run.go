@@ -79,6 +79,13 @@ func Run(ctx context.Context, snap *snapshot.Snapshot, opt Options) (Stats, *sna
 	}
 	t.SetOperationMetrics(s.Metrics())
 	res, err := t.Commit(ctx)
+	var c *txn.ConflictError
+	if errors.As(err, &c) && c.Rule == txn.RuleRetriesExhausted {
+		// No retry was allowed: say why rather than "raise MaxRetries".
+		return Stats{}, nil, errs.New(errs.CommitConflict, snap.Store().URL(),
+			"version %d was committed after the restore read version %d, and a restore fails on any concurrent commit "+
+				"(a VACUUM might be deleting the files it adds back): run it again", c.WinningVersion, snap.Version())
+	}
 	if err != nil {
 		return Stats{}, nil, err
 	}
