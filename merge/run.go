@@ -134,14 +134,15 @@ type config struct {
 }
 
 func configure(opt Options) (*config, error) {
-	for name, v := range map[string]int64{
-		"MaxParallelPartitions": int64(opt.MaxParallelPartitions), "MaxParallelFiles": int64(opt.MaxParallelFiles),
-		"MaxBufferedBytes": opt.MaxBufferedBytes, "ReadBatchSize": int64(opt.ReadBatchSize), "TargetFileSize": opt.TargetFileSize,
-		"MultipartThreshold": opt.MultipartThreshold, "MultipartPartSize": opt.MultipartPartSize,
-	} {
-		if v < 0 {
-			return nil, invalid("%s must not be negative (got %d)", name, v)
-		}
+	if err := errs.NonNegative("merge: ",
+		errs.Knob{Name: "MaxParallelPartitions", Value: int64(opt.MaxParallelPartitions)},
+		errs.Knob{Name: "MaxParallelFiles", Value: int64(opt.MaxParallelFiles)},
+		errs.Knob{Name: "MaxBufferedBytes", Value: opt.MaxBufferedBytes},
+		errs.Knob{Name: "ReadBatchSize", Value: int64(opt.ReadBatchSize)},
+		errs.Knob{Name: "TargetFileSize", Value: opt.TargetFileSize},
+		errs.Knob{Name: "MultipartThreshold", Value: opt.MultipartThreshold},
+		errs.Knob{Name: "MultipartPartSize", Value: opt.MultipartPartSize}); err != nil {
+		return nil, err
 	}
 	if opt.MaxSourceBytes < NoSourceLimit {
 		return nil, invalid("MaxSourceBytes must be 0 (process limit), NoSourceLimit (-1) or positive (got %d)", opt.MaxSourceBytes)

@@ -179,15 +179,16 @@ func resolve(snap *snapshot.Snapshot, opt Options) (*config, error) {
 	default:
 		return nil, invalid("unknown PruneStrategy %q (want %q, %q or %q)", opt.PruneStrategy, PruneProbe, PruneStats, PruneNone)
 	}
-	for name, v := range map[string]int64{
-		"MaxParallelPartitions": int64(opt.MaxParallelPartitions), "MaxParallelFiles": int64(opt.MaxParallelFiles),
-		"MaxBufferedBytes": opt.MaxBufferedBytes, "ProbeConcurrency": int64(opt.ProbeConcurrency),
-		"ReadBatchSize": int64(opt.ReadBatchSize), "TargetFileSize": opt.TargetFileSize,
-		"MultipartThreshold": opt.MultipartThreshold, "MultipartPartSize": opt.MultipartPartSize,
-	} {
-		if v < 0 {
-			return nil, invalid("%s must not be negative (got %d)", name, v)
-		}
+	if err := errs.NonNegative("upsert: ",
+		errs.Knob{Name: "MaxParallelPartitions", Value: int64(opt.MaxParallelPartitions)},
+		errs.Knob{Name: "MaxParallelFiles", Value: int64(opt.MaxParallelFiles)},
+		errs.Knob{Name: "MaxBufferedBytes", Value: opt.MaxBufferedBytes},
+		errs.Knob{Name: "ProbeConcurrency", Value: int64(opt.ProbeConcurrency)},
+		errs.Knob{Name: "ReadBatchSize", Value: int64(opt.ReadBatchSize)},
+		errs.Knob{Name: "TargetFileSize", Value: opt.TargetFileSize},
+		errs.Knob{Name: "MultipartThreshold", Value: opt.MultipartThreshold},
+		errs.Knob{Name: "MultipartPartSize", Value: opt.MultipartPartSize}); err != nil {
+		return nil, err
 	}
 	if opt.MaxSourceBytes < NoSourceLimit {
 		return nil, invalid("MaxSourceBytes must be 0 (process limit), NoSourceLimit (-1) or positive (got %d)", opt.MaxSourceBytes)

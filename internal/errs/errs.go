@@ -156,3 +156,22 @@ func Recovered(k Kind, path, what string, v any) *Error {
 	return &Error{Kind: k, Path: RedactURL(path), Msg: RedactURL(what) + ": unexpected failure",
 		Err: &Panic{Value: v, Stack: debug.Stack()}}
 }
+
+// Knob is an option's name and value, for NonNegative.
+type Knob struct {
+	Name  string
+	Value int64
+}
+
+// NonNegative returns an InvalidArgument error naming the first of knobs
+// (in the order given) whose value is negative, prefixed by what the
+// options configure ("upsert: "), or nil. Zero, everywhere, means the
+// default.
+func NonNegative(what string, knobs ...Knob) error {
+	for _, k := range knobs {
+		if k.Value < 0 {
+			return New(InvalidArgument, "", "%s%s must not be negative (got %d); 0 takes the default", what, k.Name, k.Value)
+		}
+	}
+	return nil
+}

@@ -55,3 +55,13 @@ func TestRecoveredKeepsTheStack(t *testing.T) {
 		t.Errorf("message %q", got)
 	}
 }
+
+func TestNonNegativeNamesTheFirstNegativeKnob(t *testing.T) {
+	if err := NonNegative("op: ", Knob{"A", 0}, Knob{"B", 5}); err != nil {
+		t.Fatalf("no negative knob: %v", err)
+	}
+	err := NonNegative("op: ", Knob{"A", 1}, Knob{"B", -2}, Knob{"C", -3})
+	if !errors.Is(err, ErrInvalidArgument) || !strings.Contains(err.Error(), "op: B must not be negative (got -2)") {
+		t.Fatalf("got %v", err)
+	}
+}

@@ -79,13 +79,12 @@ func resolve(snap *snapshot.Snapshot, opt Options) (*config, error) {
 	if snap == nil {
 		return nil, errs.New(errs.InvalidArgument, "", "a rewrite needs a table snapshot")
 	}
-	for name, v := range map[string]int64{
-		"MaxParallelFiles": int64(opt.MaxParallelFiles), "MaxBufferedBytes": opt.MaxBufferedBytes,
-		"ReadBatchSize": int64(opt.ReadBatchSize), "TargetFileSize": opt.TargetFileSize,
-	} {
-		if v < 0 {
-			return nil, errs.New(errs.InvalidArgument, "", "%s must not be negative (got %d)", name, v)
-		}
+	if err := errs.NonNegative("",
+		errs.Knob{Name: "MaxParallelFiles", Value: int64(opt.MaxParallelFiles)},
+		errs.Knob{Name: "MaxBufferedBytes", Value: opt.MaxBufferedBytes},
+		errs.Knob{Name: "ReadBatchSize", Value: int64(opt.ReadBatchSize)},
+		errs.Knob{Name: "TargetFileSize", Value: opt.TargetFileSize}); err != nil {
+		return nil, err
 	}
 	c := &config{Options: opt}
 	if c.Schema == nil {
