@@ -45,7 +45,7 @@ func Run(ctx context.Context, snap *snapshot.Snapshot, opt Options) (Stats, *sna
 	s := Stats{Version: snap.Version(), DryRun: opt.DryRun, Lite: opt.Lite}
 	// Spark's protocolWrite: an engine that does not know every feature of
 	// the table may not judge which files the table still needs.
-	if err := txn.CheckWritable(snap, txn.Operation{Name: txn.OpVacuumStart}); err != nil {
+	if err := txn.CheckWritable(snap, txn.Operation{Name: txn.OpVacuumStart, WritesNoRows: true}); err != nil {
 		return s, nil, err
 	}
 	var err error
@@ -84,7 +84,7 @@ func Run(ctx context.Context, snap *snapshot.Snapshot, opt Options) (Stats, *sna
 	if opt.RetentionHours != nil {
 		params["specifiedRetentionMillis"] = s.Retention.Milliseconds()
 	}
-	post, err := commit(ctx, snap, txn.Operation{Name: txn.OpVacuumStart, Parameters: params},
+	post, err := commit(ctx, snap, txn.Operation{Name: txn.OpVacuumStart, Parameters: params, WritesNoRows: true},
 		map[string]any{"numFilesToDelete": len(s.Files), "sizeOfDataToDelete": s.BytesToDelete}, opt)
 	if err != nil {
 		return s, nil, err
@@ -94,7 +94,7 @@ func Run(ctx context.Context, snap *snapshot.Snapshot, opt Options) (Stats, *sna
 	prog.toDelete(len(s.Files))
 	deleted, derr := deleteKeys(ctx, snap.Store(), s.Files, opt, prog)
 	s.FilesDeleted = deleted
-	end := txn.Operation{Name: txn.OpVacuumEnd, Parameters: map[string]any{"status": StatusCompleted}}
+	end := txn.Operation{Name: txn.OpVacuumEnd, Parameters: map[string]any{"status": StatusCompleted}, WritesNoRows: true}
 	var metrics map[string]any
 	ectx := ctx
 	if derr != nil {

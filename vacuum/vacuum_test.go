@@ -360,3 +360,25 @@ func TestProgressAfterEachBatch(t *testing.T) {
 		t.Fatalf("progress after batches: %v", deleted)
 	}
 }
+
+// Features that put conditions on rows (generated columns, CHECK
+// constraints) do not stop a vacuum, which writes no rows.
+func TestRowFeaturesDoNotStopVacuum(t *testing.T) {
+	dir := t.TempDir()
+	sc := `{"type":"struct","fields":[{"name":"id","type":"long","nullable":true,"metadata":{}},` +
+		`{"name":"g","type":"long","nullable":true,"metadata":{"delta.generationExpression":"id * 2"}}]}`
+	md, _ := json.Marshal(map[string]any{"metaData": map[string]any{"id": "t", "format": map[string]any{"provider": "parquet", "options": map[string]any{}},
+		"schemaString": sc, "partitionColumns": []string{}, "configuration": map[string]string{"delta.constraints.pos": "id > 0"}, "createdTime": 1}})
+	log := `{"protocol":{"minReaderVersion":1,"minWriterVersion":7,"writerFeatures":["generatedColumns","checkConstraints"]}}` + "\n" + string(md) + "\n"
+	if err := os.MkdirAll(filepath.Join(dir, "_delta_log"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "_delta_log", "00000000000000000000.json"), []byte(log), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	put(t, dir, "orphan.parquet", time.Now().Add(-30*24*time.Hour))
+	stats, err := open(t, dir).Vacuum(ctx, deltalite.VacuumOptions{})
+	if err != nil || !slices.Equal(stats.Files, []string{"orphan.parquet"}) || stats.Version != 2 {
+		t.Fatalf("%+v, %v", stats, err)
+	}
+}

@@ -155,7 +155,7 @@ func CheckProtocolWritable(p *protocol.Protocol, md *protocol.Metadata, op Opera
 		switch {
 		case !known:
 			missing = append(missing, f)
-		case rule != nil:
+		case rule != nil && !op.WritesNoRows:
 			if why := rule(view); why != "" {
 				missing = append(missing, why)
 			}

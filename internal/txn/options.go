@@ -25,6 +25,11 @@ type Operation struct {
 	// already held, unchanged), so that the checkConstraints feature does
 	// not forbid it. Not written to the log.
 	ChecksConstraints bool
+	// WritesNoRows marks a commit that adds, removes and changes no rows
+	// (VACUUM START and END): the conditions the table's features put on
+	// rows do not apply to it, only whether this engine knows each
+	// feature. Not written to the log.
+	WritesNoRows bool
 }
 
 // Operation names this engine writes, spelled as Spark and delta-rs do.
