@@ -500,3 +500,40 @@ func TestStatsJSON(t *testing.T) {
 		t.Fatalf("%s -> %+v, want %+v", b, back, s)
 	}
 }
+
+// TestAppendOnlyAndChangeFeedTables: a compaction removes no data, so an
+// append-only table and one with the change data feed are compacted
+// (Spark's rule), with no change data files.
+func TestAppendOnlyAndChangeFeedTables(t *testing.T) {
+	for _, prop := range []string{"delta.appendOnly", "delta.enableChangeDataFeed"} {
+		t.Run(prop, func(t *testing.T) {
+			dir := t.TempDir()
+			for i := range 3 {
+				rec, _, err := array.RecordFromJSON(memory.DefaultAllocator, testSchema,
+					strings.NewReader(`[{"id":`+itoa(i)+`,"s":"x","p":"a","q":1}]`))
+				if err != nil {
+					t.Fatal(err)
+				}
+				rr, _ := array.NewRecordReader(testSchema, []arrow.RecordBatch{rec})
+				wo := deltalite.WriteOptions{Mode: deltalite.ModeAppend, PartitionBy: []string{"p"}}
+				if i == 0 {
+					wo.Properties = map[string]string{prop: "true"}
+				}
+				if _, err := deltalite.Write(context.Background(), dir, rr, wo); err != nil {
+					t.Fatal(err)
+				}
+				rec.Release()
+			}
+			before := rows(t, dir)
+			if s := run(t, dir, optimize.Options{}); s.FilesRemoved.TotalFiles != 3 || s.FilesAdded.TotalFiles != 1 {
+				t.Fatalf("stats %s", s)
+			}
+			arrowrows.Diff(t, rows(t, dir), before)
+			for _, a := range commitActions(t, dir, 3) {
+				if a.CDC != nil {
+					t.Fatalf("change data file %s written by a compaction", a.CDC.Path)
+				}
+			}
+		})
+	}
+}
