@@ -112,10 +112,50 @@ func Keys(cols []arrow.Array) ([][]byte, error) {
 // dst is bit b/N of codes[b%N].
 func Interleave(dst []byte, codes [][]byte) {
 	n := len(codes)
-	if n == 1 {
+	switch {
+	case n == 1:
 		copy(dst, codes[0])
-		return
+	case n <= 8:
+		interleaveSpread(dst, codes)
+	default:
+		interleaveBits(dst, codes)
 	}
+}
+
+// spread[n][v] is the byte v with n-1 zero bits after each of its bits:
+// bit k of v (from the least significant) lands at bit k*n.
+var spread = func() (t [9][256]uint64) {
+	for n := 2; n <= 8; n++ {
+		for v := range 256 {
+			var x uint64
+			for k := range 8 {
+				x |= uint64(v>>k&1) << (k * n)
+			}
+			t[n][v] = x
+		}
+	}
+	return t
+}()
+
+// interleaveSpread interleaves 2 to 8 codes a byte position at a time:
+// the N bytes at position i make 8N bits, the N output bytes of i.
+func interleaveSpread(dst []byte, codes [][]byte) {
+	n := len(codes)
+	tab := &spread[n]
+	for i := range len(codes[0]) {
+		var x uint64
+		for c, code := range codes {
+			x |= tab[code[i]] << (n - 1 - c)
+		}
+		out := dst[i*n : (i+1)*n]
+		for j := range out {
+			out[j] = byte(x >> (8 * (n - 1 - j)))
+		}
+	}
+}
+
+// interleaveBits interleaves any number of codes bit by bit.
+func interleaveBits(dst []byte, codes [][]byte) {
 	clear(dst)
 	out := 0
 	for byteIdx := range len(codes[0]) {

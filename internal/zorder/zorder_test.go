@@ -173,6 +173,29 @@ func TestInterleaveIsZCurve(t *testing.T) {
 	}
 }
 
+// TestInterleaveWays: the byte-wise interleaving of 2 to 8 codes agrees
+// with the bit-by-bit one.
+func TestInterleaveWays(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	for n := 1; n <= 10; n++ {
+		for range 200 {
+			codes := make([][]byte, n)
+			for c := range codes {
+				codes[c] = make([]byte, Width)
+				for i := range codes[c] {
+					codes[c][i] = byte(rng.Uint32())
+				}
+			}
+			got, want := make([]byte, n*Width), make([]byte, n*Width)
+			Interleave(got, codes)
+			interleaveBits(want, codes)
+			if !bytes.Equal(got, want) {
+				t.Fatalf("%d codes: %x, want %x", n, got, want)
+			}
+		}
+	}
+}
+
 func TestKeysSortRowsAlongZCurve(t *testing.T) {
 	mem := memory.DefaultAllocator
 	xb, yb := array.NewInt32Builder(mem), array.NewInt64Builder(mem)
