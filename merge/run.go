@@ -59,6 +59,15 @@ func Run(ctx context.Context, snap *snapshot.Snapshot, src array.RecordReader, o
 	if opt.AppID != "" && txn.AppTxnApplied(snap, opt.AppID, opt.AppVersion) {
 		return Stats{Version: snap.Version(), Skipped: true}, snap, nil
 	}
+	buffered := opt.MaxBufferedBytes
+	if buffered == 0 {
+		buffered = rewrite.DefaultMaxBufferedBytes
+	}
+	// What the budgets let the passes hold (decoded batches, the writer's
+	// buffers and the row group being encoded), then the source and its
+	// hash table once built: declared as upsert does (limits.ExpectHeap).
+	heapUse := limits.ExpectHeap(buffered * 3 / 2)
+	defer heapUse.Done()
 	ctx = exec.WithAllocator(ctx, c.mem)
 	rec, sc, err := readSource(ctx, src, c.mem, c.maxSource)
 	if err != nil {
@@ -86,12 +95,9 @@ func Run(ctx context.Context, snap *snapshot.Snapshot, src array.RecordReader, o
 	if err := guard(j.footprint(), c.maxSource); err != nil {
 		return Stats{}, nil, err
 	}
+	heapUse.Add(j.footprint())
 	// One budget for the call: the first pass's readers and the rewrite's
 	// draw on it, half of MaxBufferedBytes as rewrite's own would be.
-	buffered := opt.MaxBufferedBytes
-	if buffered == 0 {
-		buffered = rewrite.DefaultMaxBufferedBytes
-	}
 	files := opt.MaxParallelFiles
 	if files == 0 {
 		files = rewrite.DefaultMaxParallelFiles
