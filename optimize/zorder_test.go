@@ -253,3 +253,24 @@ func TestZOrderSkipsFiles(t *testing.T) {
 		t.Fatalf("read %d files before, %d of %d after (%s): want fewer than half after", readBefore, readAfter, readAfter+skippedAfter, s)
 	}
 }
+
+// TestZOrderCorpusTables: z-order drops rows deletion vectors hid and
+// reads physical names under column mapping, keeping the rows.
+func TestZOrderCorpusTables(t *testing.T) {
+	for _, rel := range []string{"dat/deletion_vectors/delta", "dat/column_mapping/delta"} {
+		t.Run(rel, func(t *testing.T) {
+			dir := copyCorpus(t, rel)
+			before := rows(t, dir)
+			s := run(t, dir, optimize.Options{ZOrderBy: []string{"letter"}})
+			if s.Commits != 1 || s.FilesAdded.TotalFiles == 0 {
+				t.Fatalf("stats %s", s)
+			}
+			arrowrows.Diff(t, rows(t, dir), before)
+			for _, a := range checkZCurve(t, dir, "letter") {
+				if a.DeletionVector != nil || a.Tags[optimize.TagZOrderBy] != `["letter"]` {
+					t.Fatalf("file %s: deletion vector %v, tags %v", a.Path, a.DeletionVector, a.Tags)
+				}
+			}
+		})
+	}
+}
