@@ -252,6 +252,7 @@ func (s *Sorter) spillRun() error {
 		out.Release()
 		s.drop(rec)
 		if err != nil {
+			w.abort()
 			return err
 		}
 	}
