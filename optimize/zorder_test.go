@@ -252,6 +252,13 @@ func TestZOrderSkipsFiles(t *testing.T) {
 	if readBefore != 16 || s.FilesAdded.TotalFiles < 8 || readAfter*2 > readAfter+skippedAfter {
 		t.Fatalf("read %d files before, %d of %d after (%s): want fewer than half after", readBefore, readAfter, readAfter+skippedAfter, s)
 	}
+	// By x alone the rows are sorted by x: the range is in one or two files.
+	run(t, dir, optimize.Options{ZOrderBy: []string{"x"}, TargetSize: total / 16})
+	readX, skippedX := read()
+	t.Logf("files read for %q: %d of %d after z-order by x", where, readX, readX+skippedX)
+	if readX > 3 || readX > readAfter {
+		t.Fatalf("read %d of %d files after z-order by x: want at most 3", readX, readX+skippedX)
+	}
 }
 
 // TestZOrderCorpusTables: z-order drops rows deletion vectors hid and
