@@ -155,8 +155,7 @@ func TestVerifyCatchesChangedContentAndWrongDeletions(t *testing.T) {
 // compact each partition into one file, z-order and vacuum, every run
 // keeps the content, the vacuum deletes exactly the files the compaction
 // removed. Where the deltalite command lacks optimize and vacuum the
-// report says it was not measured; where it is built without z-order its
-// z-order runs fail saying so and the rest must still pass.
+// report says it was not measured.
 func TestCasesOnTinyTables(t *testing.T) {
 	py := peers.Python(t)
 	root := peers.Root(t)
@@ -174,12 +173,7 @@ func TestCasesOnTinyTables(t *testing.T) {
 	if err := measure(c, r, func() error { return nil }); err != nil {
 		t.Fatal(err)
 	}
-	zorderMissing := false
 	for _, p := range r.Problems {
-		if strings.Contains(p, "z-order: not built in this build") {
-			zorderMissing = true
-			continue
-		}
 		t.Errorf("problem: %s", p)
 	}
 	ours := len(r.Notes) == 0
@@ -200,8 +194,6 @@ func TestCasesOnTinyTables(t *testing.T) {
 				if a.n+a.failed != 0 {
 					t.Errorf("%s: deltalite ran without its commands", cr.Name)
 				}
-				continue
-			case e == engineOurs && zorderMissing && (cr.Name == caseZOrder || cr.Name == caseZOrderBig):
 				continue
 			}
 			if a.n != 1 {
