@@ -62,7 +62,11 @@ the version.`,
 			}
 			printed := false
 			if isTerminal(os.Stderr) {
-				opts.Progress = func(p optimize.Progress) { printProgress(p); printed = true }
+				verb := "compacted into"
+				if len(zorderBy) > 0 {
+					verb = "z-ordered into"
+				}
+				opts.Progress = func(p optimize.Progress) { printProgress(p, verb); printed = true }
 			}
 			stats, err := t.Optimize(cmd.Context(), opts)
 			if printed {
@@ -91,8 +95,9 @@ the version.`,
 	return cmd
 }
 
-// printProgress rewrites one line on standard error after each bin.
-func printProgress(p optimize.Progress) {
-	fmt.Fprintf(os.Stderr, "\r%d/%d bins, %d files compacted into %d, %s", p.BinsDone, p.Bins, p.FilesRemoved,
+// printProgress rewrites one line on standard error after each bin: files
+// "compacted into" or "z-ordered into" new ones.
+func printProgress(p optimize.Progress, verb string) {
+	fmt.Fprintf(os.Stderr, "\r%d/%d bins, %d files %s %d, %s", p.BinsDone, p.Bins, p.FilesRemoved, verb,
 		p.FilesAdded, p.Elapsed.Round(time.Second))
 }
