@@ -72,6 +72,13 @@ func (p *Pool) Allocate(size int) []byte {
 	return b
 }
 
+// A buffer is handed out with its capacity equal to its length, as
+// memory.GoAllocator does: arrow-go's compute kernels size their appends by
+// cap(Buf()) but copy within len, so spare capacity would make them drop
+// bytes. The pool knows a buffer's real capacity from its length instead:
+// every buffer of a pooled length was made at least as large as that
+// length's class (spare returns it).
+
 // get returns size bytes, zeroed unless reused from the pool.
 func (p *Pool) get(size int) (b []byte, reused bool) {
 	c, capacity := class(size)
@@ -79,13 +86,28 @@ func (p *Pool) get(size int) (b []byte, reused bool) {
 		return goHeap.Allocate(size), false
 	}
 	if v, ok := p.classes[c].Get().(*[]byte); ok {
-		return (*v)[:size], true
+		return (*v)[:size:size], true
 	}
-	return alignedMake(capacity)[:size], false
+	return alignedMake(capacity)[:size:size], false
 }
 
-// alignedMake makes n bytes starting at a 64-byte boundary, with capacity
-// exactly n, so that Free can tell a pooled size by the capacity.
+// spare returns b over the whole memory the pool made for it, and whether
+// that is a pooled class (else b as it is).
+func spare(b []byte) ([]byte, bool) {
+	c, capacity := class(len(b))
+	if c < 0 {
+		return b, false
+	}
+	return unsafe.Slice(unsafe.SliceData(b), capacity), true
+}
+
+// classOf is the pool index of buffers of size bytes, -1 if not pooled.
+func classOf(size int) int {
+	c, _ := class(size)
+	return c
+}
+
+// alignedMake makes n bytes starting at a 64-byte boundary.
 func alignedMake(n int) []byte {
 	buf := make([]byte, n+alignment)
 	shift := (alignment - int(uintptr(unsafe.Pointer(&buf[0]))%alignment)) % alignment
@@ -93,13 +115,16 @@ func alignedMake(n int) []byte {
 }
 
 // Reallocate grows or shrinks b to size, keeping its first bytes; new
-// bytes are zero.
+// bytes are zero. Within b's class it stays in place; a pooled buffer
+// shrunk to another class is copied, so that its memory goes back to its
+// own class when freed (a length names one class only).
 func (p *Pool) Reallocate(size int, b []byte) []byte {
-	if cap(b) >= size {
+	full, pooled := spare(b)
+	if size <= len(full) && (!pooled || classOf(size) == classOf(len(b))) {
 		if size > len(b) {
-			clear(b[len(b):size])
+			clear(full[len(b):size])
 		}
-		return b[:size]
+		return full[:size:size]
 	}
 	nb, reused := p.get(size)
 	n := copy(nb, b)
@@ -110,15 +135,14 @@ func (p *Pool) Reallocate(size int, b []byte) []byte {
 	return nb
 }
 
-// Free keeps b for reuse if it is one of the pooled sizes.
+// Free keeps b for reuse if its length is one of the pooled sizes.
 func (p *Pool) Free(b []byte) {
-	n := cap(b)
-	c, capacity := class(n)
-	if c < 0 || n != capacity {
+	full, ok := spare(b)
+	if !ok {
 		return
 	}
-	b = b[:n]
-	p.classes[c].Put(&b)
+	c, _ := class(len(full))
+	p.classes[c].Put(&full)
 }
 
 // Poisoned returns a Pool that overwrites every buffer as it is freed, for

@@ -1,9 +1,14 @@
 package arrowmem
 
 import (
+	"context"
+	"math/rand/v2"
+	"strings"
 	"testing"
 	"unsafe"
 
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/compute"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 )
 
@@ -96,5 +101,42 @@ func TestPoolReusesZeroedAligned(t *testing.T) {
 	}
 	if n := global.CurrentAlloc(); n != 0 {
 		t.Errorf("%d bytes taken from memory.DefaultAllocator and never freed", n)
+	}
+}
+
+// TestComputeKernelsSeeEveryByte runs arrow-go's Take on strings through
+// the pool: its kernels size appends by a buffer's capacity, so a pool that
+// handed out spare capacity made them drop bytes (and, later, panic).
+func TestComputeKernelsSeeEveryByte(t *testing.T) {
+	mem := &Pool{}
+	bld := array.NewStringBuilder(memory.NewGoAllocator())
+	rnd := rand.New(rand.NewPCG(7, 7))
+	const n = 4000
+	for i := range n {
+		bld.Append(strings.Repeat(string(rune('a'+i%26)), 1+rnd.IntN(4500)))
+	}
+	src := bld.NewStringArray()
+	defer src.Release()
+	idx := make([]int32, n)
+	for i := range idx {
+		idx[i] = int32(rnd.IntN(n))
+	}
+	indices := array.NewInt32Builder(memory.NewGoAllocator())
+	indices.AppendValues(idx, nil)
+	ia := indices.NewInt32Array()
+	defer ia.Release()
+	for round := range 3 { // later rounds reuse what earlier ones freed
+		ctx := compute.WithAllocator(context.Background(), mem)
+		out, err := compute.TakeArray(ctx, src, ia)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := out.(*array.String)
+		for i, j := range idx {
+			if got.Value(i) != src.Value(int(j)) {
+				t.Fatalf("round %d: row %d is %d bytes, want %d", round, i, len(got.Value(i)), len(src.Value(int(j))))
+			}
+		}
+		out.Release()
 	}
 }
