@@ -12,6 +12,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"golang.org/x/sync/errgroup"
 
+	"github.com/deltalite-go/deltalite/internal/arrowmem"
 	"github.com/deltalite-go/deltalite/internal/errs"
 	"github.com/deltalite-go/deltalite/internal/rewrite"
 	"github.com/deltalite-go/deltalite/internal/stats"
@@ -156,7 +157,7 @@ func configure(opt Options) (*config, error) {
 	if opt.AppID == "" && opt.AppVersion != 0 {
 		return nil, invalid("AppVersion %d was given without an AppID", opt.AppVersion)
 	}
-	c := &config{mem: memory.DefaultAllocator, limits: opt.Limits}
+	c := &config{mem: arrowmem.Default, limits: opt.Limits}
 	if c.limits == nil {
 		c.limits = limits.Process()
 	}

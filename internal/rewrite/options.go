@@ -7,6 +7,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
+	"github.com/deltalite-go/deltalite/internal/arrowmem"
 	"github.com/deltalite-go/deltalite/internal/datafile"
 	"github.com/deltalite-go/deltalite/internal/errs"
 	"github.com/deltalite-go/deltalite/limits"
@@ -103,7 +104,7 @@ func resolve(snap *snapshot.Snapshot, opt Options) (*config, error) {
 		c.ReadBatchSize = DefaultReadBatchSize
 	}
 	if c.Allocator == nil {
-		c.Allocator = memory.DefaultAllocator
+		c.Allocator = arrowmem.Default
 	}
 	if c.Now == nil {
 		c.Now = time.Now

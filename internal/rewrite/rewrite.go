@@ -104,6 +104,11 @@ func Run(ctx context.Context, snap *snapshot.Snapshot, files []*protocol.Add, fn
 		DataChange:        !c.Rearrange,
 		Expected:          c.Expected,
 		Allocator:         c.Allocator,
+		// Readers decode on goroutines of their own, so one encoder streams
+		// row groups to the file: arrow-go's parallel encoders buffer each
+		// column chunk in memory and regrow it page by page, which cost a
+		// MERGE of 4.5 KB rows more CPU than the parallelism saved.
+		EncodeWorkers: 1,
 	})
 	if err != nil {
 		return Result{}, err
