@@ -13,6 +13,7 @@ import (
 	"github.com/deltalite-go/deltalite/internal/errs"
 	"github.com/deltalite-go/deltalite/internal/rewrite"
 	"github.com/deltalite-go/deltalite/internal/txn"
+	"github.com/deltalite-go/deltalite/limits"
 	"github.com/deltalite-go/deltalite/protocol"
 	"github.com/deltalite-go/deltalite/snapshot"
 )
@@ -105,6 +106,15 @@ func Run(ctx context.Context, snap *snapshot.Snapshot, opt Options) (Stats, *sna
 		return Stats{}, nil, err
 	}
 	op := c.operation()
+	// What the knobs let the bins hold: the rewrite's decoded batches and
+	// writers' buffers (with the row group being encoded), and a z-order's
+	// sort, declared as the other operations declare (limits.ExpectHeap).
+	expect := c.MaxBufferedBytes * 3 / 2
+	if len(c.zCols) > 0 {
+		expect += c.MaxSortBytes
+	}
+	heapUse := limits.ExpectHeap(expect)
+	defer heapUse.Done()
 	// Commits of an attempt that later lost a conflict stand: their counts
 	// carry into the next attempt's stats.
 	var done Stats
