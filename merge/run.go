@@ -64,10 +64,10 @@ func Run(ctx context.Context, snap *snapshot.Snapshot, src array.RecordReader, o
 	if buffered == 0 {
 		buffered = rewrite.DefaultMaxBufferedBytes
 	}
-	// What the budgets let the passes hold (decoded batches, the writer's
-	// buffers and the row group being encoded), then the source and its
-	// hash table once built: declared as upsert does (limits.ExpectHeap).
-	heapUse := limits.ExpectHeap(buffered * 3 / 2)
+	// What the budgets let the passes hold (the rewrite's, which the first
+	// pass shares), then the source and its hash table once built: declared
+	// as upsert does (limits.ExpectHeap).
+	heapUse := limits.ExpectHeap(rewrite.HeapBound(buffered))
 	defer heapUse.Done()
 	ctx = exec.WithAllocator(ctx, c.mem)
 	rec, sc, err := readSource(ctx, src, c.mem, c.maxSource)

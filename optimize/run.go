@@ -106,10 +106,9 @@ func Run(ctx context.Context, snap *snapshot.Snapshot, opt Options) (Stats, *sna
 		return Stats{}, nil, err
 	}
 	op := c.operation()
-	// What the knobs let the bins hold: the rewrite's decoded batches and
-	// writers' buffers (with the row group being encoded), and a z-order's
-	// sort, declared as the other operations declare (limits.ExpectHeap).
-	expect := c.MaxBufferedBytes * 3 / 2
+	// What the knobs let the bins hold: the rewrite's and a z-order's sort,
+	// declared as the other operations declare (limits.ExpectHeap).
+	expect := rewrite.HeapBound(c.MaxBufferedBytes)
 	if len(c.zCols) > 0 {
 		expect += c.MaxSortBytes
 	}

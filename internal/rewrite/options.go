@@ -124,3 +124,14 @@ func resolve(snap *snapshot.Snapshot, opt Options) (*config, error) {
 func propertiesOf(snap *snapshot.Snapshot) protocol.Properties {
 	return protocol.Properties(snap.Properties())
 }
+
+// HeapBound is the heap a rewrite holds with maxBuffered as its
+// MaxBufferedBytes (0: the default), for limits.ExpectHeap: its decoded
+// batches and its writer's buffers. No encoded row group comes on top: the
+// writer streams row groups to the file with one encoder.
+func HeapBound(maxBuffered int64) int64 {
+	if maxBuffered == 0 {
+		return DefaultMaxBufferedBytes
+	}
+	return maxBuffered
+}
