@@ -205,10 +205,12 @@ func (r *brokenReader) Next() bool {
 }
 
 // TestFailedWriteLeavesNoTrace: a write whose source fails, or whose
-// context is cancelled, after 36 MiB fails with the cause, and the table
+// context is cancelled, after 72 MiB fails with the cause, and the table
 // keeps its version, its rows and its objects. By then the first 32 MiB row
-// group is going up as a multipart upload (S3 and Azure show it open); on
-// S3 the failed write aborts it. (Azure has no abort: blocks never
+// group has gone up into a multipart upload that stays open, as its file is
+// not complete (the writer encodes a row group while the next one buffers,
+// and waits for it before it flushes the second, at 64 MiB; S3 and Azure
+// show the upload open); on S3 the failed write aborts it. (Azure has no abort: blocks never
 // committed are invisible and expire; GCS shows neither.)
 func TestFailedWriteLeavesNoTrace(t *testing.T) {
 	eachCloud(t, true, func(t *testing.T, c *cloud) {
@@ -252,7 +254,7 @@ func TestFailedWriteLeavesNoTrace(t *testing.T) {
 			}
 		}
 		t.Run("SourceFails", func(t *testing.T) {
-			src := &brokenReader{after: 12, atBreak: inFlight}
+			src := &brokenReader{after: 24, atBreak: inFlight}
 			started := time.Now()
 			_, err := deltalite.Write(ctxFor(t, time.Minute), uri, src, deltalite.WriteOptions{Mode: deltalite.ModeAppend, StorageOptions: opts})
 			src.Release()
@@ -265,7 +267,7 @@ func TestFailedWriteLeavesNoTrace(t *testing.T) {
 		t.Run("Cancelled", func(t *testing.T) {
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
-			src := &brokenReader{after: 12, atBreak: inFlight, cancel: cancel}
+			src := &brokenReader{after: 24, atBreak: inFlight, cancel: cancel}
 			_, err := deltalite.Write(ctx, uri, src, deltalite.WriteOptions{Mode: deltalite.ModeAppend, StorageOptions: opts})
 			src.Release()
 			if !errors.Is(err, deltalite.ErrCanceled) && !errors.Is(err, context.Canceled) {
