@@ -34,15 +34,15 @@ func resolve(snap *snapshot.Snapshot, opt Options) (*config, error) {
 	if snap == nil || snap.IsEmpty() {
 		return nil, errs.New(errs.InvalidArgument, "", "OPTIMIZE needs an existing table")
 	}
-	for name, v := range map[string]int64{
-		"TargetSize": opt.TargetSize, "MinInputFiles": int64(opt.MinInputFiles),
-		"MaxConcurrentTasks": int64(opt.MaxConcurrentTasks), "MinCommitInterval": int64(opt.MinCommitInterval),
-		"MaxBufferedBytes": opt.MaxBufferedBytes, "ReadBatchSize": int64(opt.ReadBatchSize),
-		"MaxSortBytes": opt.MaxSortBytes,
-	} {
-		if v < 0 {
-			return nil, errs.New(errs.InvalidArgument, "", "OPTIMIZE option %s must not be negative (got %d)", name, v)
-		}
+	if err := errs.NonNegative("OPTIMIZE option ",
+		errs.Knob{Name: "TargetSize", Value: opt.TargetSize},
+		errs.Knob{Name: "MinInputFiles", Value: int64(opt.MinInputFiles)},
+		errs.Knob{Name: "MaxConcurrentTasks", Value: int64(opt.MaxConcurrentTasks)},
+		errs.Knob{Name: "MinCommitInterval", Value: int64(opt.MinCommitInterval)},
+		errs.Knob{Name: "MaxBufferedBytes", Value: opt.MaxBufferedBytes},
+		errs.Knob{Name: "ReadBatchSize", Value: int64(opt.ReadBatchSize)},
+		errs.Knob{Name: "MaxSortBytes", Value: opt.MaxSortBytes}); err != nil {
+		return nil, err
 	}
 	c := &config{Options: opt, target: opt.TargetSize, zOrderBy: "[]"}
 	if len(opt.ZOrderBy) > 0 {
