@@ -128,12 +128,16 @@ func TestSecretsStayHidden(t *testing.T) {
 	})
 }
 
+// cliDir holds the CLI binary; TestMain removes it.
+var cliDir string
+
 // cli builds cmd/deltalite once per test binary.
 var cli = sync.OnceValues(func() (string, error) {
 	dir, err := os.MkdirTemp("", "deltalite-cli-")
 	if err != nil {
 		return "", err
 	}
+	cliDir = dir
 	bin := filepath.Join(dir, "deltalite")
 	cmd := exec.Command("go", "build", "-o", bin, "github.com/deltalite-go/deltalite/cmd/deltalite")
 	if out, err := cmd.CombinedOutput(); err != nil {

@@ -39,6 +39,9 @@ func TestMain(m *testing.M) {
 	}
 	code := m.Run()
 	testservers.StopAll()
+	if cliDir != "" {
+		os.RemoveAll(cliDir) // a 100 MiB binary per run otherwise
+	}
 	os.Exit(code)
 }
 
