@@ -1,0 +1,23 @@
+//go:build unix
+
+package state
+
+import (
+	"os"
+
+	"golang.org/x/sys/unix"
+)
+
+// lockFile takes an exclusive advisory lock on f, waiting for it. flock
+// locks belong to the open file, so goroutines of one process exclude
+// each other as other processes do.
+func lockFile(f *os.File) error {
+	for {
+		err := unix.Flock(int(f.Fd()), unix.LOCK_EX)
+		if err != unix.EINTR {
+			return err
+		}
+	}
+}
+
+func unlockFile(f *os.File) { _ = unix.Flock(int(f.Fd()), unix.LOCK_UN) }

@@ -1,0 +1,20 @@
+//go:build windows
+
+package state
+
+import (
+	"os"
+
+	"golang.org/x/sys/windows"
+)
+
+// lockFile takes an exclusive lock on f's first byte, waiting for it.
+func lockFile(f *os.File) error {
+	var ov windows.Overlapped
+	return windows.LockFileEx(windows.Handle(f.Fd()), windows.LOCKFILE_EXCLUSIVE_LOCK, 0, 1, 0, &ov)
+}
+
+func unlockFile(f *os.File) {
+	var ov windows.Overlapped
+	_ = windows.UnlockFileEx(windows.Handle(f.Fd()), 0, 1, 0, &ov)
+}
