@@ -34,8 +34,10 @@ package extsort
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"container/heap"
 	"context"
+	"encoding/binary"
 	"errors"
 	"os"
 	"slices"
@@ -55,8 +57,8 @@ const (
 	DefaultMaxBytes = 64 << 20
 	DefaultFanIn    = 8
 	// rowOverhead is what the sorter holds per buffered row besides the
-	// batch's and the key's bytes: the key's slice header and an index entry.
-	rowOverhead = 24 + 8
+	// batch's and the key's bytes: the key's slice header and a sort entry.
+	rowOverhead = 24 + 16
 )
 
 // Options configure a Sorter.
@@ -203,16 +205,57 @@ func (s *Sorter) chunkRows() int {
 	return int(max(1, min(s.chunkBytes/max(s.rowBytes, 1), 1<<20)))
 }
 
-// sorted returns the buffered rows in key order, stable.
-func (s *Sorter) sorted() []ref {
-	refs := make([]ref, 0, s.rows)
-	for b, ks := range s.keys {
-		for r := range ks {
-			refs = append(refs, ref{int32(b), int32(r)})
+// sortRef is a buffered row with the first 8 bytes of its key, which
+// decide most comparisons without touching the key.
+type sortRef struct {
+	p uint64
+	ref
+}
+
+// prefix is the first 8 bytes of k, big endian, zero padded: ordering by
+// it and then by the whole key is ordering by the key.
+func prefix(k []byte) uint64 {
+	if len(k) >= 8 {
+		return binary.BigEndian.Uint64(k)
+	}
+	var b [8]byte
+	copy(b[:], k)
+	return binary.BigEndian.Uint64(b[:])
+}
+
+// sortKeys returns the rows of keys (per batch) in key order, rows of
+// equal keys in the order added: (batch, row) breaks ties, so an unstable
+// sort is stable, and much faster than slices.SortStableFunc's
+// insertion-and-rotation merges.
+func sortKeys(keys [][][]byte, rows int) []sortRef {
+	refs := make([]sortRef, 0, rows)
+	for b, ks := range keys {
+		for r, k := range ks {
+			refs = append(refs, sortRef{prefix(k), ref{int32(b), int32(r)}})
 		}
 	}
-	slices.SortStableFunc(refs, func(x, y ref) int { return bytes.Compare(s.keys[x.b][x.r], s.keys[y.b][y.r]) })
+	slices.SortFunc(refs, func(x, y sortRef) int {
+		if x.p != y.p {
+			return cmp.Compare(x.p, y.p)
+		}
+		if c := bytes.Compare(keys[x.b][x.r], keys[y.b][y.r]); c != 0 {
+			return c
+		}
+		if x.b != y.b {
+			return cmp.Compare(x.b, y.b)
+		}
+		return cmp.Compare(x.r, y.r)
+	})
 	return refs
+}
+
+// refsOf is the rows of sorted, without their prefixes.
+func refsOf(sorted []sortRef) []ref {
+	out := make([]ref, len(sorted))
+	for i, r := range sorted {
+		out[i] = r.ref
+	}
+	return out
 }
 
 // releaseRun drops the buffered rows.
@@ -226,25 +269,25 @@ func (s *Sorter) releaseRun() {
 
 // spillRun sorts the buffered rows and writes them to a new run file.
 func (s *Sorter) spillRun() error {
-	refs := s.sorted()
+	sorted := sortKeys(s.keys, s.rows)
 	w, err := s.create()
 	if err != nil {
 		return err
 	}
 	step := s.chunkRows()
-	for lo := 0; lo < len(refs); lo += step {
-		part := refs[lo:min(lo+step, len(refs))]
+	keys := make([][]byte, 0, step)
+	for lo := 0; lo < len(sorted); lo += step {
+		part := refsOf(sorted[lo:min(lo+step, len(sorted))])
 		rec, err := s.gather(s.recs, part)
 		if err != nil {
 			w.abort()
 			return err
 		}
-		kb := array.NewBinaryBuilder(s.opt.Allocator, arrow.BinaryTypes.Binary)
+		keys = keys[:0]
 		for _, r := range part {
-			kb.Append(s.keys[r.b][r.r])
+			keys = append(keys, s.keys[r.b][r.r])
 		}
-		ka := kb.NewArray()
-		kb.Release()
+		ka := binaryOf(s.opt.Allocator, keys)
 		cols := append(slices.Clone(rec.Columns()), ka)
 		out := array.NewRecordBatch(s.spill, cols, int64(len(part)))
 		ka.Release()
@@ -280,11 +323,11 @@ func (s *Sorter) built(rec arrow.RecordBatch) batch {
 }
 
 // gather copies the rows refs names out of recs, in refs' order, into a
-// batch it counts as held (drop releases it). It takes from each batch
-// its rows, concatenates those pieces and puts the rows in order: at most
-// three copies of one chunk at once, the room room leaves.
+// batch it counts as held (drop releases it). Flat columns are copied in
+// one pass (gatherFlat); others take each batch's rows, concatenate
+// those pieces and put the rows in order: at most three copies of one
+// chunk's column at once, within the room room leaves.
 func (s *Sorter) gather(recs []arrow.RecordBatch, refs []ref) (batch, error) {
-	ctx := compute.WithAllocator(s.ctx, s.opt.Allocator)
 	first, single, contiguous := refs[0].b, true, true
 	for i, r := range refs {
 		single = single && r.b == first
@@ -295,33 +338,57 @@ func (s *Sorter) gather(recs []arrow.RecordBatch, refs []ref) (batch, error) {
 		rec := recs[first].NewSlice(int64(refs[0].r), int64(refs[0].r)+int64(len(refs)))
 		return batch{rec, 0}, nil
 	}
-	take := func(rec arrow.RecordBatch, rows []int32) (batch, error) {
+	sc := recs[first].Schema()
+	cols := make([]arrow.Array, sc.NumFields())
+	defer func() {
+		for _, c := range cols {
+			if c != nil {
+				c.Release()
+			}
+		}
+	}()
+	srcs := make([]arrow.Array, len(recs))
+	for c := range cols {
+		for i, rec := range recs {
+			srcs[i] = nil
+			if rec != nil {
+				srcs[i] = rec.Column(c)
+			}
+		}
+		a, ok := gatherFlat(s.opt.Allocator, srcs, refs)
+		if !ok {
+			var err error
+			if a, err = s.gatherTaken(srcs, refs, single); err != nil {
+				return batch{}, err
+			}
+		}
+		cols[c] = a
+	}
+	return s.built(array.NewRecordBatch(sc, cols, int64(len(refs)))), nil
+}
+
+// gatherTaken gathers a column of a type gatherFlat does not copy with
+// arrow's take and concatenate kernels.
+func (s *Sorter) gatherTaken(srcs []arrow.Array, refs []ref, single bool) (arrow.Array, error) {
+	ctx := compute.WithAllocator(s.ctx, s.opt.Allocator)
+	take := func(col arrow.Array, rows []int32) (arrow.Array, error) {
 		ib := array.NewInt32Builder(s.opt.Allocator)
 		ib.AppendValues(rows, nil)
 		idx := ib.NewArray()
 		ib.Release()
 		defer idx.Release()
-		cols := make([]arrow.Array, 0, rec.NumCols())
-		defer func() {
-			for _, c := range cols {
-				c.Release()
-			}
-		}()
-		for _, col := range rec.Columns() {
-			c, err := compute.TakeArray(ctx, col, idx)
-			if err != nil {
-				return batch{}, errs.Wrap(errs.Internal, "", err, "sort: gathering rows")
-			}
-			cols = append(cols, c)
+		c, err := compute.TakeArray(ctx, col, idx)
+		if err != nil {
+			return nil, errs.Wrap(errs.Internal, "", err, "sort: gathering rows")
 		}
-		return s.built(array.NewRecordBatch(rec.Schema(), cols, int64(len(rows)))), nil
+		return c, nil
 	}
 	if single {
 		rows := make([]int32, len(refs))
 		for i, r := range refs {
 			rows[i] = r.r
 		}
-		return take(recs[first], rows)
+		return take(srcs[refs[0].b], rows)
 	}
 	// The rows of each batch, and where each row lands in their concatenation.
 	rowsOf := map[int32][]int32{}
@@ -343,42 +410,25 @@ func (s *Sorter) gather(recs []arrow.RecordBatch, refs []ref) (batch, error) {
 		perm[i] = start[r.b]
 		start[r.b]++
 	}
-	pieces := make([]batch, 0, len(order))
+	pieces := make([]arrow.Array, 0, len(order))
 	defer func() {
 		for _, p := range pieces {
-			s.drop(p)
+			p.Release()
 		}
 	}()
 	for _, b := range order {
-		p, err := take(recs[b], rowsOf[b])
+		p, err := take(srcs[b], rowsOf[b])
 		if err != nil {
-			return batch{}, err
+			return nil, err
 		}
 		pieces = append(pieces, p)
 	}
-	sc := recs[first].Schema()
-	cols := make([]arrow.Array, sc.NumFields())
-	defer func() {
-		for _, c := range cols {
-			if c != nil {
-				c.Release()
-			}
-		}
-	}()
-	parts := make([]arrow.Array, len(pieces))
-	for c := range cols {
-		for i, p := range pieces {
-			parts[i] = p.Column(c)
-		}
-		a, err := array.Concatenate(parts, s.opt.Allocator)
-		if err != nil {
-			return batch{}, errs.Wrap(errs.Internal, "", err, "sort: gathering rows")
-		}
-		cols[c] = a
+	all, err := array.Concatenate(pieces, s.opt.Allocator)
+	if err != nil {
+		return nil, errs.Wrap(errs.Internal, "", err, "sort: gathering rows")
 	}
-	all := s.built(array.NewRecordBatch(sc, cols, int64(n)))
-	defer s.drop(all)
-	return take(all.RecordBatch, perm)
+	defer all.Release()
+	return take(all, perm)
 }
 
 // Emit calls fn with the rows added, in key order, in batches of the
@@ -391,13 +441,13 @@ func (s *Sorter) Emit(fn func(arrow.RecordBatch) error) error {
 	s.done = true
 	if len(s.files) == 0 {
 		// Everything fit: sort in memory, write nothing.
-		refs := s.sorted()
+		sorted := sortKeys(s.keys, s.rows)
 		step := s.chunkRows()
-		for lo := 0; lo < len(refs); lo += step {
+		for lo := 0; lo < len(sorted); lo += step {
 			if err := s.ctx.Err(); err != nil {
 				return errs.Wrap(errs.Canceled, "", err, "sort")
 			}
-			rec, err := s.gather(s.recs, refs[lo:min(lo+step, len(refs))])
+			rec, err := s.gather(s.recs, refsOf(sorted[lo:min(lo+step, len(sorted))]))
 			if err != nil {
 				return err
 			}
