@@ -1,0 +1,51 @@
+package expr
+
+// Qualify returns a copy of e whose column references are prefixed with
+// the relation rel (id becomes rel.id), so that a predicate written
+// against one table can join a MERGE condition over two, where an
+// unqualified name both sides have is ambiguous. References already
+// qualified with rel are kept; e is not modified.
+func Qualify(e Expr, rel string) Expr {
+	q := func(x Expr) Expr { return Qualify(x, rel) }
+	list := func(xs []Expr) []Expr {
+		out := make([]Expr, len(xs))
+		for i, x := range xs {
+			out[i] = q(x)
+		}
+		return out
+	}
+	switch n := e.(type) {
+	case nil:
+		return nil
+	case *Column:
+		if len(n.Parts) > 1 && n.Parts[0] == rel {
+			return n
+		}
+		return &Column{At: n.At, Parts: append([]string{rel}, n.Parts...)}
+	case *Unary:
+		return &Unary{At: n.At, Op: n.Op, X: q(n.X)}
+	case *Binary:
+		return &Binary{At: n.At, Op: n.Op, L: q(n.L), R: q(n.R)}
+	case *In:
+		return &In{At: n.At, X: q(n.X), List: list(n.List), Not: n.Not}
+	case *Between:
+		return &Between{At: n.At, X: q(n.X), Lo: q(n.Lo), Hi: q(n.Hi), Not: n.Not}
+	case *IsNull:
+		return &IsNull{At: n.At, X: q(n.X), Not: n.Not}
+	case *IsBool:
+		return &IsBool{At: n.At, X: q(n.X), Value: n.Value, Not: n.Not}
+	case *Like:
+		return &Like{At: n.At, X: q(n.X), Pattern: q(n.Pattern), Escape: n.Escape, Not: n.Not, Fold: n.Fold}
+	case *Cast:
+		return &Cast{At: n.At, X: q(n.X), Type: n.Type}
+	case *Call:
+		return &Call{At: n.At, Name: n.Name, Args: list(n.Args)}
+	case *Case:
+		c := &Case{At: n.At, Operand: q(n.Operand), Else: q(n.Else), Whens: make([]When, len(n.Whens))}
+		for i, w := range n.Whens {
+			c.Whens[i] = When{Cond: q(w.Cond), Then: q(w.Then)}
+		}
+		return c
+	}
+	return e // a Literal
+}
