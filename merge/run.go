@@ -37,6 +37,10 @@ import (
 // after them, all in one MERGE commit that records the files and the
 // filter it read. A merge that changes nothing commits nothing.
 //
+// On a table not yet created (snapshot.Empty) every source row is
+// unmatched: the commit that inserts them creates the table, version 0,
+// and a merge that inserts nothing creates nothing.
+//
 // Errors are *errs.Error values: ErrInvalidArgument for a bad clause or a
 // target row several source rows match, ErrSchemaMismatch for columns that
 // do not line up, ErrSourceTooLarge, ErrCommitConflict, ErrUnsupportedTable.
@@ -50,7 +54,7 @@ func Run(ctx context.Context, snap *snapshot.Snapshot, src array.RecordReader, o
 			s, post = Stats{}, nil
 		}
 	}()
-	if snap == nil || snap.IsEmpty() {
+	if snap == nil {
 		return Stats{}, nil, errs.New(errs.TableNotFound, "", "a merge needs an existing table")
 	}
 	c, err := configure(opt)

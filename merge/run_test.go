@@ -232,3 +232,44 @@ func TestRunProbeWaitsForTheLimits(t *testing.T) {
 		t.Fatalf("the merge left %d partitions, %d files and %d bytes held", p, f, b)
 	}
 }
+
+// A merge into a table being created (snapshot.Empty) inserts what its
+// insert clauses insert and creates the table in the same commit; one
+// that inserts nothing creates nothing.
+func TestRunCreatesTable(t *testing.T) {
+	dir := t.TempDir()
+	st, err := storage.NewLocal(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	md, p, err := write.NewTable(st.URL(), "id-1", partSchema, write.NewTableOptions{PartitionBy: []string{"day"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	empty, err := snapshot.Empty(st, p, md)
+	if err != nil {
+		t.Fatal(err)
+	}
+	opt := Options{Predicate: "t.id = s.id", Clauses: []Clause{{When: NotMatched, Action: InsertAll, Predicate: "s.id > 1"}}}
+	s, _, err := Run(context.Background(), empty, reader(t, partSchema, `[{"id":1,"v":"a","day":"d1"}]`), opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := snapshot.Load(context.Background(), st); !errors.Is(err, errs.ErrTableNotFound) || s.TargetRowsInserted != 0 {
+		t.Fatalf("a merge inserting nothing: %v, %+v", err, s)
+	}
+	s, post, err := Run(context.Background(), empty, reader(t, partSchema, day1), opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := sorted("2|b|d1", "3|c|d1"); s.Version != 0 || !reflect.DeepEqual(contents(t, post), want) || s.TargetRowsInserted != 2 {
+		t.Fatalf("version %d rows %v stats %+v", s.Version, contents(t, post), s)
+	}
+	loaded, err := snapshot.Load(context.Background(), st)
+	if err != nil || !slices.Equal(loaded.PartitionColumns(), []string{"day"}) || loaded.Version() != 0 {
+		t.Fatalf("%v %v", loaded, err)
+	}
+	if ci := commitInfo(t, dir, 0); ci["operation"] != "MERGE" {
+		t.Fatalf("commitInfo %v", ci)
+	}
+}
