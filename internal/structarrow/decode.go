@@ -23,12 +23,33 @@ import (
 // (in UTC; a timestamp_ntz or date as its wall clock in UTC). Collect does
 // not release rr.
 func Collect[T any](rr array.RecordReader) ([]T, error) {
-	n, err := compile(reflect.TypeFor[T]())
+	out, err := collect(rr, reflect.TypeFor[[]T]())
 	if err != nil {
 		return nil, err
 	}
+	return out.Interface().([]T), nil
+}
+
+// CollectSlice is Collect for a slice type known only at run time
+// (sliceType a []S or []*S): it returns a value of that type.
+func CollectSlice(rr array.RecordReader, sliceType reflect.Type) (any, error) {
+	if sliceType == nil || sliceType.Kind() != reflect.Slice {
+		return nil, errs.New(errs.InvalidArgument, "", "%v is not a slice of structs", sliceType)
+	}
+	out, err := collect(rr, sliceType)
+	if err != nil {
+		return nil, err
+	}
+	return out.Interface(), nil
+}
+
+func collect(rr array.RecordReader, sliceType reflect.Type) (reflect.Value, error) {
+	n, err := compile(sliceType.Elem())
+	if err != nil {
+		return reflect.Value{}, err
+	}
+	out := reflect.MakeSlice(sliceType, 0, 0)
 	var (
-		out    []T
 		decs   []fieldDecoder
 		bound  *arrow.Schema
 		offset int
@@ -37,14 +58,16 @@ func Collect[T any](rr array.RecordReader) ([]T, error) {
 		rec := rr.RecordBatch()
 		if bound == nil || !rec.Schema().Equal(bound) {
 			if decs, err = n.structDecoders(rec.Schema().Fields(), ""); err != nil {
-				return nil, err
+				return reflect.Value{}, err
 			}
 			bound = rec.Schema()
 		}
 		cols := rec.Columns()
-		for i := range int(rec.NumRows()) {
-			var v T
-			dst := reflect.ValueOf(&v).Elem()
+		rows := int(rec.NumRows())
+		start := out.Len()
+		out = reflect.AppendSlice(out, reflect.MakeSlice(sliceType, rows, rows))
+		for i := range rows {
+			dst := out.Index(start + i)
 			if n.ptr {
 				p := reflect.New(n.base)
 				dst.Set(p)
@@ -53,15 +76,14 @@ func Collect[T any](rr array.RecordReader) ([]T, error) {
 			for _, d := range decs {
 				if err := d.dec(cols[d.col], i, dst.FieldByIndex(d.index)); err != nil {
 					ce := err.(cellError)
-					return nil, errs.New(errs.InvalidArgument, "", "column %q (%s) row %d: %s", ce.col, ce.path, offset+i, ce.msg)
+					return reflect.Value{}, errs.New(errs.InvalidArgument, "", "column %q (%s) row %d: %s", ce.col, ce.path, offset+i, ce.msg)
 				}
 			}
-			out = append(out, v)
 		}
-		offset += int(rec.NumRows())
+		offset += rows
 	}
 	if err := rr.Err(); err != nil {
-		return nil, err
+		return reflect.Value{}, err
 	}
 	return out, nil
 }

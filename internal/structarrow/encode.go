@@ -27,7 +27,21 @@ const DefaultBatchRows = 8192
 // nil row, a uint64 beyond the long range, a decimal beyond its precision)
 // ends the stream with an error from Err naming the field and the row.
 func NewReader[T any](rows []T, alloc memory.Allocator, batchRows int) (array.RecordReader, error) {
-	n, err := compile(reflect.TypeFor[T]())
+	return newReader(reflect.ValueOf(rows), alloc, batchRows)
+}
+
+// NewSliceReader is NewReader for a slice whose type is known only at run
+// time (a []S or []*S in an any), as a handler of any value has it.
+func NewSliceReader(rows any, alloc memory.Allocator, batchRows int) (array.RecordReader, error) {
+	v := reflect.ValueOf(rows)
+	if v.Kind() != reflect.Slice {
+		return nil, errs.New(errs.InvalidArgument, "", "%T is not a slice of structs", rows)
+	}
+	return newReader(v, alloc, batchRows)
+}
+
+func newReader(rows reflect.Value, alloc memory.Allocator, batchRows int) (array.RecordReader, error) {
+	n, err := compile(rows.Type().Elem())
 	if err != nil {
 		return nil, err
 	}
@@ -37,7 +51,7 @@ func NewReader[T any](rows []T, alloc memory.Allocator, batchRows int) (array.Re
 	if batchRows <= 0 {
 		batchRows = DefaultBatchRows
 	}
-	r := &reader{node: n, schema: schemaOf(n), rows: reflect.ValueOf(rows), alloc: alloc, batch: batchRows}
+	r := &reader{node: n, schema: schemaOf(n), rows: rows, alloc: alloc, batch: batchRows}
 	r.refs.Store(1)
 	return r, nil
 }

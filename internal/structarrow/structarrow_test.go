@@ -219,6 +219,27 @@ func TestRoundTrip(t *testing.T) {
 	equalOrders(t, []Order{*back[0]}, stored()[:1])
 }
 
+// The run-time forms, as a handler holding an any uses them.
+func TestSliceForms(t *testing.T) {
+	var rows any = orders()
+	rr, err := NewSliceReader(rows, nil, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rr.Release()
+	got, err := CollectSlice(rr, reflect.TypeOf(rows))
+	if err != nil {
+		t.Fatal(err)
+	}
+	equalOrders(t, got.([]Order), stored())
+	_, err = NewSliceReader(Order{}, nil, 0)
+	wantErr(t, err, errs.ErrInvalidArgument, "structarrow.Order is not a slice of structs")
+	_, err = CollectSlice(rr, reflect.TypeFor[map[string]int]())
+	wantErr(t, err, errs.ErrInvalidArgument, "map[string]int is not a slice of structs")
+	_, err = NewSliceReader([]int{1}, nil, 0)
+	wantErr(t, err, errs.ErrInvalidArgument, "int: rows must be structs")
+}
+
 func TestReaderStreamsBatches(t *testing.T) {
 	type row struct{ N int }
 	for _, tc := range []struct{ n, batch, want int }{{0, 3, 0}, {1, 3, 1}, {9, 3, 3}, {10, 3, 4}, {10, 100, 1}} {
