@@ -2,7 +2,6 @@ package write
 
 import (
 	"context"
-	"slices"
 	"time"
 
 	"github.com/deltalite-go/deltalite/internal/txn"
@@ -22,12 +21,7 @@ func (w *job) replace(ctx context.Context) (*Result, error) {
 		return nil, err
 	}
 	// Never downgrade the protocol: keep every old feature too.
-	old := w.snap.Protocol()
-	if old.MinReaderVersion > p.MinReaderVersion || old.MinWriterVersion > p.MinWriterVersion || len(protocol.DroppedFeatures(old, p)) > 0 {
-		merged := protocol.MinimalProtocol(slices.Concat(p.EffectiveWriterFeatures(), p.EffectiveReaderFeatures(),
-			old.EffectiveWriterFeatures(), old.EffectiveReaderFeatures()))
-		p = &merged
-	}
+	p, upgraded := keepFeatures(w.snap.Protocol(), p)
 	sc := mustSchema(md)
 	res := &Result{}
 	adds, err := w.writeFiles(ctx, sc, md, res)
@@ -36,8 +30,7 @@ func (w *job) replace(ctx context.Context) (*Result, error) {
 	}
 	t := txn.Begin(w.snap, op, w.txnOptions())
 	t.ReadWholeTable()
-	if p.MinReaderVersion != old.MinReaderVersion || p.MinWriterVersion != old.MinWriterVersion ||
-		!slices.Equal(p.ReaderFeatures, old.ReaderFeatures) || !slices.Equal(p.WriterFeatures, old.WriterFeatures) {
+	if upgraded {
 		t.Add(protocol.Action{Protocol: p})
 	}
 	t.Add(protocol.Action{Metadata: md})

@@ -1,0 +1,92 @@
+package write
+
+import (
+	"context"
+	"maps"
+	"slices"
+
+	"github.com/deltalite-go/deltalite/internal/errs"
+	"github.com/deltalite-go/deltalite/internal/txn"
+	"github.com/deltalite-go/deltalite/protocol"
+	"github.com/deltalite-go/deltalite/snapshot"
+)
+
+// PropertiesOptions configure SetProperties.
+type PropertiesOptions struct {
+	// CommitMaxRetries bounds retries after lost commit races (default 15;
+	// negative: none).
+	CommitMaxRetries int
+	// CommitMetadata is merged into commitInfo.
+	CommitMetadata map[string]any
+}
+
+// SetProperties sets table properties on the existing table snap shows,
+// as Spark's ALTER TABLE SET TBLPROPERTIES does: the properties are
+// checked as a new table's are, a property that needs a table feature adds
+// it to the protocol (never downgraded), and the new metaData is one
+// commit that changes no data. Properties the table already has with the
+// same values change nothing: no commit, and the result is snap. The
+// column mapping mode is refused: changing it rewrites the schema.
+func SetProperties(ctx context.Context, snap *snapshot.Snapshot, props map[string]string, o PropertiesOptions) (*snapshot.Snapshot, error) {
+	if snap == nil || snap.IsEmpty() {
+		return nil, errs.New(errs.TableNotFound, "", "setting table properties needs an existing table")
+	}
+	uri := snap.Store().URL()
+	config, features, err := checkProperties(uri, props)
+	if err != nil {
+		return nil, err
+	}
+	old := snap.Properties()
+	changed := false
+	for k, v := range config {
+		if cur, ok := old[k]; ok && cur == v {
+			continue
+		}
+		if k == protocol.PropColumnMappingMode || k == protocol.PropColumnMappingMaxID {
+			return nil, errs.New(errs.InvalidArgument, uri, "table property %s cannot be changed on an existing table (it is %q); recreate the table with mode create_or_replace", k, old[k])
+		}
+		changed = true
+	}
+	if !changed {
+		return snap, nil
+	}
+	md := *snap.Metadata()
+	md.Configuration = maps.Clone(old)
+	if md.Configuration == nil {
+		md.Configuration = map[string]string{}
+	}
+	maps.Copy(md.Configuration, config)
+	op := txn.Operation{Name: txn.OpSetProperties, Parameters: map[string]any{"properties": config}, WritesNoRows: true}
+	if err := txn.CheckWritable(snap, op); err != nil {
+		return nil, err
+	}
+	want := protocol.MinimalProtocol(append(protocol.RequiredFeatures(snap.Schema(), md.Configuration), features...))
+	if bad := protocol.UnsupportedReaderFeatures(&want); len(bad) > 0 {
+		return nil, errs.New(errs.UnsupportedTable, uri, "the table would need %s, which this engine cannot read", bad)
+	}
+	t := txn.Begin(snap, op, txn.Options{MaxRetries: o.CommitMaxRetries, Metadata: o.CommitMetadata})
+	if p, upgraded := keepFeatures(snap.Protocol(), &want); upgraded {
+		t.Add(protocol.Action{Protocol: p})
+	}
+	t.Add(protocol.Action{Metadata: &md})
+	r, err := t.Commit(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return r.Snapshot, nil
+}
+
+// keepFeatures is the protocol a table with protocol old needs to also
+// support p: p when it is no downgrade of old, else the union of both
+// (versions and features are never dropped). upgraded reports a result
+// other than old.
+func keepFeatures(old, p *protocol.Protocol) (_ *protocol.Protocol, upgraded bool) {
+	if old.MinReaderVersion > p.MinReaderVersion || old.MinWriterVersion > p.MinWriterVersion || len(protocol.DroppedFeatures(old, p)) > 0 {
+		merged := protocol.MinimalProtocol(slices.Concat(p.EffectiveWriterFeatures(), p.EffectiveReaderFeatures(),
+			old.EffectiveWriterFeatures(), old.EffectiveReaderFeatures()))
+		p = &merged
+	}
+	upgraded = p.MinReaderVersion != old.MinReaderVersion || p.MinWriterVersion != old.MinWriterVersion ||
+		!slices.Equal(p.ReaderFeatures, old.ReaderFeatures) || !slices.Equal(p.WriterFeatures, old.WriterFeatures)
+	return p, upgraded
+}
