@@ -22,9 +22,10 @@
 // [NOT] LIKE / ILIKE with % and _ and ESCAPE, arithmetic + - * / % DIV and
 // || on strings, CAST(x AS type) and x::type; literals: integers, decimals,
 // floats (1e3) with Spark's suffixes (10L, 1S, 1Y, 2.5D, 2.5F, 1.5BD),
-// strings in single or double quotes with backslash escapes (adjacent ones
-// join), X'hex', TRUE, FALSE, NULL, DATE '...', TIMESTAMP '...' and
-// TIMESTAMP_NTZ '...'; identifiers plain or `backquoted`, dotted for a
+// strings in single or double quotes with backslash escapes (a doubled
+// quote character stands for one; adjacent strings join), X'hex', TRUE,
+// FALSE, NULL, DATE '...', TIMESTAMP '...' and TIMESTAMP_NTZ '...';
+// identifiers plain or `backquoted`, dotted for a
 // relation qualifier (s.id) or struct fields (a.b.c), matched
 // case-insensitively; CASE WHEN c THEN v ... [ELSE v] END and
 // CASE x WHEN a THEN v ... [ELSE v] END; functions lower, upper, trim,

@@ -236,6 +236,13 @@ func lexString(src string, i int) (string, int, error) {
 		}
 		c := src[i]
 		if c == q {
+			// A doubled quote is one quote character, as in Spark 4 and
+			// standard SQL: 'o''x' is o'x (where 'o' 'x' joins to ox).
+			if i+1 < len(src) && src[i+1] == q {
+				sb.WriteByte(q)
+				i += 2
+				continue
+			}
 			i++
 			break
 		}

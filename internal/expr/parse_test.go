@@ -49,6 +49,7 @@ func TestParseCanonical(t *testing.T) {
 		{`a IN (.5)`, `a IN (0.5)`},
 		{`'it\'s' = "say \"hi\""`, `'it\'s' = 'say "hi"'`},
 		{`'a' 'b' = 'ab'`, `'ab' = 'ab'`},
+		{`'o''x' = "say ""hi""" AND '''' = '' AND 'a' '''b' = x`, `'o\'x' = 'say "hi"' AND '\'' = '' AND 'a\'b' = x`},
 		{`'tab\there\n' = x`, `'tab\there\n' = x`},
 		{`'\u0041\101' = 'AA'`, `'AA' = 'AA'`},
 		{`TRUE AND false OR NULL`, `TRUE AND FALSE OR NULL`},

@@ -18,6 +18,10 @@ var reserved = map[string]bool{"NOT": true, "AND": true, "OR": true, "IS": true,
 	"EXISTS": true, "DISTINCT": true, "FROM": true, "FOR": true, "SELECT": true, "WITH": true, "UNKNOWN": true,
 	"ANY": true, "ALL": true, "SOME": true, "WHEN": true, "THEN": true, "ELSE": true, "END": true}
 
+// QuoteIdent writes a column name as the parser reads it back: plain when
+// it is a plain word and no keyword, else `backquoted`.
+func QuoteIdent(s string) string { return quoteIdent(s) }
+
 func quoteIdent(s string) string {
 	plain := s != "" && isIdentStart(s[0]) && !reserved[strings.ToUpper(s)]
 	for i := 0; plain && i < len(s); i++ {
