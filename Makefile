@@ -5,7 +5,9 @@
 #   make test-short   go test without the peers (tests that need them skip)
 #   Both end with a table of the skipped tests and why (internal/testkit/testsummary);
 #   make test fails when a test skips for a missing peer or test server.
-#   make lint         gofmt, go vet, staticcheck
+#   Both also test each module of INTEGRATIONS (own go.mod, cgo allowed there),
+#   after the core: make test PKG=./scan INTEGRATIONS= tests ./scan alone.
+#   make lint         gofmt, go vet, staticcheck (the core and INTEGRATIONS)
 #   make build        static binary bin/deltalite
 #   make bench        the benchmark against delta-rs (bench/run.sh, BENCH_ARGS=...)
 #   make bench-go     Go micro-benchmarks (BENCH=regexp, PKG=packages)
@@ -29,6 +31,15 @@ TESTSUMMARY   := $(CACHE_BIN)/testsummary
 # with the peers installed by setup, such a skip means a broken environment.
 REQUIRED_SKIPS := -fail-on-skip-prefix 'missing peer: ' -fail-on-skip-prefix 'missing test server: '
 
+# Modules of their own under integrations/, so the core binary stays cgo-free.
+# TAGS_<dir> are the build tags a module needs (duckdb-go's Arrow interface is
+# behind duckdb_arrow).
+INTEGRATIONS  ?= integrations/duckdb
+TAGS_integrations/duckdb := duckdb_arrow
+# in-integrations runs $(1) in each integration module's directory, with
+# $(TAGS) its build tags; the first failure stops the recipe.
+in-integrations = $(foreach m,$(INTEGRATIONS),(cd $(CURDIR)/$(m) && TAGS='$(TAGS_$(m))' && $(1)) &&) true
+
 .PHONY: all test test-short testsummary setup lint fmt-check vet staticcheck build bench bench-go clean
 
 all: build
@@ -39,9 +50,12 @@ setup:
 test: setup testsummary
 	DELTALITE_REQUIRE_PEERS=1 DELTALITE_REQUIRE_CLOUD_SERVERS=1 $(GO) test -json -timeout $(TEST_TIMEOUT) $(TEST_FLAGS) $(PKG) \
 		| $(TESTSUMMARY) $(REQUIRED_SKIPS)
+	$(call in-integrations,DELTALITE_REQUIRE_PEERS=1 $(GO) test -json -tags "$$TAGS" -timeout $(TEST_TIMEOUT) $(TEST_FLAGS) ./... \
+		| $(TESTSUMMARY) $(REQUIRED_SKIPS))
 
 test-short: testsummary
 	DELTALITE_REQUIRE_PEERS=0 $(GO) test -json -short -timeout 15m $(TEST_FLAGS) $(PKG) | $(TESTSUMMARY)
+	$(call in-integrations,DELTALITE_REQUIRE_PEERS=0 $(GO) test -json -short -tags "$$TAGS" -timeout 15m $(TEST_FLAGS) ./... | $(TESTSUMMARY))
 
 # Always rebuilt: go build's cache makes that a fraction of a second.
 testsummary:
@@ -55,6 +69,7 @@ fmt-check:
 
 vet:
 	$(GO) vet $(PKG)
+	$(call in-integrations,$(GO) vet -tags "$$TAGS" ./...)
 
 $(STATICCHECK):
 	GOBIN=$(CACHE_BIN) $(GO) install honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION)
@@ -62,6 +77,7 @@ $(STATICCHECK):
 staticcheck: $(STATICCHECK)
 	@$(STATICCHECK) -version | grep -q '($(STATICCHECK_VERSION:v%=%))' || GOBIN=$(CACHE_BIN) $(GO) install honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION)
 	$(STATICCHECK) $(PKG)
+	$(call in-integrations,$(STATICCHECK) -tags "$$TAGS" ./...)
 
 build:
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '-s -w' -o bin/deltalite ./cmd/deltalite
