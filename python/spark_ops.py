@@ -7,6 +7,9 @@ is paid once for many operations.
       Reads one request per line on stdin, {"id": N, "ops": [...]}, and answers
       each with one line {"id": N, "results": [...]}; exits at end of input.
       Everything else the process prints goes to stderr.
+  spark_ops.py --connect-server PORT
+      Becomes a Spark Connect server with Delta on 127.0.0.1:PORT, from the
+      pinned pyspark and the cached Delta jars (scripts/spark-connect-server.sh).
   spark_ops.py --resolve
       Resolves the Delta jars from Maven Central into .cache, runs a small
       Delta workload and records the classes it loads into a JVM class-data
@@ -117,6 +120,11 @@ def main(argv):
     if argv[:1] == ["--serve"]:
         serve()
         return 0
+    if argv[:1] == ["--connect-server"] and len(argv) == 2:
+        cmd, env = peer_spark.connect_server_command(int(argv[1]))
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os.execve(cmd[0], cmd, env)
     if argv[:1] in (["--resolve"], ["--archive"]):
         prepare(resolve=argv[0] == "--resolve")
         return 0

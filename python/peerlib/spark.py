@@ -97,12 +97,12 @@ def archive_ok():
     return archive_file().exists() and key.exists() and key.read_text().strip() == _archive_key()
 
 
-def _builder(extra, archive_opt=""):
+def _conf(extra, archive_opt=""):
+    """The Spark configuration of a local session with Delta (extra added),
+    with a fresh scratch directory for its warehouse and spill files."""
     os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
-    from pyspark.sql import SparkSession
-
     scratch = tempfile.mkdtemp(prefix="deltalite-spark-")
     _scratch_dirs.append(scratch)
     conf = {
@@ -123,17 +123,55 @@ def _builder(extra, archive_opt=""):
         "spark.databricks.delta.retentionDurationCheck.enabled": "false",
     }
     conf.update(extra)
-    builder = SparkSession.builder.master(os.environ.get("DELTALITE_SPARK_MASTER", "local[2]")).appName("deltalite-peers")
-    for k, v in conf.items():
+    return conf
+
+
+def _master():
+    return os.environ.get("DELTALITE_SPARK_MASTER", "local[2]")
+
+
+def _builder(extra, archive_opt=""):
+    from pyspark.sql import SparkSession
+
+    builder = SparkSession.builder.master(_master()).appName("deltalite-peers")
+    for k, v in _conf(extra, archive_opt).items():
         builder = builder.config(k, v)
     return builder
+
+
+def _archive_opt():
+    return f"-XX:SharedArchiveFile={archive_file()}" if archive_ok() else ""
+
+
+def connect_server_command(port):
+    """The command of a Spark Connect server with Delta, bound to
+    127.0.0.1:port, as the local sessions are configured: the pinned
+    pyspark's spark-submit with the cached Delta jars (nothing is
+    downloaded). Its scratch directory is left for the caller to remove
+    (DELTALITE_SPARK_SCRATCH names it)."""
+    import pyspark
+
+    home = os.path.dirname(pyspark.__file__)
+    conf = _conf(
+        {
+            "spark.jars": ",".join(jar_list()),
+            "spark.connect.grpc.binding.address": "127.0.0.1",
+            "spark.connect.grpc.binding.port": str(port),
+        },
+        _archive_opt(),
+    )
+    cmd = [os.path.join(home, "bin", "spark-submit"), "--master", _master(), "--name", "deltalite-connect",
+           "--class", "org.apache.spark.sql.connect.service.SparkConnectServer"]
+    for k, v in conf.items():
+        cmd += ["--conf", f"{k}={v}"]
+    env = dict(os.environ, SPARK_HOME=home, DELTALITE_SPARK_SCRATCH=_scratch_dirs[-1])
+    return cmd, env
 
 
 def session():
     """A local Spark session with Delta, from the cached jars (and with the
     class archive that setup made, when it matches: it halves start-up)."""
-    archive_opt = f"-XX:SharedArchiveFile={archive_file()}" if archive_ok() else ""
-    s = _builder({"spark.jars": ",".join(jar_list())}, archive_opt).getOrCreate()
+    s = _builder({"spark.jars": ",".join(jar_list())}, _archive_opt()).getOrCreate()
     s.sparkContext.setLogLevel("ERROR")
     return s
 
