@@ -155,10 +155,11 @@ func Monthly(start time.Time, opts ...WindowOption) Definition {
 // Cron partitions time into the windows between consecutive ticks of a
 // 5-field cron schedule (keys "%Y-%m-%dT%H:%M:%S").
 func Cron(schedule string, start time.Time, opts ...WindowOption) (Definition, error) {
-	w := newWindow(KindTimeWindow, schedule, FormatWindow, start, 0, opts)
-	if strings.TrimSpace(schedule) == "" && w.err == nil {
-		w.err = invalid("a cron time window needs a schedule such as \"0 0 * * 1\"")
+	if strings.TrimSpace(schedule) == "" {
+		err := invalid("a cron time window needs a schedule such as \"0 0 * * 1\"")
+		return &TimeWindow{kind: KindTimeWindow, loc: time.UTC, err: err}, err
 	}
+	w := newWindow(KindTimeWindow, schedule, FormatWindow, start, 0, opts)
 	return w, w.err
 }
 

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"maps"
 	"os"
 	"slices"
@@ -38,7 +37,7 @@ var definitionFields = map[string][]string{
 // "2024-01-01T05:00:00" or "2024-01-01 05:00:00").
 func ParseDefinition(s string) (Definition, error) {
 	src, text := "partitions definition", strings.TrimSpace(s)
-	if !strings.HasPrefix(text, "{") {
+	if !strings.HasPrefix(text, "{") && !strings.HasPrefix(text, "[") {
 		b, err := os.ReadFile(text)
 		if err != nil {
 			if errors.Is(err, os.ErrNotExist) {
@@ -49,12 +48,8 @@ func ParseDefinition(s string) (Definition, error) {
 		src, text = text, string(b)
 	}
 	var raw json.RawMessage
-	dec := json.NewDecoder(strings.NewReader(text))
-	if err := dec.Decode(&raw); err != nil {
+	if err := json.Unmarshal([]byte(text), &raw); err != nil {
 		return nil, invalid("%s: %s", src, jsonError(text, err))
-	}
-	if dec.More() {
-		return nil, invalid("%s: %s: more than one JSON value", src, lineCol(text, int(dec.InputOffset())))
 	}
 	d, err := decodeDefinition(raw, "")
 	if err != nil {
@@ -217,10 +212,7 @@ func parseWallClock(s string) (time.Time, error) {
 func jsonError(text string, err error) string {
 	var se *json.SyntaxError
 	if errors.As(err, &se) {
-		return fmt.Sprintf("%s: %v", lineCol(text, int(se.Offset)), err)
-	}
-	if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
-		return fmt.Sprintf("%s: the JSON ends early", lineCol(text, len(text)))
+		return fmt.Sprintf("%s: %v", lineCol(text, int(se.Offset)-1), err)
 	}
 	return err.Error()
 }
