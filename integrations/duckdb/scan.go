@@ -289,7 +289,7 @@ func (s *source) start(ch duckdb.DataChunk) error {
 		FilesLive: len(s.table.Snapshot().Files()), FilesRead: len(e.Files), FilesSkipped: len(e.Skipped),
 	}
 	s.stats.add(s.stat)
-	s.rr, err = sc.With(scan.WithFiles(files...)).RecordReader(s.ctx)
+	s.rr, err = ScanReader(s.ctx, sc.With(scan.WithFiles(files...)))
 	return err
 }
 

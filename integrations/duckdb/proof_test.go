@@ -1,0 +1,179 @@
+package duckdbio
+
+import (
+	"bytes"
+	"context"
+	"database/sql"
+	"database/sql/driver"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/duckdb/duckdb-go/v2"
+
+	"github.com/deltalite-go/deltalite"
+	"github.com/deltalite-go/deltalite/scan"
+)
+
+// canonical runs SELECT * FROM source on conn and returns its rows as
+// text, sorted: each value cast to VARCHAR (BLOBs in lower-case hex, as the
+// peers' canonical form has them), NULL as "NULL", values joined by "|".
+func canonical(t *testing.T, conn *sql.Conn, source string) []string {
+	t.Helper()
+	ctx := context.Background()
+	desc, err := conn.QueryContext(ctx, "DESCRIBE SELECT * FROM "+source)
+	if err != nil {
+		t.Fatalf("describe %s: %v", source, err)
+	}
+	var exprs []string
+	for desc.Next() {
+		var name, typ string
+		var null, key, def, extra sql.NullString
+		if err := desc.Scan(&name, &typ, &null, &key, &def, &extra); err != nil {
+			t.Fatal(err)
+		}
+		e := "CAST(" + quoteIdent(name) + " AS VARCHAR)"
+		if typ == "BLOB" {
+			e = "lower(hex(" + quoteIdent(name) + "))"
+		}
+		exprs = append(exprs, "coalesce("+e+", 'NULL')")
+	}
+	desc.Close()
+	got := rows(t, conn, "SELECT "+strings.Join(exprs, ", ")+" FROM "+source)
+	slices.Sort(got)
+	return got
+}
+
+// ourScan registers the engine's own scan of the table (deltalite.Open and
+// scan, no DuckDB table function) as a view of conn, and returns its name.
+func ourScan(t *testing.T, conn *sql.Conn, uri string, opts ...deltalite.Option) string {
+	t.Helper()
+	ctx := context.Background()
+	tbl, err := deltalite.Open(ctx, uri, opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rr, err := ScanReader(ctx, tbl.Scan(scan.WithBatchSize(3)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(rr.Release)
+	name := fmt.Sprintf("ours_%d", len(t.Name())+int(tbl.Version())*1000)
+	err = conn.Raw(func(dc any) error {
+		ar, err := duckdb.NewArrowFromConn(dc.(driver.Conn))
+		if err != nil {
+			return err
+		}
+		release, err := ar.RegisterView(rr, name)
+		if err == nil {
+			t.Cleanup(release)
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return name
+}
+
+// deltaRS reads the table with delta-rs (python/read_table.py in the test
+// environment) and returns its rows in canonical's form.
+func deltaRS(t *testing.T, uri string, version int64) []string {
+	t.Helper()
+	root, _ := filepath.Abs("../..")
+	py := filepath.Join(root, ".venv", "bin", "python")
+	if _, err := os.Stat(filepath.Join(root, ".venv", ".deltalite-requirements")); err != nil {
+		missing(t, "no complete Python test environment in %s (make setup)", filepath.Join(root, ".venv"))
+	}
+	args := []string{filepath.Join(root, "python", "read_table.py"), uri, "--engine", "deltalake"}
+	if version >= 0 {
+		args = append(args, "--version", strconv.FormatInt(version, 10))
+	}
+	cmd := exec.Command(py, args...)
+	cmd.Env = append(os.Environ(), "DELTALITE_ROOT="+root, "PYTHONDONTWRITEBYTECODE=1")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("delta-rs read of %s: %v\n%s", uri, err, stderr.Bytes())
+	}
+	var doc struct {
+		Columns []string         `json:"columns"`
+		Rows    []map[string]any `json:"rows"`
+	}
+	dec := json.NewDecoder(bytes.NewReader(out))
+	dec.UseNumber()
+	if err := dec.Decode(&doc); err != nil {
+		t.Fatalf("delta-rs output: %v", err)
+	}
+	var got []string
+	for _, r := range doc.Rows {
+		parts := make([]string, len(doc.Columns))
+		for i, c := range doc.Columns {
+			switch v := r[c].(type) {
+			case nil:
+				parts[i] = "NULL"
+			default:
+				parts[i] = fmt.Sprint(v)
+			}
+		}
+		got = append(got, strings.Join(parts, "|"))
+	}
+	slices.Sort(got)
+	return got
+}
+
+// TestDeltaScanAgreesWithOurScanAndDeltaRS reads conformance tables with
+// deletion vectors, column mapping (partitioned too), partitions with
+// nulls and escapes, and older versions: delta_scan, our scan and
+// delta-rs give the same rows.
+func TestDeltaScanAgreesWithOurScanAndDeltaRS(t *testing.T) {
+	cases := []struct {
+		table   string
+		version int64 // -1: latest
+		rows    int
+	}{
+		{"dat/deletion_vectors/delta", -1, 1},
+		{"delta-rs/table-with-dv-small", -1, 8},
+		{"dat/column_mapping/delta", -1, 10},
+		{"delta-rs/table_with_column_mapping", -1, 5},
+		{"delta-rs/table_with_partitioning_mapping", -1, 2},
+		{"dat/basic_partitioned/delta", -1, 6},
+		{"dat/basic_partitioned/delta", 0, 3},
+		{"dat/multi_partitioned/delta", 1, 5},
+		{"dat/multi_partitioned/delta", -1, 2},
+	}
+	conn := testConn(t, ScanOptions{})
+	for _, c := range cases {
+		t.Run(fmt.Sprintf("%s@%d", c.table, c.version), func(t *testing.T) {
+			uri := corpus(t, c.table)
+			call := "delta_scan(" + quote(uri) + ")"
+			var opts []deltalite.Option
+			if c.version >= 0 {
+				call = fmt.Sprintf("delta_scan(%s, version => %d)", quote(uri), c.version)
+				opts = append(opts, deltalite.WithVersion(c.version))
+			}
+			got := canonical(t, conn, call)
+			if len(got) != c.rows {
+				t.Fatalf("delta_scan: %d rows, want %d: %v", len(got), c.rows, got)
+			}
+			ours := canonical(t, conn, ourScan(t, conn, uri, opts...))
+			if !slices.Equal(got, ours) {
+				t.Fatalf("delta_scan and our scan differ:\n%v\n%v", got, ours)
+			}
+			if testing.Short() {
+				return // delta-rs takes seconds a read
+			}
+			peer := deltaRS(t, uri, c.version)
+			if !slices.Equal(got, peer) {
+				t.Fatalf("delta_scan and delta-rs differ:\n%v\n%v", got, peer)
+			}
+		})
+	}
+}

@@ -1,0 +1,97 @@
+package duckdbio
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/deltalite-go/deltalite"
+)
+
+// fourFiles writes a table of 400 rows in four files: two partitions (day)
+// and, in each, two appends of disjoint id ranges (for statistics).
+func fourFiles(t *testing.T, s *Session) string {
+	t.Helper()
+	uri := filepath.Join(t.TempDir(), "events")
+	for i := range 2 {
+		q := fmt.Sprintf("SELECT i AS id, CASE WHEN i %% 2 = 0 THEN 'mon' ELSE 'tue' END AS day, i * 10 AS v FROM range(%d, %d) t(i)", i*200, i*200+200)
+		if _, err := s.SQL(q).Write(context.Background(), uri, deltalite.WriteOptions{Mode: deltalite.ModeAppend, PartitionBy: []string{"day"}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return uri
+}
+
+// TestFilterReadsFewerFiles: a partition filter prunes files exactly and a
+// data-column filter skips files by statistics; both are counted, and the
+// rows are those of the unfiltered scan that match.
+func TestFilterReadsFewerFiles(t *testing.T) {
+	stats := &Stats{}
+	s := testSession(t, &Resource{Stats: stats})
+	uri := fourFiles(t, s)
+	cases := []struct {
+		filter        string
+		read, skipped int
+		where         string // the same predicate in DuckDB's SQL
+	}{
+		{"", 4, 0, "true"},
+		{"day = 'tue'", 2, 2, "day = 'tue'"},
+		{"id >= 250", 2, 2, "id >= 250"},
+		{"id < 100 AND day = 'mon'", 1, 3, "id < 100 AND day = 'mon'"},
+	}
+	for _, c := range cases {
+		t.Run(c.filter, func(t *testing.T) {
+			stats.Reset()
+			got := rows(t, s.Conn(), fmt.Sprintf("SELECT id, day, v FROM delta_scan(%s, filter => %s) ORDER BY id", quote(uri), quote(c.filter)))
+			want := rows(t, s.Conn(), fmt.Sprintf("SELECT id, day, v FROM delta_scan(%s) WHERE %s ORDER BY id", quote(uri), c.where))
+			if len(got) == 0 || !slices.Equal(got, want) {
+				t.Fatalf("filter %q: %d rows, want the %d of WHERE %s", c.filter, len(got), len(want), c.where)
+			}
+			sc := stats.Scans()[0]
+			if sc.FilesLive != 4 || sc.FilesRead != c.read || sc.FilesSkipped != c.skipped {
+				t.Fatalf("filter %q read %d of %d files, skipped %d; want %d read, %d skipped", c.filter, sc.FilesRead, sc.FilesLive, sc.FilesSkipped, c.read, c.skipped)
+			}
+		})
+	}
+}
+
+func TestDeltaScanTimeTravelAndErrors(t *testing.T) {
+	ctx := context.Background()
+	s := testSession(t, &Resource{})
+	uri := fourFiles(t, s)
+	tbl, err := deltalite.Open(ctx, uri)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hist, err := tbl.History(ctx, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v0 := hist[len(hist)-1].Timestamp.UTC().Format(time.RFC3339Nano)
+	for q, want := range map[string]string{
+		`SELECT count(*) FROM delta_scan(%s, "timestamp" => '` + v0 + `')`: "200",
+		`SELECT count(*) FROM delta_scan(%s, "timestamp" => '2999-01-01')`: "400",
+		`SELECT count(*) FROM delta_scan(%s, version => 0)`:                "200",
+		`SELECT count(*) FROM delta_scan(%s)`:                              "400",
+	} {
+		if got := rows(t, s.Conn(), fmt.Sprintf(q, quote(uri))); strings.Join(got, ",") != want {
+			t.Errorf("%s = %v, want %s", q, got, want)
+		}
+	}
+	for q, want := range map[string]string{
+		`SELECT * FROM delta_scan(%s, filter => 'nope = 1')`:                      `filter "nope = 1"`,
+		`SELECT * FROM delta_scan(%s, version => 7)`:                              "version 7",
+		`SELECT * FROM delta_scan(%s, version => 0, "timestamp" => '2026-01-01')`: "not both",
+		`SELECT * FROM delta_scan(%s, "timestamp" => 'yesterday')`:                "RFC 3339",
+		`SELECT * FROM delta_scan(%s || '-missing')`:                              "events-missing",
+	} {
+		_, err := s.Conn().QueryContext(ctx, fmt.Sprintf(q, quote(uri)))
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: error %v, want one saying %q", q, err, want)
+		}
+	}
+}
