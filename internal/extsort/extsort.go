@@ -13,16 +13,21 @@
 // # Memory
 //
 // Options.MaxBytes bounds what the sorter holds by its own accounting:
-// the rows added and not yet spilled with their keys and index entries,
-// the chunks of runs read back while merging and the batch being built.
-// Added rows fill at most MaxBytes less room for one output batch (a
-// chunk, MaxBytes/(FanIn+4)); then they are sorted and written to a run
-// file in chunks. Merging reads one chunk of each of at most FanIn runs
-// at once, and merges runs FanIn at a time into longer runs until FanIn
-// remain, so the chunks in memory never pass MaxBytes whatever the number
-// of runs. The batches passed to Add are the caller's until Add returns
-// and count against MaxBytes while held; a batch larger than the room is
-// spilled alone, so a caller keeps its batches well below MaxBytes.
+// the rows added and not yet spilled with their keys and sort entries,
+// the chunks of runs read back while merging and the batches being built.
+// Added rows fill a run of at most half of MaxBytes less room for the
+// copies a spill makes (three chunks, a chunk being MaxBytes/(2*FanIn+4));
+// then a goroutine of its own sorts the run and writes it to a run file in
+// chunks while Add fills the next run. Add waits when the next run is full
+// before the spill is done, so at most two runs are held. Merging reads
+// one chunk of each of at most FanIn runs at once (less than half of
+// MaxBytes), keeps the chunks its output batch still refers to up to an
+// eighth of MaxBytes and builds output batches of up to an eighth; with
+// more than FanIn runs, it first merges the fewest consecutive runs into
+// one that leave FanIn. The batches passed to Add are the caller's until
+// Add returns and count against MaxBytes while held; a batch larger than
+// a run's room is spilled alone, so a caller keeps its batches well below
+// MaxBytes.
 // Options.Budget, when set, is charged MaxBytes from New to Close so that
 // the process-wide limits see the sort.
 //
@@ -41,6 +46,7 @@ import (
 	"errors"
 	"os"
 	"slices"
+	"sync"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -55,7 +61,9 @@ import (
 // Defaults of the options.
 const (
 	DefaultMaxBytes = 64 << 20
-	DefaultFanIn    = 8
+	// DefaultFanIn merges the runs of a partition 32 times the budget in
+	// one pass, with chunks of a 132nd of the budget (512 KiB of 64 MiB).
+	DefaultFanIn = 64
 	// rowOverhead is what the sorter holds per buffered row besides the
 	// batch's and the key's bytes: the key's slice header and a sort entry.
 	rowOverhead = 24 + 16
@@ -67,7 +75,7 @@ type Options struct {
 	MaxBytes int64
 	// TempDir is where runs spill (default os.TempDir()).
 	TempDir string
-	// FanIn is the most runs merged at once (default 8, at least 2).
+	// FanIn is the most runs merged at once (default 64, at least 2).
 	FanIn int
 	// Budget, when set, is charged MaxBytes while the sorter is open.
 	Budget *limits.Budget
@@ -87,7 +95,8 @@ type Stats struct {
 // ref is one row: its batch (or run) and its row in it.
 type ref struct{ b, r int32 }
 
-// Sorter sorts the rows added to it. It is not safe for concurrent use.
+// Sorter sorts the rows added to it. It is not safe for concurrent use:
+// its own spilling goroutine is the only one that runs beside the caller.
 type Sorter struct {
 	opt        Options
 	ctx        context.Context
@@ -97,13 +106,22 @@ type Sorter struct {
 	chunkBytes int64
 	rowBytes   int64 // bytes per row (batch and key) measured so far, for chunk rows
 
+	cur     runRows    // the run being filled
+	spilled chan error // the background spill's result; nil when none runs
+	done    bool
+
+	mu    sync.Mutex // guards what the spilling goroutine shares: below
+	held  int64      // bytes held by the accounting
+	files []string
+	stats Stats
+}
+
+// runRows are rows added and not yet spilled.
+type runRows struct {
 	recs  []arrow.RecordBatch
 	keys  [][][]byte
 	rows  int
-	held  int64 // bytes held by the accounting
-	files []string
-	stats Stats
-	done  bool
+	bytes int64 // their accounted bytes
 }
 
 // New returns a Sorter of batches of schema sc.
@@ -124,7 +142,7 @@ func New(ctx context.Context, sc *arrow.Schema, opt Options) (*Sorter, error) {
 	if opt.Allocator == nil {
 		opt.Allocator = memory.DefaultAllocator
 	}
-	s := &Sorter{opt: opt, ctx: ctx, in: sc, chunkBytes: max(opt.MaxBytes/int64(opt.FanIn+4), 1)}
+	s := &Sorter{opt: opt, ctx: ctx, in: sc, chunkBytes: max(opt.MaxBytes/int64(2*opt.FanIn+4), 1)}
 	fields := append(slices.Clone(sc.Fields()), arrow.Field{Name: "zorder_key", Type: arrow.BinaryTypes.Binary})
 	s.spill = arrow.NewSchema(fields, nil)
 	if opt.Budget != nil {
@@ -147,18 +165,36 @@ func recordBytes(rec arrow.RecordBatch) int64 {
 }
 
 // Stats reports what the sort did so far.
-func (s *Sorter) Stats() Stats { return s.stats }
-
-func (s *Sorter) use(n int64) {
-	s.held += n
-	s.stats.PeakBytes = max(s.stats.PeakBytes, s.held)
+func (s *Sorter) Stats() Stats {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.stats
 }
 
-func (s *Sorter) free(n int64) { s.held -= n }
+func (s *Sorter) use(n int64) {
+	s.mu.Lock()
+	s.held += n
+	s.stats.PeakBytes = max(s.stats.PeakBytes, s.held)
+	s.mu.Unlock()
+}
 
-// room is what added rows may take: MaxBytes less the transient copies of
-// one chunk while a run is written (see gather).
-func (s *Sorter) room() int64 { return s.opt.MaxBytes - 3*s.chunkBytes }
+func (s *Sorter) free(n int64) {
+	s.mu.Lock()
+	s.held -= n
+	s.mu.Unlock()
+}
+
+// heldBytes is what the accounting holds.
+func (s *Sorter) heldBytes() int64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.held
+}
+
+// room is what one run's added rows may take: half of MaxBytes less the
+// transient copies of one chunk while a run is written (see gather), so
+// that a run filling and a run spilling fit together.
+func (s *Sorter) room() int64 { return max((s.opt.MaxBytes-3*s.chunkBytes)/2, 1) }
 
 // Add adds the rows of rec with their keys (one per row). The sorter
 // retains rec and keeps keys; the caller must not modify them.
@@ -182,22 +218,48 @@ func (s *Sorter) Add(rec arrow.RecordBatch, keys [][]byte) error {
 	for _, k := range keys {
 		cost += int64(len(k))
 	}
-	if s.rows > 0 && s.held+cost > s.room() {
-		if err := s.spillRun(); err != nil {
+	if s.cur.rows > 0 && s.cur.bytes+cost > s.room() {
+		if err := s.startSpill(); err != nil {
 			return err
 		}
 	}
 	rec.Retain()
-	s.recs = append(s.recs, rec)
-	s.keys = append(s.keys, keys)
-	s.rows += len(keys)
-	s.stats.Rows += int64(len(keys))
+	s.cur.recs = append(s.cur.recs, rec)
+	s.cur.keys = append(s.cur.keys, keys)
+	s.cur.rows += len(keys)
+	s.cur.bytes += cost
 	s.use(cost)
+	s.mu.Lock()
+	s.stats.Rows += int64(len(keys))
+	s.mu.Unlock()
 	s.rowBytes = max(s.rowBytes, (cost+int64(len(keys))-1)/int64(len(keys)))
-	if s.held > s.room() {
-		return s.spillRun()
+	if s.cur.bytes > s.room() {
+		return s.startSpill()
 	}
 	return nil
+}
+
+// startSpill hands the run being filled to a goroutine that sorts and
+// spills it, once the previous spill is done.
+func (s *Sorter) startSpill() error {
+	if err := s.waitSpill(); err != nil {
+		return err
+	}
+	r, step := s.cur, s.chunkRows()
+	s.cur = runRows{}
+	s.spilled = make(chan error, 1)
+	go func() { s.spilled <- s.spillRun(r, step) }()
+	return nil
+}
+
+// waitSpill waits for the background spill, if any, and returns its error.
+func (s *Sorter) waitSpill() error {
+	if s.spilled == nil {
+		return nil
+	}
+	err := <-s.spilled
+	s.spilled = nil
+	return err
 }
 
 // chunkRows is how many rows a chunk of a run holds.
@@ -212,9 +274,11 @@ type sortRef struct {
 	ref
 }
 
-// prefix is the first 8 bytes of k, big endian, zero padded: ordering by
-// it and then by the whole key is ordering by the key.
-func prefix(k []byte) uint64 {
+// prefix is the 8 bytes of k from at, big endian, zero padded: ordering
+// keys that share their first at bytes by it, and then by the rest, is
+// ordering them by the key.
+func prefix(k []byte, at int) uint64 {
+	k = k[min(at, len(k)):]
 	if len(k) >= 8 {
 		return binary.BigEndian.Uint64(k)
 	}
@@ -223,22 +287,50 @@ func prefix(k []byte) uint64 {
 	return binary.BigEndian.Uint64(b[:])
 }
 
+// commonPrefix is how many leading bytes all keys share: z-order keys
+// start with their columns' null bytes and the high bytes of values of a
+// narrow range, which say nothing about the order.
+func commonPrefix(keys [][][]byte) int {
+	var first []byte
+	n := -1
+	for _, ks := range keys {
+		for _, k := range ks {
+			if n < 0 {
+				first, n = k, len(k)
+				continue
+			}
+			m := min(n, len(k))
+			i := 0
+			for i < m && k[i] == first[i] {
+				i++
+			}
+			n = i
+			if n == 0 {
+				return 0
+			}
+		}
+	}
+	return max(n, 0)
+}
+
 // sortKeys returns the rows of keys (per batch) in key order, rows of
 // equal keys in the order added: (batch, row) breaks ties, so an unstable
 // sort is stable, and much faster than slices.SortStableFunc's
-// insertion-and-rotation merges.
+// insertion-and-rotation merges. The bytes every key shares are skipped.
 func sortKeys(keys [][][]byte, rows int) []sortRef {
+	at := commonPrefix(keys)
 	refs := make([]sortRef, 0, rows)
 	for b, ks := range keys {
 		for r, k := range ks {
-			refs = append(refs, sortRef{prefix(k), ref{int32(b), int32(r)}})
+			refs = append(refs, sortRef{prefix(k, at), ref{int32(b), int32(r)}})
 		}
 	}
 	slices.SortFunc(refs, func(x, y sortRef) int {
 		if x.p != y.p {
 			return cmp.Compare(x.p, y.p)
 		}
-		if c := bytes.Compare(keys[x.b][x.r], keys[y.b][y.r]); c != 0 {
+		kx, ky := keys[x.b][x.r], keys[y.b][y.r]
+		if c := bytes.Compare(kx[min(at, len(kx)):], ky[min(at, len(ky)):]); c != 0 {
 			return c
 		}
 		if x.b != y.b {
@@ -258,34 +350,35 @@ func refsOf(sorted []sortRef) []ref {
 	return out
 }
 
-// releaseRun drops the buffered rows.
-func (s *Sorter) releaseRun() {
-	for _, r := range s.recs {
-		r.Release()
+// release drops a run's rows.
+func (s *Sorter) release(r *runRows) {
+	for _, rec := range r.recs {
+		rec.Release()
 	}
-	s.recs, s.keys, s.rows = nil, nil, 0
-	s.free(s.held)
+	s.free(r.bytes)
+	*r = runRows{}
 }
 
-// spillRun sorts the buffered rows and writes them to a new run file.
-func (s *Sorter) spillRun() error {
-	sorted := sortKeys(s.keys, s.rows)
+// spillRun sorts a run's rows and writes them to a new run file in chunks
+// of step rows; it releases the rows whatever happens.
+func (s *Sorter) spillRun(r runRows, step int) error {
+	defer s.release(&r)
+	sorted := sortKeys(r.keys, r.rows)
 	w, err := s.create()
 	if err != nil {
 		return err
 	}
-	step := s.chunkRows()
 	keys := make([][]byte, 0, step)
 	for lo := 0; lo < len(sorted); lo += step {
 		part := refsOf(sorted[lo:min(lo+step, len(sorted))])
-		rec, err := s.gather(s.recs, part)
+		rec, err := s.gather(r.recs, part)
 		if err != nil {
 			w.abort()
 			return err
 		}
 		keys = keys[:0]
-		for _, r := range part {
-			keys = append(keys, s.keys[r.b][r.r])
+		for _, ref := range part {
+			keys = append(keys, r.keys[ref.b][ref.r])
 		}
 		ka := binaryOf(s.opt.Allocator, keys)
 		cols := append(slices.Clone(rec.Columns()), ka)
@@ -299,7 +392,6 @@ func (s *Sorter) spillRun() error {
 			return err
 		}
 	}
-	s.releaseRun()
 	return w.close()
 }
 
@@ -439,15 +531,19 @@ func (s *Sorter) Emit(fn func(arrow.RecordBatch) error) error {
 		return errs.New(errs.InvalidArgument, "", "sort: Emit after Emit or Close")
 	}
 	s.done = true
-	if len(s.files) == 0 {
+	if err := s.waitSpill(); err != nil {
+		return err
+	}
+	if len(s.fileList()) == 0 {
 		// Everything fit: sort in memory, write nothing.
-		sorted := sortKeys(s.keys, s.rows)
-		step := s.chunkRows()
+		defer s.release(&s.cur)
+		sorted := sortKeys(s.cur.keys, s.cur.rows)
+		step := s.outRows()
 		for lo := 0; lo < len(sorted); lo += step {
 			if err := s.ctx.Err(); err != nil {
 				return errs.Wrap(errs.Canceled, "", err, "sort")
 			}
-			rec, err := s.gather(s.recs, refsOf(sorted[lo:min(lo+step, len(sorted))]))
+			rec, err := s.gather(s.cur.recs, refsOf(sorted[lo:min(lo+step, len(sorted))]))
 			if err != nil {
 				return err
 			}
@@ -457,39 +553,39 @@ func (s *Sorter) Emit(fn func(arrow.RecordBatch) error) error {
 				return err
 			}
 		}
-		s.releaseRun()
 		return nil
 	}
-	if s.rows > 0 {
-		if err := s.spillRun(); err != nil {
+	if s.cur.rows > 0 {
+		r := s.cur
+		s.cur = runRows{}
+		if err := s.spillRun(r, s.chunkRows()); err != nil {
 			return err
 		}
 	}
-	// Merge passes keep the runs in the order of their rows, for stability.
-	runs := slices.Clone(s.files)
-	for len(runs) > s.opt.FanIn {
-		var next []string
-		for lo := 0; lo < len(runs); lo += s.opt.FanIn {
-			group := runs[lo:min(lo+s.opt.FanIn, len(runs))]
-			if len(group) == 1 {
-				next = append(next, group[0])
-				continue
-			}
-			w, err := s.create()
-			if err != nil {
-				return err
-			}
-			if err := s.merge(group, w.write); err != nil {
-				w.abort()
-				return err
-			}
-			if err := w.close(); err != nil {
-				return err
-			}
-			s.remove(group)
-			next = append(next, w.f.Name())
+	// With more runs than FanIn, merge the fewest consecutive runs that
+	// leave FanIn (FanIn at a time while more are needed, each group after
+	// the last one merged, so that no rows are merged twice before every
+	// run was once). Consecutive runs keep the rows' order, for stability.
+	runs := s.fileList()
+	for pos := 0; len(runs) > s.opt.FanIn; pos++ {
+		k := min(s.opt.FanIn, len(runs)-s.opt.FanIn+1)
+		if pos+k > len(runs) {
+			pos = 0
 		}
-		runs = next
+		group := runs[pos : pos+k]
+		w, err := s.create()
+		if err != nil {
+			return err
+		}
+		if err := s.merge(group, w.writeChunks); err != nil {
+			w.abort()
+			return err
+		}
+		if err := w.close(); err != nil {
+			return err
+		}
+		s.remove(group)
+		runs = slices.Concat(runs[:pos], []string{w.f.Name()}, runs[pos+k:])
 	}
 	err := s.merge(runs, func(rec arrow.RecordBatch) error {
 		out := array.NewRecordBatch(s.in, rec.Columns()[:s.in.NumFields()], rec.NumRows())
@@ -503,20 +599,36 @@ func (s *Sorter) Emit(fn func(arrow.RecordBatch) error) error {
 	return nil
 }
 
-// Close releases what the sorter holds and removes its temporary files.
-// It may be called more than once.
+// outRows is how many rows an output batch holds: an eighth of MaxBytes.
+func (s *Sorter) outRows() int {
+	return int(max(1, min(s.opt.MaxBytes/8/max(s.rowBytes, 1), 1<<20)))
+}
+
+// Close releases what the sorter holds and removes its temporary files,
+// after the background spill, if any, stopped. It may be called more
+// than once.
 func (s *Sorter) Close() error {
 	s.done = true
-	s.releaseRun()
+	_ = s.waitSpill() // its error went to Add or Emit, or the caller gave up
+	s.release(&s.cur)
 	var err error
-	for _, f := range s.files {
+	for _, f := range s.fileList() {
 		if e := os.Remove(f); e != nil && !errors.Is(e, os.ErrNotExist) {
 			err = errs.Wrap(errs.Internal, "", e, "sort: removing a temporary file")
 		}
 	}
+	s.mu.Lock()
 	s.files = nil
+	s.mu.Unlock()
 	s.res.Release()
 	return err
+}
+
+// fileList is the run files written and not removed.
+func (s *Sorter) fileList() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Clone(s.files)
 }
 
 // remove deletes run files that were merged.
@@ -524,7 +636,9 @@ func (s *Sorter) remove(files []string) {
 	for _, f := range files {
 		_ = os.Remove(f)
 	}
+	s.mu.Lock()
 	s.files = slices.DeleteFunc(s.files, func(f string) bool { return slices.Contains(files, f) })
+	s.mu.Unlock()
 }
 
 // runWriter writes one run file.
@@ -542,8 +656,10 @@ func (s *Sorter) create() (*runWriter, error) {
 	if err != nil {
 		return nil, errs.Wrap(errs.Internal, "", err, "sort: creating a temporary file in %s (set the sort's temporary directory to a writable local one)", s.opt.TempDir)
 	}
+	s.mu.Lock()
 	s.files = append(s.files, f.Name())
 	s.stats.Runs++
+	s.mu.Unlock()
 	bw := bufio.NewWriterSize(f, 1<<16)
 	return &runWriter{s: s, f: f, bw: bw, w: ipc.NewWriter(bw, ipc.WithSchema(s.spill), ipc.WithAllocator(s.opt.Allocator))}, nil
 }
@@ -558,13 +674,30 @@ func (w *runWriter) write(rec arrow.RecordBatch) error {
 	return nil
 }
 
+// writeChunks writes rec in chunks of the sorter's chunk rows, the
+// pieces a merge reads back one at a time.
+func (w *runWriter) writeChunks(rec arrow.RecordBatch) error {
+	step := int64(w.s.chunkRows())
+	for lo := int64(0); lo < rec.NumRows(); lo += step {
+		part := rec.NewSlice(lo, min(lo+step, rec.NumRows()))
+		err := w.write(part)
+		part.Release()
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 func (w *runWriter) close() error {
 	err := w.w.Close()
 	if err == nil {
 		err = w.bw.Flush()
 	}
 	if st, e := w.f.Stat(); e == nil {
+		w.s.mu.Lock()
 		w.s.stats.SpilledBytes += st.Size()
+		w.s.mu.Unlock()
 	}
 	if e := w.f.Close(); err == nil {
 		err = e
@@ -583,12 +716,12 @@ func (w *runWriter) abort() {
 
 // runReader reads one run back chunk by chunk.
 type runReader struct {
-	f     *os.File
-	r     *ipc.Reader
-	cur   arrow.RecordBatch // retained; nil when the run is done
-	keys  *array.Binary
-	pos   int
-	bytes int64
+	f    *os.File
+	r    *ipc.Reader
+	cur  arrow.RecordBatch // the current chunk, owned by the merge's sources; nil when the run is done
+	src  int32             // cur's index in the merge's sources
+	keys *array.Binary
+	pos  int
 }
 
 func (s *Sorter) open(name string) (*runReader, error) {
@@ -604,38 +737,20 @@ func (s *Sorter) open(name string) (*runReader, error) {
 	return &runReader{f: f, r: r}, nil
 }
 
-// next moves to the run's next chunk; cur is nil at the end.
-func (s *Sorter) next(rr *runReader) error {
-	if rr.cur != nil {
-		rr.cur.Release()
-		s.free(rr.bytes)
-		rr.cur, rr.keys, rr.bytes = nil, nil, 0
-	}
+// next reads the run's next chunk, retained and counted; nil at the end.
+func (s *Sorter) next(rr *runReader) (arrow.RecordBatch, error) {
 	for rr.r.Next() {
 		rec := rr.r.RecordBatch()
 		if rec.NumRows() == 0 {
 			continue
 		}
 		rec.Retain()
-		rr.cur, rr.pos, rr.bytes = rec, 0, recordBytes(rec)
-		rr.keys = rec.Column(int(rec.NumCols()) - 1).(*array.Binary)
-		s.use(rr.bytes)
-		return nil
+		return rec, nil
 	}
 	if err := rr.r.Err(); err != nil {
-		return errs.Wrap(errs.Internal, "", err, "sort: reading a temporary file")
+		return nil, errs.Wrap(errs.Internal, "", err, "sort: reading a temporary file")
 	}
-	return nil
-}
-
-func (s *Sorter) closeReader(rr *runReader) {
-	if rr.cur != nil {
-		rr.cur.Release()
-		s.free(rr.bytes)
-		rr.cur = nil
-	}
-	rr.r.Release()
-	_ = rr.f.Close()
+	return nil, nil
 }
 
 // mergeHeap orders runs by their current row's key, then by run (earlier
@@ -661,22 +776,52 @@ func (h *mergeHeap) Pop() any {
 	return x
 }
 
+// source is a chunk an output batch may take rows from: a run's current
+// chunk (live) or one the run has moved past while rows of it wait.
+type source struct {
+	rec  arrow.RecordBatch
+	n    int64 // its accounted bytes
+	live bool
+}
+
 // merge k-way merges the run files into batches of the spill schema
-// handed to out, a chunk at most each.
+// handed to out, of outRows rows but the last. The chunks a run moved
+// past stay until the batch built from them is out, up to an eighth of
+// MaxBytes, so that batches are not cut where a chunk ends.
 func (s *Sorter) merge(files []string, out func(arrow.RecordBatch) error) (err error) {
 	h := &mergeHeap{}
+	var srcs []source
 	defer func() {
+		for _, src := range srcs {
+			src.rec.Release()
+			s.free(src.n)
+		}
 		for _, rr := range h.rs {
-			s.closeReader(rr)
+			rr.r.Release()
+			_ = rr.f.Close()
 		}
 	}()
+	load := func(i int) error {
+		rr := h.rs[i]
+		rec, err := s.next(rr)
+		rr.cur = rec
+		if rec == nil {
+			return err
+		}
+		n := recordBytes(rec)
+		s.use(n)
+		rr.src, rr.pos = int32(len(srcs)), 0
+		rr.keys = rec.Column(int(rec.NumCols()) - 1).(*array.Binary)
+		srcs = append(srcs, source{rec, n, true})
+		return nil
+	}
 	for i, name := range files {
 		rr, err := s.open(name)
 		if err != nil {
 			return err
 		}
 		h.rs = append(h.rs, rr)
-		if err := s.next(rr); err != nil {
+		if err := load(i); err != nil {
 			return err
 		}
 		if rr.cur != nil {
@@ -684,39 +829,67 @@ func (s *Sorter) merge(files []string, out func(arrow.RecordBatch) error) (err e
 		}
 	}
 	heap.Init(h)
-	step := s.chunkRows()
+	step, retireMax := s.outRows(), s.opt.MaxBytes/8
+	var retired int64
 	var pending []ref
+	recs := make([]arrow.RecordBatch, 0, 2*len(files))
+	moved := make([]int32, 0, 2*len(files))
 	flush := func() error {
-		if len(pending) == 0 {
-			return nil
+		if len(pending) > 0 {
+			if err := s.ctx.Err(); err != nil {
+				return errs.Wrap(errs.Canceled, "", err, "sort")
+			}
+			recs = recs[:0]
+			for _, src := range srcs {
+				recs = append(recs, src.rec)
+			}
+			rec, err := s.gather(recs, pending)
+			pending = pending[:0]
+			if err != nil {
+				return err
+			}
+			err = out(rec.RecordBatch)
+			s.drop(rec)
+			if err != nil {
+				return err
+			}
 		}
-		if err := s.ctx.Err(); err != nil {
-			return errs.Wrap(errs.Canceled, "", err, "sort")
+		// Drop the chunks runs moved past; the current ones move down.
+		moved = moved[:0]
+		kept := 0
+		for _, src := range srcs {
+			moved = append(moved, int32(kept))
+			if src.live {
+				srcs[kept] = src
+				kept++
+			} else {
+				src.rec.Release()
+				s.free(src.n)
+			}
 		}
-		recs := make([]arrow.RecordBatch, len(h.rs))
-		for i, rr := range h.rs {
-			recs[i] = rr.cur
+		srcs = srcs[:kept]
+		for _, rr := range h.rs {
+			if rr.cur != nil {
+				rr.src = moved[rr.src]
+			}
 		}
-		rec, err := s.gather(recs, pending)
-		pending = pending[:0]
-		if err != nil {
-			return err
-		}
-		err = out(rec.RecordBatch)
-		s.drop(rec)
-		return err
+		retired = 0
+		return nil
 	}
 	for h.Len() > 0 {
 		i := h.idx[0]
 		rr := h.rs[i]
-		pending = append(pending, ref{int32(i), int32(rr.pos)})
+		pending = append(pending, ref{rr.src, int32(rr.pos)})
 		rr.pos++
 		if rr.pos == int(rr.cur.NumRows()) {
-			// The chunk is done: what is pending refers to it, so goes first.
-			if err := flush(); err != nil {
-				return err
+			srcs[rr.src].live = false
+			retired += srcs[rr.src].n
+			if retired >= retireMax || len(pending) >= step {
+				if err := flush(); err != nil {
+					return err
+				}
 			}
-			if err := s.next(rr); err != nil {
+			if err := load(i); err != nil {
 				return err
 			}
 			if rr.cur == nil {

@@ -1,11 +1,14 @@
 package extsort
 
 import (
+	"bytes"
 	"context"
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"os"
+	"slices"
 	"sync"
 	"testing"
 
@@ -162,8 +165,8 @@ func run(t *testing.T, opt Options, total, batchRows int64) Stats {
 		t.Fatal(err)
 	}
 	ck.done(t)
-	if s.held != 0 {
-		t.Errorf("the accounting holds %d bytes after Emit", s.held)
+	if n := s.heldBytes(); n != 0 {
+		t.Errorf("the accounting holds %d bytes after Emit", n)
 	}
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
@@ -251,7 +254,8 @@ func TestBudgetCharged(t *testing.T) {
 }
 
 // TestAccountingFollowsRows: added rows count their batch, keys and
-// index entries, and a run spills before the room is passed.
+// sort entries, and a run is handed to the spill before its room is
+// passed.
 func TestAccountingFollowsRows(t *testing.T) {
 	s, err := New(context.Background(), testSchema, Options{MaxBytes: 1 << 20, TempDir: t.TempDir()})
 	if err != nil {
@@ -263,23 +267,90 @@ func TestAccountingFollowsRows(t *testing.T) {
 	if err := s.Add(rec, keys); err != nil {
 		t.Fatal(err)
 	}
-	if want := recordBytes(rec) + 100*(8+rowOverhead); s.held != want {
-		t.Errorf("holds %d bytes for one batch, want %d", s.held, want)
+	if want := recordBytes(rec) + 100*(8+rowOverhead); s.heldBytes() != want || s.cur.bytes != want {
+		t.Errorf("holds %d bytes (the run %d) for one batch, want %d", s.heldBytes(), s.cur.bytes, want)
 	}
-	for i := int64(1); s.stats.Runs == 0; i++ {
+	for i := int64(1); s.spilled == nil; i++ {
 		r, k := batchOf(memory.DefaultAllocator, i*100, 100)
 		err := s.Add(r, k)
 		r.Release()
 		if err != nil {
 			t.Fatal(err)
 		}
-		if s.held > s.room() {
-			t.Fatalf("holds %d bytes, over the room of %d", s.held, s.room())
+		if s.cur.bytes > s.room() {
+			t.Fatalf("the run holds %d bytes, over its room of %d", s.cur.bytes, s.room())
 		}
 	}
-	if s.held >= recordBytes(rec)*2 {
-		t.Errorf("after a spill the run holds %d bytes: want only the batch added since", s.held)
+	if s.cur.bytes >= recordBytes(rec)*2 {
+		t.Errorf("once a spill started the run holds %d bytes: want only the batch added since", s.cur.bytes)
 	}
+	if err := s.waitSpill(); err != nil {
+		t.Fatal(err)
+	}
+	if s.heldBytes() != s.cur.bytes || s.Stats().Runs != 1 {
+		t.Errorf("after the spill the sorter holds %d bytes, the run %d, %d runs written: want the run's only, one run",
+			s.heldBytes(), s.cur.bytes, s.Stats().Runs)
+	}
+}
+
+// TestConcurrentSpillStaysInBudget: while one run is sorted and spilled
+// in the background, Add fills the next one (at most one of each), and
+// together with the spill's copies they never pass MaxBytes, by the
+// accounting and by what was allocated (the batches handed to Add are
+// allocated by the sorter's allocator too here).
+func TestConcurrentSpillStaysInBudget(t *testing.T) {
+	const budget = 1 << 20
+	dir := t.TempDir()
+	mem := newPeakAllocator()
+	s, err := New(context.Background(), testSchema, Options{MaxBytes: budget, TempDir: dir, Allocator: mem})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	const total, batchRows = 100_000, 500
+	overlapped := 0
+	for from := int64(0); from < total; from += batchRows {
+		rec, keys := batchOf(mem, from, batchRows)
+		if s.spilled != nil {
+			overlapped++ // a spill runs while this batch is added
+		}
+		err := s.Add(rec, keys)
+		rec.Release()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s.cur.bytes > s.room() || 2*s.room() > budget {
+			t.Fatalf("a run holds %d bytes, room %d of a budget of %d", s.cur.bytes, s.room(), budget)
+		}
+	}
+	ck := newChecker(total)
+	if err := s.Emit(func(rec arrow.RecordBatch) error { ck.add(t, rec); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	ck.done(t)
+	st := s.Stats()
+	if overlapped == 0 || st.Runs < 2 {
+		t.Fatalf("%d runs, %d batches added while a spill ran: the test does not test concurrency", st.Runs, overlapped)
+	}
+	if st.PeakBytes > budget {
+		t.Errorf("the accounting peaked at %d bytes, over the budget of %d", st.PeakBytes, budget)
+	}
+	// The batch being built by the test is allocated on top of the sort.
+	if mem.peak > budget+int(batchBytes(batchRows)) {
+		t.Errorf("allocations peaked at %d bytes, over the budget of %d", mem.peak, budget)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	assertEmptyDir(t, dir)
+	t.Logf("%d runs, %d of %d batches added while a spill ran, accounted peak %d, allocated peak %d",
+		st.Runs, overlapped, total/batchRows, st.PeakBytes, mem.peak)
+}
+
+func batchBytes(rows int64) int64 {
+	rec, _ := batchOf(memory.DefaultAllocator, 0, rows)
+	defer rec.Release()
+	return recordBytes(rec)
 }
 
 // TestTempFilesRemovedOnFailure: an error of fn and a cancellation leave
@@ -354,5 +425,43 @@ func TestAddRejectsBadInput(t *testing.T) {
 	defer other.Release()
 	if err := s.Add(other, keys); err == nil {
 		t.Error("a batch of another schema accepted")
+	}
+}
+
+// TestSortKeysIsStableByteOrder: the prefix sort orders as a stable sort
+// by bytes.Compare would, with keys sharing leading bytes, keys of other
+// lengths (shorter than the shared bytes plus the prefix) and equal keys.
+func TestSortKeysIsStableByteOrder(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	var keys [][][]byte
+	type row struct {
+		k    []byte
+		b, r int
+	}
+	var rows []row
+	for b := range 5 {
+		var ks [][]byte
+		for r := range 200 {
+			k := []byte("zzzzz")
+			for range rng.IntN(12) {
+				k = append(k, byte(rng.IntN(3)))
+			}
+			if b == 4 && r == 0 {
+				k = []byte("zz") // shares less: the shared prefix shrinks
+			}
+			ks = append(ks, k)
+			rows = append(rows, row{k, b, r})
+		}
+		keys = append(keys, ks)
+	}
+	slices.SortStableFunc(rows, func(x, y row) int { return bytes.Compare(x.k, y.k) })
+	got := sortKeys(keys, len(rows))
+	for i, g := range got {
+		if int(g.b) != rows[i].b || int(g.r) != rows[i].r {
+			t.Fatalf("row %d: got (%d, %d) key %x, want (%d, %d) key %x", i, g.b, g.r, keys[g.b][g.r], rows[i].b, rows[i].r, rows[i].k)
+		}
+	}
+	if n := commonPrefix(keys[:4]); n != 5 {
+		t.Errorf("common prefix of keys starting zzzzz: %d bytes", n)
 	}
 }
