@@ -114,7 +114,7 @@ func newWindow(kind, cron, defFormat string, start time.Time, interval time.Dura
 		}
 		w.cron = c
 	}
-	if interval < 0 || cron == "" && interval < time.Second && w.err == nil {
+	if cron == "" && interval < time.Second && w.err == nil {
 		w.err = invalid("a time window interval must be at least one second, got %s", interval)
 	}
 	// Start and end are wall clocks in the definition's zone.
@@ -475,7 +475,7 @@ func (m *MultiKeys) Split(key string) (map[string]string, error) {
 			return nil, invalid("multi partition key %q: %q is not dimension=key (write it as %s)", key, item, m.example())
 		case m.dims[name] == nil:
 			return nil, invalid("multi partition key %q names unknown dimension %q; the dimensions are %s", key, name, quoteList(m.names, 0))
-		case parts[name] != "" || ok && hasKey(parts, name):
+		case hasKey(parts, name):
 			return nil, invalid("multi partition key %q names dimension %q twice", key, name)
 		}
 		parts[name] = v

@@ -198,8 +198,9 @@ func runKeys(def Definition, dims []dim, keys []string) ([][]string, error) {
 //
 // With sc nil the bounds are the keys' strings (rivers' forms exactly).
 // With the table schema they are typed against the column: DATE and
-// TIMESTAMP literals (the window's instants in the definition's zone;
-// TIMESTAMP_NTZ its wall clock), numbers for an integer column; and a time
+// TIMESTAMP literals (the window's instants with their offset in the
+// definition's zone; for a timestamp_ntz column its wall clocks there,
+// without offset), numbers for an integer column; and a time
 // dimension with several values in a product stays a set of ranges.
 func Predicate(def Definition, e Expr, keys []string, sc *schema.Struct) (string, error) {
 	dims, err := dimensions(def, e, sc)
@@ -480,12 +481,14 @@ func timestampLiteral(t time.Time) literal {
 	return literal{sql: "TIMESTAMP '" + t.Format("2006-01-02 15:04:05-07:00") + "'", value: v}
 }
 
-// ntzLiteral is t's wall clock in the definition's zone: a timestamp
-// without zone holds wall clocks.
+// ntzLiteral is t's wall clock in the definition's zone (a timestamp
+// without zone holds wall clocks), as a TIMESTAMP literal without zone:
+// Spark and this engine compare it with the column as wall clocks, and
+// DataFusion (delta-rs) reads no TIMESTAMP_NTZ literal.
 func ntzLiteral(t time.Time) literal {
 	wallUTC := time.Date(t.Year(), t.Month(), t.Day(), t.Hour(), t.Minute(), t.Second(), 0, time.UTC)
 	v, _ := schema.FormatPartitionValue(&schema.Primitive{Name: schema.TimestampNTZ}, arrow.Timestamp(wallUTC.UnixMicro()))
-	return literal{sql: "TIMESTAMP_NTZ '" + wallUTC.Format(time.DateTime) + "'", value: v}
+	return literal{sql: "TIMESTAMP '" + wallUTC.Format(time.DateTime) + "'", value: v}
 }
 
 // keyValue is a static or dynamic key as a value of d's column: a number

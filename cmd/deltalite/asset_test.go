@@ -2,6 +2,8 @@ package main
 
 import (
 	"encoding/json"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -27,6 +29,29 @@ func TestCLIAssetPredicate(t *testing.T) {
 		"--partition-key", "2", "--metadata", "delta/partition_expr=n")
 	if out != `{"predicate":"n = '2'","filters":[[["n","=","2"]]]}`+"\n" {
 		t.Fatalf("static: %s", out)
+	}
+}
+
+// With --table the bounds are typed against the table's columns, and the
+// predicate selects the partition's rows there.
+func TestCLIAssetPredicateTyped(t *testing.T) {
+	sc := writeFile(t, "schema.json", `{"type":"struct","fields":[{"name":"id","type":"long","nullable":true,"metadata":{}},{"name":"day","type":"date","nullable":true,"metadata":{}}]}`)
+	table := filepath.Join(t.TempDir(), "t")
+	mustRun(t, "create", table, "--schema", sc, "--partition-by", "day")
+	mustRun(t, "write", table, "--mode", "append", "--input", writeFile(t, "rows.csv", "id,day\n1,2024-01-31\n2,2024-02-01\n3,2024-02-29\n4,2024-03-01\n"))
+	out := mustRun(t, "asset", "predicate", "--table", table, "--partitions-def", `{"kind": "monthly", "start": "2024-01-01", "fmt": "%Y-%m"}`,
+		"--partition-key", "2024-02", "--metadata", "delta/partition_expr=day")
+	want := `{"predicate":"day >= DATE '2024-02-01' AND day < DATE '2024-03-01'","filters":[[["day",">=","2024-02-01"],["day","<","2024-03-01"]]]}` + "\n"
+	if out != want {
+		t.Fatalf("got  %s\nwant %s", out, want)
+	}
+	var doc struct{ Predicate string }
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatal(err)
+	}
+	rows := strings.Fields(mustRun(t, "scan", table, "--format", "csv", "--columns", "id", "--where", doc.Predicate))
+	if slices.Sort(rows); strings.Join(rows, " ") != "2 3 id" {
+		t.Errorf("the predicate selects %v", rows)
 	}
 }
 
