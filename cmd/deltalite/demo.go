@@ -17,6 +17,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/deltalite-go/deltalite"
+	"github.com/deltalite-go/deltalite/internal/cliout"
 	"github.com/deltalite-go/deltalite/scan"
 )
 
@@ -155,7 +156,7 @@ func runDemo(ctx context.Context, out io.Writer, dir string) error {
 		return err
 	}
 	fmt.Fprintln(out, "\na few rows of Jan 4:")
-	sink, err := newSink("table", out, sc)
+	sink, err := cliout.NewSink("table", out, sc)
 	if err != nil {
 		return err
 	}

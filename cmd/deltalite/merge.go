@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/deltalite-go/deltalite"
+	"github.com/deltalite-go/deltalite/internal/cliout"
 	"github.com/deltalite-go/deltalite/merge"
 )
 
@@ -98,7 +99,7 @@ empty source still runs the clauses: a NOT MATCHED BY SOURCE clause acts on ever
 			}
 			defer in.Close()
 			var src array.RecordReader = in
-			if isTerminal(os.Stderr) {
+			if cliout.IsTerminal(os.Stderr) {
 				p := newProgress(in)
 				defer p.stop()
 				src = p

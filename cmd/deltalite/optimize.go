@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/deltalite-go/deltalite"
+	"github.com/deltalite-go/deltalite/internal/cliout"
 	"github.com/deltalite-go/deltalite/optimize"
 )
 
@@ -61,7 +62,7 @@ the version.`,
 				CommitMetadata: anyMap(metadata), ZOrderBy: zorderBy, Force: force, MaxSortBytes: sortBytes, TempDir: tempDir,
 			}
 			printed := false
-			if isTerminal(os.Stderr) {
+			if cliout.IsTerminal(os.Stderr) {
 				verb := "compacted into"
 				if len(zorderBy) > 0 {
 					verb = "z-ordered into"

@@ -10,6 +10,8 @@ import (
 	"testing"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/deltalite-go/deltalite/internal/cliout"
 )
 
 // openPty returns both ends of a new pseudo-terminal.
@@ -57,7 +59,7 @@ func TestIsTerminal(t *testing.T) {
 		w    io.Writer
 		want bool
 	}{{"pty", slave, true}, {"/dev/null", null, false}, {"pipe", w, false}, {"file", file, false}, {"buffer", &bytes.Buffer{}, false}} {
-		if got := isTerminal(c.w); got != c.want {
+		if got := cliout.IsTerminal(c.w); got != c.want {
 			t.Errorf("%s: isTerminal %v, want %v", c.name, got, c.want)
 		}
 	}

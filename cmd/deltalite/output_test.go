@@ -9,10 +9,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/apache/arrow-go/v18/arrow"
-	"github.com/apache/arrow-go/v18/arrow/array"
-	"github.com/apache/arrow-go/v18/arrow/memory"
 )
 
 // runTo executes the CLI with its own standard output and error.
@@ -139,29 +135,5 @@ func TestScanTableFormat(t *testing.T) {
 	_, err := run(t, "scan", table, "--limit", "-5")
 	if err == nil || !strings.Contains(err.Error(), "--limit -5") {
 		t.Errorf("--limit -5: %v", err)
-	}
-}
-
-// The table format prints rows chunk by chunk as batches arrive, before
-// the scan ends.
-func TestTableSinkStreams(t *testing.T) {
-	sc := arrow.NewSchema([]arrow.Field{{Name: "word", Type: arrow.BinaryTypes.String, Nullable: true}}, nil)
-	b := array.NewRecordBuilder(memory.DefaultAllocator, sc)
-	defer b.Release()
-	b.Field(0).(*array.StringBuilder).AppendValues([]string{"a", "tab\there"}, nil)
-	b.Field(0).AppendNull()
-	rec := b.NewRecordBatch()
-	defer rec.Release()
-	var out bytes.Buffer
-	sink := newTableSink(&out, sc, -1, false)
-	if err := sink.Write(rec); err != nil {
-		t.Fatal(err)
-	}
-	if got := out.String(); got != "word\na\ntab here\nnull\n" {
-		t.Errorf("after one batch: %q", got)
-	}
-	capped := newTableSink(&out, sc, 2, false)
-	if err := capped.Write(rec); err != errSinkFull || !capped.more || capped.printed != 2 {
-		t.Errorf("a third row past a cap of 2: %v, %d printed", err, capped.printed)
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/deltalite-go/deltalite"
+	"github.com/deltalite-go/deltalite/internal/cliout"
 	"github.com/deltalite-go/deltalite/internal/expr"
 	"github.com/deltalite-go/deltalite/scan"
 	"github.com/deltalite-go/deltalite/snapshot"
@@ -53,7 +54,7 @@ and statistics, rows are filtered; the predicate may read columns not selected.
 				return fmt.Errorf("--limit %d: the number of rows must be 0 or more", limit)
 			}
 			stdout := cmd.OutOrStdout()
-			format, err := outputFormat(format, output, isTerminal(stdout))
+			format, err := cliout.Format(format, output, cliout.IsTerminal(stdout))
 			if err != nil {
 				return err
 			}
@@ -77,12 +78,12 @@ and statistics, rows are filtered; the predicate may read columns not selected.
 			if err != nil {
 				return err
 			}
-			dest, err := openDestination(output, stdout)
+			dest, err := cliout.OpenDestination(output, stdout)
 			if err != nil {
 				return err
 			}
 			more, err := writeScan(dest, format, sc, batches, !cmd.Flags().Changed("limit"))
-			if ferr := dest.finish(err == nil); err == nil {
+			if ferr := dest.Finish(err == nil); err == nil {
 				err = ferr
 			}
 			if err == nil && more {
@@ -109,16 +110,16 @@ const terminalRows = 1000
 
 // writeScan writes the batches to dest in format. A table on a terminal
 // shows terminalRows rows when capped; more reports rows left out.
-func writeScan(dest *destination, format string, sc *arrow.Schema, batches iter.Seq2[arrow.RecordBatch, error], capped bool) (more bool, err error) {
-	var sink recordSink
+func writeScan(dest *cliout.Destination, format string, sc *arrow.Schema, batches iter.Seq2[arrow.RecordBatch, error], capped bool) (more bool, err error) {
+	var sink cliout.Sink
 	if format == "table" {
 		maxRows := int64(-1)
-		if dest.terminal && capped {
+		if dest.Terminal && capped {
 			maxRows = terminalRows
 		}
-		sink = newTableSink(dest, sc, maxRows, dest.terminal)
+		sink = cliout.NewTableSink(dest, sc, maxRows, dest.Terminal)
 	} else {
-		if sink, err = newSink(format, dest, sc); err != nil {
+		if sink, err = cliout.NewSink(format, dest, sc); err != nil {
 			return false, err
 		}
 	}
@@ -127,7 +128,7 @@ func writeScan(dest *destination, format string, sc *arrow.Schema, batches iter.
 			return false, err
 		}
 		if err := sink.Write(rec); err != nil {
-			if !errors.Is(err, errSinkFull) {
+			if !errors.Is(err, cliout.ErrSinkFull) {
 				return false, err
 			}
 			more = true

@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/deltalite-go/deltalite"
+	"github.com/deltalite-go/deltalite/internal/cliout"
 )
 
 func newUpsertCmd() *cobra.Command {
@@ -68,7 +69,7 @@ exist yet is created from the input's schema (partitioned by --partition-by).
 				return noRows(cmd, input, asJSON, "nothing upserted")
 			}
 			var src array.RecordReader = in
-			if isTerminal(os.Stderr) {
+			if cliout.IsTerminal(os.Stderr) {
 				p := newProgress(in)
 				defer p.stop()
 				src = p

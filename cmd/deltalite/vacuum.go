@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/deltalite-go/deltalite"
+	"github.com/deltalite-go/deltalite/internal/cliout"
 	"github.com/deltalite-go/deltalite/vacuum"
 )
 
@@ -46,7 +47,7 @@ can no longer be read once their files are gone.`,
 				return err
 			}
 			printed := false
-			if isTerminal(os.Stderr) {
+			if cliout.IsTerminal(os.Stderr) {
 				opts.Progress = func(p vacuum.Progress) { printVacuumProgress(p); printed = true }
 			}
 			stats, err := t.Vacuum(cmd.Context(), opts)

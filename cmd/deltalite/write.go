@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/deltalite-go/deltalite"
+	"github.com/deltalite-go/deltalite/internal/cliout"
 	"github.com/deltalite-go/deltalite/schema"
 )
 
@@ -129,7 +130,7 @@ the table from the input's schema when it does not exist.
 				return noRows(cmd, input, asJSON, "nothing written")
 			}
 			var src array.RecordReader = in
-			if isTerminal(os.Stderr) {
+			if cliout.IsTerminal(os.Stderr) {
 				p := newProgress(in)
 				defer p.stop()
 				src = p

@@ -1,4 +1,4 @@
-package main
+package cliout
 
 import (
 	"bufio"
@@ -9,34 +9,34 @@ import (
 	"path/filepath"
 )
 
-// destination is where a command's output goes: standard output, or a
+// Destination is where a command's output goes: standard output, or a
 // file that appears, complete, only when the command succeeds.
-type destination struct {
+type Destination struct {
 	*bufio.Writer
-	terminal bool
+	Terminal bool
 	tmp      *os.File // nil for standard output
 	name     string
 }
 
-// openDestination writes to the file name, through a temporary file in
+// OpenDestination writes to the file name, through a temporary file in
 // the same directory (so the final rename stays on one file system), or to
 // stdout when name is "".
-func openDestination(name string, stdout io.Writer) (*destination, error) {
+func OpenDestination(name string, stdout io.Writer) (*Destination, error) {
 	if name == "" {
-		return &destination{Writer: bufio.NewWriterSize(stdout, 64<<10), terminal: isTerminal(stdout)}, nil
+		return &Destination{Writer: bufio.NewWriterSize(stdout, 64<<10), Terminal: IsTerminal(stdout)}, nil
 	}
 	dir, base := filepath.Split(name)
 	tmp, err := os.CreateTemp(dir, "."+base+".*.tmp")
 	if err != nil {
 		return nil, fmt.Errorf("--output %s: %w", name, err)
 	}
-	return &destination{Writer: bufio.NewWriterSize(tmp, 256<<10), tmp: tmp, name: name}, nil
+	return &Destination{Writer: bufio.NewWriterSize(tmp, 256<<10), tmp: tmp, name: name}, nil
 }
 
 // finish flushes the output; for a file it renames the temporary file into
 // place when ok, and removes it otherwise (the file already there, if any,
 // is left as it was).
-func (d *destination) finish(ok bool) error {
+func (d *Destination) Finish(ok bool) error {
 	err := d.Flush()
 	if d.tmp == nil {
 		return err
@@ -69,10 +69,10 @@ func outputMode(name string) os.FileMode {
 	return 0o644
 }
 
-// isTerminal reports whether w is a terminal: a file on which the
+// IsTerminal reports whether w is a terminal: a file on which the
 // terminal-attributes request succeeds (/dev/null, a character device
 // too, is not one).
-func isTerminal(w io.Writer) bool {
+func IsTerminal(w io.Writer) bool {
 	f, ok := w.(*os.File)
 	return ok && f != nil && termios(f.Fd())
 }

@@ -1,4 +1,4 @@
-package main
+package cliout
 
 import "golang.org/x/sys/unix"
 

@@ -1,4 +1,4 @@
-package main
+package cliout
 
 import (
 	"encoding/json"
@@ -17,18 +17,18 @@ import (
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 )
 
-// recordSink receives a scan's batches in one output format.
-type recordSink interface {
+// Sink receives a scan's batches in one output format.
+type Sink interface {
 	Write(arrow.RecordBatch) error
 	Close() error
 }
 
-// errSinkFull is what a sink's Write returns once it takes no more rows:
+// ErrSinkFull is what a sink's Write returns once it takes no more rows:
 // the scan stops without an error.
-var errSinkFull = errors.New("output full")
+var ErrSinkFull = errors.New("output full")
 
-// formatOfFile is the output format an output file name implies, or "".
-func formatOfFile(name string) string {
+// FormatOfFile is the output format an output file name implies, or "".
+func FormatOfFile(name string) string {
 	switch strings.ToLower(filepath.Ext(name)) {
 	case ".parquet":
 		return "parquet"
@@ -40,9 +40,9 @@ func formatOfFile(name string) string {
 	return ""
 }
 
-// outputFormat settles the format of a scan's output from --format, the
+// Format settles the format of a scan's output from --format, the
 // --output file's extension and whether standard output is a terminal.
-func outputFormat(format, output string, terminal bool) (string, error) {
+func Format(format, output string, terminal bool) (string, error) {
 	if format == "json" {
 		format = "ndjson"
 	}
@@ -51,7 +51,7 @@ func outputFormat(format, output string, terminal bool) (string, error) {
 	default:
 		return "", fmt.Errorf("unknown --format %q (use table, csv, ndjson or parquet)", format)
 	}
-	implied := formatOfFile(output)
+	implied := FormatOfFile(output)
 	switch {
 	case format != "" && implied != "" && format != implied:
 		return "", fmt.Errorf("--format %s does not match --output %s, a %s file name: drop --format or change the extension", format, output, implied)
@@ -68,10 +68,10 @@ func outputFormat(format, output string, terminal bool) (string, error) {
 	return format, nil
 }
 
-func newSink(format string, w io.Writer, sc *arrow.Schema) (recordSink, error) {
+func NewSink(format string, w io.Writer, sc *arrow.Schema) (Sink, error) {
 	switch format {
 	case "table":
-		return newTableSink(w, sc, -1, false), nil
+		return NewTableSink(w, sc, -1, false), nil
 	case "csv":
 		return &csvSink{w: csv.NewWriter(w, sc, csv.WithHeader(true), csv.WithNullWriter("")), schema: sc}, nil
 	case "ndjson", "json":
@@ -111,7 +111,7 @@ type tableSink struct {
 // cellText flattens what would break a row onto several lines.
 var cellText = strings.NewReplacer("\t", " ", "\n", " ", "\r", " ")
 
-func newTableSink(w io.Writer, sc *arrow.Schema, maxRows int64, flush bool) *tableSink {
+func NewTableSink(w io.Writer, sc *arrow.Schema, maxRows int64, flush bool) *tableSink {
 	return &tableSink{w: w, schema: sc, maxRows: maxRows, flush: flush, widths: make([]int, sc.NumFields())}
 }
 
@@ -127,7 +127,7 @@ func (t *tableSink) Write(rec arrow.RecordBatch) error {
 		}
 	}
 	if t.more {
-		return errSinkFull
+		return ErrSinkFull
 	}
 	return nil
 }

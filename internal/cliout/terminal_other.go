@@ -1,6 +1,6 @@
 //go:build !linux && !darwin && !freebsd && !netbsd && !openbsd && !dragonfly
 
-package main
+package cliout
 
 // termios: without a terminal check the output is treated as a file.
 func termios(uintptr) bool { return false }
