@@ -1,0 +1,244 @@
+package asset
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"maps"
+	"reflect"
+	"time"
+
+	"github.com/deltalite-go/deltalite/asset/state"
+	"github.com/deltalite-go/deltalite/internal/errs"
+	"github.com/deltalite-go/deltalite/iohandler"
+)
+
+// Status is what a run did to an asset.
+type Status string
+
+const (
+	StatusUnchanged      Status = "unchanged"
+	StatusMaterialized   Status = "materialized"
+	StatusUnmaterialized Status = "unmaterialized"
+)
+
+// Result is the outcome of one asset in a Materialize or RunAction call.
+type Result struct {
+	Asset string
+	// Keys are the partition keys the asset ran for; none for an
+	// unpartitioned asset or a whole-asset action.
+	Keys   []string
+	Status Status
+	// Metadata is the handler's output metadata for a materialization,
+	// the action's for an action.
+	Metadata map[string]any
+	// Err is why the asset failed, or ErrSkipped wrapped when it did not
+	// run because an asset it waited for failed; Status is then "".
+	Err error
+}
+
+// RunOption configures a Materialize or RunAction call.
+type RunOption func(*runConfig)
+
+type runConfig struct {
+	keys   []string
+	whole  bool
+	config map[string]json.RawMessage
+}
+
+// Keys runs for these partition keys (a backfill when there are several);
+// a multi-dimension key is written "date=2024-01-02,region=us".
+func Keys(keys ...string) RunOption {
+	return func(c *runConfig) { c.keys = append(c.keys, keys...) }
+}
+
+// WholeAsset is the explicit choice an action declared Optional needs to
+// run without a partition key on a partitioned asset.
+func WholeAsset() RunOption { return func(c *runConfig) { c.whole = true } }
+
+// Config gives the action's configuration for one asset of the selection,
+// as a JSON object its action decodes (and checks: an unknown key is an
+// error).
+func Config(asset string, cfg json.RawMessage) RunOption {
+	return func(c *runConfig) {
+		if c.config == nil {
+			c.config = map[string]json.RawMessage{}
+		}
+		c.config[asset] = cfg
+	}
+}
+
+func runConfigOf(opts []RunOption) runConfig {
+	var c runConfig
+	for _, o := range opts {
+		o(&c)
+	}
+	return c
+}
+
+// Materialize runs the selected assets (every asset with a function when
+// selection is empty) for the partition keys of opts, in dependency order
+// and independent ones in parallel: each loads its inputs through the
+// upstream asset's handler (for the same keys when both are partitioned;
+// the whole upstream when either is not), runs its function, stores the
+// output through its own handler and records the result in the state.
+// Partitioned assets of the selection need keys; unpartitioned ones run
+// once, whatever the keys. The input is checked before anything runs. A
+// failed asset's downstream assets are skipped; the others still run. The
+// results follow the dependency order; the error joins the failures.
+func (r *Repository) Materialize(ctx context.Context, selection []string, opts ...RunOption) ([]Result, error) {
+	cfg := runConfigOf(opts)
+	if cfg.whole || cfg.config != nil {
+		return nil, invalid("WholeAsset and Config apply to actions, not to Materialize")
+	}
+	order, err := r.selection(selection, func(a *Asset) bool { return a.run != nil })
+	if err != nil {
+		return nil, err
+	}
+	partitioned := false
+	for _, a := range order {
+		if a.run == nil {
+			return nil, invalid("asset %q is external: it has no function to materialize", a.name)
+		}
+		if a.parts == nil {
+			continue
+		}
+		partitioned = true
+		if err := checkKeys(a, cfg.keys); err != nil {
+			return nil, err
+		}
+		if len(cfg.keys) == 0 {
+			return nil, invalid("asset %q is partitioned: give the partition keys to materialize (asset.Keys)", a.name)
+		}
+	}
+	if len(cfg.keys) > 0 && !partitioned {
+		return nil, invalid("partition keys %q were given, but no selected asset is partitioned", cfg.keys)
+	}
+	results := make(map[string]*Result, len(order))
+	for _, a := range order {
+		results[a.name] = &Result{Asset: a.name, Keys: a.keysOf(cfg.keys)}
+	}
+	errs := r.schedule(ctx, order, r.links(order), func(ctx context.Context, a *Asset) error {
+		return r.materialize(ctx, a, results[a.name])
+	})
+	return collect(order, results, errs)
+}
+
+// collect lists the results in order, each with its error, and joins the
+// errors.
+func collect(order []*Asset, results map[string]*Result, errs map[string]error) ([]Result, error) {
+	out := make([]Result, len(order))
+	var all []error
+	for i, a := range order {
+		out[i] = *results[a.name]
+		if err := errs[a.name]; err != nil {
+			out[i].Err, out[i].Status = err, ""
+			all = append(all, err)
+		}
+	}
+	return out, errors.Join(all...)
+}
+
+// keysOf are the keys of a run that apply to a: none when it is not
+// partitioned.
+func (a *Asset) keysOf(keys []string) []string {
+	if a.parts == nil || len(keys) == 0 {
+		return nil
+	}
+	return keys
+}
+
+// checkKeys checks keys against a's definition.
+func checkKeys(a *Asset, keys []string) error {
+	if len(keys) > 0 && a.parts == nil {
+		return invalid("asset %q is not partitioned, but partition keys %q were given", a.name, keys)
+	}
+	for _, k := range keys {
+		if err := a.parts.Validate(k); err != nil {
+			return errs.Wrap(errs.InvalidArgument, "", err, "asset %q: partition key %q", a.name, k)
+		}
+	}
+	return nil
+}
+
+func (r *Repository) materialize(ctx context.Context, a *Asset, res *Result) error {
+	release, err := r.claims.acquire(ctx, &claim{asset: a.name, keys: res.Keys})
+	if err != nil {
+		return err
+	}
+	defer release()
+	ins := make([]any, len(a.inputs))
+	for i, in := range a.inputs {
+		up, _ := r.Asset(in.upstream)
+		ic := iohandler.InputContext{Asset: up.name, Metadata: maps.Clone(up.metadata), Partitions: up.parts}
+		if up.parts != nil && a.parts != nil {
+			ic.PartitionKeys = res.Keys
+		}
+		v, err := up.handler.Load(ctx, ic, in.typ)
+		if err != nil {
+			return fmt.Errorf("asset %q: loading input %q: %w", a.name, up.name, err)
+		}
+		if v != nil && !reflect.TypeOf(v).AssignableTo(in.typ) {
+			return errs.New(errs.Internal, "", "asset %q: the handler of %q loaded a %T, not the %v asked for", a.name, up.name, v, in.typ)
+		}
+		ins[i] = v
+	}
+	out, err := a.run(a.context(ctx, res.Keys), ins)
+	for _, v := range ins {
+		releaseValue(v)
+	}
+	if err != nil {
+		return fmt.Errorf("asset %q: %w", a.name, err)
+	}
+	oc := iohandler.OutputContext{Asset: a.name, Metadata: maps.Clone(a.metadata), Partitions: a.parts, PartitionKeys: res.Keys}
+	md, err := a.handler.HandleOutput(ctx, oc, out)
+	releaseValue(out)
+	if err != nil {
+		return fmt.Errorf("asset %q: storing the output: %w", a.name, err)
+	}
+	res.Status, res.Metadata = StatusMaterialized, md
+	return r.record(ctx, a.name, res.Keys, md)
+}
+
+// releaseValue releases an Arrow value (a table, batch or reader) the runtime
+// owns: an input once the function has returned, an output once stored.
+func releaseValue(v any) {
+	if r, ok := v.(interface{ Release() }); ok {
+		r.Release()
+	}
+}
+
+// record notes that asset is materialized for keys (the whole asset when
+// none) with the output metadata md.
+func (r *Repository) record(ctx context.Context, asset string, keys []string, md map[string]any) error {
+	if len(keys) == 0 {
+		keys = []string{""}
+	}
+	now := time.Now().UTC()
+	recs := make([]state.Record, len(keys))
+	for i, k := range keys {
+		recs[i] = state.Record{Asset: asset, Key: k, Version: versionOf(md), Metadata: md, MaterializedAt: now}
+	}
+	if err := r.store.Put(ctx, recs...); err != nil {
+		return fmt.Errorf("asset %q: recording the materialization: %w", asset, err)
+	}
+	return nil
+}
+
+// versionOf is the table version in the metadata, -1 when there is none.
+func versionOf(md map[string]any) int64 {
+	switch v := md[iohandler.OutVersion].(type) {
+	case int64:
+		return v
+	case int:
+		return int64(v)
+	case float64:
+		return int64(v)
+	case json.Number:
+		if n, err := v.Int64(); err == nil {
+			return n
+		}
+	}
+	return -1
+}
