@@ -6,6 +6,7 @@ require (
 	github.com/apache/arrow-go/v18 v18.9.0
 	github.com/deltalite-go/deltalite v0.0.0-00010101000000-000000000000
 	github.com/duckdb/duckdb-go/v2 v2.10506.0
+	github.com/spf13/pflag v1.0.9
 )
 
 require (

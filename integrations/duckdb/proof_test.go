@@ -1,23 +1,19 @@
 package duckdbio
 
 import (
-	"bytes"
 	"context"
 	"database/sql"
 	"database/sql/driver"
-	"encoding/json"
 	"fmt"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/duckdb/duckdb-go/v2"
 
 	"github.com/deltalite-go/deltalite"
+	"github.com/deltalite-go/deltalite/internal/testkit/corpus"
+	"github.com/deltalite-go/deltalite/internal/testkit/peers"
 	"github.com/deltalite-go/deltalite/scan"
 )
 
@@ -82,44 +78,21 @@ func ourScan(t *testing.T, conn *sql.Conn, uri string, opts ...deltalite.Option)
 	return name
 }
 
-// deltaRS reads the table with delta-rs (python/read_table.py in the test
-// environment) and returns its rows in canonical's form.
+// deltaRS reads the table with delta-rs and returns its rows in
+// canonical's form (the peers' canonical JSON values as text).
 func deltaRS(t *testing.T, uri string, version int64) []string {
 	t.Helper()
-	root, _ := filepath.Abs("../..")
-	py := filepath.Join(root, ".venv", "bin", "python")
-	if _, err := os.Stat(filepath.Join(root, ".venv", ".deltalite-requirements")); err != nil {
-		missing(t, "no complete Python test environment in %s (make setup)", filepath.Join(root, ".venv"))
-	}
-	args := []string{filepath.Join(root, "python", "read_table.py"), uri, "--engine", "deltalake"}
+	var opts peers.ReadOptions
 	if version >= 0 {
-		args = append(args, "--version", strconv.FormatInt(version, 10))
+		opts.Version = peers.Int64(version)
 	}
-	cmd := exec.Command(py, args...)
-	cmd.Env = append(os.Environ(), "DELTALITE_ROOT="+root, "PYTHONDONTWRITEBYTECODE=1")
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("delta-rs read of %s: %v\n%s", uri, err, stderr.Bytes())
-	}
-	var doc struct {
-		Columns []string         `json:"columns"`
-		Rows    []map[string]any `json:"rows"`
-	}
-	dec := json.NewDecoder(bytes.NewReader(out))
-	dec.UseNumber()
-	if err := dec.Decode(&doc); err != nil {
-		t.Fatalf("delta-rs output: %v", err)
-	}
+	tb := peers.ReadTable(t, peers.DeltaRS, uri, opts)
 	var got []string
-	for _, r := range doc.Rows {
-		parts := make([]string, len(doc.Columns))
-		for i, c := range doc.Columns {
-			switch v := r[c].(type) {
-			case nil:
-				parts[i] = "NULL"
-			default:
+	for _, r := range tb.Rows {
+		parts := make([]string, len(tb.Columns))
+		for i, c := range tb.Columns {
+			parts[i] = "NULL"
+			if v := r[c]; v != nil {
 				parts[i] = fmt.Sprint(v)
 			}
 		}
@@ -152,7 +125,7 @@ func TestDeltaScanAgreesWithOurScanAndDeltaRS(t *testing.T) {
 	conn := testConn(t, ScanOptions{})
 	for _, c := range cases {
 		t.Run(fmt.Sprintf("%s@%d", c.table, c.version), func(t *testing.T) {
-			uri := corpus(t, c.table)
+			uri := corpus.Path(t, c.table)
 			call := "delta_scan(" + quote(uri) + ")"
 			var opts []deltalite.Option
 			if c.version >= 0 {

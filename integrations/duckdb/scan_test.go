@@ -4,41 +4,13 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/duckdb/duckdb-go/v2"
+
+	"github.com/deltalite-go/deltalite/internal/testkit/corpus"
 )
-
-// corpus returns the path of a table of the conformance corpus (tables
-// other engines wrote): $DELTALITE_CONFORMANCE, or shared/conformance beside
-// the repository. Without it the test skips (fails when peers are required).
-func corpus(t *testing.T, table string) string {
-	t.Helper()
-	root := os.Getenv("DELTALITE_CONFORMANCE")
-	if root == "" {
-		root = "../../../shared/conformance"
-	}
-	p := filepath.Join(root, table)
-	if _, err := os.Stat(p); err != nil {
-		missing(t, "conformance tables not found (%s; set DELTALITE_CONFORMANCE)", p)
-	}
-	return p
-}
-
-// missing skips a test for a missing peer or corpus, or fails it when
-// DELTALITE_REQUIRE_PEERS=1 (make test): the skip prefix is the one make
-// test's summary fails on.
-func missing(t *testing.T, format string, args ...any) {
-	t.Helper()
-	msg := "missing peer: " + fmt.Sprintf(format, args...)
-	if os.Getenv("DELTALITE_REQUIRE_PEERS") == "1" {
-		t.Fatal(msg)
-	}
-	t.Skip(msg)
-}
 
 // testConn is a connection of a fresh in-memory database with delta_scan.
 func testConn(t *testing.T, opts ScanOptions) *sql.Conn {
@@ -94,7 +66,7 @@ func rows(t *testing.T, conn *sql.Conn, q string) []string {
 func TestDeltaScanReadsPartitionedTable(t *testing.T) {
 	stats := &Stats{}
 	conn := testConn(t, ScanOptions{Stats: stats})
-	tbl := corpus(t, "dat/basic_partitioned/delta")
+	tbl := corpus.Path(t, "dat/basic_partitioned/delta")
 	got := rows(t, conn, "SELECT letter, number FROM delta_scan('"+tbl+"') ORDER BY number")
 	want := []string{"a|1", "b|2", "c|3", "a|4", "e|5", "f|6"}
 	if strings.Join(got, ",") != strings.Join(want, ",") {
