@@ -31,10 +31,11 @@ TESTSUMMARY   := $(CACHE_BIN)/testsummary
 # with the peers installed by setup, such a skip means a broken environment.
 REQUIRED_SKIPS := -fail-on-skip-prefix 'missing peer: ' -fail-on-skip-prefix 'missing test server: '
 
-# Modules of their own under integrations/, so the core binary stays cgo-free.
+# Modules of their own under integrations/, so the core binary stays cgo-free
+# and free of their dependencies (duckdb-go, spark-connect-go).
 # TAGS_<dir> are the build tags a module needs (duckdb-go's Arrow interface is
 # behind duckdb_arrow).
-INTEGRATIONS  ?= integrations/duckdb
+INTEGRATIONS  ?= integrations/duckdb integrations/spark
 TAGS_integrations/duckdb := duckdb_arrow
 # in-integrations runs $(1) in each integration module's directory, with
 # $(TAGS) its build tags; the first failure stops the recipe.

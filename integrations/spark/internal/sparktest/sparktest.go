@@ -59,9 +59,16 @@ func Session(t testing.TB) sql.SparkSession {
 }
 
 // Remote is the server's connection string, sc://127.0.0.1:PORT, starting
-// the server on first use.
+// the server on first use; $DELTALITE_SPARK_REMOTE names a running server
+// (with Delta, on this machine's file system) to use instead.
 func Remote(t testing.TB) string {
 	t.Helper()
+	if testing.Short() {
+		t.Skip("Spark Connect: not in -short mode")
+	}
+	if r := os.Getenv("DELTALITE_SPARK_REMOTE"); r != "" {
+		return r
+	}
 	peers.Python(t)
 	if _, err := exec.LookPath("java"); err != nil {
 		peers.Missing(t, "no java on PATH for Spark")
