@@ -13,8 +13,8 @@ import (
 // subcommand is added by adding its constructor here.
 var assetCommands = map[string]func() *cobra.Command{
 	"predicate": newAssetPredicateCmd,
-	"write":     notBuilt("write", "Write an asset's value to its Delta table through an IO handler"),
-	"read":      notBuilt("read", "Read an asset's Delta table through an IO handler"),
+	"write":     newAssetWriteCmd,
+	"read":      newAssetReadCmd,
 	"action":    notBuilt("action", "Run a maintenance action (optimize, vacuum, delete) on an asset"),
 }
 

@@ -1,0 +1,211 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"iter"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/spf13/cobra"
+
+	"github.com/deltalite-go/deltalite"
+	"github.com/deltalite-go/deltalite/internal/cliout"
+	"github.com/deltalite-go/deltalite/iohandler"
+	"github.com/deltalite-go/deltalite/partitions"
+)
+
+// assetFlags are what every `deltalite asset` subcommand that goes through
+// an IO handler is told: the handler, the asset, its partitions and
+// metadata.
+type assetFlags struct {
+	handler, asset, pd string
+	keys, meta         []string
+}
+
+func (a *assetFlags) add(cmd *cobra.Command) {
+	f := cmd.Flags()
+	f.StringVar(&a.handler, "handler", "", "the IO handler's settings: a JSON file (table_uri, mode, storage_options, ...)")
+	f.StringVar(&a.asset, "asset", "", "the asset's name (its table is {table_uri}/{delta/root_name or NAME})")
+	f.StringVar(&a.pd, "partitions-def", "", "the asset's partitions definition: inline JSON or a .json file")
+	f.StringArrayVar(&a.keys, "partition-key", nil, "a partition key of the run (repeatable: a backfill)")
+	f.StringArrayVar(&a.meta, "metadata", nil, "asset metadata KEY=VALUE, e.g. delta/mode=append (repeatable)")
+}
+
+// assetRun is one resolved invocation: the handler and the asset's
+// contexts.
+type assetRun struct {
+	h        *iohandler.Handler
+	asset    string
+	metadata map[string]string
+	def      partitions.Definition
+	keys     []string
+}
+
+// resolve reads the handler's file and parses the flags, before any table
+// is touched.
+func (a *assetFlags) resolve() (*assetRun, error) {
+	if a.handler == "" {
+		return nil, fmt.Errorf("--handler is required: the IO handler's settings, a JSON file")
+	}
+	if a.asset == "" {
+		return nil, fmt.Errorf("--asset is required: the asset's name")
+	}
+	cfg, err := iohandler.LoadConfig(a.handler)
+	if err != nil {
+		return nil, fmt.Errorf("--handler: %w", err)
+	}
+	h, err := iohandler.New(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("--handler %s: %w", a.handler, err)
+	}
+	md, err := keyValues("--metadata", a.meta)
+	if err != nil {
+		return nil, err
+	}
+	r := &assetRun{h: h, asset: a.asset, metadata: md, keys: a.keys}
+	if a.pd != "" {
+		if r.def, err = partitions.ParseDefinition(a.pd); err != nil {
+			return nil, fmt.Errorf("--partitions-def: %w", err)
+		}
+	}
+	return r, nil
+}
+
+// tableSchema is the Arrow schema of the asset's table, or nil when it has
+// none yet (text input then infers its types).
+func (r *assetRun) tableSchema(cmd *cobra.Command) (*arrow.Schema, error) {
+	uri, err := r.h.ResolveTableURI(r.asset, r.metadata)
+	if err != nil {
+		return nil, err
+	}
+	t, err := deltalite.Open(cmd.Context(), uri, deltalite.WithStorageOptions(r.h.StorageOptions()))
+	if errors.Is(err, deltalite.ErrTableNotFound) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	return t.Schema()
+}
+
+func newAssetWriteCmd() *cobra.Command {
+	var (
+		a               assetFlags
+		input, inputFmt string
+	)
+	cmd := &cobra.Command{
+		Use:   "write --handler H.json --asset NAME [--partitions-def PD] [--partition-key K]... [--metadata KEY=VALUE]... --input FILE",
+		Short: "Write an asset's value to its Delta table through an IO handler",
+		Long: `Store the input's rows as the asset's value, as the Go IO handler does (mode, schema
+mode, partitions, merge, table configuration from the handler and the asset's
+metadata), and print the output metadata as JSON on standard output, e.g.
+  {"delta/mode":"overwrite","delta/num_rows":3,"delta/table_uri":"/data/delta/users",...}
+With a partition key, overwrite replaces only that partition and merge is scoped to it.
+` + inputHelp,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if input == "" {
+				return fmt.Errorf("--input FILE is required (- for standard input)")
+			}
+			format, err := inputFormat(input, inputFmt)
+			if err != nil {
+				return err
+			}
+			r, err := a.resolve()
+			if err != nil {
+				return err
+			}
+			like, err := r.tableSchema(cmd)
+			if err != nil {
+				return err
+			}
+			in, err := openInput(cmd.Context(), input, format, like)
+			if err != nil {
+				return err
+			}
+			defer in.Close()
+			if in.Schema().NumFields() == 0 {
+				return fmt.Errorf("%s has no columns: nothing to store as asset %q", input, r.asset)
+			}
+			md, err := r.h.HandleOutput(cmd.Context(), iohandler.OutputContext{
+				Asset: r.asset, Metadata: r.metadata, Partitions: r.def, PartitionKeys: r.keys,
+			}, array.RecordReader(in))
+			if err != nil {
+				return err
+			}
+			enc := json.NewEncoder(cmd.OutOrStdout())
+			enc.SetEscapeHTML(false)
+			return enc.Encode(md)
+		},
+	}
+	a.add(cmd)
+	cmd.Flags().StringVar(&input, "input", "", "input file (.parquet, .csv, .ndjson, .jsonl) or - for standard input")
+	cmd.Flags().StringVar(&inputFmt, "input-format", "", "parquet, csv or ndjson (default: from the extension)")
+	return cmd
+}
+
+func newAssetReadCmd() *cobra.Command {
+	var (
+		a              assetFlags
+		format, output string
+	)
+	cmd := &cobra.Command{
+		Use:   "read --handler H.json --asset NAME [--partitions-def PD] [--partition-key K]... [--metadata KEY=VALUE]... [--format F] [--output FILE]",
+		Short: "Read an asset's Delta table through an IO handler",
+		Long: `Read the asset's rows as the Go IO handler loads them: the columns of delta/columns,
+the rows of the partition keys (the predicate pushed into the scan), at delta/version
+when set. Output as scan writes it: table on a terminal, else CSV, or --format
+csv|ndjson|parquet|table, to standard output or --output FILE.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			stdout := cmd.OutOrStdout()
+			format, err := cliout.Format(format, output, cliout.IsTerminal(stdout))
+			if err != nil {
+				return err
+			}
+			r, err := a.resolve()
+			if err != nil {
+				return err
+			}
+			rr, err := iohandler.LoadInput[array.RecordReader](cmd.Context(), r.h, iohandler.InputContext{
+				Asset: r.asset, Metadata: r.metadata, Partitions: r.def, PartitionKeys: r.keys,
+			})
+			if err != nil {
+				return err
+			}
+			defer rr.Release()
+			dest, err := cliout.OpenDestination(output, stdout)
+			if err != nil {
+				return err
+			}
+			more, err := writeScan(dest, format, rr.Schema(), batchesOf(rr), true)
+			if ferr := dest.Finish(err == nil); err == nil {
+				err = ferr
+			}
+			if err == nil && more {
+				fmt.Fprintf(cmd.ErrOrStderr(), "deltalite: showing the first %d rows; use --format csv or --output FILE for all of them\n", terminalRows)
+			}
+			return err
+		},
+	}
+	a.add(cmd)
+	cmd.Flags().StringVar(&format, "format", "", "table, csv, ndjson or parquet (default: from the --output extension, else table on a terminal, else csv)")
+	cmd.Flags().StringVarP(&output, "output", "o", "", "write to FILE (created only when the read succeeds) instead of standard output")
+	return cmd
+}
+
+// batchesOf is rr's batches as a sequence, its error last.
+func batchesOf(rr array.RecordReader) iter.Seq2[arrow.RecordBatch, error] {
+	return func(yield func(arrow.RecordBatch, error) bool) {
+		for rr.Next() {
+			if !yield(rr.RecordBatch(), nil) {
+				return
+			}
+		}
+		if err := rr.Err(); err != nil {
+			yield(nil, err)
+		}
+	}
+}
