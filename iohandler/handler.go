@@ -351,7 +351,7 @@ func (h *Handler) HandleOutput(ctx context.Context, oc OutputContext, v any) (Me
 	}
 	md, err := th.Write(ctx, req, v)
 	if err != nil {
-		return nil, err
+		return nil, forAsset(err, oc.Asset, oc.PartitionKeys)
 	}
 	return h.outputMetadata(ctx, s, md, start)
 }
@@ -535,7 +535,28 @@ func (h *Handler) Load(ctx context.Context, ic InputContext, t reflect.Type) (an
 	if req.Predicate, err = ps.predicate(ic.Asset, ic.Partitions, tbl.DeltaSchema()); err != nil {
 		return nil, err
 	}
-	return th.Read(ctx, req, t)
+	out, err := th.Read(ctx, req, t)
+	if err != nil {
+		return nil, forAsset(err, ic.Asset, ic.PartitionKeys)
+	}
+	return out, nil
+}
+
+// forAsset names the asset (and the run's keys) in an error from below,
+// keeping its kind for errors.Is.
+func forAsset(err error, asset string, keys []string) error {
+	kind := errs.Internal
+	var e *errs.Error
+	if errors.As(err, &e) {
+		if strings.Contains(e.Msg, fmt.Sprintf("asset %q", asset)) {
+			return err
+		}
+		kind = e.Kind
+	}
+	if len(keys) > 0 {
+		return errs.Wrap(kind, "", err, "asset %q, partition keys %q", asset, keys)
+	}
+	return errs.Wrap(kind, "", err, "asset %q", asset)
 }
 
 // LoadInput reads the asset's table as a T (see Handler.Load).

@@ -302,3 +302,19 @@ func TestUnsupportedType(t *testing.T) {
 	_, err = iohandler.LoadInput[map[string]int](ctx, h, iohandler.InputContext{Asset: "a"})
 	wantErr(t, err, "map[string]int", "supported types")
 }
+
+// No secret of the table URI or the storage options reaches an error.
+func TestNoSecretsInErrors(t *testing.T) {
+	h := newHandler(t, iohandler.Config{TableURI: "s3://AKIAEXAMPLE:s3cr3tvalue@bucket/root", StorageOptions: map[string]string{"AWS_SECRET_ACCESS_KEY": "optsecret123"}})
+	rec := batch([]int64{1}, []string{"a"}, []string{"x"})
+	defer rec.Release()
+	_, err := h.HandleOutput(ctx, iohandler.OutputContext{Asset: "a"}, rec)
+	if err == nil {
+		t.Fatal("a write to an unreachable store passed")
+	}
+	for _, s := range []string{"s3cr3tvalue", "optsecret123"} {
+		if strings.Contains(err.Error(), s) {
+			t.Fatalf("error %q holds a secret", err)
+		}
+	}
+}

@@ -92,7 +92,9 @@ func (h *Handler) resolve(asset string, md map[string]string) (*settings, error)
 		if err != nil {
 			return nil, bad(KeyPartitionExpr, "%v", err)
 		}
-		s.expr = &e
+		if !e.IsZero() {
+			s.expr = &e
+		}
 	}
 	if v, ok := md[KeyTableConfiguration]; ok {
 		var over map[string]string
