@@ -7,6 +7,8 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/apache/arrow-go/v18/arrow/array"
+
 	"github.com/deltalite-go/deltalite"
 	"github.com/deltalite-go/deltalite/internal/expr"
 	"github.com/deltalite-go/deltalite/merge"
@@ -186,4 +188,11 @@ func (c CommitProperties) appTxn() (string, int64) {
 		return c.AppTransactions[0].AppID, c.AppTransactions[0].Version
 	}
 	return "", 0
+}
+
+// WriteArrow writes a stream of record batches as req asks, every mode
+// and merge included, as the built-in Arrow handler does: a type handler
+// whose values convert to Arrow (DuckDB's results) writes through it.
+func WriteArrow(ctx context.Context, req *WriteRequest, rr array.RecordReader) (Metadata, error) {
+	return writeArrow(ctx, req, rr)
 }
