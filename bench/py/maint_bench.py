@@ -17,7 +17,8 @@ The timed operation opens the table and runs the operation.
 as `prlimit --as=BYTES` would: the benchmark's memory-capped z-order run. A
 failure there (MemoryError, or the Rust allocator aborting the process) is
 the result the harness records. probe opens the table and reports the
-process's peak address space (VmPeak), the baseline such a cap must leave.
+process's peak address space (VmPeak), the least such a cap must leave;
+every result carries vmPeakKiB, from which the harness sets the cap.
 """
 
 import argparse
@@ -83,6 +84,7 @@ def main(argv):
     res["seconds"] = time.perf_counter() - start
     dt = DeltaTable(args.table)
     res["version"] = dt.version()
+    res["vmPeakKiB"] = vm_peak_kib()
     bench_result.finish(res)
 
 

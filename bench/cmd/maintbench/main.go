@@ -50,7 +50,7 @@ const (
 type config struct {
 	gib, oneGiB                               float64
 	files, partitions, oneFiles, bigFiles     int
-	budgetMiB, bigFactor, capMiB              int64
+	budgetMiB, bigFactor, capMiB, capFraction int64
 	targetSize                                int64
 	reps                                      int
 	cases                                     []string
@@ -71,11 +71,13 @@ func main() {
 	flag.IntVar(&c.oneFiles, "one-files", 2000, "compact-one and zorder: its data files")
 	flag.Int64Var(&c.budgetMiB, "budget-mib", optimize.DefaultMaxSortBytes>>20,
 		"zorder-big: this engine's z-order sort budget (MiB): the partition is -big-factor times it, delta-rs gets it as max_spill_size; "+
-			"the deltalite command runs with its default unless -ours-budget-args sets it")
+			"the deltalite command gets it as --max-sort-bytes unless -ours-budget-args says otherwise")
 	flag.Int64Var(&c.bigFactor, "big-factor", 10, "zorder-big: the partition's size as a multiple of -budget-mib")
 	flag.IntVar(&c.bigFiles, "big-files", 2000, "zorder-big: the partition's data files")
-	flag.StringVar(&budgetArgs, "ours-budget-args", "", "zorder-big: arguments of deltalite optimize that set its sort budget to -budget-mib, space-separated (it has none yet)")
-	flag.Int64Var(&c.capMiB, "cap-mib", 0, "zorder-big: address-space cap of the capped delta-rs run (MiB; 0: its baseline after opening the table plus -budget-mib)")
+	flag.StringVar(&budgetArgs, "ours-budget-args", "", "zorder-big: arguments of deltalite optimize that set its sort budget, space-separated (default --max-sort-bytes of -budget-mib)")
+	flag.Int64Var(&c.capMiB, "cap-mib", 0, "zorder-big: address-space cap of the capped delta-rs run (MiB; 0: see -cap-fraction)")
+	flag.Int64Var(&c.capFraction, "cap-fraction", defaultCapFraction, "zorder-big: without -cap-mib, cap the capped delta-rs run at 1/N of the peak address space of its "+
+		"uncapped run of the same case, at least its baseline after opening the table plus -budget-mib")
 	flag.StringVar(&c.zorderBy, "zorder-by", "x,y", "z-order columns")
 	flag.Int64Var(&c.targetSize, "target-size", 0, "target file size in bytes for both engines (0: each engine's default)")
 	flag.IntVar(&c.reps, "reps", 3, "measured runs per engine and case (the order of the engines alternates)")
@@ -93,7 +95,10 @@ func main() {
 	if c.cases, err = parseCases(cases); err != nil {
 		fail(err)
 	}
-	c.oursBudgetArgs = strings.Fields(budgetArgs)
+	c.oursBudgetArgs = budgetArgsOf(budgetArgs, c.budgetMiB)
+	if c.capFraction < 1 {
+		fail(fmt.Errorf("-cap-fraction %d: want 1 or more", c.capFraction))
+	}
 	if err := c.outputs.Init(c.work); err != nil {
 		fail(err)
 	}
@@ -161,8 +166,9 @@ func measure(c config, r *Report, saved func() error) error {
 			return fmt.Errorf("%s: %w", cs, err)
 		}
 		base := filepath.Join(c.work, "tables", cr.Table.Name)
-		if cs == caseZOrderBig {
-			if cr.CapMiB, err = capMiB(c, base); err != nil {
+		var floorMiB int64
+		if cs == caseZOrderBig && c.capMiB == 0 {
+			if floorMiB, err = capFloorMiB(c, base); err != nil {
 				return fmt.Errorf("%s: %w", cs, err)
 			}
 		}
@@ -170,6 +176,10 @@ func measure(c config, r *Report, saved func() error) error {
 			for i, e := range runOrder(cs, rep) {
 				if e == engineOurs && missing != "" {
 					continue
+				}
+				if e == engineCapped && cr.CapMiB == 0 {
+					cr.CapMiB, cr.CapFrom = capOf(c, cr, floorMiB)
+					logf("%s: capping delta-rs at %d MiB (%s)", cs, cr.CapMiB, cr.CapFrom)
 				}
 				run := runEngine(c, cr, e, base)
 				run.Rep, run.Order = rep+1, i+1
@@ -200,6 +210,8 @@ func oursMissing(c config) string {
 
 // runOrder is the engines of a case in the order of repetition rep: the
 // order alternates, so that a change in the machine's load hits all alike.
+// The first repetition runs delta-rs uncapped before the capped run, whose
+// cap it sets.
 func runOrder(cs string, rep int) []string {
 	order := []string{engineDeltaRS, engineOurs}
 	if cs == caseZOrderBig {
@@ -249,13 +261,23 @@ func argv(c config, cr *Case, e, dir string) (args, env []string) {
 // arena, which RLIMIT_AS would count although nothing uses it.
 var cappedEnv = []string{"MALLOC_ARENA_MAX=2"}
 
-// capMiB is the capped run's address-space cap: the flag, else the peak
-// address space of a delta-rs process that opened the table plus the
-// budget, so that delta-rs gets the same memory for its work as we do.
-func capMiB(c config, base string) (int64, error) {
-	if c.capMiB > 0 {
-		return c.capMiB, nil
+// budgetArgsOf is the arguments that give the deltalite command its sort
+// budget in zorder-big: the flag's, else --max-sort-bytes of budgetMiB.
+func budgetArgsOf(flagValue string, budgetMiB int64) []string {
+	if args := strings.Fields(flagValue); len(args) > 0 {
+		return args
 	}
+	return []string{"--max-sort-bytes", strconv.FormatInt(budgetMiB<<20, 10)}
+}
+
+// defaultCapFraction caps delta-rs at a third of its uncapped peak: far
+// above its start-up, far below what holding the partition takes.
+const defaultCapFraction = 3
+
+// capFloorMiB is the least cap the capped run may get: the peak address
+// space of a delta-rs process that opened the table, plus the budget.
+// Below it the run fails at start-up and shows nothing about the sort.
+func capFloorMiB(c config, base string) (int64, error) {
 	s, err := runproc.Run([]string{c.python, c.script, "probe", base}, cappedEnv, os.Stderr)
 	if err != nil {
 		return 0, fmt.Errorf("probing delta-rs's baseline: %w", err)
@@ -267,6 +289,37 @@ func capMiB(c config, base string) (int64, error) {
 		return 0, fmt.Errorf("probing delta-rs's baseline: no VmPeak in %q", s.Result.Detail)
 	}
 	return d.VMPeakKiB>>10 + c.budgetMiB, nil
+}
+
+// capOf is the capped run's address-space cap and how it was set: the
+// flag; else 1/capFraction of the peak address space of the case's first
+// uncapped delta-rs run, so that the capped run shows whether delta-rs's
+// sort needs memory for all of the partition; never below floorMiB.
+func capOf(c config, cr *Case, floorMiB int64) (int64, string) {
+	if c.capMiB > 0 {
+		return c.capMiB, "-cap-mib"
+	}
+	if c.capFraction < 1 {
+		c.capFraction = defaultCapFraction
+	}
+	for _, r := range cr.Runs {
+		if r.Engine != engineDeltaRS || r.Error != "" {
+			continue
+		}
+		var out struct {
+			VMPeakKiB int64 `json:"vmPeakKiB"`
+		}
+		if json.Unmarshal([]byte(r.Output), &out) != nil || out.VMPeakKiB <= 0 {
+			continue
+		}
+		peak := out.VMPeakKiB >> 10
+		if cap := peak / c.capFraction; cap > floorMiB {
+			return cap, fmt.Sprintf("1/%d of the %d MiB peak address space of delta-rs's uncapped run", c.capFraction, peak)
+		}
+		return floorMiB, fmt.Sprintf("its start-up address space plus the budget, above 1/%d of the %d MiB peak address space of its uncapped run",
+			c.capFraction, peak)
+	}
+	return floorMiB, "its start-up address space plus the budget: no uncapped run gave its peak"
 }
 
 // runEngine runs engine e once on a fresh copy of the case's table.

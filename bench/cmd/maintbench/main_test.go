@@ -94,7 +94,7 @@ func TestRenderJudgesTargets(t *testing.T) {
 	table := &Table{Name: "spread", Options: gen.SmallFilesOptions{Files: 20, Partitions: 2}, Files: 20, Bytes: 10 << 30, Rows: 100, Hash: "h"}
 	compact := &Case{Name: caseCompact, Table: table, Runs: []Run{okRun(engineDeltaRS, 10, 10.5, 1000), okRun(engineOurs, 0, 5, 250)}}
 	zbig := &Case{Name: caseZOrderBig, Table: &Table{Name: "big", Options: gen.SmallFilesOptions{Files: 20, Partitions: 1}, Files: 20, Bytes: 2560 << 20, Rows: 100, Hash: "h"},
-		CapMiB: 512, Runs: []Run{okRun(engineDeltaRS, 10, 11, 1000), okRun(engineOurs, 0, 12, 600),
+		CapMiB: 512, CapFrom: "1/3 of the 1536 MiB peak address space of delta-rs's uncapped run", Runs: []Run{okRun(engineDeltaRS, 10, 11, 1000), okRun(engineOurs, 0, 12, 600),
 			{Engine: engineCapped, Measured: runproc.Measured{WallS: 1}, Error: "signal: aborted: memory allocation of 4 bytes failed"}}}
 	r := &Report{BudgetMiB: 256, Reps: 1, Cases: []*Case{compact, zbig}}
 	r.Problems = append(verify(compact), verify(zbig)...)
@@ -108,8 +108,8 @@ func TestRenderJudgesTargets(t *testing.T) {
 		"| compact | deltalite | 1 of 1 | 5.00 | — | 5.00 | 250 | 20 → 2 (20 / 2) | 1.00 GiB | 0 |",
 		"| zorder-big | delta-rs, memory capped | 0 of 1 | failed: signal: aborted: memory allocation of 4 bytes failed |",
 		"**Z-order of a partition 10.0× our budget under a memory cap.** delta-rs ran with `max_spill_size` set to the budget (256 MiB) " +
-			"and its address space capped (RLIMIT_AS, as `prlimit --as`) at 512 MiB: **failed in 1 of 1 runs**: signal: aborted: memory allocation of 4 bytes failed",
-		"deltalite ran with its default sort budget (the command has no flag for it; `optimize.DefaultMaxSortBytes` is 64 MiB).",
+			"and its address space capped (RLIMIT_AS, as `prlimit --as`) at 512 MiB (1/3 of the 1536 MiB peak address space of delta-rs's uncapped run): **failed in 1 of 1 runs**: signal: aborted: memory allocation of 4 bytes failed",
+		"deltalite ran with its default sort budget (`optimize.DefaultMaxSortBytes`, 64 MiB).",
 		"| zorder-big | z-order, one partition many times our memory budget | 20 files in 1 partition(s), 2.50 GiB, 100 rows (10.0× the budget of 256 MiB) |",
 	} {
 		if !strings.Contains(out, want) {
@@ -212,5 +212,37 @@ func TestCasesOnTinyTables(t *testing.T) {
 	}
 	if !strings.Contains(render(r), "| compact | delta-rs | 1 of 1 |") {
 		t.Errorf("report lacks the compaction's delta-rs row:\n%s", render(r))
+	}
+}
+
+// TestCapFromTheUncappedPeak: the capped run's cap is a fraction of the
+// uncapped delta-rs run's peak address space, never below the start-up
+// floor; the flag wins; the first repetition runs delta-rs uncapped
+// before the capped run; the deltalite command gets the budget.
+func TestCapFromTheUncappedPeak(t *testing.T) {
+	c := config{capFraction: 3}
+	uncapped := okRun(engineDeltaRS, 10, 11, 1000)
+	uncapped.Output = `{"engine": "delta-rs", "vmPeakKiB": 3145728}`
+	cr := &Case{Name: caseZOrderBig, Runs: []Run{okRun(engineOurs, 0, 12, 600), uncapped}}
+	if got, from := capOf(c, cr, 400); got != 1024 || !strings.Contains(from, "1/3 of the 3072 MiB peak") {
+		t.Errorf("cap %d MiB (%s), want 1024 from a third of the peak", got, from)
+	}
+	if got, _ := capOf(c, cr, 1500); got != 1500 {
+		t.Errorf("cap %d MiB below the floor of 1500", got)
+	}
+	if got, from := capOf(c, &Case{Name: caseZOrderBig}, 400); got != 400 || !strings.Contains(from, "no uncapped run") {
+		t.Errorf("without an uncapped run: cap %d MiB (%s), want the floor", got, from)
+	}
+	if got, _ := capOf(config{capMiB: 700, capFraction: 3}, cr, 400); got != 700 {
+		t.Errorf("cap %d MiB, want the flag's 700", got)
+	}
+	if order := runOrder(caseZOrderBig, 0); slices.Index(order, engineDeltaRS) > slices.Index(order, engineCapped) {
+		t.Errorf("first repetition %q runs the capped delta-rs before the uncapped one", order)
+	}
+	if got := budgetArgsOf("", 64); !slices.Equal(got, []string{"--max-sort-bytes", "67108864"}) {
+		t.Errorf("default budget arguments %q", got)
+	}
+	if got := budgetArgsOf("--x 1", 64); !slices.Equal(got, []string{"--x", "1"}) {
+		t.Errorf("budget arguments from the flag %q", got)
 	}
 }

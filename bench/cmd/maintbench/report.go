@@ -38,7 +38,9 @@ type Case struct {
 	Name   string `json:"name"`
 	Table  *Table `json:"table"`
 	CapMiB int64  `json:"cap_mib,omitempty"` // zorder-big: the capped delta-rs run's address space
-	Runs   []Run  `json:"runs"`
+	// CapFrom says how CapMiB was set.
+	CapFrom string `json:"cap_from,omitempty"`
+	Runs    []Run  `json:"runs"`
 }
 
 // Report is the whole invocation.
@@ -195,8 +197,8 @@ func render(r *Report) string {
 		}
 		c := aggregate(cr, engineCapped)
 		p("\n**Z-order of a partition %.1f× our budget under a memory cap.** delta-rs ran with `max_spill_size` set to the "+
-			"budget (%d MiB) and its address space capped (RLIMIT_AS, as `prlimit --as`) at %d MiB: ",
-			float64(cr.Table.Bytes)/float64(r.BudgetMiB<<20), r.BudgetMiB, cr.CapMiB)
+			"budget (%d MiB) and its address space capped (RLIMIT_AS, as `prlimit --as`) at %d MiB (%s): ",
+			float64(cr.Table.Bytes)/float64(r.BudgetMiB<<20), r.BudgetMiB, cr.CapMiB, cr.CapFrom)
 		switch {
 		case c.n+c.failed == 0:
 			p("not run.\n")
@@ -208,7 +210,7 @@ func render(r *Report) string {
 		if len(r.OursBudgetArgs) > 0 {
 			p("\ndeltalite ran with `%s`.\n", strings.Join(r.OursBudgetArgs, " "))
 		} else {
-			p("\ndeltalite ran with its default sort budget (the command has no flag for it; `optimize.DefaultMaxSortBytes` is %d MiB).\n",
+			p("\ndeltalite ran with its default sort budget (`optimize.DefaultMaxSortBytes`, %d MiB).\n",
 				optimize.DefaultMaxSortBytes>>20)
 		}
 	}
