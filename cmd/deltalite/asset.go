@@ -15,7 +15,7 @@ var assetCommands = map[string]func() *cobra.Command{
 	"predicate": newAssetPredicateCmd,
 	"write":     newAssetWriteCmd,
 	"read":      newAssetReadCmd,
-	"action":    notBuilt("action", "Run a maintenance action (optimize, vacuum, delete) on an asset"),
+	"action":    newAssetActionCmd,
 }
 
 func newAssetCmd() *cobra.Command {
@@ -32,18 +32,4 @@ func newAssetCmd() *cobra.Command {
 		cmd.AddCommand(assetCommands[name]())
 	}
 	return cmd
-}
-
-// notBuilt stands for a subcommand this build does not have yet.
-func notBuilt(name, short string) func() *cobra.Command {
-	return func() *cobra.Command {
-		return &cobra.Command{
-			Use:                name,
-			Short:              short + " (not yet built)",
-			DisableFlagParsing: true,
-			RunE: func(*cobra.Command, []string) error {
-				return fmt.Errorf("deltalite asset %s is not yet built in this version", name)
-			},
-		}
-	}
 }
