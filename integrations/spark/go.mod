@@ -5,6 +5,7 @@ go 1.26.0
 replace github.com/deltalite-go/deltalite => ../..
 
 require (
+	github.com/apache/arrow-go/v18 v18.9.0
 	github.com/apache/spark-connect-go v0.1.1-0.20250826122459-0e3d565b63e6
 	github.com/deltalite-go/deltalite v0.0.0-00010101000000-000000000000
 )
@@ -13,7 +14,6 @@ require (
 	cloud.google.com/go/compute/metadata v0.9.0 // indirect
 	github.com/RoaringBitmap/roaring/v2 v2.30.0 // indirect
 	github.com/andybalholm/brotli v1.2.8 // indirect
-	github.com/apache/arrow-go/v18 v18.9.0 // indirect
 	github.com/apache/thrift v0.25.0 // indirect
 	github.com/beorn7/perks v1.0.1 // indirect
 	github.com/bits-and-blooms/bitset v1.24.4 // indirect
