@@ -151,18 +151,6 @@ func (c *Context) properties() (iohandler.WriterProperties, iohandler.CommitProp
 	return h.ResolvedProperties(c.Asset, c.Metadata)
 }
 
-// retries is the commit retries of the properties, 0 (the default) when
-// unset.
-func retries(cp iohandler.CommitProperties) int {
-	if cp.MaxCommitRetries == nil {
-		return 0
-	}
-	if *cp.MaxCommitRetries == 0 {
-		return -1 // none, where the engine's 0 would take its default
-	}
-	return *cp.MaxCommitRetries
-}
-
 type optimizeConfig struct {
 	TargetSize int64    `json:"target_size"`
 	ZOrderBy   []string `json:"z_order_by"`
@@ -203,7 +191,7 @@ func runOptimize(c *ActionContext) (ActionResult, error) {
 	if opts.TargetSize == 0 {
 		opts.TargetSize = wp.TargetFileSize
 	}
-	opts.CommitMetadata, opts.CommitMaxRetries = cp.CustomMetadata, retries(cp)
+	opts.CommitMetadata, opts.CommitMaxRetries = cp.CustomMetadata, cp.EngineRetries()
 	st, err := t.Optimize(c, opts)
 	if err != nil {
 		return ActionResult{}, err
@@ -230,7 +218,7 @@ func runVacuum(c *ActionContext) (ActionResult, error) {
 	if err != nil {
 		return ActionResult{}, err
 	}
-	opts := vacuum.Options{RetentionHours: cfg.RetentionHours, CommitMetadata: cp.CustomMetadata, CommitMaxRetries: retries(cp),
+	opts := vacuum.Options{RetentionHours: cfg.RetentionHours, CommitMetadata: cp.CustomMetadata, CommitMaxRetries: cp.EngineRetries(),
 		NoEnforceRetention: cfg.EnforceRetentionDuration != nil && !*cfg.EnforceRetentionDuration}
 	st, err := t.Vacuum(c, opts)
 	if err != nil {
@@ -265,7 +253,7 @@ func runDelete(c *ActionContext) (ActionResult, error) {
 	if err != nil {
 		return ActionResult{}, err
 	}
-	opts.TargetFileSize, opts.CommitMetadata, opts.CommitMaxRetries = wp.TargetFileSize, cp.CustomMetadata, retries(cp)
+	opts.TargetFileSize, opts.CommitMetadata, opts.CommitMaxRetries = wp.TargetFileSize, cp.CustomMetadata, cp.EngineRetries()
 	st, err := t.Delete(c, opts)
 	if err != nil {
 		return ActionResult{}, err

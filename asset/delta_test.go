@@ -368,3 +368,27 @@ func TestCustomVerbUsesHandlerHelpers(t *testing.T) {
 		t.Fatalf("the custom vacuum did not replace the built-in one: %+v", res)
 	}
 }
+
+// The verbs commit with the asset's resolved commit properties, as its
+// writes do.
+func TestDeltaVerbsUseCommitProperties(t *testing.T) {
+	r, uri := ordersRepo(t, WithMetadata(map[string]string{"delta/commit_properties": `{"custom_metadata": {"who": "ops"}}`}))
+	materialize(t, r, "us")
+	materialize(t, r, "us")
+	action(t, r, "optimize", Keys("us"))
+	action(t, r, "vacuum", Config("orders", json.RawMessage(`{"retention_hours": 0, "enforce_retention_duration": false}`)))
+	action(t, r, "delete", Keys("us"))
+	tb := must[*deltalite.Table](t)(deltalite.Open(ctx, uri))
+	hist := must[[]snapshot.Commit](t)(tb.History(ctx, 0))
+	var ops []string
+	for _, c := range hist {
+		if c.Info.Raw["who"] != "ops" {
+			t.Fatalf("commit %d (%s) lacks the custom metadata: %v", c.Version, c.Info.Operation, c.Info.Raw)
+		}
+		ops = append(ops, c.Info.Operation)
+	}
+	slices.Sort(ops)
+	if strings.Join(ops, ",") != "DELETE,OPTIMIZE,VACUUM END,VACUUM START,WRITE,WRITE" {
+		t.Fatalf("operations %v", ops)
+	}
+}

@@ -423,7 +423,7 @@ func applyTableConfig(ctx context.Context, s *settings, tbl *deltalite.Table) er
 	if len(diff) == 0 {
 		return nil
 	}
-	err := tbl.SetProperties(ctx, diff, deltalite.PropertiesOptions{CommitMaxRetries: s.commit.engineRetries(), CommitMetadata: s.commit.CustomMetadata})
+	err := tbl.SetProperties(ctx, diff, deltalite.PropertiesOptions{CommitMaxRetries: s.commit.EngineRetries(), CommitMetadata: s.commit.CustomMetadata})
 	if err != nil {
 		return errs.Wrap(errs.InvalidArgument, "", err, "asset %q: applying the table configuration %s to the existing table", s.asset, jsonString(diff))
 	}
@@ -446,7 +446,7 @@ func (h *Handler) mergeOptions(s *settings, req *WriteRequest) (*merge.Options, 
 	}
 	o.TargetFileSize = s.writer.TargetFileSize
 	o.CommitMetadata = s.commit.CustomMetadata
-	o.CommitMaxRetries = s.commit.engineRetries()
+	o.CommitMaxRetries = s.commit.EngineRetries()
 	o.AppID, o.AppVersion = s.commit.appTxn()
 	o.MaxBufferedBytes = req.Engine.MaxBufferedBytes
 	o.MaxParallelFiles = req.Engine.MaxParallelFiles

@@ -116,7 +116,7 @@ func (r *WriteRequest) WriteOptions() write.Options {
 		ReplaceWhere: r.ReplaceWhere, Properties: r.TableConfig, TargetFileSize: r.Writer.TargetFileSize,
 		Compression: strings.ToLower(r.Writer.Compression), CommitMetadata: r.Commit.CustomMetadata,
 		StorageOptions: r.StorageOptions}
-	o.CommitMaxRetries = r.Commit.engineRetries()
+	o.CommitMaxRetries = r.Commit.EngineRetries()
 	o.AppID, o.AppVersion = r.Commit.appTxn()
 	return o
 }
@@ -170,9 +170,10 @@ func scopeMerge(o merge.Options, pred string) (merge.Options, error) {
 	return o, nil
 }
 
-// engineRetries is MaxCommitRetries as the engine's options spell it: 0
-// there means the default, and a negative count none.
-func (c CommitProperties) engineRetries() int {
+// EngineRetries is MaxCommitRetries as the engine's options spell it: 0
+// there means the default, and a negative count none. The maintenance
+// verbs of package asset commit with it too.
+func (c CommitProperties) EngineRetries() int {
 	switch {
 	case c.MaxCommitRetries == nil:
 		return 0
