@@ -90,7 +90,7 @@ type writer func(ch duckdb.DataChunk, col int, a arrow.Array, off, n int) error
 // writerFor returns the writer of an Arrow type: a typed loop for the flat
 // types, so values are not boxed, and Go values for nested ones.
 func writerFor(dt arrow.DataType) writer {
-	switch dt.(type) {
+	switch t := dt.(type) {
 	case *arrow.BooleanType:
 		return typed(func(a *array.Boolean, i int) bool { return a.Value(i) })
 	case *arrow.Int8Type:
@@ -113,6 +113,8 @@ func writerFor(dt arrow.DataType) writer {
 		return typed(func(a *array.StringView, i int) string { return a.Value(i) })
 	case *arrow.Date32Type:
 		return typed(func(a *array.Date32, i int) time.Time { return a.Value(i).ToTime() })
+	case *arrow.TimestampType:
+		return typed(func(a *array.Timestamp, i int) time.Time { return a.Value(i).ToTime(t.Unit) })
 	}
 	return func(ch duckdb.DataChunk, col int, a arrow.Array, off, n int) error {
 		for i := range n {
