@@ -3,6 +3,7 @@ package asset
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"runtime"
 	"slices"
@@ -10,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/deltalite-go/deltalite"
 	"github.com/deltalite-go/deltalite/partitions"
 )
 
@@ -384,4 +386,33 @@ func TestActionConfig(t *testing.T) {
 	wantErr(t, err, "config must be a JSON object")
 	_, err = r.RunAction(ctx, "v", nil, Config("ordrs", json.RawMessage(`{}`)))
 	wantErr(t, err, `config is given for asset "ordrs", which is not in the selection`)
+}
+
+// A run waiting for a claim gives up when its context ends, and leaves
+// the queue: later runs are not held behind it.
+func TestClaimWaitCanceled(t *testing.T) {
+	r, s := slowRepo(t, nil)
+	r.assets["orders"].actions = map[string]Action{"optimize": exclusiveAction(s.ev, "optimize", Keyless)}
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		if _, err := r.Materialize(context.Background(), nil); err != nil {
+			t.Error(err)
+		}
+	})
+	<-s.entered
+	ctx, cancel := context.WithCancel(context.Background())
+	errc := make(chan error, 1)
+	go func() { _, err := r.RunAction(ctx, "optimize", nil); errc <- err }()
+	waitQueued(t, r, "orders", 1)
+	cancel()
+	err := <-errc
+	wantErr(t, err, `asset "orders": waiting for a conflicting run to finish`)
+	if !errors.Is(err, deltalite.ErrCanceled) || r.claims.waiting("orders") != 0 {
+		t.Fatalf("err %v, %d still queued", err, r.claims.waiting("orders"))
+	}
+	close(s.gate)
+	wg.Wait()
+	if _, err := r.RunAction(context.Background(), "optimize", nil); err != nil || len(s.ev.intervals("optimize")) != 1 {
+		t.Fatalf("optimize after the cancel: %v, %v", err, s.ev.intervals("optimize"))
+	}
 }

@@ -14,7 +14,7 @@ import (
 	"github.com/deltalite-go/deltalite/partitions"
 )
 
-type Order struct {
+type Sale struct {
 	ID     int64  `delta:"id"`
 	Region string `delta:"region"`
 	Amount int64  `delta:"amount"`
@@ -37,15 +37,15 @@ func Example() {
 		panic(err)
 	}
 	regions := partitions.Static("us", "eu")
-	orders := asset.Define0("orders", func(c *asset.Context) ([]Order, error) {
-		var out []Order
+	orders := asset.Define0("orders", func(c *asset.Context) ([]Sale, error) {
+		var out []Sale
 		for i, region := range c.PartitionKeys {
-			out = append(out, Order{ID: int64(i), Region: region, Amount: 10})
+			out = append(out, Sale{ID: int64(i), Region: region, Amount: 10})
 		}
 		return out, nil
 	}, asset.WithHandler(h), asset.WithPartitions(regions),
 		asset.WithMetadata(map[string]string{"delta/partition_expr": "region", "delta/mode": "append"}), asset.Delta())
-	totals := asset.Define1("totals", "orders", func(c *asset.Context, in []Order) ([]RegionTotal, error) {
+	totals := asset.Define1("totals", "orders", func(c *asset.Context, in []Sale) ([]RegionTotal, error) {
 		sums := map[string]int64{}
 		for _, o := range in {
 			sums[o.Region] += o.Amount
