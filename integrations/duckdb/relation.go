@@ -34,6 +34,7 @@ type Resource struct {
 
 	once sync.Once
 	db   *sql.DB
+	raw  string // the database's delta_scan table function
 	err  error
 }
 
@@ -46,6 +47,15 @@ func (r *Resource) open() (*sql.DB, error) {
 			return
 		}
 		r.db = sql.OpenDB(connector)
+		// One table function for the database, with the resource's
+		// options; each session adds its delta_scan macro over it.
+		conn, err := r.db.Conn(context.Background())
+		if err != nil {
+			r.err = err
+			return
+		}
+		defer conn.Close()
+		r.raw, r.err = registerScan(conn, ScanOptions{StorageOptions: r.StorageOptions, Stats: r.Stats})
 	})
 	return r.db, r.err
 }
@@ -83,7 +93,7 @@ func (s *Session) setup(ctx context.Context, r *Resource) error {
 			return fmt.Errorf("memory limit %q: %w", r.MemoryLimit, err)
 		}
 	}
-	return RegisterDeltaScan(ctx, s.conn, ScanOptions{StorageOptions: r.StorageOptions, Stats: r.Stats})
+	return addMacro(ctx, s.conn, r.raw)
 }
 
 // Close closes the database; sessions still open fail from then on.

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -20,18 +21,26 @@ import (
 )
 
 // FunctionName is the name of the table function RegisterDeltaScan adds.
-// It is a table macro over the table function RawFunctionName: duckdb-go
-// requires every named argument of a table function, so the macro supplies
-// the defaults (version -1 and empty strings: not given).
+// It is a temporary table macro of the connection over a table function
+// named RawFunctionName_N: duckdb-go requires every named argument of a
+// table function, so the macro supplies the defaults (version -1 and empty
+// strings: not given). The table function is database-wide, so each
+// registration gets a name of its own, which keeps its options.
 const (
 	FunctionName    = "delta_scan"
 	RawFunctionName = "deltalite_scan"
 )
 
-// macro defines delta_scan on a connection. "timestamp" is a keyword in
-// DuckDB's grammar: callers quote it as well ("timestamp" => '2026-01-02').
-const macro = `CREATE OR REPLACE TEMP MACRO ` + FunctionName + `(uri, version := -1, "timestamp" := '', filter := '') AS TABLE
-SELECT * FROM ` + RawFunctionName + `(uri, version => version, "timestamp" => "timestamp", filter => filter)`
+// registrations numbers the table functions of the process.
+var registrations atomic.Int64
+
+// macro defines delta_scan on a connection over the table function raw.
+// "timestamp" is a keyword in DuckDB's grammar: callers quote it as well
+// ("timestamp" => '2026-01-02').
+func macro(raw string) string {
+	return `CREATE OR REPLACE TEMP MACRO ` + FunctionName + `(uri, version := -1, "timestamp" := '', filter := '') AS TABLE
+SELECT * FROM ` + raw + `(uri, version => version, "timestamp" => "timestamp", filter => filter)`
+}
 
 // ScanOptions configure the delta_scan function of a connection.
 type ScanOptions struct {
@@ -113,13 +122,23 @@ func (s *Stats) addRows(st *ScanStat, n int) {
 // date or timestamp); filter is a predicate in Spark SQL syntax that prunes
 // files by partition values and statistics and filters the rows.
 func RegisterDeltaScan(ctx context.Context, conn *sql.Conn, opts ScanOptions) error {
-	varchar, err := duckdb.NewTypeInfo(duckdb.TYPE_VARCHAR)
+	raw, err := registerScan(conn, opts)
 	if err != nil {
 		return err
 	}
+	return addMacro(ctx, conn, raw)
+}
+
+// registerScan registers the table function of opts on conn's database
+// and returns its name.
+func registerScan(conn *sql.Conn, opts ScanOptions) (string, error) {
+	varchar, err := duckdb.NewTypeInfo(duckdb.TYPE_VARCHAR)
+	if err != nil {
+		return "", err
+	}
 	bigint, err := duckdb.NewTypeInfo(duckdb.TYPE_BIGINT)
 	if err != nil {
-		return err
+		return "", err
 	}
 	fn := duckdb.ChunkTableFunction{
 		Config: duckdb.TableFunctionConfig{
@@ -134,10 +153,13 @@ func RegisterDeltaScan(ctx context.Context, conn *sql.Conn, opts ScanOptions) er
 			return src, nil
 		},
 	}
-	if err := duckdb.RegisterTableUDF(conn, RawFunctionName, fn); err != nil {
-		return err
-	}
-	_, err = conn.ExecContext(ctx, macro)
+	raw := fmt.Sprintf("%s_%d", RawFunctionName, registrations.Add(1))
+	return raw, duckdb.RegisterTableUDF(conn, raw, fn)
+}
+
+// addMacro defines delta_scan on conn over the table function raw.
+func addMacro(ctx context.Context, conn *sql.Conn, raw string) error {
+	_, err := conn.ExecContext(ctx, macro(raw))
 	return err
 }
 

@@ -77,3 +77,43 @@ func TestDeltaScanReadsPartitionedTable(t *testing.T) {
 		t.Fatalf("stats = %+v, want one scan of letter,number with 6 rows", sc)
 	}
 }
+
+// Two connections of one database registered with different options each
+// keep theirs, and a resource's sessions share its function.
+func TestRegistrationsKeepTheirOptions(t *testing.T) {
+	ctx := context.Background()
+	tbl := corpus.Path(t, "dat/basic_partitioned/delta")
+	connector, err := duckdb.NewConnector("", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	db := sql.OpenDB(connector)
+	defer db.Close()
+	a, b := &Stats{}, &Stats{}
+	for _, st := range []*Stats{a, b} {
+		conn, err := db.Conn(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer conn.Close()
+		if err := RegisterDeltaScan(ctx, conn, ScanOptions{Stats: st}); err != nil {
+			t.Fatal(err)
+		}
+		rows(t, conn, "SELECT count(*) FROM delta_scan('"+tbl+"')")
+	}
+	if len(a.Scans()) != 1 || len(b.Scans()) != 1 {
+		t.Fatalf("scans recorded: %d and %d, want 1 each", len(a.Scans()), len(b.Scans()))
+	}
+
+	shared := &Stats{}
+	res := &Resource{Stats: shared}
+	s1, s2 := testSession(t, res), testSession(t, res)
+	for _, s := range []*Session{s1, s2} {
+		if got := rows(t, s.Conn(), "SELECT count(*) FROM delta_scan('"+tbl+"')"); strings.Join(got, ",") != "6" {
+			t.Fatalf("count = %v, want 6", got)
+		}
+	}
+	if len(shared.Scans()) != 2 {
+		t.Fatalf("resource recorded %d scans, want 2", len(shared.Scans()))
+	}
+}
