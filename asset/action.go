@@ -36,7 +36,8 @@ const (
 	Shared Concurrency = iota
 	// Exclusive: a keyless run claims the whole asset, a keyed one its
 	// partitions; it never overlaps a materialization (or another
-	// exclusive action) of what it claims.
+	// exclusive action) of what it claims. Claims are held by the
+	// Repository: they order the runs of one process, not of several.
 	Exclusive
 )
 

@@ -35,14 +35,15 @@ type document struct {
 	Records []Record `json:"records"`
 }
 
-// OpenFile returns the store in dir, creating dir if needed. The state
-// file itself is created by the first Put.
+// OpenFile returns the store in dir. Nothing is created until the first
+// Put (dir included), so that reading, clearing nothing or a refused run
+// leave the disk as it was.
 func OpenFile(dir string) (*File, error) {
 	if dir == "" {
 		return nil, errs.New(errs.InvalidArgument, "", "state directory is empty: name a directory for the asset state")
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, errs.Wrap(errs.InvalidArgument, dir, err, "creating the state directory")
+	if fi, err := os.Stat(dir); err == nil && !fi.IsDir() {
+		return nil, errs.New(errs.InvalidArgument, dir, "the state directory is a file: name a directory for the asset state")
 	}
 	return &File{dir: dir}, nil
 }
@@ -51,12 +52,17 @@ func OpenFile(dir string) (*File, error) {
 func (f *File) Path() string { return filepath.Join(f.dir, FileName) }
 
 func (f *File) Put(ctx context.Context, recs ...Record) error {
+	if err := os.MkdirAll(f.dir, 0o755); err != nil {
+		return errs.Wrap(errs.InvalidArgument, f.dir, err, "creating the state directory")
+	}
 	return f.update(ctx, func(d *document) { d.put(recs) })
 }
 
-func (f *File) Get(ctx context.Context, asset, key string) (Record, bool, error) {
-	var d document
-	err := f.locked(ctx, func() (err error) { d, err = f.read(); return err })
+// Get and List read without the lock: every write renames a complete
+// file into place, so a read sees one whole state or another.
+
+func (f *File) Get(_ context.Context, asset, key string) (Record, bool, error) {
+	d, err := f.read()
 	if err != nil {
 		return Record{}, false, err
 	}
@@ -66,15 +72,19 @@ func (f *File) Get(ctx context.Context, asset, key string) (Record, bool, error)
 	return Record{}, false, nil
 }
 
-func (f *File) List(ctx context.Context, asset string) ([]Record, error) {
-	var d document
-	if err := f.locked(ctx, func() (err error) { d, err = f.read(); return err }); err != nil {
+func (f *File) List(_ context.Context, asset string) ([]Record, error) {
+	d, err := f.read()
+	if err != nil {
 		return nil, err
 	}
 	return d.of(asset), nil
 }
 
+// Clear of a state never written is nothing to do: it creates nothing.
 func (f *File) Clear(ctx context.Context, asset string, keys ...string) error {
+	if _, err := os.Stat(f.Path()); errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
 	return f.update(ctx, func(d *document) { d.clear(asset, keys) })
 }
 

@@ -68,6 +68,39 @@ func TestRoundTripAndClear(t *testing.T) {
 	}
 }
 
+// Reading and clearing a state never written create nothing.
+func TestFileCreatesNothingUntilPut(t *testing.T) {
+	ctx := context.Background()
+	dir := filepath.Join(t.TempDir(), "a", "state")
+	f, err := OpenFile(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok, err := f.Get(ctx, "x", ""); ok || err != nil {
+		t.Fatal(ok, err)
+	}
+	if l, err := f.List(ctx, "x"); len(l) != 0 || err != nil {
+		t.Fatal(l, err)
+	}
+	if err := f.Clear(ctx, "x"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Dir(dir)); !os.IsNotExist(err) {
+		t.Fatalf("the state directory was created: %v", err)
+	}
+	if err := f.Put(ctx, Record{Asset: "x"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok, _ := f.Get(ctx, "x", ""); !ok {
+		t.Fatal("not recorded")
+	}
+	file := filepath.Join(t.TempDir(), "file")
+	_ = os.WriteFile(file, nil, 0o644)
+	if _, err := OpenFile(file); err == nil || !strings.Contains(err.Error(), "is a file") {
+		t.Fatalf("OpenFile on a file: %v", err)
+	}
+}
+
 // The file store survives reopening: the state is the file.
 func TestFilePersists(t *testing.T) {
 	ctx := context.Background()

@@ -83,6 +83,10 @@ func TestCLIAssetAction(t *testing.T) {
 			t.Fatalf("%v: %v; want %q", c.args, err, c.want)
 		}
 	}
+	// Nothing was ever materialized: no action, refused or not, wrote state.
+	if _, err := os.Stat(os.Getenv(EnvStateDir)); !os.IsNotExist(err) {
+		t.Fatalf("the state directory was created: %v", err)
+	}
 }
 
 // The state the CLI keeps: delete clears what a materialization recorded.
