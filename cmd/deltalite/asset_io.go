@@ -31,6 +31,18 @@ func (a *assetFlags) add(cmd *cobra.Command) {
 	f.StringVar(&a.pd, "partitions-def", "", "the asset's partitions definition: inline JSON or a .json file")
 	f.StringArrayVar(&a.keys, "partition-key", nil, "a partition key of the run (repeatable: a backfill)")
 	f.StringArrayVar(&a.meta, "metadata", nil, "asset metadata KEY=VALUE, e.g. delta/mode=append (repeatable)")
+	// The handler file holds the storage options, so that a run and a Go
+	// program sharing the file open the tables alike.
+	next := cmd.PreRunE
+	cmd.PreRunE = func(cmd *cobra.Command, args []string) error {
+		if f := cmd.Flag("storage-option"); f != nil && f.Changed {
+			return fmt.Errorf("--storage-option does not apply to asset commands: put the options in the handler file's storage_options")
+		}
+		if next != nil {
+			return next(cmd, args)
+		}
+		return nil
+	}
 }
 
 // assetRun is one resolved invocation: the handler and the asset's

@@ -146,6 +146,7 @@ func TestCLIAssetErrors(t *testing.T) {
 		{[]string{"write", "--handler", h, "--asset", "a", "--input", in, "--partition-key", "x"}, `asset "a" is not partitioned, but partition keys ["x"] were given`},
 		{[]string{"write", "--handler", h, "--asset", "a", "--input", in, "--partitions-def", `{"kind": "yearly"}`}, `--partitions-def: `},
 		{[]string{"read", "--handler", h, "--asset", "missing"}, `asset "missing" has no table yet`},
+		{[]string{"write", "--handler", h, "--asset", "a", "--input", in, "--storage-option", "AWS_REGION=x"}, "--storage-option does not apply to asset commands"},
 		{[]string{"read", "--handler", h, "--asset", "a", "--format", "xml"}, `unknown --format "xml"`},
 	} {
 		out, err := run(t, append([]string{"asset"}, c.args...)...)
