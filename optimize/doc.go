@@ -29,8 +29,8 @@
 // deletion vectors applied, statistics written, column mapping and
 // partition values kept. Options.MaxConcurrentTasks bins run at once,
 // each reading its files one after the other, within an equal share of
-// Options.MaxBufferedBytes; memory is bounded by the knobs whatever the
-// size of a partition. Removes and adds carry dataChange=false.
+// Options.MaxBufferedBytes (binBuffered); memory is bounded by the knobs
+// whatever the size of a partition. Removes and adds carry dataChange=false.
 //
 // # Z-order
 //

@@ -59,8 +59,9 @@ type Options struct {
 	// makes one commit at the end.
 	MinCommitInterval time.Duration
 	// MaxBufferedBytes bounds the data held in memory by the whole call
-	// (default 64 MiB), shared by the concurrent bins: half of each share
-	// for decoded batches, half for the writer's buffers.
+	// (default 64 MiB), shared by the concurrent bins: of each share, a
+	// quarter for decoded batches, a quarter for the writer's buffered
+	// rows and half for the encoding of its row groups.
 	MaxBufferedBytes int64
 	// ReadBatchSize caps the rows of a decoded batch (default 8192).
 	ReadBatchSize int

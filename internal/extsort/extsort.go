@@ -722,6 +722,7 @@ type runReader struct {
 	src  int32             // cur's index in the merge's sources
 	keys *array.Binary
 	pos  int
+	key  []byte // keys.Value(pos), which the heap compares
 }
 
 func (s *Sorter) open(name string) (*runReader, error) {
@@ -763,7 +764,7 @@ type mergeHeap struct {
 func (h *mergeHeap) Len() int { return len(h.idx) }
 func (h *mergeHeap) Less(i, j int) bool {
 	a, b := h.rs[h.idx[i]], h.rs[h.idx[j]]
-	if c := bytes.Compare(a.keys.Value(a.pos), b.keys.Value(b.pos)); c != 0 {
+	if c := bytes.Compare(a.key, b.key); c != 0 {
 		return c < 0
 	}
 	return h.idx[i] < h.idx[j]
@@ -812,6 +813,7 @@ func (s *Sorter) merge(files []string, out func(arrow.RecordBatch) error) (err e
 		s.use(n)
 		rr.src, rr.pos = int32(len(srcs)), 0
 		rr.keys = rec.Column(int(rec.NumCols()) - 1).(*array.Binary)
+		rr.key = rr.keys.Value(0)
 		srcs = append(srcs, source{rec, n, true})
 		return nil
 	}
@@ -896,9 +898,12 @@ func (s *Sorter) merge(files []string, out func(arrow.RecordBatch) error) (err e
 				heap.Pop(h)
 				continue
 			}
-		} else if len(pending) >= step {
-			if err := flush(); err != nil {
-				return err
+		} else {
+			rr.key = rr.keys.Value(rr.pos)
+			if len(pending) >= step {
+				if err := flush(); err != nil {
+					return err
+				}
 			}
 		}
 		heap.Fix(h, 0)
