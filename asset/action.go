@@ -36,8 +36,9 @@ const (
 	Shared Concurrency = iota
 	// Exclusive: a keyless run claims the whole asset, a keyed one its
 	// partitions; it never overlaps a materialization (or another
-	// exclusive action) of what it claims. Claims are held by the
-	// Repository: they order the runs of one process, not of several.
+	// exclusive action) of what it claims. The Repository orders the
+	// runs of its process; with a state.File store (state.Claimer) also
+	// those of every process sharing its directory.
 	Exclusive
 )
 
@@ -221,7 +222,7 @@ func (act *Action) checkRun(a *Asset, cfg runConfig) error {
 
 func (r *Repository) runAction(ctx context.Context, a *Asset, act Action, cfg json.RawMessage, res *Result) error {
 	c := &claim{asset: a.name, exclusive: act.Concurrency == Exclusive, keys: res.Keys}
-	release, err := r.claims.acquire(ctx, c)
+	release, err := r.claim(ctx, c)
 	if err != nil {
 		return err
 	}

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/deltalite-go/deltalite"
+	"github.com/deltalite-go/deltalite/asset/state"
 	"github.com/deltalite-go/deltalite/partitions"
 )
 
@@ -415,4 +416,41 @@ func TestClaimWaitCanceled(t *testing.T) {
 	if _, err := r.RunAction(context.Background(), "optimize", nil); err != nil || len(s.ev.intervals("optimize")) != 1 {
 		t.Fatalf("optimize after the cancel: %v, %v", err, s.ev.intervals("optimize"))
 	}
+}
+
+// Repositories sharing a state directory (as processes do) order their
+// runs through its claims: an exclusive action is refused a claim while
+// another repository materializes the asset, and runs once it is done.
+func TestSharedStateDirClaims(t *testing.T) {
+	dir := t.TempDir()
+	open := func() *Repository {
+		st, err := state.OpenFile(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return NewRepository(WithState(st))
+	}
+	a, b := open(), open()
+	s := &slowAsset{ev: newEvents(), entered: make(chan string, 1), gate: make(chan struct{})}
+	h := newFake()
+	h.onStore = func(string) { s.ev.end("materialize") }
+	register(t, a, Define0("orders", s.fn, WithHandler(h)))
+	register(t, b, External("orders", WithHandler(h), WithActions(exclusiveAction(s.ev, "optimize", Keyless))))
+	done := make(chan error, 1)
+	go func() { _, err := a.Materialize(context.Background(), nil); done <- err }()
+	<-s.entered
+	canceled, cancel := context.WithCancel(context.Background())
+	cancel()
+	_, err := b.RunAction(canceled, "optimize", nil)
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("the exclusive action was not held off by the other repository's materialization: %v", err)
+	}
+	close(s.gate)
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.RunAction(context.Background(), "optimize", nil); err != nil {
+		t.Fatal(err)
+	}
+	noOverlap(t, s.ev, "materialize", "optimize")
 }

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"sync"
 
+	"github.com/deltalite-go/deltalite/asset/state"
 	"github.com/deltalite-go/deltalite/internal/errs"
 )
 
@@ -43,6 +44,26 @@ type claims struct {
 	held    []*claim
 	queue   []*claim
 	changed chan struct{} // closed and replaced whenever held or queue shrinks
+}
+
+// claim waits until c may run in this process and, when the state store
+// is a state.Claimer (state.File: a directory other processes may share),
+// in every process sharing it; it returns the release of both.
+func (r *Repository) claim(ctx context.Context, c *claim) (func(), error) {
+	release, err := r.claims.acquire(ctx, c)
+	if err != nil {
+		return nil, err
+	}
+	cl, ok := r.store.(state.Claimer)
+	if !ok {
+		return release, nil
+	}
+	releaseShared, err := cl.Claim(ctx, c.asset, c.keys, c.exclusive)
+	if err != nil {
+		release()
+		return nil, err
+	}
+	return func() { releaseShared(); release() }, nil
 }
 
 // acquire waits until c may run and returns the function that releases

@@ -163,7 +163,7 @@ func checkKeys(a *Asset, keys []string) error {
 }
 
 func (r *Repository) materialize(ctx context.Context, a *Asset, res *Result) error {
-	release, err := r.claims.acquire(ctx, &claim{asset: a.name, keys: res.Keys})
+	release, err := r.claim(ctx, &claim{asset: a.name, keys: res.Keys})
 	if err != nil {
 		return err
 	}

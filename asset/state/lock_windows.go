@@ -18,3 +18,18 @@ func unlockFile(f *os.File) {
 	var ov windows.Overlapped
 	_ = windows.UnlockFileEx(windows.Handle(f.Fd()), 0, 1, 0, &ov)
 }
+
+// tryLock takes a shared or exclusive lock on f's first byte if it is
+// free now.
+func tryLock(f *os.File, exclusive bool) (bool, error) {
+	flags := uint32(windows.LOCKFILE_FAIL_IMMEDIATELY)
+	if exclusive {
+		flags |= windows.LOCKFILE_EXCLUSIVE_LOCK
+	}
+	var ov windows.Overlapped
+	err := windows.LockFileEx(windows.Handle(f.Fd()), flags, 0, 1, 0, &ov)
+	if err == windows.ERROR_LOCK_VIOLATION {
+		return false, nil
+	}
+	return err == nil, err
+}

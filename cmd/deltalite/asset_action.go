@@ -48,7 +48,9 @@ vacuum (config retention_hours, enforce_retention_duration; never with a key),
 delete (with --partition-key that partition's rows, else every row; the table and its history stay).
 On a partitioned asset (--partitions-def) optimize and delete without a key need --whole-asset.
 The state of materialized partitions is kept under $` + EnvStateDir + ` (default $XDG_STATE_HOME/deltalite);
-delete clears it. A refused action exits non-zero with the reason on standard error.`,
+delete clears it. The verbs are exclusive: one waits while another process sharing the state
+directory runs a verb on what it claims. A refused action exits non-zero with the reason on
+standard error.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			verb := args[0]
