@@ -157,15 +157,18 @@ func (r *Repository) RunAction(ctx context.Context, verb string, selection []str
 		return nil, invalid("no registered asset has the action %q", verb)
 	}
 	in := map[string]bool{}
+	results := make(map[string]*Result, len(order))
 	for _, a := range order {
 		in[a.name] = true
 		act, ok := a.actions[verb]
 		if !ok {
 			return nil, invalid("asset %q has no action %q (its actions: %s)", a.name, verb, strings.Join(a.Actions(), ", "))
 		}
-		if err := act.checkRun(a, cfg); err != nil {
+		keys, err := act.checkRun(a, cfg)
+		if err != nil {
 			return nil, err
 		}
+		results[a.name] = &Result{Asset: a.name, Keys: keys}
 	}
 	for name := range cfg.config {
 		if !in[name] {
@@ -182,10 +185,6 @@ func (r *Repository) RunAction(ctx context.Context, verb string, selection []str
 			}
 		}
 	}
-	results := make(map[string]*Result, len(order))
-	for _, a := range order {
-		results[a.name] = &Result{Asset: a.name, Keys: a.keysOf(cfg.keys)}
-	}
 	errs := r.schedule(ctx, order, waitFor, func(ctx context.Context, a *Asset) error {
 		return r.runAction(ctx, a, a.actions[verb], cfg.config[a.name], results[a.name])
 	})
@@ -193,31 +192,30 @@ func (r *Repository) RunAction(ctx context.Context, verb string, selection []str
 }
 
 // checkRun checks the run's keys and whole-asset choice against the
-// action's partitioning, before anything runs.
-func (act *Action) checkRun(a *Asset, cfg runConfig) error {
+// action's partitioning, before anything runs, and returns the keys that
+// apply to a (runKeys).
+func (act *Action) checkRun(a *Asset, cfg runConfig) ([]string, error) {
 	keyed := len(cfg.keys) > 0
 	if keyed && cfg.whole {
-		return invalid("action %q on %q: give partition keys or the whole-asset choice, not both", act.Name, a.name)
+		return nil, invalid("action %q on %q: give partition keys or the whole-asset choice, not both", act.Name, a.name)
 	}
 	if keyed && act.Partitioning == Keyless {
-		return invalid("action %q is whole-asset on %q: run it without a partition key", act.Name, a.name)
+		return nil, invalid("action %q is whole-asset on %q: run it without a partition key", act.Name, a.name)
 	}
-	if err := checkKeys(a, cfg.keys); err != nil {
-		return err
-	}
-	if keyed || a.parts == nil {
-		return nil
+	keys, err := a.runKeys(cfg.keys)
+	if err != nil || keyed || a.parts == nil {
+		return keys, err
 	}
 	switch act.Partitioning {
 	case Required:
-		return invalid("action %q on %q needs a partition key: give one (asset.Keys, CLI --partition-key)", act.Name, a.name)
+		return nil, invalid("action %q on %q needs a partition key: give one (asset.Keys, CLI --partition-key)", act.Name, a.name)
 	case Optional:
 		if !cfg.whole {
-			return invalid("action %q on partitioned asset %q was given no partition key: to act on every partition, "+
+			return nil, invalid("action %q on partitioned asset %q was given no partition key: to act on every partition, "+
 				"choose the whole asset explicitly (asset.WholeAsset(), CLI --whole-asset), or give a partition key", act.Name, a.name)
 		}
 	}
-	return nil
+	return nil, nil
 }
 
 func (r *Repository) runAction(ctx context.Context, a *Asset, act Action, cfg json.RawMessage, res *Result) error {

@@ -7,11 +7,13 @@ import (
 	"fmt"
 	"maps"
 	"reflect"
+	"slices"
 	"time"
 
 	"github.com/deltalite-go/deltalite/asset/state"
 	"github.com/deltalite-go/deltalite/internal/errs"
 	"github.com/deltalite-go/deltalite/iohandler"
+	"github.com/deltalite-go/deltalite/partitions"
 )
 
 // Status is what a run did to an asset.
@@ -97,27 +99,25 @@ func (r *Repository) Materialize(ctx context.Context, selection []string, opts .
 		return nil, err
 	}
 	partitioned := false
+	results := make(map[string]*Result, len(order))
 	for _, a := range order {
 		if a.run == nil {
 			return nil, invalid("asset %q is external: it has no function to materialize", a.name)
 		}
+		results[a.name] = &Result{Asset: a.name}
 		if a.parts == nil {
 			continue
 		}
 		partitioned = true
-		if err := checkKeys(a, cfg.keys); err != nil {
-			return nil, err
-		}
 		if len(cfg.keys) == 0 {
 			return nil, invalid("asset %q is partitioned: give the partition keys to materialize (asset.Keys)", a.name)
+		}
+		if results[a.name].Keys, err = a.runKeys(cfg.keys); err != nil {
+			return nil, err
 		}
 	}
 	if len(cfg.keys) > 0 && !partitioned {
 		return nil, invalid("partition keys %q were given, but no selected asset is partitioned", cfg.keys)
-	}
-	results := make(map[string]*Result, len(order))
-	for _, a := range order {
-		results[a.name] = &Result{Asset: a.name, Keys: a.keysOf(cfg.keys)}
 	}
 	errs := r.schedule(ctx, order, r.links(order), func(ctx context.Context, a *Asset) error {
 		return r.materialize(ctx, a, results[a.name])
@@ -140,26 +140,32 @@ func collect(order []*Asset, results map[string]*Result, errs map[string]error) 
 	return out, errors.Join(all...)
 }
 
-// keysOf are the keys of a run that apply to a: none when it is not
-// partitioned.
-func (a *Asset) keysOf(keys []string) []string {
-	if a.parts == nil || len(keys) == 0 {
-		return nil
+// runKeys checks a run's keys against a's definition and returns them in
+// canonical form (a multi key's dimensions in sorted order), each once,
+// so that the state and the claims know one key by one name; nil when
+// there are none.
+func (a *Asset) runKeys(keys []string) ([]string, error) {
+	if len(keys) == 0 {
+		return nil, nil
 	}
-	return keys
-}
-
-// checkKeys checks keys against a's definition.
-func checkKeys(a *Asset, keys []string) error {
-	if len(keys) > 0 && a.parts == nil {
-		return invalid("asset %q is not partitioned, but partition keys %q were given", a.name, keys)
+	if a.parts == nil {
+		return nil, invalid("asset %q is not partitioned, but partition keys %q were given", a.name, keys)
 	}
+	multi, _ := a.parts.(*partitions.MultiKeys)
+	out := make([]string, 0, len(keys))
 	for _, k := range keys {
 		if err := a.parts.Validate(k); err != nil {
-			return errs.Wrap(errs.InvalidArgument, "", err, "asset %q: partition key %q", a.name, k)
+			return nil, errs.Wrap(errs.InvalidArgument, "", err, "asset %q: partition key %q", a.name, k)
+		}
+		if multi != nil {
+			parts, _ := multi.Split(k) // valid: Validate is Split
+			k = multi.Join(parts)
+		}
+		if !slices.Contains(out, k) {
+			out = append(out, k)
 		}
 	}
-	return nil
+	return out, nil
 }
 
 func (r *Repository) materialize(ctx context.Context, a *Asset, res *Result) error {

@@ -306,3 +306,34 @@ func TestArrowValuesReleased(t *testing.T) {
 		t.Fatalf("after loading a into b: %d releases, %v", n.Load(), err)
 	}
 }
+
+// A multi-dimension key is known by one name whatever the order its
+// dimensions were written in: the handler, the state and the claims get
+// the canonical form, each key once.
+func TestMultiKeysCanonical(t *testing.T) {
+	ctx := context.Background()
+	h := newFake()
+	def := partitions.Multi(map[string]partitions.Definition{"region": partitions.Static("us", "eu"), "kind": partitions.Static("a", "b")})
+	r := NewRepository()
+	register(t, r, Define0("m", func(c *Context) ([]int, error) { return []int{len(c.PartitionKeys)}, nil }, WithHandler(h), WithPartitions(def),
+		WithActions(Action{Name: "touch", Declaration: Declaration{Partitioning: Required}, Run: func(c *ActionContext) (ActionResult, error) {
+			return ActionResult{Metadata: map[string]any{"keys": c.PartitionKeys}}, nil
+		}})))
+	res, err := r.Materialize(ctx, nil, Keys("region=us,kind=a", "kind=a,region=us", "kind=b,region=eu"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"kind=a,region=us", "kind=b,region=eu"}; !slices.Equal(res[0].Keys, want) || !slices.Equal(h.data["m"]["kind=a,region=us"], []int{2}) {
+		t.Fatalf("keys %v, stored %v", res[0].Keys, h.data["m"])
+	}
+	recs, _ := r.State().List(ctx, "m")
+	if len(recs) != 2 || recs[0].Key != "kind=a,region=us" {
+		t.Fatalf("state %+v", recs)
+	}
+	res, err = r.RunAction(ctx, "touch", nil, Keys("region=eu,kind=b"))
+	if err != nil || fmt.Sprint(res[0].Metadata["keys"]) != "[kind=b,region=eu]" {
+		t.Fatalf("%+v %v", res, err)
+	}
+	_, err = r.Materialize(ctx, nil, Keys("region=us"))
+	wantErr(t, err, `asset "m": partition key "region=us"`, `no key for dimension "kind"`)
+}

@@ -3,7 +3,8 @@
 // the interface the runtime uses; File is the embedded store: one JSON
 // file under a state directory, needing no server, safe for concurrent
 // processes (an exclusive lock on a lock file beside it, and every write
-// an atomic rename).
+// an atomic rename). File also hands out the runtime's claims to the
+// processes sharing its directory (Claimer).
 package state
 
 import (
