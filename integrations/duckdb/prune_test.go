@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -93,5 +94,27 @@ func TestDeltaScanTimeTravelAndErrors(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%s: error %v, want one saying %q", q, err, want)
 		}
+	}
+}
+
+// A query that stops early (LIMIT) leaves no scan running once DuckDB
+// drops its state.
+func TestEarlyStopReleasesScans(t *testing.T) {
+	s := testSession(t, &Resource{})
+	uri := fourFiles(t, s)
+	conn := testConn(t, ScanOptions{BatchSize: 10}) // 10 batches a file
+	before := runtime.NumGoroutine()
+	for range 8 {
+		if got := rows(t, conn, "SELECT id FROM delta_scan("+quote(uri)+") LIMIT 1"); len(got) != 1 {
+			t.Fatalf("LIMIT 1 gave %v", got)
+		}
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for runtime.NumGoroutine() > before+2 && time.Now().Before(deadline) {
+		runtime.GC()
+		time.Sleep(50 * time.Millisecond)
+	}
+	if n := runtime.NumGoroutine(); n > before+2 {
+		t.Fatalf("%d goroutines after 8 stopped scans, %d before: scans left running", n, before)
 	}
 }

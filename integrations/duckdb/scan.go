@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -105,6 +106,15 @@ func (s *Stats) add(st *ScanStat) {
 	s.scans = append(s.scans, st)
 }
 
+func (s *Stats) setColumns(st *ScanStat, names []string) {
+	if s == nil {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	st.Columns = names
+}
+
 func (s *Stats) addRows(st *ScanStat, n int) {
 	if s == nil {
 		return
@@ -140,12 +150,12 @@ func registerScan(conn *sql.Conn, opts ScanOptions) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	fn := duckdb.ChunkTableFunction{
+	fn := duckdb.ParallelChunkTableFunction{
 		Config: duckdb.TableFunctionConfig{
 			Arguments:      []duckdb.TypeInfo{varchar},
 			NamedArguments: map[string]duckdb.TypeInfo{"version": bigint, "timestamp": varchar, "filter": varchar},
 		},
-		BindArgumentsContext: func(ctx context.Context, named map[string]any, args ...any) (duckdb.ChunkTableSource, error) {
+		BindArgumentsContext: func(ctx context.Context, named map[string]any, args ...any) (duckdb.ParallelChunkTableSource, error) {
 			src, err := bind(ctx, opts, named, args)
 			if err != nil {
 				return nil, fmt.Errorf("%s: %w", FunctionName, err)
@@ -219,8 +229,9 @@ func bind(ctx context.Context, opts ScanOptions, named map[string]any, args []an
 	return s, nil
 }
 
-// source is one delta_scan call: DuckDB binds it once and runs it
-// (Init, then FillChunk until an empty chunk) once per execution.
+// source is one delta_scan call: DuckDB binds it once and runs it once
+// per execution: Init, then FillChunk on up to one thread per file, each
+// with a local state, until every local state returned an empty chunk.
 type source struct {
 	ctx    context.Context
 	table  *deltalite.Table
@@ -231,15 +242,48 @@ type source struct {
 	fields []arrow.Field
 	infos  []duckdb.ColumnInfo
 
-	// Per execution, set up by the first FillChunk, when the chunk tells
-	// which columns DuckDB projected.
-	started bool
+	mu   sync.Mutex
+	exec *execution // the current execution's, set by Init
+}
+
+// execution is the state the threads of one execution share: the planned
+// files, handed out one at a time, and the projection, known from the
+// first chunk.
+type execution struct {
+	err   error // planning failed
+	files []*protocol.Add
+	next  atomic.Int64 // index of the next file to hand out
+	stat  *ScanStat
+
+	once    sync.Once
 	cols    []int // the projected columns, by index in fields
 	writers []writer
-	rr      array.RecordReader
-	rec     arrow.RecordBatch // the batch being copied, from row off
-	off     int
-	stat    *ScanStat
+	names   []string
+}
+
+// local is one thread's state: the file it reads.
+type local struct {
+	*reading
+}
+
+// reading is the reader of a thread's current file and the batch being
+// copied, from row off. It is apart from local so that a cleanup can
+// release it when DuckDB drops the local state unfinished (a LIMIT).
+type reading struct {
+	rr  array.RecordReader
+	rec arrow.RecordBatch
+	off int
+}
+
+func (r *reading) release() {
+	if r.rec != nil {
+		r.rec.Release()
+		r.rec = nil
+	}
+	if r.rr != nil {
+		r.rr.Release()
+		r.rr = nil
+	}
 }
 
 func (s *source) ColumnInfos() []duckdb.ColumnInfo { return s.infos }
@@ -267,91 +311,97 @@ func (s *source) hasDeletionVectors() bool {
 	return false
 }
 
-func (s *source) Init() {
-	s.release()
-	s.started = false
-}
-
-func (s *source) release() {
-	if s.rec != nil {
-		s.rec.Release()
-		s.rec = nil
-	}
-	if s.rr != nil {
-		s.rr.Release()
-		s.rr = nil
-	}
-}
-
-// start plans the scan of the projected columns and opens its reader.
-func (s *source) start(ch duckdb.DataChunk) error {
-	s.started = true
-	s.cols = s.cols[:0]
-	s.writers = s.writers[:0]
-	var names []string
-	for i, f := range s.fields {
-		// GetVector fails for a column DuckDB did not project.
-		if _, err := ch.GetVector(i); err == nil {
-			s.cols = append(s.cols, i)
-			s.writers = append(s.writers, writerFor(f.Type))
-			names = append(names, f.Name)
-		}
-	}
-	sc := s.base.With(scan.WithColumns(names...))
-	e, err := sc.Explain(s.ctx)
+// Init plans the files of an execution (the filter prunes and skips them)
+// and lets DuckDB read them on up to one thread each.
+func (s *source) Init() duckdb.ParallelTableSourceInfo {
+	e := &execution{}
+	s.mu.Lock()
+	s.exec = e
+	s.mu.Unlock()
+	plan, err := s.base.Explain(s.ctx)
 	if err != nil {
-		return err
+		e.err = err
+		return duckdb.ParallelTableSourceInfo{MaxThreads: 1}
 	}
-	files := make([]*protocol.Add, len(e.Files))
-	for i, f := range e.Files {
-		files[i] = f.Add
+	for _, f := range plan.Files {
+		e.files = append(e.files, f.Add)
 	}
-	s.stat = &ScanStat{
-		URI: s.uri, Version: s.table.Version(), Filter: s.filter, Columns: names,
-		FilesLive: len(s.table.Snapshot().Files()), FilesRead: len(e.Files), FilesSkipped: len(e.Skipped),
-	}
-	s.stats.add(s.stat)
-	s.rr, err = ScanReader(s.ctx, sc.With(scan.WithFiles(files...)))
-	return err
+	e.stat = &ScanStat{URI: s.uri, Version: s.table.Version(), Filter: s.filter,
+		FilesLive: len(s.table.Snapshot().Files()), FilesRead: len(plan.Files), FilesSkipped: len(plan.Skipped)}
+	s.stats.add(e.stat)
+	return duckdb.ParallelTableSourceInfo{MaxThreads: max(1, len(e.files))}
 }
 
-// FillChunk copies the next rows, up to a vector, into ch; an empty chunk
-// ends the scan.
-func (s *source) FillChunk(ch duckdb.DataChunk) error {
-	if !s.started {
-		if err := s.start(ch); err != nil {
-			s.release()
-			return fmt.Errorf("%s(%q): %w", FunctionName, s.uri, err)
-		}
-	}
-	for s.rec == nil || s.off >= int(s.rec.NumRows()) {
-		if s.rec != nil {
-			s.rec.Release()
-			s.rec = nil
-		}
-		if s.rr == nil || !s.rr.Next() {
-			var err error
-			if s.rr != nil {
-				err = s.rr.Err()
+func (s *source) NewLocalState() any {
+	l := &local{reading: &reading{}}
+	runtime.AddCleanup(l, (*reading).release, l.reading)
+	return l
+}
+
+// project learns from a chunk which columns DuckDB projected: GetVector
+// fails for the others.
+func (s *source) project(e *execution, ch duckdb.DataChunk) {
+	e.once.Do(func() {
+		for i, f := range s.fields {
+			if _, err := ch.GetVector(i); err == nil {
+				e.cols = append(e.cols, i)
+				e.writers = append(e.writers, writerFor(f.Type))
+				e.names = append(e.names, f.Name)
 			}
-			s.release()
+		}
+		s.stats.setColumns(e.stat, e.names)
+	})
+}
+
+// FillChunk copies the next rows of the thread's file, up to a vector,
+// into ch, taking the next file when one ends; an empty chunk ends the
+// thread's part.
+func (s *source) FillChunk(ls any, ch duckdb.DataChunk) error {
+	l := ls.(*local)
+	s.mu.Lock()
+	e := s.exec
+	s.mu.Unlock()
+	if e.err != nil {
+		return fmt.Errorf("%s(%q): %w", FunctionName, s.uri, e.err)
+	}
+	s.project(e, ch)
+	for l.rec == nil || l.off >= int(l.rec.NumRows()) {
+		if l.rec != nil {
+			l.rec.Release()
+			l.rec = nil
+		}
+		if l.rr != nil && l.rr.Next() {
+			l.rec = l.rr.RecordBatch()
+			l.rec.Retain()
+			l.off = 0
+			continue
+		}
+		if l.rr != nil {
+			err := l.rr.Err()
+			l.release()
 			if err != nil {
 				return fmt.Errorf("%s(%q): %w", FunctionName, s.uri, err)
 			}
+		}
+		i := int(e.next.Add(1) - 1)
+		if i >= len(e.files) {
 			return ch.SetSize(0)
 		}
-		s.rec = s.rr.RecordBatch()
-		s.rec.Retain()
-		s.off = 0
+		sc := s.base.With(scan.WithColumns(e.names...), scan.WithFiles(e.files[i]))
+		rr, err := ScanReader(s.ctx, sc)
+		if err != nil {
+			return fmt.Errorf("%s(%q): %w", FunctionName, s.uri, err)
+		}
+		l.rr = rr
 	}
-	n := min(int(s.rec.NumRows())-s.off, duckdb.GetDataChunkCapacity())
-	for j, col := range s.cols {
-		if err := s.writers[j](ch, col, s.rec.Column(j), s.off, n); err != nil {
+	n := min(int(l.rec.NumRows())-l.off, duckdb.GetDataChunkCapacity())
+	for j, col := range e.cols {
+		if err := e.writers[j](ch, col, l.rec.Column(j), l.off, n); err != nil {
 			return fmt.Errorf("%s(%q): column %q: %w", FunctionName, s.uri, s.fields[col].Name, err)
 		}
 	}
-	s.off += n
-	s.stats.addRows(s.stat, n)
+	l.off += n
+	s.stats.addRows(e.stat, n)
 	return ch.SetSize(n)
 }
 
