@@ -6,8 +6,9 @@
 //
 // delta_scan('uri' [, version => N] [, timestamp => '...'] [, filter => 'SQL'])
 // opens the table with deltalite (any store, the storage options of the
-// registration), and streams its rows into DuckDB a chunk at a time, so
-// memory is bounded by the batch size, never by the table. The columns
+// registration), and streams its rows into DuckDB a vector at a time, the
+// files spread over DuckDB's threads, so memory is bounded by the batch
+// size and the threads, never by the table. The columns
 // DuckDB asks for are the only ones read from the Parquet files (projection
 // pushdown), and deletion vectors, column mapping, partition values and
 // type widening are the engine's scan's. DuckDB's C API does not hand a
