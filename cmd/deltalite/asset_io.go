@@ -153,8 +153,8 @@ With a partition key, overwrite replaces only that partition and merge is scoped
 		},
 	}
 	a.add(cmd)
-	cmd.Flags().StringVar(&input, "input", "", "input file (.parquet, .csv, .ndjson, .jsonl) or - for standard input")
-	cmd.Flags().StringVar(&inputFmt, "input-format", "", "parquet, csv or ndjson (default: from the extension)")
+	cmd.Flags().StringVar(&input, "input", "", "input file "+inputFiles+" or - for standard input")
+	cmd.Flags().StringVar(&inputFmt, "input-format", "", inputFormats+" (default: from the extension)")
 	return cmd
 }
 

@@ -16,16 +16,24 @@ import (
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 )
 
+// Flag help of the input readers, for every command that takes an input.
+const (
+	inputFiles   = "(.parquet, .csv, .ndjson, .jsonl, .arrow, .arrows)"
+	inputFormats = "parquet, csv, ndjson or arrow"
+)
+
 // inputFormat picks the reader from --input-format or the file extension.
 func inputFormat(path, explicit string) (string, error) {
 	if explicit != "" {
 		switch explicit {
-		case "parquet", "csv", "ndjson":
+		case "parquet", "csv", "ndjson", "arrow":
 			return explicit, nil
 		case "jsonl", "json":
 			return "ndjson", nil
+		case "ipc", "arrows", "feather":
+			return "arrow", nil
 		}
-		return "", fmt.Errorf("unknown --input-format %q (use parquet, csv or ndjson)", explicit)
+		return "", fmt.Errorf("unknown --input-format %q (use %s)", explicit, inputFormats)
 	}
 	switch strings.ToLower(filepath.Ext(path)) {
 	case ".parquet", ".pq":
@@ -34,17 +42,19 @@ func inputFormat(path, explicit string) (string, error) {
 		return "csv", nil
 	case ".ndjson", ".jsonl":
 		return "ndjson", nil
+	case ".arrow", ".arrows", ".ipc", ".feather":
+		return "arrow", nil
 	}
 	if path == "-" {
-		return "", fmt.Errorf("reading standard input needs --input-format parquet, csv or ndjson")
+		return "", fmt.Errorf("reading standard input needs --input-format %s", inputFormats)
 	}
 	return "", fmt.Errorf("cannot tell the format of %q from its extension: pass --input-format", path)
 }
 
 // inputHelp tells how write and upsert read their input.
 const inputHelp = `
-Input: Parquet, CSV (with a header line) or NDJSON (one JSON object per line), from a
-file or standard input (-). When the table exists, the input's columns it has are
+Input: Parquet, CSV (with a header line), NDJSON (one JSON object per line) or Arrow
+IPC (the file or the stream format), from a file or standard input (-). When the table exists, the input's columns it has are
 parsed as the table types them: the NDJSON string "5" is not a long, and a CSV value
 of a string column stays a string. Other columns take their type from every row of
 the input, in the order their keys first appear: NDJSON integers are long, or
@@ -88,6 +98,8 @@ func openInput(ctx context.Context, path, format string, like *arrow.Schema) (*i
 		in, err = openCSV(f, name, like)
 	case "ndjson":
 		in, err = openNDJSON(f, name, like)
+	case "arrow":
+		in, err = openArrowIPC(f, name)
 	default:
 		err = fmt.Errorf("unknown input format %q", format)
 	}

@@ -112,8 +112,8 @@ empty source still runs the clauses: a NOT MATCHED BY SOURCE clause acts on ever
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&source, "source", "", "source file (.parquet, .csv, .ndjson, .jsonl) or - for standard input")
-	f.StringVar(&sourceFmt, "source-format", "", "parquet, csv or ndjson (default: from the extension)")
+	f.StringVar(&source, "source", "", "source file "+inputFiles+" or - for standard input")
+	f.StringVar(&sourceFmt, "source-format", "", inputFormats+" (default: from the extension)")
 	f.StringVar(&specPath, "spec", "", "JSON merge spec (see above)")
 	f.StringVar(&mergeType, "merge-type", "", "upsert, deduplicate_insert, update_only or replace_delete_unmatched")
 	f.StringVar(&predicate, "predicate", "", "the ON predicate, e.g. \"t.id = s.id\"")

@@ -94,8 +94,8 @@ exist yet is created from the input's schema (partitioned by --partition-by).
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&input, "input", "", "input file (.parquet, .csv, .ndjson, .jsonl) or - for standard input")
-	f.StringVar(&inputFmt, "input-format", "", "parquet, csv or ndjson (default: from the extension)")
+	f.StringVar(&input, "input", "", "input file "+inputFiles+" or - for standard input")
+	f.StringVar(&inputFmt, "input-format", "", inputFormats+" (default: from the extension)")
 	f.StringSliceVar(&pks, "pk", nil, "primary key columns (comma-separated)")
 	f.StringSliceVar(&partitionBy, "partition-by", nil, "partition columns (for a new table; must match an existing one)")
 	f.StringVar(&deleteCol, "delete-column", "", "boolean column whose true rows delete their key")

@@ -26,7 +26,7 @@ func newCreateCmd() *cobra.Command {
 		Use:   "create TABLE (--schema FILE.json | --like FILE)",
 		Short: "Create an empty table",
 		Long: `Create an empty table from a Delta schema (the JSON of a metaData schemaString) or
-from the schema of a data file (.parquet, .csv, .ndjson).`,
+from the schema of a data file (.parquet, .csv, .ndjson, .arrow).`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if (schemaFile == "") == (like == "") {
@@ -175,8 +175,8 @@ the table from the input's schema when it does not exist.
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&input, "input", "", "input file (.parquet, .csv, .ndjson, .jsonl) or - for standard input")
-	f.StringVar(&inputFmt, "input-format", "", "parquet, csv or ndjson (default: from the extension)")
+	f.StringVar(&input, "input", "", "input file "+inputFiles+" or - for standard input")
+	f.StringVar(&inputFmt, "input-format", "", inputFormats+" (default: from the extension)")
 	f.StringVar(&mode, "mode", "append", "append, overwrite, error, ignore or create_or_replace")
 	f.StringSliceVar(&partitionBy, "partition-by", nil, "partition columns of a new table (comma-separated)")
 	f.StringVar(&replaceWhere, "replace-where", "", "with --mode overwrite: replace only the rows this predicate selects")
