@@ -22,6 +22,7 @@ import (
 
 	duckdbio "github.com/deltalite-go/deltalite/integrations/duckdb"
 	"github.com/deltalite-go/deltalite/internal/cliout"
+	"github.com/deltalite-go/deltalite/internal/errs"
 )
 
 const name = "deltalite-duckdb"
@@ -35,7 +36,14 @@ func main() {
 	}
 }
 
-func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) (err error) {
+	defer func() {
+		// DuckDB's messages quote the SQL, which may hold a URL with
+		// credentials.
+		if err != nil && !errors.Is(err, pflag.ErrHelp) {
+			err = errors.New(errs.RedactURL(err.Error()))
+		}
+	}()
 	fs := pflag.NewFlagSet(name, pflag.ContinueOnError)
 	fs.SetOutput(stderr)
 	var (

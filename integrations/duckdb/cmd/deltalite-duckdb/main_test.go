@@ -99,6 +99,10 @@ func TestErrors(t *testing.T) {
 	if err == nil || strings.Contains(err.Error(), "hunter2") {
 		t.Errorf("a bad storage option: %v, want an error without its value", err)
 	}
+	_, _, err = deltalite(t, "", "-c", "SELECT * FROM delta_scan('memory://user:hunter2@x/t')")
+	if err == nil || strings.Contains(err.Error(), "hunter2") || !strings.Contains(err.Error(), "memory://") {
+		t.Errorf("a URL with credentials: %v, want an error naming it without them", err)
+	}
 }
 
 // The built command, as a user runs it.
