@@ -75,8 +75,10 @@ func collect(rr array.RecordReader, sliceType reflect.Type) (reflect.Value, erro
 			}
 			for _, d := range decs {
 				if err := d.dec(cols[d.col], i, dst.FieldByIndex(d.index)); err != nil {
-					ce := err.(cellError)
-					return reflect.Value{}, errs.New(errs.InvalidArgument, "", "column %q (%s) row %d: %s", ce.col, ce.path, offset+i, ce.msg)
+					if ce, ok := err.(cellError); ok {
+						return reflect.Value{}, errs.New(errs.InvalidArgument, "", "column %q (%s) row %d: %s", ce.col, ce.path, offset+i, ce.msg)
+					}
+					return reflect.Value{}, err
 				}
 			}
 		}

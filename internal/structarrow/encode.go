@@ -121,7 +121,10 @@ func (r *reader) build(lo, hi int) (arrow.RecordBatch, error) {
 		}
 		for j, f := range r.node.fields {
 			if err := f.node.append(rb.Field(j), v.FieldByIndex(f.index)); err != nil {
-				return nil, errs.New(errs.InvalidArgument, "", "%s: row %d: %v", err.(valueError).path, i, err.(valueError).msg)
+				if ve, ok := err.(valueError); ok {
+					return nil, errs.New(errs.InvalidArgument, "", "%s: row %d: %s", ve.path, i, ve.msg)
+				}
+				return nil, err
 			}
 		}
 	}
