@@ -19,7 +19,8 @@ import (
 //
 // Loads of one step join when they share a session: pass it with
 // WithSession in the context; without one, loads share the handler's own
-// session. The resource's StorageOptions open the tables loads read.
+// session. A loaded table is read on the store the IO handler opened it
+// with (its storage options), whatever the resource's.
 type TypeHandler struct {
 	res *Resource
 
@@ -63,6 +64,9 @@ func (h *TypeHandler) Read(ctx context.Context, req *iohandler.ReadRequest, _ re
 	s, err := h.session(ctx)
 	if err != nil {
 		return nil, err
+	}
+	if req.Table != nil {
+		h.res.stores.Store(req.TableURI, req.Table.Store())
 	}
 	var opts []LoadOption
 	if req.Version != nil {

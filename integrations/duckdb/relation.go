@@ -32,10 +32,11 @@ type Resource struct {
 	// Stats, when set, records the files every delta_scan read.
 	Stats *Stats
 
-	once sync.Once
-	db   *sql.DB
-	raw  string // the database's delta_scan table function
-	err  error
+	once   sync.Once
+	db     *sql.DB
+	raw    string   // the database's delta_scan table function
+	stores sync.Map // URI -> storage.Store open for delta_scan (ScanOptions.stores)
+	err    error
 }
 
 func (r *Resource) open() (*sql.DB, error) {
@@ -55,7 +56,7 @@ func (r *Resource) open() (*sql.DB, error) {
 			return
 		}
 		defer conn.Close()
-		r.raw, r.err = registerScan(conn, ScanOptions{StorageOptions: r.StorageOptions, Stats: r.Stats})
+		r.raw, r.err = registerScan(conn, ScanOptions{StorageOptions: r.StorageOptions, Stats: r.Stats, stores: &r.stores})
 	})
 	return r.db, r.err
 }

@@ -20,6 +20,7 @@ import (
 	"github.com/deltalite-go/deltalite/protocol"
 	"github.com/deltalite-go/deltalite/scan"
 	"github.com/deltalite-go/deltalite/schema"
+	"github.com/deltalite-go/deltalite/storage"
 )
 
 // FunctionName is the name of the table function RegisterDeltaScan adds.
@@ -52,6 +53,11 @@ type ScanOptions struct {
 	StorageOptions map[string]string
 	// Stats, when set, records each scan's files read and skipped.
 	Stats *Stats
+	// stores are stores already open by URI (a Resource's, filled by its
+	// IO handler loads with the handler's storage options): a table at
+	// one of these URIs is opened on its store.
+	stores *sync.Map
+
 	// BatchSize is the number of rows the engine reads per Arrow batch
 	// (default scan.DefaultBatchSize); DuckDB takes them a vector
 	// (2048 rows) at a time.
@@ -182,6 +188,11 @@ func bind(ctx context.Context, opts ScanOptions, named map[string]any, args []an
 		return nil, errors.New("the first argument is the table URI, e.g. delta_scan('/data/sales')")
 	}
 	open := []deltalite.Option{deltalite.WithStorageOptions(opts.StorageOptions)}
+	if opts.stores != nil {
+		if st, ok := opts.stores.Load(uri); ok {
+			open = []deltalite.Option{deltalite.WithStore(st.(storage.Store))}
+		}
+	}
 	// The macro's defaults mean "not given".
 	version, _ := named["version"].(int64)
 	ts, _ := named["timestamp"].(string)
