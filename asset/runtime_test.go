@@ -337,3 +337,19 @@ func TestMultiKeysCanonical(t *testing.T) {
 	_, err = r.Materialize(ctx, nil, Keys("region=us"))
 	wantErr(t, err, `asset "m": partition key "region=us"`, `no key for dimension "kind"`)
 }
+
+// A partitioned downstream of an unpartitioned upstream loads it whole.
+func TestPartitionedDownstreamOfUnpartitioned(t *testing.T) {
+	h := newFake()
+	r := NewRepository()
+	register(t, r,
+		Define0("dim", func(*Context) ([]int, error) { return []int{1, 2, 3}, nil }, WithHandler(h)),
+		Define1("fact", "dim", func(c *Context, d []int) ([]int, error) { return []int{sum(d)}, nil },
+			WithHandler(h), WithPartitions(partitions.Static("us", "eu"))))
+	if _, err := r.Materialize(context.Background(), nil, Keys("eu")); err != nil {
+		t.Fatal(err)
+	}
+	if len(h.loads) != 1 || h.loads[0].PartitionKeys != nil || h.loads[0].Partitions != nil || !slices.Equal(h.data["fact"]["eu"], []int{6}) {
+		t.Fatalf("loads %+v, fact %v", h.loads, h.data["fact"])
+	}
+}
