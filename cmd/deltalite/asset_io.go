@@ -115,7 +115,9 @@ mode, partitions, merge, table configuration from the handler and the asset's
 metadata), and print the output metadata as JSON on standard output, e.g.
   {"delta/mode":"overwrite","delta/num_rows":3,"delta/table_uri":"/data/delta/users",...}
 With a partition key, overwrite replaces only that partition and merge is scoped to it.
-` + inputHelp,
+` + inputTypes + `
+An input of no rows is the asset's value all the same: an overwrite empties the table
+(with a partition key, the partition).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if input == "" {

@@ -114,14 +114,20 @@ func TestCLIAssetPartitionedWriteRead(t *testing.T) {
 	if b, _ := os.ReadFile(dest); string(b) != `{"day":"2024-01-01","id":1}`+"\n"+`{"day":"2024-01-01","id":2}`+"\n" {
 		t.Errorf("--output file %q", b)
 	}
+	// An empty input is a value too: the partition is emptied, the others stay.
+	empty := writeFile(t, "empty.csv", "id,day\n")
+	md = writeAsset(t, append(part, "--partition-key", "2024-01-02", "--input", empty)...)
+	if md["delta/num_rows"] != 0.0 || md["delta/table_num_rows"] != 2.0 {
+		t.Errorf("empty input: %v", md)
+	}
 	// Rows outside the key are refused, and nothing is written.
 	out, err := run(t, append([]string{"asset", "write"}, append(part, "--partition-key", "2024-01-01", "--input", day2)...)...)
 	if err == nil || !strings.Contains(err.Error(), "replace-where") || out != "" {
 		t.Errorf("rows outside the partition: %v %q", err, out)
 	}
 	logs, _ := os.ReadDir(filepath.Join(tables, "daily_events", "_delta_log"))
-	if len(logs) != 3 {
-		t.Errorf("%d log entries, want 3 commits", len(logs))
+	if len(logs) != 4 {
+		t.Errorf("%d log entries, want 4 commits", len(logs))
 	}
 }
 

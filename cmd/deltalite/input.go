@@ -51,8 +51,8 @@ func inputFormat(path, explicit string) (string, error) {
 	return "", fmt.Errorf("cannot tell the format of %q from its extension: pass --input-format", path)
 }
 
-// inputHelp tells how write and upsert read their input.
-const inputHelp = `
+// inputTypes tells how the commands that take an input read and type it.
+const inputTypes = `
 Input: Parquet, CSV (with a header line), NDJSON (one JSON object per line) or Arrow
 IPC (the file or the stream format), from a file or standard input (-). When the table exists, the input's columns it has are
 parsed as the table types them: the NDJSON string "5" is not a long, and a CSV value
@@ -61,7 +61,11 @@ the input, in the order their keys first appear: NDJSON integers are long, or
 decimal(38,0) beyond a long; a key with values of two kinds (a number and a string)
 is an error naming both lines; a CSV column is long, decimal(38,0), double, boolean,
 date or timestamp when all its values are, else string. A timestamp without a zone
-is UTC. An input of no rows (a header-only CSV) commits nothing.`
+is UTC.`
+
+// inputHelp is inputTypes for write, upsert and merge, which commit nothing
+// for an input of no rows.
+const inputHelp = inputTypes + ` An input of no rows (a header-only CSV) commits nothing.`
 
 // batchRows bounds the rows of one record batch read from CSV or NDJSON,
 // so memory does not grow with the input.
