@@ -447,7 +447,7 @@ func (h *Handler) mergeOptions(s *settings, req *WriteRequest) (*merge.Options, 
 	o.TargetFileSize = s.writer.TargetFileSize
 	o.CommitMetadata = s.commit.CustomMetadata
 	o.CommitMaxRetries = s.commit.EngineRetries()
-	o.AppID, o.AppVersion = s.commit.appTxn()
+	o.AppID, o.AppVersion = s.commit.AppTxn()
 	o.MaxBufferedBytes = req.Engine.MaxBufferedBytes
 	o.MaxParallelFiles = req.Engine.MaxParallelFiles
 	o.MaxSourceBytes = req.Engine.MaxSourceBytes

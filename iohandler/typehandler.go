@@ -117,7 +117,7 @@ func (r *WriteRequest) WriteOptions() write.Options {
 		Compression: strings.ToLower(r.Writer.Compression), CommitMetadata: r.Commit.CustomMetadata,
 		StorageOptions: r.StorageOptions}
 	o.CommitMaxRetries = r.Commit.EngineRetries()
-	o.AppID, o.AppVersion = r.Commit.appTxn()
+	o.AppID, o.AppVersion = r.Commit.AppTxn()
 	return o
 }
 
@@ -170,9 +170,10 @@ func scopeMerge(o merge.Options, pred string) (merge.Options, error) {
 	return o, nil
 }
 
-// EngineRetries is MaxCommitRetries as the engine's options spell it: 0
-// there means the default, and a negative count none. The maintenance
-// verbs of package asset commit with it too.
+// EngineRetries is MaxCommitRetries as the engine's options
+// (CommitMaxRetries) spell it: 0 there means the default, and a negative
+// count none, where the seed's 0 means none. The maintenance verbs of
+// package asset commit with it too.
 func (c CommitProperties) EngineRetries() int {
 	switch {
 	case c.MaxCommitRetries == nil:
@@ -183,8 +184,9 @@ func (c CommitProperties) EngineRetries() int {
 	return *c.MaxCommitRetries
 }
 
-// appTxn is the app transaction of the commit ("" when none).
-func (c CommitProperties) appTxn() (string, int64) {
+// AppTxn is the app transaction of the commit as the engine's options
+// spell it (AppID "" when none).
+func (c CommitProperties) AppTxn() (string, int64) {
 	if len(c.AppTransactions) == 1 {
 		return c.AppTransactions[0].AppID, c.AppTransactions[0].Version
 	}
