@@ -44,7 +44,7 @@ func Merge(ctx context.Context, s sql.SparkSession, source sql.DataFrame, uri st
 			break
 		}
 	}
-	exists, err := tableExists(ctx, s, uri)
+	exists, _, err := tableDetail(ctx, s, uri)
 	if err != nil {
 		return Result{}, errs.Wrap(errs.Internal, uri, err, "sparkdelta: looking for the table")
 	}

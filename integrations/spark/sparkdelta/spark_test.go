@@ -146,6 +146,11 @@ func TestSparkWritesDeltaliteReads(t *testing.T) {
 		t.Errorf("mode merge: %v", err)
 	}
 
+	_, err = sparkdelta.Write(ctx, s, frame(t, s, row{9, "a", "no"}), uri, sparkdelta.WriteOptions{Mode: write.ModeAppend, PartitionBy: []string{"v"}})
+	if !errors.Is(err, errs.ErrSchemaMismatch) || !strings.Contains(err.Error(), "the table is partitioned by [p], not [v]") {
+		t.Errorf("append with other partition columns: %v", err)
+	}
+
 	// append with a new column, schema mode merge
 	extra := frame(t, s, row{4, "b", "w"})
 	if extra, err = extra.WithColumnRenamed(ctx, "v", "w"); err != nil {

@@ -65,14 +65,31 @@ func exec(ctx context.Context, s sql.SparkSession, stmt string) error {
 	return err
 }
 
-// tableExists reports whether a Delta table is at uri, as Spark sees it.
-func tableExists(ctx context.Context, s sql.SparkSession, uri string) (bool, error) {
-	_, err := s.Sql(ctx, "DESCRIBE DETAIL "+tableRef(uri))
+// tableDetail reports whether a Delta table is at uri, as Spark sees it,
+// and its partition columns.
+func tableDetail(ctx context.Context, s sql.SparkSession, uri string) (exists bool, partitionBy []string, err error) {
+	df, err := s.Sql(ctx, "DESCRIBE DETAIL "+tableRef(uri))
 	switch {
 	case err == nil:
-		return true, nil
 	case strings.Contains(err.Error(), "DELTA_MISSING_DELTA_TABLE"), strings.Contains(err.Error(), "PATH_NOT_FOUND"):
-		return false, nil
+		return false, nil, nil
+	default:
+		return false, nil, err
 	}
-	return false, err
+	rows, err := df.Collect(ctx)
+	if err != nil {
+		return false, nil, err
+	}
+	if len(rows) != 1 {
+		return false, nil, fmt.Errorf("DESCRIBE DETAIL returned %d rows", len(rows))
+	}
+	switch cols := rows[0].Value("partitionColumns").(type) {
+	case []string:
+		partitionBy = cols
+	case []any:
+		for _, c := range cols {
+			partitionBy = append(partitionBy, fmt.Sprint(c))
+		}
+	}
+	return true, partitionBy, nil
 }

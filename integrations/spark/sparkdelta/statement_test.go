@@ -1,6 +1,7 @@
 package sparkdelta
 
 import (
+	"context"
 	"strings"
 	"testing"
 
@@ -75,5 +76,32 @@ func TestMergeStatement(t *testing.T) {
 	want = "MERGE INTO delta.`/t` AS `t` USING `v` AS `s` ON t.id = s.id WHEN MATCHED THEN UPDATE SET * WHEN NOT MATCHED THEN INSERT *"
 	if got != want {
 		t.Errorf("upsert:\n got %s\nwant %s", got, want)
+	}
+}
+
+// Bad options are refused before anything reaches Spark (the session is nil).
+func TestOptionsCheckedFirst(t *testing.T) {
+	ctx := context.Background()
+	for _, tc := range []struct {
+		o    WriteOptions
+		want string
+	}{
+		{WriteOptions{Mode: write.ModeAppend, SchemaMode: write.SchemaOverwrite}, "schema mode overwrite needs mode overwrite"},
+		{WriteOptions{Mode: write.ModeOverwrite, SchemaMode: write.SchemaOverwrite, ReplaceWhere: "p = 1"}, "cannot be limited by a replace-where predicate"},
+		{WriteOptions{Mode: write.ModeAppend, ReplaceWhere: "p = 1"}, "a replace-where predicate needs mode overwrite"},
+		{WriteOptions{Mode: write.ModeAppend, SchemaMode: "evolve"}, `unknown schema mode "evolve"`},
+		{WriteOptions{Mode: "upsert"}, "Spark does not support the write mode upsert"},
+	} {
+		_, err := Write(ctx, nil, nil, "/t", tc.o)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%+v: %v, want %q", tc.o, err, tc.want)
+		}
+	}
+	v := int64(1)
+	if _, err := Read(ctx, nil, "/t", ReadOptions{Version: &v, Timestamp: "2026-01-01"}); err == nil || !strings.Contains(err.Error(), "not both") {
+		t.Errorf("version and timestamp: %v", err)
+	}
+	if _, err := Merge(ctx, nil, nil, "/t", MergeOptions{Spec: merge.Options{MergeType: merge.TypeUpsert}}); err == nil || !strings.Contains(err.Error(), "ON predicate") {
+		t.Errorf("merge without a predicate: %v", err)
 	}
 }

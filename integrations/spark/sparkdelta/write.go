@@ -3,6 +3,7 @@ package sparkdelta
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -96,7 +97,7 @@ func Write(ctx context.Context, s sql.SparkSession, df sql.DataFrame, uri string
 	if o.ReplaceWhere != "" && mode != write.ModeOverwrite {
 		return Result{}, errs.New(errs.InvalidArgument, uri, "a replace-where predicate needs mode overwrite")
 	}
-	exists, err := tableExists(ctx, s, uri)
+	exists, partitionBy, err := tableDetail(ctx, s, uri)
 	if err != nil {
 		return Result{}, errs.Wrap(errs.Internal, uri, err, "sparkdelta: looking for the table")
 	}
@@ -107,6 +108,11 @@ func Write(ctx context.Context, s sql.SparkSession, df sql.DataFrame, uri string
 		case write.ModeIgnore:
 			v, err := currentVersion(ctx, s, uri)
 			return Result{Skipped: true, Version: v}, err
+		}
+		// A schema overwrite replaces the partitioning too.
+		if len(o.PartitionBy) > 0 && o.SchemaMode != write.SchemaOverwrite && !slices.Equal(partitionBy, o.PartitionBy) {
+			return Result{}, errs.New(errs.SchemaMismatch, uri, "the table is partitioned by [%s], not [%s]",
+				strings.Join(partitionBy, ", "), strings.Join(o.PartitionBy, ", "))
 		}
 	}
 	view, drop, err := tempView(ctx, s, df)
