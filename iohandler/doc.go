@@ -54,8 +54,46 @@
 // JSON), delta/skipped, and for merges delta/num_output_rows and
 // delta/merge_stats (JSON with the MERGE metric names).
 //
+// # Partitions
+//
+// With a partitions definition and delta/partition_expr, the table is
+// partitioned by the expression's columns, and a run's keys resolve to a
+// predicate (package partitions; typed against the table's columns when
+// the table exists: a date column compares with DATE literals). With keys:
+//
+//   - overwrite replaces only the keys' partitions (a replace-where);
+//     rows outside them are refused and nothing is written;
+//   - append appends; error fails when the table exists;
+//   - ignore skips when the keys' partitions already hold rows, and
+//     writes (appends) otherwise;
+//   - merge is scoped to the partitions: their predicate, on the target,
+//     is ANDed into the ON condition and into every NOT MATCHED BY SOURCE
+//     clause, so no row of another partition is matched, updated or
+//     deleted;
+//   - create_or_replace is refused (it replaces every partition): use
+//     overwrite, or overwrite with schema_mode overwrite without a key.
+//
+// Reads of keys push the predicate into the scan; delta/columns may leave
+// the partition column out and the rows are still filtered. A key for an
+// unpartitioned asset, or a keyed write into an unpartitioned table, is
+// an error. PartitionPredicate and PartitionFilters give the seed's
+// string forms; TablePartitionPredicate and TablePartitionFilters type
+// them against the asset's table, as the handler's own writes and reads
+// do.
+//
 // # Differences from the Python handler
 //
+//   - With a key, ignore decides per partition (rivers skips whenever the
+//     table exists, so new partitions are never written), merge is scoped
+//     to the partition (rivers' replace_delete_unmatched on one key
+//     deletes every other partition's rows), and create_or_replace is
+//     refused (rivers wipes every partition, in two commits).
+//   - create_or_replace without a key is one commit.
+//   - Partition bounds are typed against the column when the table exists
+//     (rivers compares strings in the key format).
+//   - A partitioned asset written without a key still gets a partitioned
+//     table (rivers creates an unpartitioned one).
+//   - delta/columns may project away the partition column of a keyed read.
 //   - delta/num_rows is the rows this write wrote (a merge: rows inserted
 //     and updated); rivers reports the whole table's there, which
 //     delta/table_num_rows holds here.

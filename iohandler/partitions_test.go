@@ -264,3 +264,46 @@ func TestMultiDailyOnDateColumn(t *testing.T) {
 	defer tbl.Release()
 	equalRows(t, arrowrows.TableRows(tbl), "event_date=2024-01-02, id=4, region=\"us\"", "event_date=2024-01-03, id=3, region=\"us\"")
 }
+
+// A backfill over two keys overwrites exactly those partitions; a keyless
+// write of a partitioned asset still makes a partitioned table (rivers
+// makes an unpartitioned one).
+func TestBackfillAndKeylessPartitioned(t *testing.T) {
+	h := newHandler(t, iohandler.Config{})
+	uri := h.AssetTableURI("ev", nil)
+	rec := dayRows("1:a:d1", "2:b:d2", "3:c:d3")
+	defer rec.Release()
+	mustWrite(t, h, iohandler.OutputContext{Asset: "ev", Metadata: map[string]string{"delta/partition_expr": "day"}, Partitions: days}, rec)
+	tb, _ := deltalite.Open(ctx, uri)
+	if pc := tb.PartitionColumns(); len(pc) != 1 || pc[0] != "day" {
+		t.Fatalf("keyless write made partition columns %v", pc)
+	}
+	if _, err := keyed(t, h, nil, []string{"d1", "d3"}, "4:x:d1", "5:y:d3"); err != nil {
+		t.Fatal(err)
+	}
+	equalRows(t, tableRows(t, uri), rowsOf("4:x:d1", "2:b:d2", "5:y:d3")...)
+}
+
+// Column names that need quoting project and filter as any other.
+func TestQuotedColumnNames(t *testing.T) {
+	h := newHandler(t, iohandler.Config{})
+	sc := arrow.NewSchema([]arrow.Field{
+		{Name: "my id", Type: arrow.PrimitiveTypes.Int64, Nullable: true},
+		{Name: "the-day", Type: arrow.BinaryTypes.String, Nullable: true},
+	}, nil)
+	b := array.NewRecordBuilder(memory.DefaultAllocator, sc)
+	defer b.Release()
+	b.Field(0).(*array.Int64Builder).AppendValues([]int64{1, 2}, nil)
+	b.Field(1).(*array.StringBuilder).AppendValues([]string{"d1", "d2"}, nil)
+	rec := b.NewRecordBatch()
+	defer rec.Release()
+	md := map[string]string{"delta/partition_expr": "the-day"}
+	mustWrite(t, h, iohandler.OutputContext{Asset: "q", Metadata: md, Partitions: days}, rec)
+	md["delta/columns"] = `["my id"]`
+	tbl, err := iohandler.LoadInput[arrow.Table](ctx, h, iohandler.InputContext{Asset: "q", Metadata: md, Partitions: days, PartitionKeys: []string{"d2"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tbl.Release()
+	equalRows(t, arrowrows.TableRows(tbl), "my id=2")
+}
