@@ -20,7 +20,7 @@ type fakeHandler struct {
 }
 
 func (f *fakeHandler) Handles(t reflect.Type) bool { return t == reflect.TypeFor[*frame]() }
-func (f *fakeHandler) TypeNames() []string        { return []string{"*frame"} }
+func (f *fakeHandler) TypeNames() []string         { return []string{"*frame"} }
 func (f *fakeHandler) Write(_ context.Context, req *iohandler.WriteRequest, v any) (iohandler.Metadata, error) {
 	f.write = req
 	return iohandler.Metadata{iohandler.OutNumRows: v.(*frame).rows}, nil
