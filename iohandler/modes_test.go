@@ -191,6 +191,20 @@ func TestWriterAndCommitProperties(t *testing.T) {
 		t.Fatalf("a repeated app transaction: %v %v", out, err)
 	}
 	equalRows(t, tableRows(t, uri), kvRows("1:a", "2:b")...)
+	// The asset's writer properties replace the handler's (no zstd, no
+	// statistics columns from the handler).
+	if _, err := writeKV(t, h, "b", map[string]string{"delta/writer_properties": `{"compression": "snappy"}`}, "1:a"); err != nil {
+		t.Fatal(err)
+	}
+	tb, _ = deltalite.Open(ctx, h.AssetTableURI("b", nil))
+	if files := tb.FileURIs(); len(files) != 1 || !strings.Contains(files[0], ".snappy.") || tb.Metadata().Configuration["delta.dataSkippingStatsColumns"] != "" {
+		t.Fatalf("files %v, properties %v", files, tb.Metadata().Configuration)
+	}
+	// A merge cannot honour another codec: refused before any I/O.
+	mh := newHandler(t, iohandler.Config{Mode: "merge", MergeConfig: json.RawMessage(`{"merge_type": "upsert", "predicate": "s.id = t.id"}`),
+		WriterProperties: &iohandler.WriterProperties{Compression: "zstd"}})
+	_, err = writeKV(t, mh, "a", nil, "1:a")
+	wantErr(t, err, "writer_properties.compression", "merges write snappy")
 }
 
 func TestTableConfigAfterCreation(t *testing.T) {
