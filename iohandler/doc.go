@@ -106,4 +106,11 @@
 //   - Table configuration given after the table was created is applied
 //     with a metadata commit before the write (rivers ignores it).
 //   - Unknown delta/ metadata keys are refused.
+//
+// Two consequences worth knowing: the metadata commit that applies a new
+// table configuration stands even when the write after it fails; and an
+// ignore with a key decides on what the table shows before the write, so
+// two concurrent ignores of the same empty partition may both append. A
+// merge into a missing table that inserts nothing creates no table (its
+// metadata reports version -1).
 package iohandler
