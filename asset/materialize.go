@@ -197,9 +197,52 @@ func (r *Repository) materialize(ctx context.Context, a *Asset, res *Result) err
 	if err != nil {
 		return fmt.Errorf("asset %q: %w", a.name, err)
 	}
-	oc := iohandler.OutputContext{Asset: a.name, Metadata: maps.Clone(a.metadata), Partitions: a.parts, PartitionKeys: res.Keys}
-	md, err := a.handler.HandleOutput(ctx, oc, out)
+	err = r.output(ctx, a, res, out)
 	releaseValue(out)
+	return err
+}
+
+// Store stores value, computed outside the repository, as a
+// materialization of the registered asset name for the partition keys of
+// opts (none: the value as the handler stores it without a key, which on
+// a partitioned asset is the whole table). It runs as Materialize stores a
+// function's output: under a materialization's claim (shared with other
+// materializations; it waits while an Exclusive action runs on what it
+// covers, in any process sharing a state.File directory), through the
+// asset's handler, and recorded in the state with the table version and
+// output metadata, so that an Unmaterialize action clears it. The caller
+// keeps value: an Arrow value is not released. The deltalite CLI's asset
+// write stores its input with it.
+func (r *Repository) Store(ctx context.Context, name string, value any, opts ...RunOption) (Result, error) {
+	cfg := runConfigOf(opts)
+	if cfg.whole || cfg.config != nil {
+		return Result{}, invalid("WholeAsset and Config apply to actions, not to Store")
+	}
+	order, err := r.selection([]string{name}, nil)
+	if err != nil {
+		return Result{}, err
+	}
+	a := order[0]
+	res := Result{Asset: a.name}
+	if res.Keys, err = a.runKeys(cfg.keys); err != nil {
+		return Result{}, err
+	}
+	release, err := r.claim(ctx, &claim{asset: a.name, keys: res.Keys})
+	if err != nil {
+		return Result{}, err
+	}
+	defer release()
+	if err := r.output(ctx, a, &res, value); err != nil {
+		return Result{}, err
+	}
+	return res, nil
+}
+
+// output stores value through a's handler for res.Keys and records the
+// materialization; the caller holds the claim.
+func (r *Repository) output(ctx context.Context, a *Asset, res *Result, value any) error {
+	oc := iohandler.OutputContext{Asset: a.name, Metadata: maps.Clone(a.metadata), Partitions: a.parts, PartitionKeys: res.Keys}
+	md, err := a.handler.HandleOutput(ctx, oc, value)
 	if err != nil {
 		return fmt.Errorf("asset %q: storing the output: %w", a.name, err)
 	}

@@ -11,6 +11,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/deltalite-go/deltalite"
+	"github.com/deltalite-go/deltalite/asset"
+	"github.com/deltalite-go/deltalite/asset/state"
 	"github.com/deltalite-go/deltalite/internal/cliout"
 	"github.com/deltalite-go/deltalite/iohandler"
 	"github.com/deltalite-go/deltalite/partitions"
@@ -85,6 +87,35 @@ func (a *assetFlags) resolve() (*assetRun, error) {
 	return r, nil
 }
 
+// define is the run's asset as the runtime knows it: handler, metadata,
+// partitions, and opts (its actions).
+func (r *assetRun) define(opts ...asset.Option) *asset.Asset {
+	opts = append([]asset.Option{asset.WithHandler(r.h), asset.WithMetadata(r.metadata)}, opts...)
+	if r.def != nil {
+		opts = append(opts, asset.WithPartitions(r.def))
+	}
+	return asset.External(r.asset, opts...)
+}
+
+// stateRepository is a repository holding a over the CLI's state
+// directory: what its runs materialize is recorded there, and their
+// claims order them against every process sharing the directory.
+func stateRepository(a *asset.Asset) (*asset.Repository, error) {
+	dir, err := stateDir()
+	if err != nil {
+		return nil, err
+	}
+	st, err := state.OpenFile(dir)
+	if err != nil {
+		return nil, err
+	}
+	repo := asset.NewRepository(asset.WithState(st))
+	if err := repo.Register(a); err != nil {
+		return nil, err
+	}
+	return repo, nil
+}
+
 // tableSchema is the Arrow schema of the asset's table, or nil when it has
 // none yet (text input then infers its types).
 func (r *assetRun) tableSchema(cmd *cobra.Command) (*arrow.Schema, error) {
@@ -117,7 +148,11 @@ metadata), and print the output metadata as JSON on standard output, e.g.
 With a partition key, overwrite replaces only that partition and merge is scoped to it.
 ` + inputTypes + `
 An input of no rows is the asset's value all the same: an overwrite empties the table
-(with a partition key, the partition).`,
+(with a partition key, the partition).
+The write is a materialization as the Go runtime makes it: recorded (asset, keys, table
+version, metadata) in the asset state under $` + EnvStateDir + `, which asset action delete
+clears, and it waits while another process sharing that directory runs a verb on its
+asset or partition (a verb waits for it likewise).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if input == "" {
@@ -128,6 +163,10 @@ An input of no rows is the asset's value all the same: an overwrite empties the 
 				return err
 			}
 			r, err := a.resolve()
+			if err != nil {
+				return err
+			}
+			repo, err := stateRepository(r.define())
 			if err != nil {
 				return err
 			}
@@ -143,15 +182,13 @@ An input of no rows is the asset's value all the same: an overwrite empties the 
 			if in.Schema().NumFields() == 0 {
 				return fmt.Errorf("%s has no columns: nothing to store as asset %q", input, r.asset)
 			}
-			md, err := r.h.HandleOutput(cmd.Context(), iohandler.OutputContext{
-				Asset: r.asset, Metadata: r.metadata, Partitions: r.def, PartitionKeys: r.keys,
-			}, array.RecordReader(in))
+			res, err := repo.Store(cmd.Context(), r.asset, array.RecordReader(in), asset.Keys(r.keys...))
 			if err != nil {
 				return err
 			}
 			enc := json.NewEncoder(cmd.OutOrStdout())
 			enc.SetEscapeHTML(false)
-			return enc.Encode(md)
+			return enc.Encode(res.Metadata)
 		},
 	}
 	a.add(cmd)

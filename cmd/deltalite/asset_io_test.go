@@ -1,20 +1,27 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
+	"fmt"
 	"maps"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/deltalite-go/deltalite/asset/state"
 )
 
 // assetDir makes a handler file whose tables live in a fresh folder, and
-// returns the handler's path and that folder.
+// returns the handler's path and that folder; the asset state goes to
+// the folder's sibling "state".
 func assetDir(t *testing.T, extra string) (handler, tables string) {
 	t.Helper()
-	tables = filepath.Join(t.TempDir(), "tables")
+	dir := t.TempDir()
+	t.Setenv(EnvStateDir, filepath.Join(dir, "state"))
+	tables = filepath.Join(dir, "tables")
 	doc, _ := json.Marshal(tables)
 	return writeFile(t, "h.json", `{"table_uri": `+string(doc)+extra+`}`), tables
 }
@@ -165,5 +172,59 @@ func TestCLIAssetErrors(t *testing.T) {
 	}
 	if _, err := os.Stat(tables); !os.IsNotExist(err) {
 		t.Errorf("a refused command made %s: %v", tables, err)
+	}
+}
+
+// A write is recorded in the asset state as the runtime records a
+// materialization (keys, table version, output metadata), and asset
+// action delete clears what it recorded.
+func TestCLIAssetWriteRecordsState(t *testing.T) {
+	h, _ := assetDir(t, "")
+	st, err := state.OpenFile(os.Getenv(EnvStateDir))
+	if err != nil {
+		t.Fatal(err)
+	}
+	list := func(asset string) string {
+		t.Helper()
+		recs, err := st.List(context.Background(), asset)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, r := range recs {
+			out = append(out, fmt.Sprintf("%s@%d rows=%v", r.Key, r.Version, r.Metadata["delta/num_rows"]))
+		}
+		return strings.Join(out, " ")
+	}
+	pd := `{"kind": "static", "keys": ["us", "eu"]}`
+	part := []string{"--handler", h, "--asset", "orders", "--partitions-def", pd, "--metadata", "delta/partition_expr=region"}
+	writeAsset(t, append(part, "--partition-key", "us", "--input", writeFile(t, "us.csv", "id,region\n1,us\n2,us\n"))...)
+	writeAsset(t, append(part, "--partition-key", "eu", "--input", writeFile(t, "eu.csv", "id,region\n3,eu\n"))...)
+	if got := list("orders"); got != "eu@1 rows=1 us@0 rows=2" {
+		t.Fatalf("state after two writes: %s", got)
+	}
+	writeAsset(t, "--handler", h, "--asset", "users", "--input", writeFile(t, "u.csv", "id\n1\n"))
+	if got := list("users"); got != "@0 rows=1" {
+		t.Fatalf("state of an unpartitioned write: %s", got)
+	}
+	rec, _, _ := st.Get(context.Background(), "orders", "us")
+	if rec.MaterializedAt.IsZero() || rec.Metadata["delta/table_uri"] == nil || rec.Metadata["delta/mode"] != "overwrite" {
+		t.Fatalf("record %+v", rec)
+	}
+
+	mustRun(t, append([]string{"asset", "action", "delete"}, append(part, "--partition-key", "us")...)...)
+	if got := list("orders"); got != "eu@1 rows=1" {
+		t.Fatalf("state after deleting us: %s", got)
+	}
+	mustRun(t, "asset", "action", "delete", "--handler", h, "--asset", "users")
+	if got := list("users"); got != "" {
+		t.Fatalf("state after deleting users: %s", got)
+	}
+	// A refused write records nothing.
+	if _, err := run(t, append([]string{"asset", "write"}, append(part, "--partition-key", "us", "--input", writeFile(t, "x.csv", "id,region\n9,eu\n"))...)...); err == nil {
+		t.Fatal("rows outside the partition were written")
+	}
+	if got := list("orders"); got != "eu@1 rows=1" {
+		t.Fatalf("state after a refused write: %s", got)
 	}
 }
