@@ -102,8 +102,10 @@ func writeArrow(ctx context.Context, req *WriteRequest, rr array.RecordReader) (
 }
 
 // mergeArrow merges rr into the table, creating a missing table from what
-// the insert clauses insert.
+// the insert clauses insert; a keyed merge refuses source rows outside its
+// keys (keyedSource).
 func mergeArrow(ctx context.Context, req *WriteRequest, rr array.RecordReader) (Metadata, error) {
+	rr = keyedSource(ctx, req, rr)
 	var stats merge.Stats
 	var err error
 	if req.TableExists {

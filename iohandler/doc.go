@@ -69,7 +69,8 @@
 //   - merge is scoped to the partitions: their predicate, on the target,
 //     is ANDed into the ON condition and into every NOT MATCHED BY SOURCE
 //     clause, so no row of another partition is matched, updated or
-//     deleted;
+//     deleted, and a source row outside the keys is refused (it could
+//     only be inserted into a partition the run does not own);
 //   - create_or_replace is refused (it replaces every partition): use
 //     overwrite, or overwrite with schema_mode overwrite without a key.
 //

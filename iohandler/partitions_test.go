@@ -188,6 +188,22 @@ func TestMergeScopedToPartition(t *testing.T) {
 		t.Fatal(err)
 	}
 	equalRows(t, tableRows(t, uri), rowsOf("1:A:d1", "3:Z:d1", "3:c:d2", "4:d:d2")...)
+
+	// A source row of another partition is refused, and nothing changes:
+	// the scoped ON could not match it, so it would land in d2 unowned.
+	tb, err := deltalite.Open(ctx, uri)
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := tb.Version()
+	_, err = keyed(t, h2, map[string]string{"delta/mode": "merge"}, []string{"d1"}, "1:Q:d1", "9:y:d2")
+	if err == nil || !strings.Contains(err.Error(), "source row 1 is outside partition keys") || !strings.Contains(err.Error(), "d1") {
+		t.Fatalf("out-of-key source row: %v", err)
+	}
+	if tb, err = deltalite.Open(ctx, uri); err != nil || tb.Version() != before {
+		t.Fatalf("refused merge committed: version %d, want %d (%v)", tb.Version(), before, err)
+	}
+	equalRows(t, tableRows(t, uri), rowsOf("1:A:d1", "3:Z:d1", "3:c:d2", "4:d:d2")...)
 }
 
 // date32 event rows: (id long, event_date date).
