@@ -199,7 +199,10 @@ func (r *Repository) materialize(ctx context.Context, a *Asset, res *Result) err
 	}
 	err = r.output(ctx, a, res, out)
 	releaseValue(out)
-	return err
+	if err != nil {
+		return fmt.Errorf("asset %q: storing the output: %w", a.name, err)
+	}
+	return r.record(ctx, a.name, res.Keys, res.Metadata)
 }
 
 // Store stores value, computed outside the repository, as a
@@ -232,22 +235,26 @@ func (r *Repository) Store(ctx context.Context, name string, value any, opts ...
 		return Result{}, err
 	}
 	defer release()
+	// The handler's error as it is: the caller named the one asset.
 	if err := r.output(ctx, a, &res, value); err != nil {
+		return Result{}, err
+	}
+	if err := r.record(ctx, a.name, res.Keys, res.Metadata); err != nil {
 		return Result{}, err
 	}
 	return res, nil
 }
 
-// output stores value through a's handler for res.Keys and records the
-// materialization; the caller holds the claim.
+// output stores value through a's handler for res.Keys, the caller holding
+// the claim and recording the materialization once it succeeds.
 func (r *Repository) output(ctx context.Context, a *Asset, res *Result, value any) error {
 	oc := iohandler.OutputContext{Asset: a.name, Metadata: maps.Clone(a.metadata), Partitions: a.parts, PartitionKeys: res.Keys}
 	md, err := a.handler.HandleOutput(ctx, oc, value)
 	if err != nil {
-		return fmt.Errorf("asset %q: storing the output: %w", a.name, err)
+		return err
 	}
 	res.Status, res.Metadata = StatusMaterialized, md
-	return r.record(ctx, a.name, res.Keys, md)
+	return nil
 }
 
 // releaseValue releases an Arrow value (a table, batch or reader) the runtime
