@@ -11,7 +11,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/deltalite-go/deltalite/asset"
-	"github.com/deltalite-go/deltalite/asset/state"
 )
 
 // EnvStateDir names the directory of the asset state the CLI records
@@ -58,11 +57,7 @@ standard error.`,
 			if err != nil {
 				return err
 			}
-			opts := []asset.Option{asset.WithHandler(r.h), asset.WithMetadata(r.metadata), asset.Delta()}
-			if r.def != nil {
-				opts = append(opts, asset.WithPartitions(r.def))
-			}
-			a := asset.External(r.asset, opts...)
+			a := r.define(asset.Delta())
 			if !slices.Contains(a.Actions(), verb) {
 				return fmt.Errorf("unknown action %q: choose one of %s", verb, strings.Join(a.Actions(), ", "))
 			}
@@ -77,16 +72,8 @@ standard error.`,
 				}
 				run = append(run, asset.Config(r.asset, json.RawMessage(config)))
 			}
-			dir, err := stateDir()
+			repo, err := stateRepository(a)
 			if err != nil {
-				return err
-			}
-			st, err := state.OpenFile(dir)
-			if err != nil {
-				return err
-			}
-			repo := asset.NewRepository(asset.WithState(st))
-			if err := repo.Register(a); err != nil {
 				return err
 			}
 			res, err := repo.RunAction(cmd.Context(), verb, []string{r.asset}, run...)
