@@ -60,6 +60,11 @@ step_python() {
 		echo "python peers already installed"
 		return
 	fi
+	# A set-up killed while creating the environment leaves one without
+	# pip: start it again.
+	if [[ -x "$py" ]] && ! "$py" -m pip --version >/dev/null 2>&1; then
+		rm -rf "$venv"
+	fi
 	[[ -x "$py" ]] || "$base_python" -m venv "$venv"
 	# Not --quiet: the log shows which package pip is on.
 	PIP_CACHE_DIR="$DELTALITE_CACHE/pip" PYTHONUNBUFFERED=1 "$py" -m pip install --disable-pip-version-check --progress-bar off \
