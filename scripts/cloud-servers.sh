@@ -66,8 +66,18 @@ install_azurite() {
 	mkdir -p "$cache/npm"
 	# --prefer-offline: what the npm cache in $DELTALITE_CACHE holds is not
 	# asked for again.
-	npm install --prefix "$cache/npm" --cache "$DELTALITE_CACHE/npm" --prefer-offline \
-		--no-audit --no-fund --loglevel=http "azurite@$AZURITE_VERSION"
+	# An install interrupted midway leaves node_modules that npm cannot
+	# move (ENOTEMPTY): start once more from an empty prefix.
+	local i
+	for i in 1 2; do
+		if npm install --prefix "$cache/npm" --cache "$DELTALITE_CACHE/npm" --prefer-offline \
+			--no-audit --no-fund --loglevel=http "azurite@$AZURITE_VERSION"; then
+			break
+		fi
+		[[ $i == 2 ]] && return 1
+		echo "azurite: npm install failed; retrying from an empty $cache/npm" >&2
+		rm -rf "$cache/npm/node_modules" "$cache/npm/package.json" "$cache/npm/package-lock.json"
+	done
 	echo "azurite $AZURITE_VERSION: installed"
 }
 
