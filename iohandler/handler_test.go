@@ -16,6 +16,7 @@ import (
 
 	"github.com/deltalite-go/deltalite"
 	"github.com/deltalite-go/deltalite/internal/testkit/arrowrows"
+	"github.com/deltalite-go/deltalite/internal/testkit/tablerows"
 	"github.com/deltalite-go/deltalite/iohandler"
 )
 
@@ -57,28 +58,6 @@ func mustWrite(t *testing.T, h *iohandler.Handler, oc iohandler.OutputContext, v
 	return md
 }
 
-// tableRows reads the table at uri with the engine.
-func tableRows(t *testing.T, uri string) []string {
-	t.Helper()
-	tb, err := deltalite.Open(ctx, uri)
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, batches, err := tb.Scan().Records(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var recs []arrow.RecordBatch
-	for rec, err := range batches {
-		if err != nil {
-			t.Fatal(err)
-		}
-		rec.Retain()
-		recs = append(recs, rec)
-	}
-	return arrowrows.Rows(recs...)
-}
-
 func loadRows(t *testing.T, h *iohandler.Handler, ic iohandler.InputContext) []string {
 	t.Helper()
 	tbl, err := iohandler.LoadInput[arrow.Table](ctx, h, ic)
@@ -116,7 +95,7 @@ func TestRoundTripArrowTypes(t *testing.T) {
 	md := mustWrite(t, h, iohandler.OutputContext{Asset: "users"}, rec)
 	uri := h.AssetTableURI("users", nil)
 	want := []string{`day="d1", id=1, name="Alice"`, `day="d1", id=2, name="Bob"`, `day="d2", id=3, name="Carol"`}
-	equalRows(t, tableRows(t, uri), want...)
+	equalRows(t, tablerows.Read(t, uri), want...)
 	if md[iohandler.OutVersion] != int64(0) || md[iohandler.OutNumRows] != int64(3) || md[iohandler.OutTableNumRows] != int64(3) ||
 		md[iohandler.OutMode] != "overwrite" || md[iohandler.OutTableURI] != uri || md[iohandler.OutSkipped] != false {
 		t.Fatalf("metadata %v", md)
@@ -133,7 +112,7 @@ func TestRoundTripArrowTypes(t *testing.T) {
 	tbl := array.NewTableFromRecords(rec.Schema(), []arrow.RecordBatch{rec})
 	defer tbl.Release()
 	mustWrite(t, h, iohandler.OutputContext{Asset: "users"}, tbl)
-	equalRows(t, tableRows(t, uri), want...)
+	equalRows(t, tablerows.Read(t, uri), want...)
 	rr, _ := array.NewRecordReader(rec.Schema(), []arrow.RecordBatch{rec, rec})
 	defer rr.Release()
 	md = mustWrite(t, h, iohandler.OutputContext{Asset: "users", Metadata: map[string]string{"delta/mode": "append"}}, rr)

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/deltalite-go/deltalite/internal/testkit/peers"
+	"github.com/deltalite-go/deltalite/internal/testkit/tablerows"
 	"github.com/deltalite-go/deltalite/iohandler"
 	"github.com/deltalite-go/deltalite/partitions"
 )
@@ -57,7 +58,7 @@ func TestPeersReadHandlerTables(t *testing.T) {
 	names := []string{"ev", "multi", "created"}
 	ours := map[string][]string{}
 	for _, n := range names {
-		ours[n] = tableRows(t, h.AssetTableURI(n, nil))
+		ours[n] = tablerows.Read(t, h.AssetTableURI(n, nil))
 	}
 	equalRows(t, ours["ev"], rowsOf("1:A:d1", "3:c:d2", "4:d:d2", "5:e:d3")...)
 	equalRows(t, ours["created"], kvRows("1:a", "2:B", "3:c")...)

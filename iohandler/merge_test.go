@@ -10,6 +10,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 
 	"github.com/deltalite-go/deltalite"
+	"github.com/deltalite-go/deltalite/internal/testkit/tablerows"
 	"github.com/deltalite-go/deltalite/iohandler"
 )
 
@@ -38,7 +39,7 @@ func TestMergeTypes(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			equalRows(t, tableRows(t, h.AssetTableURI("a", nil)), kvRows(c.want...)...)
+			equalRows(t, tablerows.Read(t, h.AssetTableURI("a", nil)), kvRows(c.want...)...)
 			var stats map[string]any
 			if err := json.Unmarshal([]byte(md[iohandler.OutMergeStats].(string)), &stats); err != nil {
 				t.Fatal(err)
@@ -64,7 +65,7 @@ func TestMergeCustomAndPredicateKey(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	equalRows(t, tableRows(t, h.AssetTableURI("a", nil)), kvRows("1:m", "2:z", "3:new")...)
+	equalRows(t, tablerows.Read(t, h.AssetTableURI("a", nil)), kvRows("1:m", "2:z", "3:new")...)
 	if md[iohandler.OutNumRows] != int64(2) {
 		t.Fatalf("num_rows %v (one updated, one inserted)", md[iohandler.OutNumRows])
 	}
@@ -72,11 +73,11 @@ func TestMergeCustomAndPredicateKey(t *testing.T) {
 	if _, err := writeKV(t, h, "a", map[string]string{"delta/merge_predicate": "s.v = t.v"}, "9:z"); err != nil {
 		t.Fatal(err)
 	}
-	equalRows(t, tableRows(t, h.AssetTableURI("a", nil)), kvRows("1:m", "2:z", "3:new")...)
+	equalRows(t, tablerows.Read(t, h.AssetTableURI("a", nil)), kvRows("1:m", "2:z", "3:new")...)
 	if _, err := writeKV(t, h, "a", map[string]string{"delta/merge_predicate": "s.id = t.id"}, "9:y"); err != nil {
 		t.Fatal(err)
 	}
-	equalRows(t, tableRows(t, h.AssetTableURI("a", nil)), kvRows("1:m", "2:z", "3:new", "9:new")...)
+	equalRows(t, tablerows.Read(t, h.AssetTableURI("a", nil)), kvRows("1:m", "2:z", "3:new", "9:new")...)
 	_, err = writeKV(t, h, "a", map[string]string{"delta/merge_predicate": "s.id ="}, "9:y")
 	wantErr(t, err, `asset "a"`, "merge")
 }
@@ -91,7 +92,7 @@ func TestMergeCreatesMissingTable(t *testing.T) {
 		t.Fatal(err)
 	}
 	uri := h.AssetTableURI("a", nil)
-	equalRows(t, tableRows(t, uri), kvRows("1:a", "2:b")...)
+	equalRows(t, tablerows.Read(t, uri), kvRows("1:a", "2:b")...)
 	if md[iohandler.OutVersion] != int64(0) || commitInfo(t, uri, 0)["operation"] != "MERGE" || md[iohandler.OutNumRows] != int64(2) {
 		t.Fatalf("metadata %v", md)
 	}
@@ -122,7 +123,7 @@ func TestMergeSchemaEvolution(t *testing.T) {
 		t.Fatal("a merge with new columns and no schema mode passed")
 	}
 	mustWrite(t, h, iohandler.OutputContext{Asset: "a", Metadata: map[string]string{"delta/schema_mode": "merge"}}, src)
-	got := tableRows(t, h.AssetTableURI("a", nil))
+	got := tablerows.Read(t, h.AssetTableURI("a", nil))
 	equalRows(t, got, `day="d1", id=1, name="A", v="a"`, `day="d2", id=2, name="B", v=null`)
 }
 
@@ -146,5 +147,5 @@ func TestMergeNoChange(t *testing.T) {
 	rr, _ := array.NewRecordReader(rec.Schema(), []arrow.RecordBatch{rec})
 	defer rr.Release()
 	mustWrite(t, h, iohandler.OutputContext{Asset: "a"}, rr)
-	equalRows(t, tableRows(t, h.AssetTableURI("a", nil)), kvRows("1:a", "2:b")...)
+	equalRows(t, tablerows.Read(t, h.AssetTableURI("a", nil)), kvRows("1:a", "2:b")...)
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/deltalite-go/deltalite"
+	"github.com/deltalite-go/deltalite/internal/testkit/tablerows"
 	"github.com/deltalite-go/deltalite/iohandler"
 )
 
@@ -37,7 +38,7 @@ func kv(pairs ...string) arrow.RecordBatch {
 	return b.NewRecordBatch()
 }
 
-// kvRows renders "id:v" pairs as the rows tableRows reads.
+// kvRows renders "id:v" pairs as the rows tablerows.Read reads.
 func kvRows(pairs ...string) []string {
 	out := make([]string, len(pairs))
 	for i, p := range pairs {
@@ -111,17 +112,17 @@ func TestModesUnpartitioned(t *testing.T) {
 	if md, err = writeKV(t, h, "b", mode("ignore"), "3:c"); err != nil || md[iohandler.OutSkipped] != false {
 		t.Fatalf("%v %v", md, err)
 	}
-	equalRows(t, tableRows(t, h.AssetTableURI("b", nil)), kvRows("3:c")...)
+	equalRows(t, tablerows.Read(t, h.AssetTableURI("b", nil)), kvRows("3:c")...)
 	// append adds.
 	if _, err := writeKV(t, h, "a", mode("append"), "2:b"); err != nil {
 		t.Fatal(err)
 	}
-	equalRows(t, tableRows(t, uri), kvRows("1:a", "2:b")...)
+	equalRows(t, tablerows.Read(t, uri), kvRows("1:a", "2:b")...)
 	// overwrite (the default) replaces.
 	if _, err := writeKV(t, h, "a", nil, "5:e"); err != nil {
 		t.Fatal(err)
 	}
-	equalRows(t, tableRows(t, uri), kvRows("5:e")...)
+	equalRows(t, tablerows.Read(t, uri), kvRows("5:e")...)
 	// create_or_replace replaces schema and rows in one commit.
 	before := version(t, uri)
 	rec := batch([]int64{7}, []string{"g"}, []string{"d"})
@@ -133,7 +134,7 @@ func TestModesUnpartitioned(t *testing.T) {
 	if op := commitInfo(t, uri, before+1)["operation"]; op != "CREATE OR REPLACE TABLE" {
 		t.Fatalf("operation %v", op)
 	}
-	equalRows(t, tableRows(t, uri), `day="d", id=7, name="g"`)
+	equalRows(t, tablerows.Read(t, uri), `day="d", id=7, name="g"`)
 	// A different schema without schema_mode is refused; with overwrite it replaces.
 	_, err = writeKV(t, h, "a", nil, "1:x")
 	if !errors.Is(err, deltalite.ErrSchemaMismatch) {
@@ -142,7 +143,7 @@ func TestModesUnpartitioned(t *testing.T) {
 	if _, err = writeKV(t, h, "a", map[string]string{"delta/schema_mode": "overwrite"}, "1:x"); err != nil {
 		t.Fatal(err)
 	}
-	equalRows(t, tableRows(t, uri), kvRows("1:x")...)
+	equalRows(t, tablerows.Read(t, uri), kvRows("1:x")...)
 	// schema_mode merge adds a column on append.
 	rec2 := batch([]int64{2}, []string{"n"}, []string{"d2"})
 	defer rec2.Release()
@@ -190,7 +191,7 @@ func TestWriterAndCommitProperties(t *testing.T) {
 	if err != nil || out[iohandler.OutSkipped] != true || out[iohandler.OutVersion] != int64(1) {
 		t.Fatalf("a repeated app transaction: %v %v", out, err)
 	}
-	equalRows(t, tableRows(t, uri), kvRows("1:a", "2:b")...)
+	equalRows(t, tablerows.Read(t, uri), kvRows("1:a", "2:b")...)
 	// The asset's writer properties replace the handler's (no zstd, no
 	// statistics columns from the handler).
 	if _, err := writeKV(t, h, "b", map[string]string{"delta/writer_properties": `{"compression": "snappy"}`}, "1:a"); err != nil {
@@ -227,7 +228,7 @@ func TestTableConfigAfterCreation(t *testing.T) {
 	if p["delta.appendOnly"] != "true" || p["owner"] != "team" || p["delta.logRetentionDuration"] != "interval 10 days" {
 		t.Fatalf("properties %v", p)
 	}
-	equalRows(t, tableRows(t, uri), kvRows("1:a", "2:b")...)
+	equalRows(t, tablerows.Read(t, uri), kvRows("1:a", "2:b")...)
 	// The same configuration again commits no metadata.
 	if out, err = writeKV(t, h, "a", md, "3:c"); err != nil || out[iohandler.OutVersion] != int64(3) {
 		t.Fatalf("%v %v", out, err)

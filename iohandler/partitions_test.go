@@ -14,6 +14,7 @@ import (
 
 	"github.com/deltalite-go/deltalite"
 	"github.com/deltalite-go/deltalite/internal/testkit/arrowrows"
+	"github.com/deltalite-go/deltalite/internal/testkit/tablerows"
 	"github.com/deltalite-go/deltalite/iohandler"
 	"github.com/deltalite-go/deltalite/partitions"
 )
@@ -33,7 +34,7 @@ func dayRows(triples ...string) arrow.RecordBatch {
 	return batch(ids, names, days)
 }
 
-// rowsOf renders "id:name:day" triples as tableRows reads them.
+// rowsOf renders "id:name:day" triples as tablerows.Read reads them.
 func rowsOf(triples ...string) []string {
 	out := make([]string, len(triples))
 	for i, tr := range triples {
@@ -77,7 +78,7 @@ func TestPartitionedModes(t *testing.T) {
 	}
 	// overwrite replaces only the key's partition.
 	must(keyed(t, h, nil, []string{"d1"}, "4:x:d1"))
-	equalRows(t, tableRows(t, uri), rowsOf("4:x:d1", "3:c:d2")...)
+	equalRows(t, tablerows.Read(t, uri), rowsOf("4:x:d1", "3:c:d2")...)
 	// Rows outside the partition are refused and nothing is written.
 	v := version(t, uri)
 	_, err := keyed(t, h, nil, []string{"d1"}, "5:y:d1", "6:z:d2")
@@ -87,7 +88,7 @@ func TestPartitionedModes(t *testing.T) {
 	}
 	// append appends.
 	must(keyed(t, h, mode("append"), []string{"d2"}, "7:g:d2"))
-	equalRows(t, tableRows(t, uri), rowsOf("4:x:d1", "3:c:d2", "7:g:d2")...)
+	equalRows(t, tablerows.Read(t, uri), rowsOf("4:x:d1", "3:c:d2", "7:g:d2")...)
 	// error fails when the table exists.
 	if _, err := keyed(t, h, mode("error"), []string{"d3"}, "8:h:d3"); !errors.Is(err, deltalite.ErrTableExists) {
 		t.Fatalf("error mode: %v", err)
@@ -102,7 +103,7 @@ func TestPartitionedModes(t *testing.T) {
 	if md[iohandler.OutSkipped] != false || md[iohandler.OutNumRows] != int64(1) {
 		t.Fatalf("ignore of an empty partition: %v", md)
 	}
-	equalRows(t, tableRows(t, uri), rowsOf("4:x:d1", "3:c:d2", "7:g:d2", "9:i:d3")...)
+	equalRows(t, tablerows.Read(t, uri), rowsOf("4:x:d1", "3:c:d2", "7:g:d2", "9:i:d3")...)
 	// create_or_replace with a key is refused, naming what to use instead
 	// (rivers wipes every partition).
 	v = version(t, uri)
@@ -173,7 +174,7 @@ func TestMergeScopedToPartition(t *testing.T) {
 		t.Fatal(err)
 	}
 	// d1: 1 updated, 2 deleted (unmatched by source in d1); d2 untouched.
-	equalRows(t, tableRows(t, uri), rowsOf("1:A:d1", "3:c:d2", "4:d:d2")...)
+	equalRows(t, tablerows.Read(t, uri), rowsOf("1:A:d1", "3:c:d2", "4:d:d2")...)
 	var stats map[string]any
 	if err := json.Unmarshal([]byte(md[iohandler.OutMergeStats].(string)), &stats); err != nil {
 		t.Fatal(err)
@@ -188,7 +189,7 @@ func TestMergeScopedToPartition(t *testing.T) {
 	if _, err := keyed(t, h2, map[string]string{"delta/mode": "merge"}, []string{"d1"}, "3:Z:d1"); err != nil {
 		t.Fatal(err)
 	}
-	equalRows(t, tableRows(t, uri), rowsOf("1:A:d1", "3:Z:d1", "3:c:d2", "4:d:d2")...)
+	equalRows(t, tablerows.Read(t, uri), rowsOf("1:A:d1", "3:Z:d1", "3:c:d2", "4:d:d2")...)
 
 	// A source row of another partition is refused, and nothing changes:
 	// the scoped ON could not match it, so it would land in d2 unowned.
@@ -204,7 +205,7 @@ func TestMergeScopedToPartition(t *testing.T) {
 	if tb, err = deltalite.Open(ctx, uri); err != nil || tb.Version() != before {
 		t.Fatalf("refused merge committed: version %d, want %d (%v)", tb.Version(), before, err)
 	}
-	equalRows(t, tableRows(t, uri), rowsOf("1:A:d1", "3:Z:d1", "3:c:d2", "4:d:d2")...)
+	equalRows(t, tablerows.Read(t, uri), rowsOf("1:A:d1", "3:Z:d1", "3:c:d2", "4:d:d2")...)
 }
 
 // date32 event rows: (id long, event_date date).
@@ -250,7 +251,7 @@ func TestMultiDailyOnDateColumn(t *testing.T) {
 	write("date=2024-01-03,region=us", []int64{3}, "us/2024-01-03")
 	write("date=2024-01-02,region=us", []int64{4}, "us/2024-01-02") // replaces 1 only
 	uri := h.AssetTableURI("m", nil)
-	equalRows(t, tableRows(t, uri), "event_date=2024-01-02, id=2, region=\"eu\"", "event_date=2024-01-02, id=4, region=\"us\"", "event_date=2024-01-03, id=3, region=\"us\"")
+	equalRows(t, tablerows.Read(t, uri), "event_date=2024-01-02, id=2, region=\"eu\"", "event_date=2024-01-02, id=4, region=\"us\"", "event_date=2024-01-03, id=3, region=\"us\"")
 	tb, _ := deltalite.Open(ctx, uri)
 	if pc := tb.PartitionColumns(); len(pc) != 2 {
 		t.Fatalf("partition columns %v", pc)
@@ -298,7 +299,7 @@ func TestBackfillAndKeylessPartitioned(t *testing.T) {
 	if _, err := keyed(t, h, nil, []string{"d1", "d3"}, "4:x:d1", "5:y:d3"); err != nil {
 		t.Fatal(err)
 	}
-	equalRows(t, tableRows(t, uri), rowsOf("4:x:d1", "2:b:d2", "5:y:d3")...)
+	equalRows(t, tablerows.Read(t, uri), rowsOf("4:x:d1", "2:b:d2", "5:y:d3")...)
 }
 
 // Column names that need quoting project and filter as any other.
@@ -364,7 +365,7 @@ func TestIgnoreRaceWritesOnce(t *testing.T) {
 			t.Fatalf("%s: %d writers wrote, want 1", day, wrote)
 		}
 	}
-	rows := tableRows(t, uri)
+	rows := tablerows.Read(t, uri)
 	for _, day := range []string{"d1", "d2"} {
 		var names []string
 		for _, r := range rows {
