@@ -46,19 +46,16 @@ func (r *keyedReader) Next() bool {
 		return false
 	}
 	rec := r.RecordReader.RecordBatch()
-	mask, err := expr.Mask(r.ctx, rec, r.pred)
+	i, err := expr.FirstNotTrue(r.ctx, rec, r.pred)
 	if err != nil {
 		r.err = errs.Wrap(errs.InvalidArgument, "", err, "asset %q: checking the merge source against partition keys %q", r.req.Asset, r.req.PartitionKeys)
 		return false
 	}
-	defer mask.Release()
-	for i := 0; i < mask.Len(); i++ {
-		if mask.IsNull(i) || !mask.Value(i) {
-			r.err = errs.New(errs.InvalidArgument, "",
-				"asset %q: source row %d is outside partition keys %q (%s); a keyed merge writes only its keys' partitions: give the run the key of every row, or merge without a key",
-				r.req.Asset, r.rows+int64(i), r.req.PartitionKeys, r.req.PartitionPredicate)
-			return false
-		}
+	if i >= 0 {
+		r.err = errs.New(errs.InvalidArgument, "",
+			"asset %q: source row %d is outside partition keys %q (%s); a keyed merge writes only its keys' partitions: give the run the key of every row, or merge without a key",
+			r.req.Asset, r.rows+int64(i), r.req.PartitionKeys, r.req.PartitionPredicate)
+		return false
 	}
 	r.rows += rec.NumRows()
 	return true

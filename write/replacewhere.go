@@ -70,16 +70,13 @@ func (w *job) rowCheck(ctx context.Context, sc *schema.Struct, md *protocol.Meta
 		return nil, nil
 	}
 	return func(rec arrow.RecordBatch) error {
-		mask, err := expr.Mask(ctx, rec, w.replaceWhere.pred)
+		i, err := expr.FirstNotTrue(ctx, rec, w.replaceWhere.pred)
 		if err != nil {
 			return errs.Wrap(errs.InvalidArgument, w.st.URL(), err, "evaluating the replace-where predicate")
 		}
-		defer mask.Release()
-		for i := 0; i < mask.Len(); i++ {
-			if mask.IsNull(i) || !mask.Value(i) {
-				return errs.New(errs.InvalidArgument, w.st.URL(),
-					"row %d of the data does not satisfy the replace-where predicate %s: nothing was written", i, w.replaceWhere.pred)
-			}
+		if i >= 0 {
+			return errs.New(errs.InvalidArgument, w.st.URL(),
+				"row %d of the data does not satisfy the replace-where predicate %s: nothing was written", i, w.replaceWhere.pred)
 		}
 		return nil
 	}, nil

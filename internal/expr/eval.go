@@ -70,6 +70,23 @@ func wrapEval(b *Bound, err error) error {
 	return errs.Wrap(errs.InvalidArgument, "", err, "evaluating %s", b)
 }
 
+// FirstNotTrue is the index of rec's first row for which pred is not TRUE
+// (FALSE or NULL), or -1 when it holds for every row: the check of rows a
+// write promised to keep within a predicate.
+func FirstNotTrue(ctx context.Context, rec arrow.RecordBatch, pred *Bound) (int, error) {
+	mask, err := Mask(ctx, rec, pred)
+	if err != nil {
+		return 0, err
+	}
+	defer mask.Release()
+	for i := 0; i < mask.Len(); i++ {
+		if mask.IsNull(i) || !mask.Value(i) {
+			return i, nil
+		}
+	}
+	return -1, nil
+}
+
 // Mask evaluates a predicate to its boolean array.
 func Mask(ctx context.Context, rec arrow.RecordBatch, pred *Bound) (*array.Boolean, error) {
 	if !isBool(pred.Type()) {
