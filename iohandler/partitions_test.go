@@ -2,8 +2,8 @@ package iohandler_test
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
+	"errors"
 	"strings"
 	"testing"
 	"time"
