@@ -108,12 +108,10 @@
 //     with a metadata commit before the write (rivers ignores it).
 //   - Unknown delta/ metadata keys are refused.
 //
-// Worth knowing: the metadata commit that applies a new table
-// configuration stands even when the write after it fails. An ignore with
-// a key writes its empty partition as an overwrite of that partition, so
-// of concurrent ignores of one partition exactly one writes and the
-// others skip; one that loses the race to create the table, to a writer
-// of another partition, fails and may be run again. A merge into a
-// missing table that inserts nothing creates no table (its metadata
-// reports version -1).
+// Two consequences worth knowing: the metadata commit that applies a new
+// table configuration stands even when the write after it fails; and an
+// ignore with a key decides on what the table shows before the write, so
+// two concurrent ignores of the same empty partition may both append. A
+// merge into a missing table that inserts nothing creates no table (its
+// metadata reports version -1).
 package iohandler

@@ -334,12 +334,8 @@ func (h *Handler) HandleOutput(ctx context.Context, oc OutputContext, v any) (Me
 		if skip {
 			return h.outputMetadata(ctx, s, Metadata{OutNumRows: int64(0), OutSkipped: true}, start)
 		}
-		if req.PartitionPredicate != "" {
-			// A key whose partition is still empty: written as an
-			// overwrite of that partition, so that the commit reads it
-			// and a concurrent write into it is a conflict (then seen
-			// below as the partition holding rows), not a second append.
-			req.Mode, req.ReplaceWhere = ModeOverwrite, req.PartitionPredicate
+		if tbl != nil {
+			req.Mode = ModeAppend // a key whose partition is still empty
 		}
 	case ModeOverwrite:
 		req.ReplaceWhere = req.PartitionPredicate
@@ -354,27 +350,10 @@ func (h *Handler) HandleOutput(ctx context.Context, oc OutputContext, v any) (Me
 		}
 	}
 	md, err := th.Write(ctx, req, v)
-	if err != nil && s.mode == ModeIgnore && req.PartitionPredicate != "" && (errors.Is(err, errs.ErrCommitConflict) || errors.Is(err, errs.ErrTableExists)) {
-		// Lost a race: ignore's answer is a skip when the winner wrote
-		// this partition.
-		if skip, serr := h.lostIgnoreRace(ctx, s, req.PartitionPredicate); serr == nil && skip {
-			return h.outputMetadata(ctx, s, Metadata{OutNumRows: int64(0), OutSkipped: true}, start)
-		}
-	}
 	if err != nil {
 		return nil, forAsset(err, oc.Asset, oc.PartitionKeys)
 	}
 	return h.outputMetadata(ctx, s, md, start)
-}
-
-// lostIgnoreRace reports whether a keyed ignore that lost a commit race
-// now finds its partition holding rows.
-func (h *Handler) lostIgnoreRace(ctx context.Context, s *settings, pred string) (bool, error) {
-	tbl, err := h.open(ctx, s, nil)
-	if err != nil {
-		return false, err
-	}
-	return h.ignoreSkips(ctx, tbl, pred)
 }
 
 // checkWrite refuses, before any I/O, what the resolved write cannot do.

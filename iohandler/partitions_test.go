@@ -2,7 +2,6 @@ package iohandler_test
 
 import (
 	"encoding/json"
-	"fmt"
 	"errors"
 	"strings"
 	"testing"
@@ -324,57 +323,4 @@ func TestQuotedColumnNames(t *testing.T) {
 	}
 	defer tbl.Release()
 	equalRows(t, arrowrows.TableRows(tbl), "my id=2")
-}
-
-// Keyed ignores racing on one empty partition: exactly one writes it, the
-// others skip (a second append would break ignore), and every run ends
-// without an error.
-func TestIgnoreRaceWritesOnce(t *testing.T) {
-	h := newHandler(t, iohandler.Config{Mode: "ignore"})
-	uri := h.AssetTableURI("ev", nil)
-	if _, err := keyed(t, h, nil, []string{"d3"}, "0:seed:d3"); err != nil {
-		t.Fatal(err)
-	}
-	const writers = 4
-	for _, day := range []string{"d1", "d2"} {
-		start := make(chan struct{})
-		type result struct {
-			md  iohandler.Metadata
-			err error
-		}
-		results := make(chan result, writers)
-		for w := range writers {
-			go func() {
-				<-start
-				md, err := keyed(t, h, nil, []string{day}, fmt.Sprintf("%d:w%d:%s", w+1, w, day), fmt.Sprintf("%d:w%d:%s", w+11, w, day))
-				results <- result{md, err}
-			}()
-		}
-		close(start)
-		wrote := 0
-		for range writers {
-			r := <-results
-			if r.err != nil {
-				t.Fatalf("%s: %v", day, r.err)
-			}
-			if r.md[iohandler.OutSkipped] != true {
-				wrote++
-			}
-		}
-		if wrote != 1 {
-			t.Fatalf("%s: %d writers wrote, want 1", day, wrote)
-		}
-	}
-	rows := tablerows.Read(t, uri)
-	for _, day := range []string{"d1", "d2"} {
-		var names []string
-		for _, r := range rows {
-			if strings.HasPrefix(r, `day="`+day+`"`) {
-				names = append(names, r[strings.Index(r, "name="):])
-			}
-		}
-		if len(names) != 2 || names[0] != names[1] {
-			t.Fatalf("partition %s holds %q, want the two rows of one writer", day, names)
-		}
-	}
 }
