@@ -63,13 +63,10 @@ func mustUpdate(t *testing.T, tb *deltalite.Table, set map[string]string, pred s
 }
 
 // dmlCorpusTables applies the cases to copies of the conformance tables
-// under dir and returns name -> path; none without the corpus.
+// under dir and returns name -> path.
 func dmlCorpusTables(t *testing.T, dir string) map[string]string {
 	t.Helper()
-	root := corpus.Root()
-	if root == "" {
-		return nil
-	}
+	root := corpus.MustRoot(t)
 	out := map[string]string{}
 	for _, c := range dmlCorpusCases {
 		dst := filepath.Join(dir, c.table)

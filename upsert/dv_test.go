@@ -2,9 +2,9 @@ package upsert
 
 import (
 	"testing"
-)
 
-const dvTable = "/work/shared/conformance/dat/deletion_vectors/delta"
+	"github.com/deltalite-go/deltalite/internal/testkit/corpus"
+)
 
 // TestDeletionVectorTable: on a table Spark wrote with a deletion vector,
 // rows the vector deletes never match (the probe honours it: a deleted
@@ -13,7 +13,7 @@ const dvTable = "/work/shared/conformance/dat/deletion_vectors/delta"
 func TestDeletionVectorTable(t *testing.T) {
 	// Physical rows: (a,25) (b,228) (a,692) (a,604) (a,95); every "a" row
 	// is deleted by the vector.
-	tb := openTable(t, dvTable)
+	tb := openTable(t, corpus.Path(t, "dat/deletion_vectors/delta"))
 	tb.checkRows(`[{"letter":"b","int":228,"date":"1978-12-01"}]`)
 
 	s := tb.mustUpsert(nil, `[{"letter":"A","int":25,"date":"2000-01-01"}]`, Options{PrimaryKeys: []string{"int"}})

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/deltalite-go/deltalite/internal/errs"
@@ -20,12 +19,12 @@ func FuzzReadParquet(f *testing.F) {
 		"dat/with_checkpoint/delta/_delta_log/00000000000000000002.checkpoint.parquet",
 		"delta-rs/delta-0.2.0/_delta_log/00000000000000000003.checkpoint.parquet",
 	} {
-		if root := corpus.Root(); root != "" {
-			if data, err := os.ReadFile(filepath.Join(root, rel)); err == nil {
-				f.Add(data)
-				f.Add(data[:len(data)*2/3])
-			}
+		data, err := os.ReadFile(corpus.Path(f, rel))
+		if err != nil {
+			f.Fatal(err)
 		}
+		f.Add(data)
+		f.Add(data[:len(data)*2/3])
 	}
 	f.Add([]byte("PAR1PAR1"))
 	f.Fuzz(func(t *testing.T, data []byte) {

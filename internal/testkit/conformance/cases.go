@@ -1,5 +1,5 @@
 // Package conformance runs this engine against the real Delta tables of
-// ../shared/conformance (written by Spark, delta-rs and Databricks) and
+// testdata/conformance (written by Spark, delta-rs and Databricks) and
 // says, per table and version, whether it reads them as expected.
 //
 // It is test support and the source of docs/compatibility.md; it never

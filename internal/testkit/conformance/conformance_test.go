@@ -3,16 +3,15 @@ package conformance
 import (
 	"context"
 	"testing"
+
+	"github.com/deltalite-go/deltalite/internal/testkit/corpus"
 )
 
 // TestConformance reads every table of the corpus and holds each to its
 // expectation: expected rows, known values, a clear failure, or a clean
 // ErrUnsupportedTable naming the feature.
 func TestConformance(t *testing.T) {
-	root := Root()
-	if root == "" {
-		t.Skip("conformance tables not found (../shared/conformance)")
-	}
+	root := corpus.MustRoot(t)
 	cases := Cases(root)
 	if len(cases) < 150 {
 		t.Fatalf("only %d cases found under %s", len(cases), root)

@@ -1,7 +1,6 @@
 package peers_test
 
 import (
-	"path/filepath"
 	"slices"
 	"testing"
 
@@ -9,16 +8,11 @@ import (
 	"github.com/deltalite-go/deltalite/internal/testkit/peers"
 )
 
-// simpleTable is delta-rs's simple_table from the shared conformance corpus:
-// after its five commits the ids are 5, 7 and 9. These tests prove the peer
-// environment, so with peers required a missing corpus fails them too.
+// simpleTable is delta-rs's simple_table from the conformance corpus:
+// after its five commits the ids are 5, 7 and 9.
 func simpleTable(t *testing.T) string {
 	t.Helper()
-	root := corpus.Root()
-	if root == "" {
-		peers.Missing(t, "conformance tables not found (../shared/conformance; set DELTALITE_CONFORMANCE)")
-	}
-	return filepath.Join(root, "delta-rs", "simple_table")
+	return corpus.Path(t, "delta-rs/simple_table")
 }
 
 func TestDeltaRSReadsSimpleTable(t *testing.T) {
