@@ -40,6 +40,9 @@ TAGS_integrations/duckdb := duckdb_arrow
 # in-integrations runs $(1) in each integration module's directory, with
 # $(TAGS) its build tags; the first failure stops the recipe.
 in-integrations = $(foreach m,$(INTEGRATIONS),(cd $(CURDIR)/$(m) && TAGS='$(TAGS_$(m))' && $(1)) &&) true
+# all-integrations runs $(1) in every integration module even when one
+# fails, and fails after the last if any did.
+all-integrations = rc=0; $(foreach m,$(INTEGRATIONS),(cd $(CURDIR)/$(m) && TAGS='$(TAGS_$(m))' && $(1)) || rc=1;) exit $$rc
 
 .PHONY: all test test-short testsummary setup lint fmt-check vet staticcheck build bench bench-go clean
 
@@ -48,15 +51,19 @@ all: build
 setup:
 	scripts/setup-test-env.sh
 
+# The core's failure does not stop the integration modules: every module
+# runs, and the target fails after the last if any failed.
 test: setup testsummary
-	DELTALITE_REQUIRE_PEERS=1 DELTALITE_REQUIRE_CLOUD_SERVERS=1 $(GO) test -json -timeout $(TEST_TIMEOUT) $(TEST_FLAGS) $(PKG) \
-		| $(TESTSUMMARY) $(REQUIRED_SKIPS)
-	$(call in-integrations,DELTALITE_REQUIRE_PEERS=1 $(GO) test -json -tags "$$TAGS" -timeout $(TEST_TIMEOUT) $(TEST_FLAGS) ./... \
-		| $(TESTSUMMARY) $(REQUIRED_SKIPS))
+	rc=0; DELTALITE_REQUIRE_PEERS=1 DELTALITE_REQUIRE_CLOUD_SERVERS=1 $(GO) test -json -timeout $(TEST_TIMEOUT) $(TEST_FLAGS) $(PKG) \
+		| $(TESTSUMMARY) $(REQUIRED_SKIPS) || rc=1; \
+	($(call all-integrations,DELTALITE_REQUIRE_PEERS=1 $(GO) test -json -tags "$$TAGS" -timeout $(TEST_TIMEOUT) $(TEST_FLAGS) ./... \
+		| $(TESTSUMMARY) $(REQUIRED_SKIPS))) || rc=1; \
+	exit $$rc
 
 test-short: testsummary
-	DELTALITE_REQUIRE_PEERS=0 $(GO) test -json -short -timeout 15m $(TEST_FLAGS) $(PKG) | $(TESTSUMMARY)
-	$(call in-integrations,DELTALITE_REQUIRE_PEERS=0 $(GO) test -json -short -tags "$$TAGS" -timeout 15m $(TEST_FLAGS) ./... | $(TESTSUMMARY))
+	rc=0; DELTALITE_REQUIRE_PEERS=0 $(GO) test -json -short -timeout 15m $(TEST_FLAGS) $(PKG) | $(TESTSUMMARY) || rc=1; \
+	($(call all-integrations,DELTALITE_REQUIRE_PEERS=0 $(GO) test -json -short -tags "$$TAGS" -timeout 15m $(TEST_FLAGS) ./... | $(TESTSUMMARY))) || rc=1; \
+	exit $$rc
 
 # Always rebuilt: go build's cache makes that a fraction of a second.
 testsummary:
