@@ -26,8 +26,13 @@ import (
 // FunctionName is the name of the table function RegisterDeltaScan adds.
 // It is a temporary table macro of the connection over a table function
 // named RawFunctionName_N: duckdb-go requires every named argument of a
-// table function, so the macro supplies the defaults (version -1 and empty
-// strings: not given). The table function is database-wide, so each
+// table function, so the macro supplies them all. version and timestamp
+// default to NULL, and the macro tells the function whether each was given
+// in a flag of its own: no value a caller can pass (a negative version, an
+// empty timestamp) means "not given", so such a value reaches Open and is
+// refused there. No NULL reaches the table function either (duckdb-go
+// aborts the process reading a NULL argument): a NULL filter is no filter,
+// a NULL URI an empty one. The table function is database-wide, so each
 // registration gets a name of its own, which keeps its options.
 const (
 	FunctionName    = "delta_scan"
@@ -41,8 +46,11 @@ var registrations atomic.Int64
 // "timestamp" is a keyword in DuckDB's grammar: callers quote it as well
 // ("timestamp" => '2026-01-02').
 func macro(raw string) string {
-	return `CREATE OR REPLACE TEMP MACRO ` + FunctionName + `(uri, version := -1, "timestamp" := '', filter := '') AS TABLE
-SELECT * FROM ` + raw + `(uri, version => version, "timestamp" => "timestamp", filter => filter)`
+	return `CREATE OR REPLACE TEMP MACRO ` + FunctionName + `(uri, version := NULL, "timestamp" := NULL, filter := '') AS TABLE
+SELECT * FROM ` + raw + `(coalesce(CAST(uri AS VARCHAR), ''),
+	version => coalesce(CAST(version AS BIGINT), 0), version_given => version IS NOT NULL,
+	"timestamp" => coalesce(CAST("timestamp" AS VARCHAR), ''), timestamp_given => "timestamp" IS NOT NULL,
+	filter => coalesce(CAST(filter AS VARCHAR), ''))`
 }
 
 // ScanOptions configure the delta_scan function of a connection.
@@ -157,10 +165,18 @@ func registerScan(conn *sql.Conn, opts ScanOptions) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	boolean, err := duckdb.NewTypeInfo(duckdb.TYPE_BOOLEAN)
+	if err != nil {
+		return "", err
+	}
 	fn := duckdb.ParallelChunkTableFunction{
 		Config: duckdb.TableFunctionConfig{
-			Arguments:      []duckdb.TypeInfo{varchar},
-			NamedArguments: map[string]duckdb.TypeInfo{"version": bigint, "timestamp": varchar, "filter": varchar},
+			Arguments: []duckdb.TypeInfo{varchar},
+			NamedArguments: map[string]duckdb.TypeInfo{
+				"version": bigint, "version_given": boolean,
+				"timestamp": varchar, "timestamp_given": boolean,
+				"filter": varchar,
+			},
 		},
 		BindArgumentsContext: func(ctx context.Context, named map[string]any, args ...any) (duckdb.ParallelChunkTableSource, error) {
 			src, err := bind(ctx, opts, named, args)
@@ -193,10 +209,12 @@ func bind(ctx context.Context, opts ScanOptions, named map[string]any, args []an
 			open = []deltalite.Option{deltalite.WithStore(st.(storage.Store))}
 		}
 	}
-	// The macro's defaults mean "not given".
+	// The macro's flags say what the caller gave; the values are checked
+	// as given (Open refuses a negative version).
 	version, _ := named["version"].(int64)
 	ts, _ := named["timestamp"].(string)
-	hasVersion, hasTS := version >= 0, ts != ""
+	hasVersion, _ := named["version_given"].(bool)
+	hasTS, _ := named["timestamp_given"].(bool)
 	switch {
 	case hasVersion && hasTS:
 		return nil, errors.New("give version or timestamp, not both")
