@@ -8,6 +8,7 @@ import (
 	"database/sql/driver"
 	"errors"
 	"fmt"
+	"net/url"
 	"strings"
 	"sync"
 
@@ -21,7 +22,8 @@ import (
 // sessions share. The zero value is an in-memory database with DuckDB's
 // defaults. Its methods are safe for concurrent use.
 type Resource struct {
-	// Database is a DuckDB database file; empty means in memory.
+	// Database is a DuckDB database file; empty means in memory. DuckDB
+	// never installs or loads an extension by itself on it (offline).
 	Database string
 	// Threads is DuckDB's thread count (SET threads); 0 keeps the default.
 	Threads int
@@ -42,7 +44,11 @@ type Resource struct {
 func (r *Resource) open() (*sql.DB, error) {
 	r.once.Do(func() {
 		var connector *duckdb.Connector
-		connector, r.err = duckdb.NewConnector(r.Database, nil)
+		var dsn string
+		if dsn, r.err = offlineDSN(r.Database); r.err != nil {
+			return
+		}
+		connector, r.err = duckdb.NewConnector(dsn, nil)
 		if r.err != nil {
 			r.err = fmt.Errorf("opening DuckDB database %q: %w", r.Database, r.err)
 			return
@@ -59,6 +65,22 @@ func (r *Resource) open() (*sql.DB, error) {
 		r.raw, r.err = registerScan(conn, ScanOptions{StorageOptions: r.StorageOptions, Stats: r.Stats, stores: &r.stores})
 	})
 	return r.db, r.err
+}
+
+// offlineDSN is the DuckDB DSN of database (a file, "" in memory, either
+// with DuckDB settings after "?") with DuckDB's automatic extension
+// install and load turned off: a query that needs an extension (httpfs for
+// read_csv('s3://...')) fails at once instead of downloading code from the
+// network. SQL can still INSTALL and LOAD one on purpose.
+func offlineDSN(database string) (string, error) {
+	path, query, _ := strings.Cut(database, "?")
+	settings, err := url.ParseQuery(query)
+	if err != nil {
+		return "", fmt.Errorf("DuckDB database %q: the settings after ? do not parse: %w", database, err)
+	}
+	settings.Set("autoinstall_known_extensions", "false")
+	settings.Set("autoload_known_extensions", "false")
+	return path + "?" + settings.Encode(), nil
 }
 
 // Session returns a new session: one connection of the resource's
@@ -211,9 +233,20 @@ func (r *Relation) Query(ctx context.Context) (array.RecordReader, error) {
 		return err
 	})
 	if err != nil {
-		return nil, err
+		return nil, offlineHint(err)
 	}
 	return rr, nil
+}
+
+// offlineHint says why DuckDB lacks an extension a query needs (see
+// offlineDSN), which DuckDB's own message does not.
+func offlineHint(err error) error {
+	var de *duckdb.Error
+	if errors.As(err, &de) && (de.Type == duckdb.ErrorTypeMissingExtension || de.Type == duckdb.ErrorTypeAutoLoad) {
+		return fmt.Errorf("%w\n\nDuckDB installs and loads no extension by itself here, so that nothing is downloaded; "+
+			"delta_scan reads Delta tables on s3://, az:// and gs:// without one", err)
+	}
+	return err
 }
 
 // Write streams the relation's result into the Delta table at uri, as
