@@ -23,6 +23,7 @@ import (
 	duckdbio "github.com/deltalite-go/deltalite/integrations/duckdb"
 	"github.com/deltalite-go/deltalite/internal/cliout"
 	"github.com/deltalite-go/deltalite/internal/errs"
+	_ "github.com/deltalite-go/deltalite/storage/cloud" // s3://, az://, gs:// tables
 )
 
 const name = "deltalite-duckdb"
