@@ -8,6 +8,7 @@ import (
 	"math"
 	"os"
 	"reflect"
+	"slices"
 	"strings"
 	"time"
 
@@ -161,6 +162,18 @@ func (s *settings) scope(def partitions.Definition, keys []string) (*partitionSc
 		return nil, errs.Wrap(errs.InvalidArgument, "", err, "asset %q: metadata %s", s.asset, KeyPartitionExpr)
 	}
 	return &partitionScope{columns: cols, expr: e, keys: keys}, nil
+}
+
+// tableOrder is the scope's partition columns in the order of the existing
+// table's (have) when they are the same columns: the expression's order
+// only decides a new table's, so a table that rivers, delta-rs, Spark or
+// this handler made with the dimensions in another order takes the write.
+// Other columns stay as they are, for the write to refuse naming both.
+func (p *partitionScope) tableOrder(have []string) []string {
+	if len(p.columns) == len(have) && !slices.ContainsFunc(have, func(c string) bool { return !slices.Contains(p.columns, c) }) {
+		return have
+	}
+	return p.columns
 }
 
 // predicate is the SQL predicate of the scope's keys, typed against sc
@@ -321,6 +334,7 @@ func (h *Handler) HandleOutput(ctx context.Context, oc OutputContext, v any) (Me
 	var sc *schema.Struct
 	if tbl != nil {
 		sc = tbl.DeltaSchema()
+		req.PartitionBy = ps.tableOrder(tbl.PartitionColumns())
 	}
 	if req.PartitionPredicate, err = ps.predicate(oc.Asset, oc.Partitions, sc); err != nil {
 		return nil, err

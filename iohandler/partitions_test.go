@@ -324,3 +324,46 @@ func TestQuotedColumnNames(t *testing.T) {
 	defer tbl.Release()
 	equalRows(t, arrowrows.TableRows(tbl), "my id=2")
 }
+
+// regionDate is the multi definition of the partition order tests.
+var regionDate = partitions.Multi(map[string]partitions.Definition{
+	"region": partitions.Static("us", "eu"),
+	"date":   partitions.Daily(time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)),
+})
+
+// A new multi-dimension table is partitioned in the order delta/partition_expr
+// writes its dimensions (as rivers does), not by sorted dimension name; an
+// existing table keeps its own order whatever the order of the keys, so
+// either order writes into a table made with the other.
+func TestMultiPartitionColumnOrder(t *testing.T) {
+	h := newHandler(t, iohandler.Config{})
+	regionFirst := map[string]string{"delta/partition_expr": `{"region": "region", "date": "event_date"}`}
+	dateFirst := map[string]string{"delta/partition_expr": `{"date": "event_date", "region": "region"}`}
+	write := func(asset string, md map[string]string, key string, id int64, row string) {
+		t.Helper()
+		rec := dateRows(t, []int64{id}, row)
+		defer rec.Release()
+		mustWrite(t, h, iohandler.OutputContext{Asset: asset, Metadata: md, Partitions: regionDate, PartitionKeys: []string{key}}, rec)
+	}
+	for _, c := range []struct {
+		asset         string
+		create, other map[string]string
+		want          string
+	}{
+		{"rd", regionFirst, dateFirst, "region,event_date"},
+		{"dr", dateFirst, regionFirst, "event_date,region"},
+	} {
+		write(c.asset, c.create, "date=2024-01-02,region=us", 1, "us/2024-01-02")
+		write(c.asset, c.other, "date=2024-01-03,region=eu", 2, "eu/2024-01-03")
+		write(c.asset, c.other, "date=2024-01-02,region=us", 3, "us/2024-01-02") // overwrites 1
+		uri := h.AssetTableURI(c.asset, nil)
+		tb, err := deltalite.Open(ctx, uri)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := strings.Join(tb.PartitionColumns(), ","); got != c.want {
+			t.Errorf("%s: partition columns [%s], want [%s]", c.asset, got, c.want)
+		}
+		equalRows(t, tablerows.Read(t, uri), "event_date=2024-01-02, id=3, region=\"us\"", "event_date=2024-01-03, id=2, region=\"eu\"")
+	}
+}

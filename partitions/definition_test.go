@@ -275,3 +275,19 @@ func TestParseExpr(t *testing.T) {
 		t.Errorf("Columns: %v %v", cols, err)
 	}
 }
+
+// A multi expression keeps the order its JSON object writes the
+// dimensions in: the order of the table's partition columns.
+func TestParseExprKeepsOrder(t *testing.T) {
+	e, err := ParseExpr(`{"region": "r", "date": "d"}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := e.String(); got != `{"region":"r","date":"d"}` {
+		t.Errorf("String() = %s", got)
+	}
+	cols, err := Columns(mustDef(t, multiPD), e)
+	if err != nil || strings.Join(cols, ",") != "r,d" {
+		t.Errorf("Columns: %v %v", cols, err)
+	}
+}

@@ -240,6 +240,10 @@ func truncate(b []byte) string {
 type Expr struct {
 	Column  string
 	Columns map[string]string
+	// Order is the dimensions of Columns in the order the JSON object
+	// writes them: the order of a new table's partition columns, as
+	// rivers makes them. Nil means sorted by dimension name.
+	Order []string
 }
 
 // IsZero reports whether no partition expression was given.
@@ -250,8 +254,29 @@ func (e Expr) String() string {
 	if e.Columns == nil {
 		return e.Column
 	}
-	b, _ := json.Marshal(e.Columns) // a map of strings always marshals; keys sorted
-	return string(b)
+	var b strings.Builder
+	b.WriteByte('{')
+	for i, dim := range e.dimensionOrder() {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		k, _ := json.Marshal(dim) // a string always marshals
+		v, _ := json.Marshal(e.Columns[dim])
+		b.Write(k)
+		b.WriteByte(':')
+		b.Write(v)
+	}
+	b.WriteByte('}')
+	return b.String()
+}
+
+// dimensionOrder is Order when it names exactly the dimensions of
+// Columns, else those sorted.
+func (e Expr) dimensionOrder() []string {
+	if len(e.Order) == len(e.Columns) && !slices.ContainsFunc(e.Order, func(d string) bool { _, ok := e.Columns[d]; return !ok }) {
+		return e.Order
+	}
+	return slices.Sorted(maps.Keys(e.Columns))
 }
 
 // ParseExpr reads delta/partition_expr: a JSON object mapping each
@@ -279,5 +304,30 @@ func ParseExpr(s string) (Expr, error) {
 		}
 		cols[dim] = col
 	}
-	return Expr{Columns: cols}, nil
+	return Expr{Columns: cols, Order: objectKeys(s)}, nil
+}
+
+// objectKeys are the keys of the JSON object s in the order written (s
+// is known to decode as an object); a key written twice counts once, at
+// its first place.
+func objectKeys(s string) []string {
+	dec := json.NewDecoder(strings.NewReader(s))
+	if _, err := dec.Token(); err != nil { // {
+		return nil
+	}
+	var keys []string
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return nil
+		}
+		if k, ok := tok.(string); ok && !slices.Contains(keys, k) {
+			keys = append(keys, k)
+		}
+		var skip json.RawMessage
+		if err := dec.Decode(&skip); err != nil {
+			return nil
+		}
+	}
+	return keys
 }

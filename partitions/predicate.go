@@ -58,15 +58,19 @@ func partsAt(p []any, i int) any {
 
 // Columns returns the table columns def's dimensions are stored in, as e
 // maps them: the one column of a single dimension definition, or each
-// dimension's column in the order of the sorted dimension names.
+// dimension's column in the order e writes the dimensions (Expr.Order),
+// which is the partition column order of a table the asset creates.
 func Columns(def Definition, e Expr) ([]string, error) {
-	dims, err := dimensions(def, e, nil)
-	if err != nil {
+	if _, err := dimensions(def, e, nil); err != nil {
 		return nil, err
 	}
-	cols := make([]string, len(dims))
-	for i, d := range dims {
-		cols[i] = d.col
+	if e.Columns == nil {
+		return []string{e.Column}, nil
+	}
+	order := e.dimensionOrder()
+	cols := make([]string, len(order))
+	for i, dim := range order {
+		cols[i] = e.Columns[dim]
 	}
 	return cols, nil
 }
