@@ -149,3 +149,19 @@ func TestMergeNoChange(t *testing.T) {
 	mustWrite(t, h, iohandler.OutputContext{Asset: "a"}, rr)
 	equalRows(t, tablerows.Read(t, h.AssetTableURI("a", nil)), kvRows("1:a", "2:b")...)
 }
+
+// The operations form runs NOT MATCHED BY SOURCE delete before update,
+// as rivers does: a target row both conditions take is deleted.
+func TestMergeBySourceDeleteBeforeUpdate(t *testing.T) {
+	h := mergeHandler(t, `{"merge_type": "custom", "predicate": "s.id = t.id", "operations": {
+		"when_not_matched_by_source_update": [{"predicate": "t.id > 1", "updates": {"v": "'upd'"}}],
+		"when_not_matched_by_source_delete": [{"predicate": "t.id > 2"}]}}`)
+	if _, err := writeKV(t, h, "a", map[string]string{"delta/mode": "overwrite"}, "1:a", "2:b", "3:c", "4:d"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := writeKV(t, h, "a", nil, "1:x"); err != nil {
+		t.Fatal(err)
+	}
+	// 1 matched (no matched clause), 2 updated, 3 and 4 deleted.
+	equalRows(t, tablerows.Read(t, h.AssetTableURI("a", nil)), kvRows("1:a", "2:upd")...)
+}

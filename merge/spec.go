@@ -15,8 +15,9 @@ import (
 )
 
 // operationKinds are the keys of a spec's "operations" object in the order
-// their clauses run: matched update, update_all, delete; not matched
-// insert, insert_all; not matched by source update, delete.
+// their clauses run, rivers' fixed order: matched update, update_all,
+// delete; not matched insert, insert_all; not matched by source delete,
+// update (so a target row both by-source conditions take is deleted).
 var operationKinds = []struct {
 	key    string
 	when   When
@@ -27,8 +28,8 @@ var operationKinds = []struct {
 	{"when_matched_delete", Matched, Delete},
 	{"when_not_matched_insert", NotMatched, Insert},
 	{"when_not_matched_insert_all", NotMatched, InsertAll},
-	{"when_not_matched_by_source_update", NotMatchedBySource, Update},
 	{"when_not_matched_by_source_delete", NotMatchedBySource, Delete},
+	{"when_not_matched_by_source_update", NotMatchedBySource, Update},
 }
 
 var specKeys = []string{"merge_type", "predicate", "source_alias", "target_alias", "schema_mode",

@@ -94,7 +94,7 @@ func TestParseSpecOperationsOrder(t *testing.T) {
 	want := "WHEN MATCHED AND s.v > t.v THEN UPDATE SET v = s.v | WHEN MATCHED THEN UPDATE SET v = t.v + 1 | " +
 		"WHEN MATCHED THEN UPDATE SET * | WHEN MATCHED AND s.op = 'd' THEN DELETE | " +
 		"WHEN NOT MATCHED AND s.v < 0 THEN INSERT id = s.id, v = -s.v | WHEN NOT MATCHED THEN INSERT * EXCEPT (x) | " +
-		"WHEN NOT MATCHED BY SOURCE AND t.v > 0 THEN UPDATE SET v = 0 | WHEN NOT MATCHED BY SOURCE THEN DELETE"
+		"WHEN NOT MATCHED BY SOURCE THEN DELETE | WHEN NOT MATCHED BY SOURCE AND t.v > 0 THEN UPDATE SET v = 0"
 	if got := render(o.Clauses); got != want {
 		t.Fatalf("clauses\n got %s\nwant %s", got, want)
 	}

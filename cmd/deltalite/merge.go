@@ -35,11 +35,13 @@ The spec file is JSON:
                   "when_matched_delete": [{"predicate": "..."}],
                   "when_not_matched_insert": [{"predicate": "...", "updates": {"col": "expr"}}],
                   "when_not_matched_insert_all": [{"predicate": "...", "except_cols": []}],
-                  "when_not_matched_by_source_update": [{"predicate": "...", "updates": {}}],
-                  "when_not_matched_by_source_delete": [{"predicate": "..."}]}}
+                  "when_not_matched_by_source_delete": [{"predicate": "..."}],
+                  "when_not_matched_by_source_update": [{"predicate": "...", "updates": {}}]}}
 
-Clauses of one kind run in this order: matched update, update_all, delete; not
-matched insert, insert_all; by source update, delete. For another order give
+The operations run in this fixed order, whatever the order of the keys: matched
+update, update_all, delete; not matched insert, insert_all; by source delete,
+update. A row takes the first clause of its kind whose condition
+holds, so a row both by-source conditions hold for is deleted. For another order give
 "clauses": [{"when": "matched|not_matched|not_matched_by_source", "action":
 "update|update_all|delete|insert|insert_all", "predicate": ..., "updates": ...,
 "except_cols": ...}] instead of "operations". Every clause predicate is optional.

@@ -56,3 +56,18 @@ func TestCLIMerge(t *testing.T) {
 		}
 	}
 }
+
+// merge --spec's operations form runs NOT MATCHED BY SOURCE delete before
+// update (rivers' fixed order): a row both conditions take is deleted.
+func TestCLIMergeBySourceDeleteBeforeUpdate(t *testing.T) {
+	table := dmlCLITable(t)
+	spec := writeFile(t, "spec.json", `{"merge_type": "custom", "predicate": "t.id = s.id", "operations": {
+		"when_not_matched_by_source_update": [{"predicate": "t.day = 'd2'", "updates": {"name": "'old'"}}],
+		"when_not_matched_by_source_delete": [{"predicate": "t.id = 4"}]}}`)
+	src := writeFile(t, "src.csv", "id,name,day\n1,x,d1\n")
+	mustRun(t, "merge", table, "--source", src, "--spec", spec)
+	rows := mustRun(t, "scan", table, "--format", "csv")
+	if got := strings.Join(strings.Fields(rows), " "); !strings.Contains(got, "3,old,d2") || strings.Contains(got, "4,") {
+		t.Errorf("row 4 (both conditions hold) should be deleted, row 3 updated:\n%s", rows)
+	}
+}
