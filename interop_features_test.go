@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -161,5 +162,54 @@ func TestWeWriteTablesSparkWidened(t *testing.T) {
 	}
 	if d := diffRows(s.Read(t, p, peers.ReadOptions{}).Lines(t), want); d != "" {
 		t.Errorf("Spark reads: %s", d)
+	}
+}
+
+// TestSparkRetentionPropertiesAgree: a table whose delta.logRetentionDuration
+// is shorter than its delta.deletedFileRetentionDuration (given or
+// default) is refused or accepted as Spark 4 refuses or accepts it, and a
+// refusal names both properties with their values (defaults too) and what
+// to do.
+func TestSparkRetentionPropertiesAgree(t *testing.T) {
+	if testing.Short() {
+		t.Skip("interop with Spark: not in -short mode")
+	}
+	s := peers.Spark(t)
+	cases := []map[string]string{
+		{"delta.logRetentionDuration": "interval 2 days"},
+		{"delta.deletedFileRetentionDuration": "interval 60 days"},
+		{"delta.logRetentionDuration": "interval 2 days", "delta.deletedFileRetentionDuration": "interval 1 day"},
+		{"delta.logRetentionDuration": "interval 3 days", "delta.deletedFileRetentionDuration": "interval 4 days"},
+		{"delta.logRetentionDuration": "interval 60 days"},
+	}
+	dir := t.TempDir()
+	ops := make([]peers.Op, len(cases))
+	for i, props := range cases {
+		var kv []string
+		for _, k := range slices.Sorted(maps.Keys(props)) {
+			kv = append(kv, fmt.Sprintf("'%s' = '%s'", k, props[k]))
+		}
+		ops[i] = peers.Op(step("sql", "path", filepath.Join(dir, fmt.Sprintf("spark%d", i)), "collect", false,
+			"sql", "CREATE TABLE {table} (id BIGINT, name STRING, day STRING) USING delta TBLPROPERTIES ("+strings.Join(kv, ", ")+")"))
+	}
+	for i, r := range s.Try(t, ops...) {
+		_, err := deltalite.Write(context.Background(), filepath.Join(dir, fmt.Sprintf("ours%d", i)),
+			people(t, []int64{1}, []string{"a"}, []string{"d1"}), deltalite.WriteOptions{Properties: cases[i]})
+		switch {
+		case r.OK && err != nil:
+			t.Errorf("%v: Spark accepts, we refuse: %v", cases[i], err)
+		case !r.OK && err == nil:
+			t.Errorf("%v: Spark refuses (%s), we accept", cases[i], r.Error)
+		case err != nil:
+			t.Logf("%v: Spark refuses (%s); so do we: %v", cases[i], r.Error, err)
+			for _, want := range []string{"delta.logRetentionDuration (interval", "delta.deletedFileRetentionDuration (interval", "to at least interval", "to at most interval"} {
+				if !strings.Contains(err.Error(), want) {
+					t.Errorf("%v: our refusal %q does not say %q", cases[i], err, want)
+				}
+			}
+			if strings.Contains(err.Error(), "()") {
+				t.Errorf("%v: our refusal prints an empty value: %v", cases[i], err)
+			}
+		}
 	}
 }

@@ -281,3 +281,25 @@ func TestStructs(t *testing.T) {
 	_, err = iohandler.LoadInput[[]user](ctx, h, iohandler.InputContext{Asset: "users", Metadata: map[string]string{"delta/columns": `["id"]`}})
 	wantErr(t, err, `asset "users"`, "name")
 }
+
+// A write to an existing table whose properties the configuration leaves
+// unchanged does not check them again: a table whose retentions were
+// valid together (or that another engine made) takes writes from a handler
+// that names only one of them.
+func TestUnchangedTableConfigNotRechecked(t *testing.T) {
+	dir := t.TempDir()
+	both := newHandler(t, iohandler.Config{TableURI: dir, TableConfig: map[string]string{
+		"delta.logRetentionDuration": "interval 2 days", "delta.deletedFileRetentionDuration": "interval 1 day"}})
+	if _, err := writeKV(t, both, "a", nil, "1:a"); err != nil {
+		t.Fatal(err)
+	}
+	one := newHandler(t, iohandler.Config{TableURI: dir, Mode: "append", TableConfig: map[string]string{"delta.logRetentionDuration": "interval 2 days"}})
+	if _, err := writeKV(t, one, "a", nil, "2:b"); err != nil {
+		t.Fatalf("append with unchanged table configuration: %v", err)
+	}
+	uri := one.AssetTableURI("a", nil)
+	equalRows(t, tablerows.Read(t, uri), kvRows("1:a", "2:b")...)
+	if version(t, uri) != 1 {
+		t.Fatalf("version %d, want 1 (no metadata commit)", version(t, uri))
+	}
+}

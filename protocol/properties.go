@@ -87,14 +87,36 @@ func (p Properties) CheckpointInterval() (int64, error) {
 	return n, err
 }
 
+// Defaults of the retention properties, as a table property spells them.
+const (
+	DefaultLogRetention         = "interval 30 days"
+	DefaultDeletedFileRetention = "interval 1 week"
+)
+
+// The retention defaults as durations, parsed once (any test would fail
+// at start if a constant did not parse).
+var (
+	defaultLogRetention         = mustInterval(DefaultLogRetention)
+	defaultDeletedFileRetention = mustInterval(DefaultDeletedFileRetention)
+)
+
 // LogRetention is delta.logRetentionDuration (default 30 days).
 func (p Properties) LogRetention() (time.Duration, error) {
-	return p.Duration(PropLogRetentionDuration, 30*24*time.Hour)
+	return p.Duration(PropLogRetentionDuration, defaultLogRetention)
+}
+
+// mustInterval parses a constant interval.
+func mustInterval(s string) time.Duration {
+	d, err := ParseInterval(s)
+	if err != nil {
+		panic(err)
+	}
+	return d
 }
 
 // DeletedFileRetention is delta.deletedFileRetentionDuration (default 1 week).
 func (p Properties) DeletedFileRetention() (time.Duration, error) {
-	return p.Duration(PropDeletedFileRetention, 7*24*time.Hour)
+	return p.Duration(PropDeletedFileRetention, defaultDeletedFileRetention)
 }
 
 // TargetFileSize is delta.targetFileSize (default 100 MiB).

@@ -258,21 +258,42 @@ func CheckProperties(props map[string]string, writable func(feature string) bool
 	return out, slices.Compact(features), nil
 }
 
-// checkRetentions is Spark's rule that the log outlives removed files:
-// delta.logRetentionDuration >= delta.deletedFileRetentionDuration.
+// checkRetentions is Delta Spark's rule that the log outlives removed
+// files: delta.logRetentionDuration >= delta.deletedFileRetentionDuration,
+// checked when either is given (delta-rs does not check it; Spark 4 refuses
+// such a table). The error names both values, a default as such, and what
+// to change, on the side of the property given.
 func checkRetentions(props Properties) error {
-	if _, a := props[PropLogRetentionDuration]; !a {
-		if _, b := props[PropDeletedFileRetention]; !b {
-			return nil
-		}
+	logText, logGiven := props[PropLogRetentionDuration]
+	filesText, filesGiven := props[PropDeletedFileRetention]
+	if !logGiven && !filesGiven {
+		return nil
 	}
 	logs, err1 := props.LogRetention()
 	files, err2 := props.DeletedFileRetention()
-	if err1 == nil && err2 == nil && logs < files {
-		return errs.New(errs.InvalidArgument, "", "table property %s (%s) must be at least %s (%s)",
-			PropLogRetentionDuration, props[PropLogRetentionDuration], PropDeletedFileRetention, props[PropDeletedFileRetention])
+	if err1 != nil || err2 != nil || logs >= files {
+		return nil
 	}
-	return nil
+	if !logGiven {
+		logText = DefaultLogRetention
+	}
+	if !filesGiven {
+		filesText = DefaultDeletedFileRetention
+	}
+	shown := func(v string, given bool) string {
+		if given {
+			return v
+		}
+		return v + ", the default"
+	}
+	if logGiven {
+		return errs.New(errs.InvalidArgument, "", "table property %s (%s) must be at least %s (%s), or the log forgets versions whose removed files are still kept: raise %s to at least %s, or set %s to at most %s",
+			PropLogRetentionDuration, shown(logText, logGiven), PropDeletedFileRetention, shown(filesText, filesGiven),
+			PropLogRetentionDuration, filesText, PropDeletedFileRetention, logText)
+	}
+	return errs.New(errs.InvalidArgument, "", "table property %s (%s) must be at most %s (%s), or the log forgets versions whose removed files are still kept: lower %s to at most %s, or set %s to at least %s",
+		PropDeletedFileRetention, filesText, PropLogRetentionDuration, shown(logText, false),
+		PropDeletedFileRetention, logText, PropLogRetentionDuration, filesText)
 }
 
 func unwritableReason(feature string) string {

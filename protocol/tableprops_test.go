@@ -29,7 +29,16 @@ func TestCheckPropertiesRefuses(t *testing.T) {
 		{map[string]string{"delta.checkpointInterval": "0"}, errs.ErrInvalidArgument, []string{"delta.checkpointInterval", "positive integer"}},
 		{map[string]string{"delta.columnMapping.mode": "names"}, errs.ErrInvalidArgument, []string{"delta.columnMapping.mode", "none or name or id"}},
 		{map[string]string{"delta.logRetentionDuration": "interval 1 month"}, errs.ErrInvalidArgument, []string{"delta.logRetentionDuration", "no months or years"}},
-		{map[string]string{"delta.logRetentionDuration": "interval 1 day"}, errs.ErrInvalidArgument, []string{"delta.logRetentionDuration (interval 1 day) must be at least delta.deletedFileRetentionDuration"}},
+		// The log must outlive removed files, as Delta Spark requires;
+		// a default is named with its value.
+		{map[string]string{"delta.logRetentionDuration": "interval 2 days"}, errs.ErrInvalidArgument, []string{
+			"delta.logRetentionDuration (interval 2 days) must be at least delta.deletedFileRetentionDuration (interval 1 week, the default)",
+			"raise delta.logRetentionDuration to at least interval 1 week, or set delta.deletedFileRetentionDuration to at most interval 2 days"}},
+		{map[string]string{"delta.deletedFileRetentionDuration": "interval 60 days"}, errs.ErrInvalidArgument, []string{
+			"delta.deletedFileRetentionDuration (interval 60 days) must be at most delta.logRetentionDuration (interval 30 days, the default)",
+			"lower delta.deletedFileRetentionDuration to at most interval 30 days, or set delta.logRetentionDuration to at least interval 60 days"}},
+		{map[string]string{"delta.logRetentionDuration": "interval 3 days", "delta.deletedFileRetentionDuration": "interval 4 days"}, errs.ErrInvalidArgument, []string{
+			"delta.logRetentionDuration (interval 3 days) must be at least delta.deletedFileRetentionDuration (interval 4 days)"}},
 		{map[string]string{"delta.isolationLevel": "SnapshotIsolation"}, errs.ErrInvalidArgument, []string{"delta.isolationLevel", "Serializable or WriteSerializable"}},
 		{map[string]string{"delta.columnMapping.maxColumnId": "7"}, errs.ErrInvalidArgument, []string{"delta.columnMapping.maxColumnId cannot be set", "engine maintains"}},
 		{map[string]string{"delta.minWriterVersion": "7"}, errs.ErrInvalidArgument, []string{"delta.minWriterVersion cannot be set", "delta.feature.<name> = supported"}},

@@ -215,12 +215,20 @@ func discard(ctx context.Context, st storage.Store, adds []*protocol.Add, err er
 // checkPropertiesKept refuses properties given for a write to an existing
 // table that the table does not already have: they apply only when a
 // write creates the table, and ignoring them would leave the caller
-// believing, say, that change data feed is on.
+// believing, say, that change data feed is on. Properties the table has
+// exactly as given are not checked again: the table holds them already
+// (perhaps from an engine that checks less), and this write changes none.
 func (w *job) checkPropertiesKept(snap *snapshot.Snapshot) error {
-	if len(w.wo.Properties) == 0 {
+	given := map[string]string{}
+	for k, v := range w.wo.Properties {
+		if old, ok := snap.Properties()[k]; !ok || old != v {
+			given[k] = v
+		}
+	}
+	if len(given) == 0 {
 		return nil
 	}
-	config, features, err := checkProperties(w.st.URL(), w.wo.Properties)
+	config, features, err := checkProperties(w.st.URL(), given)
 	if err != nil {
 		return err
 	}
