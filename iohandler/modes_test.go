@@ -303,3 +303,34 @@ func TestUnchangedTableConfigNotRechecked(t *testing.T) {
 		t.Fatalf("version %d, want 1 (no metadata commit)", version(t, uri))
 	}
 }
+
+// An append whose input lacks nullable table columns writes nulls in them,
+// as Spark does (rivers, through delta-rs, refuses it); a missing column
+// that cannot hold null is refused, naming it, and nothing is written.
+func TestAppendFillsMissingNullableColumns(t *testing.T) {
+	h := newHandler(t, iohandler.Config{Mode: "append"})
+	uri := h.AssetTableURI("a", nil)
+	rec := batch([]int64{1}, []string{"a"}, []string{"d1"})
+	defer rec.Release()
+	mustWrite(t, h, iohandler.OutputContext{Asset: "a"}, rec)
+	type idOnly struct {
+		ID *int64 `delta:"id"`
+	}
+	two := int64(2)
+	md := mustWrite(t, h, iohandler.OutputContext{Asset: "a"}, []idOnly{{&two}})
+	if md[iohandler.OutNumRows] != int64(1) {
+		t.Fatalf("num_rows %v", md[iohandler.OutNumRows])
+	}
+	equalRows(t, tablerows.Read(t, uri), `day="d1", id=1, name="a"`, "day=null, id=2, name=null")
+
+	type strict struct {
+		ID   int64  `delta:"id"`
+		Name string `delta:"name"`
+	}
+	mustWrite(t, h, iohandler.OutputContext{Asset: "s"}, []strict{{1, "a"}})
+	_, err := h.HandleOutput(ctx, iohandler.OutputContext{Asset: "s"}, []idOnly{{&two}})
+	wantErr(t, err, `column "name" is not nullable and missing`)
+	if v := version(t, h.AssetTableURI("s", nil)); v != 0 {
+		t.Fatalf("a refused append committed: version %d", v)
+	}
+}

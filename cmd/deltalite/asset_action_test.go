@@ -78,6 +78,8 @@ func TestCLIAssetAction(t *testing.T) {
 		{[]string{"vacuum", "--config", `{"retention": 1}`}, `unknown config key "retention"`},
 		{[]string{"vacuum", "--config", `{retention}`}, "--config is not JSON"},
 		{[]string{"optimize", "--partition-key", "mars"}, `partition key "mars"`},
+		// Deleting every partition's rows is an explicit choice too.
+		{[]string{"delete"}, "--whole-asset"},
 	} {
 		if _, err := act(c.args[0], c.args[1:]...); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Fatalf("%v: %v; want %q", c.args, err, c.want)
