@@ -6,7 +6,11 @@
 // aliases, a merge type preset (upsert, deduplicate_insert, update_only,
 // replace_delete_unmatched) or custom clauses, schema evolution and the
 // budget knobs of upsert. ParseSpec reads the same from the CLI's JSON
-// spec; Options.Plan expands a preset into its clauses.
+// spec (the IO handler's merge_config): its "operations" form runs the
+// clause kinds in the rivers handler's fixed order (matched update,
+// update_all, delete; not matched insert, insert_all; not matched by
+// source delete, update), its "clauses" form in the order given.
+// Options.Plan expands a preset into its clauses.
 //
 // Semantics are Spark's: within a kind the first clause whose condition
 // holds takes the row, rows no clause takes are kept (target) or dropped
