@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/deltalite-go/deltalite/internal/errs"
+	"github.com/deltalite-go/deltalite/internal/filelock"
 )
 
 // ClaimsDir is the directory, under File's, of the lock files of claims.
@@ -45,7 +46,7 @@ func (f *File) Claim(ctx context.Context, asset string, keys []string, exclusive
 	var held []*os.File
 	release := func() {
 		for _, h := range slices.Backward(held) {
-			unlockFile(h)
+			filelock.Unlock(h)
 			_ = h.Close()
 		}
 	}
@@ -96,7 +97,7 @@ func waitLock(ctx context.Context, path string, exclusive bool) (*os.File, error
 		return nil, err
 	}
 	for wait := time.Millisecond; ; wait = min(2*wait, 100*time.Millisecond) {
-		ok, err := tryLock(lk, exclusive)
+		ok, err := filelock.TryLock(lk, exclusive)
 		if ok {
 			return lk, nil
 		}

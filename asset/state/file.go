@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/deltalite-go/deltalite/internal/errs"
+	"github.com/deltalite-go/deltalite/internal/filelock"
 )
 
 // FileName and LockName are the files File keeps in its directory.
@@ -109,10 +110,10 @@ func (f *File) locked(ctx context.Context, fn func() error) error {
 		return errs.Wrap(errs.Internal, f.dir, err, "opening the state lock file")
 	}
 	defer lk.Close()
-	if err := lockFile(lk); err != nil {
+	if err := filelock.Lock(lk); err != nil {
 		return errs.Wrap(errs.Internal, lk.Name(), err, "locking the asset state")
 	}
-	defer unlockFile(lk)
+	defer filelock.Unlock(lk)
 	return fn()
 }
 

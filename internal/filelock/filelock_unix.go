@@ -1,6 +1,6 @@
 //go:build unix
 
-package state
+package filelock
 
 import (
 	"os"
@@ -8,10 +8,10 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// lockFile takes an exclusive advisory lock on f, waiting for it. flock
+// Lock takes an exclusive advisory lock on f, waiting for it. flock
 // locks belong to the open file, so goroutines of one process exclude
 // each other as other processes do.
-func lockFile(f *os.File) error {
+func Lock(f *os.File) error {
 	for {
 		err := unix.Flock(int(f.Fd()), unix.LOCK_EX)
 		if err != unix.EINTR {
@@ -20,10 +20,11 @@ func lockFile(f *os.File) error {
 	}
 }
 
-func unlockFile(f *os.File) { _ = unix.Flock(int(f.Fd()), unix.LOCK_UN) }
+// Unlock releases the lock on f.
+func Unlock(f *os.File) { _ = unix.Flock(int(f.Fd()), unix.LOCK_UN) }
 
-// tryLock takes a shared or exclusive lock on f if it is free now.
-func tryLock(f *os.File, exclusive bool) (bool, error) {
+// TryLock takes a shared or exclusive lock on f if it is free now.
+func TryLock(f *os.File, exclusive bool) (bool, error) {
 	how := unix.LOCK_SH
 	if exclusive {
 		how = unix.LOCK_EX

@@ -1,6 +1,6 @@
 //go:build windows
 
-package state
+package filelock
 
 import (
 	"os"
@@ -8,20 +8,21 @@ import (
 	"golang.org/x/sys/windows"
 )
 
-// lockFile takes an exclusive lock on f's first byte, waiting for it.
-func lockFile(f *os.File) error {
+// Lock takes an exclusive lock on f's first byte, waiting for it.
+func Lock(f *os.File) error {
 	var ov windows.Overlapped
 	return windows.LockFileEx(windows.Handle(f.Fd()), windows.LOCKFILE_EXCLUSIVE_LOCK, 0, 1, 0, &ov)
 }
 
-func unlockFile(f *os.File) {
+// Unlock releases the lock on f.
+func Unlock(f *os.File) {
 	var ov windows.Overlapped
 	_ = windows.UnlockFileEx(windows.Handle(f.Fd()), 0, 1, 0, &ov)
 }
 
-// tryLock takes a shared or exclusive lock on f's first byte if it is
+// TryLock takes a shared or exclusive lock on f's first byte if it is
 // free now.
-func tryLock(f *os.File, exclusive bool) (bool, error) {
+func TryLock(f *os.File, exclusive bool) (bool, error) {
 	flags := uint32(windows.LOCKFILE_FAIL_IMMEDIATELY)
 	if exclusive {
 		flags |= windows.LOCKFILE_EXCLUSIVE_LOCK
