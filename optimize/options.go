@@ -84,7 +84,8 @@ type Options struct {
 	MaxSortBytes int64
 	// TempDir is the local directory for the z-order's spilled runs
 	// (default os.TempDir()); never the table's store. They are removed
-	// when the partition is done, failed or canceled.
+	// when the partition is done, failed or canceled, and those of a
+	// killed process by the next z-order that uses the directory.
 	TempDir string
 	// MultipartThreshold and MultipartPartSize size cloud uploads of the
 	// written files, as upsert.Options does; 0 keeps the store's.

@@ -88,7 +88,7 @@ the version.`,
 	f.StringSliceVar(&zorderBy, "zorder-by", nil, "columns to z-order by instead of compacting, e.g. x,y")
 	f.BoolVar(&force, "force", false, "with --zorder-by: z-order every file, also those already z-ordered by the same columns")
 	f.Int64Var(&sortBytes, "max-sort-bytes", 0, "bytes a z-order holds in memory to sort (default 67108864); the rest spills to --temp-dir")
-	f.StringVar(&tempDir, "temp-dir", "", "local directory for a z-order's spilled runs (default the system's temporary directory)")
+	f.StringVar(&tempDir, "temp-dir", "", "local directory for a z-order's spilled runs (default the system's temporary directory); runs a killed process left there go at the next z-order")
 	f.DurationVar(&interval, "min-commit-interval", 0, "commit the bins done each time this long has passed (e.g. 10m); 0: one commit")
 	f.IntVar(&tasks, "max-concurrent-tasks", 0, "bins rewritten at once (default the number of CPUs)")
 	f.StringArrayVar(&meta, "metadata", nil, "commit metadata KEY=VALUE (repeatable)")

@@ -31,9 +31,11 @@
 // Options.Budget, when set, is charged MaxBytes from New to Close so that
 // the process-wide limits see the sort.
 //
-// Runs are Arrow IPC streams of the batch's columns plus the key, created
-// with os.CreateTemp in Options.TempDir (default os.TempDir()): local disk,
-// never the table's store.
+// Runs are Arrow IPC streams of the batch's columns plus the key, written
+// to local disk, never the table's store: into a directory of the sorter's
+// own in Options.TempDir (default os.TempDir()), made at the first spill
+// and locked while the sorter is open. New removes the directories of
+// sorts whose process died (killed, say), whose locks ended with it.
 package extsort
 
 import (
@@ -112,6 +114,7 @@ type Sorter struct {
 
 	mu    sync.Mutex // guards what the spilling goroutine shares: below
 	held  int64      // bytes held by the accounting
+	dir   *spillDir  // nil until the first spill
 	files []string
 	stats Stats
 }
@@ -139,6 +142,7 @@ func New(ctx context.Context, sc *arrow.Schema, opt Options) (*Sorter, error) {
 	if opt.TempDir == "" {
 		opt.TempDir = os.TempDir()
 	}
+	sweepSpillDirs(opt.TempDir)
 	if opt.Allocator == nil {
 		opt.Allocator = memory.DefaultAllocator
 	}
@@ -619,6 +623,12 @@ func (s *Sorter) Close() error {
 	}
 	s.mu.Lock()
 	s.files = nil
+	if s.dir != nil {
+		if e := s.dir.remove(); e != nil && err == nil {
+			err = errs.Wrap(errs.Internal, s.dir.path, e, "sort: removing the temporary directory")
+		}
+		s.dir = nil
+	}
 	s.mu.Unlock()
 	s.res.Release()
 	return err
@@ -652,14 +662,21 @@ type runWriter struct {
 // create starts a run file; it is in s.files from here on, so Close
 // removes it whatever happens.
 func (s *Sorter) create() (*runWriter, error) {
-	f, err := os.CreateTemp(s.opt.TempDir, "deltalite-sort-*.arrow")
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var err error
+	if s.dir == nil {
+		s.dir, err = newSpillDir(s.opt.TempDir)
+	}
+	var f *os.File
+	if err == nil {
+		f, err = os.CreateTemp(s.dir.path, "run-*.arrow")
+	}
 	if err != nil {
 		return nil, errs.Wrap(errs.Internal, "", err, "sort: creating a temporary file in %s (set the sort's temporary directory to a writable local one)", s.opt.TempDir)
 	}
-	s.mu.Lock()
 	s.files = append(s.files, f.Name())
 	s.stats.Runs++
-	s.mu.Unlock()
 	bw := bufio.NewWriterSize(f, 1<<16)
 	return &runWriter{s: s, f: f, bw: bw, w: ipc.NewWriter(bw, ipc.WithSchema(s.spill), ipc.WithAllocator(s.opt.Allocator))}, nil
 }
