@@ -208,6 +208,16 @@ func (l *Local) Head(ctx context.Context, key string) (ObjectInfo, error) {
 // List walks the directory that holds prefix. Objects are files; directories
 // are not listed, and temporary files of in-flight writes are skipped.
 func (l *Local) List(ctx context.Context, prefix, startAfter string) iter.Seq2[ObjectInfo, error] {
+	return l.list(ctx, prefix, startAfter, false)
+}
+
+// ListWithTemp is List with the temporary files, for a vacuum to find
+// those of killed writes.
+func (l *Local) ListWithTemp(ctx context.Context, prefix, startAfter string) iter.Seq2[ObjectInfo, error] {
+	return l.list(ctx, prefix, startAfter, true)
+}
+
+func (l *Local) list(ctx context.Context, prefix, startAfter string, withTemp bool) iter.Seq2[ObjectInfo, error] {
 	return func(yield func(ObjectInfo, error) bool) {
 		dirKey := ""
 		if i := strings.LastIndex(prefix, "/"); i >= 0 {
@@ -236,7 +246,7 @@ func (l *Local) List(ctx context.Context, prefix, startAfter string) iter.Seq2[O
 			if d.IsDir() {
 				return nil
 			}
-			if strings.HasPrefix(d.Name(), tempPrefix) {
+			if !withTemp && IsTemp(d.Name()) {
 				return nil
 			}
 			rel, err := filepath.Rel(l.root, p)
@@ -270,9 +280,6 @@ func (l *Local) List(ctx context.Context, prefix, startAfter string) iter.Seq2[O
 	}
 }
 
-// tempPrefix marks files being written; List never shows them.
-const tempPrefix = ".deltalite-tmp-"
-
 // copyBufSize is the unit Put writes in: a 100 MiB file is a hundred
 // system calls, each costing little beside the copy of its bytes.
 const copyBufSize = 1 << 20
@@ -287,7 +294,7 @@ func (l *Local) createTemp(dst string) (*os.File, error) {
 	}
 	var rnd [8]byte
 	_, _ = rand.Read(rnd[:])
-	return os.OpenFile(filepath.Join(dir, tempPrefix+hex.EncodeToString(rnd[:])), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	return os.OpenFile(filepath.Join(dir, TempPrefix+hex.EncodeToString(rnd[:])), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
 }
 
 // mkdirs creates dir and its missing parents, remembering each one it

@@ -2,6 +2,7 @@ package storage_test
 
 import (
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 
@@ -80,6 +81,45 @@ func TestOpenHidesURLCredentials(t *testing.T) {
 		_, err := storage.Open(t.Context(), c.uri, nil)
 		if err == nil || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "-secret") {
 			t.Errorf("Open(%s) = %v; want an error saying %q without the secrets", c.uri, err, c.want)
+		}
+	}
+}
+
+// TestListWithTemp: the local store's List leaves out the temporary files
+// of writes in flight (or killed), ListWithTemp shows them, and IsTemp
+// names them and nothing else.
+func TestListWithTemp(t *testing.T) {
+	dir := t.TempDir()
+	st, err := storage.NewLocal(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []string{"a.parquet", "p=1/.deltalite-tmp-0011", ".deltalite-tmp-2233", "p=1/.spark-foo"} {
+		if err := st.Put(t.Context(), k, strings.NewReader("x")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	keys := func(seq func(func(storage.ObjectInfo, error) bool)) []string {
+		var out []string
+		for o, err := range seq {
+			if err != nil {
+				t.Fatal(err)
+			}
+			out = append(out, o.Key)
+		}
+		return out
+	}
+	if got, want := keys(st.List(t.Context(), "", "")), []string{"a.parquet", "p=1/.spark-foo"}; !slices.Equal(got, want) {
+		t.Errorf("List: %q, want %q", got, want)
+	}
+	want := []string{".deltalite-tmp-2233", "a.parquet", "p=1/.deltalite-tmp-0011", "p=1/.spark-foo"}
+	if got := keys(storage.ListWithTemp(t.Context(), st, "", "")); !slices.Equal(got, want) {
+		t.Errorf("ListWithTemp: %q, want %q", got, want)
+	}
+	for k, temp := range map[string]bool{"p=1/.deltalite-tmp-0011": true, ".deltalite-tmp-x": true, ".spark-foo": false,
+		"_foo": false, ".deltalite-tmp/x.parquet": false, "a.parquet": false} {
+		if storage.IsTemp(k) != temp {
+			t.Errorf("IsTemp(%q) = %t", k, !temp)
 		}
 	}
 }

@@ -13,12 +13,15 @@
 // them), and hidden files and folders (a name starting with "_" or "."),
 // except partition folders ("col=value" for a partition column),
 // _change_data and _delta_index, as Spark's DeltaTableUtils.isHiddenDirectory
-// says.
+// says, and except this engine's own temporary files (storage.IsTemp:
+// ".deltalite-tmp-*", which a killed write leaves in its folder) outside
+// hidden folders; other engines' hidden files stay.
 //
 // Full mode lists the table's storage (on S3 and GCS in parallel key
 // ranges that start at the table's top-level folders); Lite mode lists
 // nothing and deletes only the files of the expired tombstones the log
-// still has (delta-rs VacuumMode::Lite), missing orphans.
+// still has (delta-rs VacuumMode::Lite), missing orphans, temporary files
+// of killed writes included.
 //
 // The retention is Options.RetentionHours, else the table's
 // delta.deletedFileRetentionDuration, else 7 days. A retention below the

@@ -21,9 +21,10 @@ const logStart, logEnd = "_delta_log/", "_delta_log0"
 // keyRange is the keys k with after < k <= upTo ("" upTo: no bound).
 type keyRange struct{ after, upTo string }
 
-// listUnneeded lists the table's storage and returns the files older than
-// cutoff (ms) that are neither hidden nor needed, and the number of
-// directories the listing found (Spark's count: the root included).
+// listUnneeded lists the table's storage, the stores' temporary files
+// included, and returns the files older than cutoff (ms) that are neither
+// hidden nor needed, and the number of directories the listing found
+// (Spark's count: the root included).
 func listUnneeded(ctx context.Context, snap *snapshot.Snapshot, needed map[string]bool, cutoff int64, parallel int, prog *progress) ([]storage.ObjectInfo, int, error) {
 	st := snap.Store()
 	parts := snap.PartitionColumns()
@@ -35,7 +36,7 @@ func listUnneeded(ctx context.Context, snap *snapshot.Snapshot, needed map[strin
 	for i, r := range ranges {
 		dirs[i] = map[string]bool{}
 		g.Go(func() error {
-			for o, err := range st.List(gctx, "", r.after) {
+			for o, err := range storage.ListWithTemp(gctx, st, "", r.after) {
 				if err != nil {
 					return errs.Wrap(errs.Internal, st.URL(), err, "listing the table for VACUUM")
 				}
@@ -64,8 +65,10 @@ func listUnneeded(ctx context.Context, snap *snapshot.Snapshot, needed map[strin
 }
 
 // visible reports whether a vacuum may delete key as far as its name goes:
-// no folder on its path and not its own name is hidden. The folders of a
-// key under no hidden folder are noted in dirs.
+// no folder on its path is hidden, and its own name is not, or is a
+// temporary file of this engine's stores (left by a killed write; another
+// engine's hidden files stay). The folders of a key under no hidden folder
+// are noted in dirs.
 func visible(partitionColumns []string, key string, dirs map[string]bool) bool {
 	names := strings.Split(key, "/")
 	for i, name := range names[:len(names)-1] {
@@ -74,7 +77,7 @@ func visible(partitionColumns []string, key string, dirs map[string]bool) bool {
 		}
 		dirs[strings.Join(names[:i+1], "/")] = true
 	}
-	return !hidden(partitionColumns, names[len(names)-1])
+	return !hidden(partitionColumns, names[len(names)-1]) || storage.IsTemp(key)
 }
 
 // hidden is Spark's DeltaTableUtils.isHiddenDirectory, applied to every

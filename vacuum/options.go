@@ -37,7 +37,8 @@ type Options struct {
 	// commits nothing.
 	DryRun bool
 	// Lite deletes only the files of expired tombstones still in the log,
-	// without listing the storage.
+	// without listing the storage: orphans of failed writes, their
+	// temporary files included, stay for a full vacuum.
 	Lite bool
 	// MaxParallelList is how many key ranges are listed at once on S3 and
 	// GCS (default 8); the local file system and Azure are listed once.

@@ -382,3 +382,78 @@ func TestRowFeaturesDoNotStopVacuum(t *testing.T) {
 		t.Fatalf("%+v, %v", stats, err)
 	}
 }
+
+// TestTempFilesOfKilledWrites: the temporary files a killed write leaves
+// (the local store's .deltalite-tmp-*, at the root and in a partition
+// folder) go once older than the retention, listed by a dry run and
+// counted; a fresh one stays, as do other engines' hidden files and
+// anything under _delta_log or a hidden folder. Lite mode lists no
+// storage and leaves them.
+func TestTempFilesOfKilledWrites(t *testing.T) {
+	dir := t.TempDir()
+	write(t, dir, []int64{1, 2}, []string{"a", "b"}, deltalite.WriteOptions{})
+	now := time.Now()
+	old := now.Add(-20 * 24 * time.Hour)
+	age(t, dir, old)
+	want := []string{".deltalite-tmp-0123456789abcdef", "day=a/.deltalite-tmp-fedcba9876543210"}
+	for _, k := range append([]string{".spark-foo", "_foo", "day=a/.spark-foo", "day=a/_foo", "day=a/.part-0.parquet.crc",
+		"_delta_log/.deltalite-tmp-0000000000000000", "_hidden/.deltalite-tmp-1111111111111111",
+		".spark-staging/.deltalite-tmp-2222222222222222"}, want...) {
+		put(t, dir, k, old)
+	}
+	put(t, dir, "day=b/.deltalite-tmp-3333333333333333", now)
+	before := keysOf(t, dir)
+	tb := open(t, dir)
+
+	lite, err := tb.Vacuum(ctx, deltalite.VacuumOptions{Lite: true, DryRun: true})
+	if err != nil || len(lite.Files) != 0 {
+		t.Fatalf("lite dry run: %q, %v; want nothing", lite.Files, err)
+	}
+	plan, err := tb.Vacuum(ctx, deltalite.VacuumOptions{DryRun: true})
+	if err != nil || !slices.Equal(plan.Files, want) || plan.BytesToDelete != 2 {
+		t.Fatalf("dry run: %q (%d bytes), %v; want %q", plan.Files, plan.BytesToDelete, err, want)
+	}
+	stats, err := tb.Vacuum(ctx, deltalite.VacuumOptions{})
+	if err != nil || stats.FilesDeleted != 2 || !slices.Equal(stats.Files, want) {
+		t.Fatalf("vacuum: %+v, %v", stats, err)
+	}
+	if m := commitInfo(t, dir, tb.Version()-1)["operationMetrics"].(map[string]any); m["numFilesToDelete"] != "2" {
+		t.Errorf("VACUUM START metrics %v", m)
+	}
+	left := slices.DeleteFunc(before, func(k string) bool { return slices.Contains(want, k) })
+	if got := keysOf(t, dir); !slices.Equal(got, left) {
+		t.Errorf("left\n%q\nwant\n%q", got, left)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "_delta_log", ".deltalite-tmp-0000000000000000")); err != nil {
+		t.Errorf("a temporary file under _delta_log was touched: %v", err)
+	}
+	if got, err := ids(t, dir, -1); err != nil || !slices.Equal(got, []int64{1, 2}) {
+		t.Errorf("after the vacuum: %v, %v", got, err)
+	}
+}
+
+// TestTempObjectOnObjectStore: on an object store, where temporary
+// objects are listed like any other (a conditional-write probe of a killed
+// process), an old one goes and another engine's hidden object stays.
+func TestTempObjectOnObjectStore(t *testing.T) {
+	st := storage.NewMemory()
+	write(t, "memory://vacuum-temp", []int64{1}, []string{"a"}, deltalite.WriteOptions{Store: st})
+	for _, k := range []string{".deltalite-tmp-conditional-write-probe-0123456789abcdef", ".spark-foo", "day=a/_foo"} {
+		if err := st.Put(ctx, k, strings.NewReader("x")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tb, err := deltalite.Open(ctx, "memory://vacuum-temp", deltalite.WithStore(st))
+	if err != nil {
+		t.Fatal(err)
+	}
+	stats, err := tb.Vacuum(ctx, deltalite.VacuumOptions{Now: func() time.Time { return time.Now().Add(30 * 24 * time.Hour) }})
+	if want := []string{".deltalite-tmp-conditional-write-probe-0123456789abcdef"}; err != nil || !slices.Equal(stats.Files, want) || stats.FilesDeleted != 1 {
+		t.Fatalf("vacuum: %q (%d deleted), %v; want %q", stats.Files, stats.FilesDeleted, err, want)
+	}
+	for _, k := range []string{".spark-foo", "day=a/_foo"} {
+		if _, err := st.Head(ctx, k); err != nil {
+			t.Errorf("%s: %v", k, err)
+		}
+	}
+}

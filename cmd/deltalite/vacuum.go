@@ -25,11 +25,13 @@ func newVacuumCmd() *cobra.Command {
 		Short: "Delete the files no version within the retention needs",
 		Long: `Delete the files of the table that no version within the retention reads and that are
 older than it: data files of removes older than the retention, orphans of failed
-writes, unreferenced deletion vector and _change_data files. _delta_log, hidden files
-and folders (except partition folders) and files outside the table are never touched.
+writes (their .deltalite-tmp-* files included), unreferenced deletion vector and
+_change_data files. _delta_log, other hidden files and folders (except partition
+folders) and files outside the table are never touched.
 The retention is --retention-hours, else the table's delta.deletedFileRetentionDuration,
 else 7 days; a shorter one than the table's needs --no-enforce-retention. --lite deletes
-only the files of expired removes the log still has, without listing the storage.
+only the files of expired removes the log still has, without listing the storage
+(orphans stay for a full vacuum).
 --dry-run lists the files and deletes nothing. Versions older than the retention
 can no longer be read once their files are gone.`,
 		Args: cobra.ExactArgs(1),

@@ -56,3 +56,42 @@ func TestCLIVacuum(t *testing.T) {
 		t.Errorf("rows left:\n%s", rows)
 	}
 }
+
+// TestCLIVacuumTempFilesOfKilledWrites: the .deltalite-tmp-* file a killed
+// write left in a partition folder is listed by --dry-run and deleted, as
+// --help says; another engine's hidden file stays.
+func TestCLIVacuumTempFilesOfKilledWrites(t *testing.T) {
+	table := dmlCLITable(t)
+	temp := filepath.Join(table, "day=d1", ".deltalite-tmp-00112233aabbccdd")
+	spark := filepath.Join(table, "day=d1", ".spark-foo")
+	old := time.Now().Add(-time.Hour)
+	for _, p := range []string{temp, spark} {
+		if err := os.WriteFile(p, []byte("x"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chtimes(p, old, old); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if help := mustRun(t, "vacuum", "--help"); !strings.Contains(help, ".deltalite-tmp-*") {
+		t.Errorf("vacuum --help does not say it deletes .deltalite-tmp-* files:\n%s", help)
+	}
+	out := mustRun(t, "vacuum", table, "--retention-hours", "0", "--no-enforce-retention", "--dry-run", "--json")
+	var m map[string]any
+	if err := json.Unmarshal([]byte(out), &m); err != nil {
+		t.Fatalf("--json output %q: %v", out, err)
+	}
+	if files, _ := m["files"].([]any); len(files) != 1 || files[0] != "day=d1/.deltalite-tmp-00112233aabbccdd" {
+		t.Errorf("--dry-run --json: %s; want the temporary file alone", out)
+	}
+	out = mustRun(t, "vacuum", table, "--retention-hours", "0", "--no-enforce-retention")
+	if !strings.Contains(out, "num_deleted_files=1,") {
+		t.Errorf("vacuum: %q", out)
+	}
+	if _, err := os.Stat(temp); !os.IsNotExist(err) {
+		t.Errorf("temporary file still there: %v", err)
+	}
+	if _, err := os.Stat(spark); err != nil {
+		t.Errorf("another engine's hidden file was touched: %v", err)
+	}
+}

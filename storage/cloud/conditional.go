@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/deltalite-go/deltalite/internal/errs"
+	"github.com/deltalite-go/deltalite/storage"
 )
 
 // ErrNoConditionalWrites is matched (errors.Is) by the error a write returns
@@ -91,7 +92,7 @@ func (s *store) commitMode(ctx context.Context) (condMode, error) {
 func (s *store) probeConditional(ctx context.Context) (bool, error) {
 	var rnd [8]byte
 	_, _ = rand.Read(rnd[:])
-	key := s.info.root + ".deltalite-conditional-write-probe-" + hex.EncodeToString(rnd[:])
+	key := s.info.root + storage.TempPrefix + "conditional-write-probe-" + hex.EncodeToString(rnd[:])
 	if err := s.b.createIfAbsent(ctx, key, []byte("1")); err != nil {
 		if s.b.classify(err) == classUnsupported {
 			return false, nil

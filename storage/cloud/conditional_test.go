@@ -187,3 +187,26 @@ func (r *slowCancel) Read(p []byte) (int, error) {
 	r.sent += n
 	return int(n), nil
 }
+
+// TestProbeIsATempObject: the probe object is named as the stores'
+// temporary objects are, so that a vacuum removes one a killed process
+// left behind.
+func TestProbeIsATempObject(t *testing.T) {
+	fake, url := newFakeS3(t, true)
+	s := openStore(t, "s3://bucket/table", fakeS3Options(url))
+	if err := s.PutIfAbsent(context.Background(), "_delta_log/00000000000000000000.json", []byte("{}")); err != nil {
+		t.Fatal(err)
+	}
+	var probes []string
+	for _, k := range fake.putKeys {
+		if k != "table/_delta_log/00000000000000000000.json" {
+			probes = append(probes, k)
+		}
+	}
+	if len(probes) != 2 || probes[0] != probes[1] {
+		t.Fatalf("PUTs besides the commit: %q; want the probe twice", probes)
+	}
+	if !strings.HasPrefix(probes[0], "table/.deltalite-tmp-") || !storage.IsTemp(probes[0]) {
+		t.Errorf("probe key %q: want table/.deltalite-tmp-..., a temporary object by storage.IsTemp", probes[0])
+	}
+}

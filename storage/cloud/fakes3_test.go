@@ -22,6 +22,7 @@ type fakeS3 struct {
 	conflicts int  // answer this many conditional PUTs with 409
 	condPuts  int  // conditional PUTs seen
 	puts      int  // all PUTs seen
+	putKeys   []string
 }
 
 func newFakeS3(t *testing.T, honor bool) (*fakeS3, string) {
@@ -60,6 +61,7 @@ func (f *fakeS3) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	case r.Method == http.MethodPut:
 		body, _ := io.ReadAll(r.Body)
 		f.puts++
+		f.putKeys = append(f.putKeys, key)
 		if r.Header.Get("If-None-Match") == "*" {
 			f.condPuts++
 			if f.conflicts > 0 {
