@@ -7,7 +7,7 @@ import (
 )
 
 // DeleteOptions configure a delete; see package del for every knob and
-// its default. An empty Predicate deletes every row.
+// its default. Predicate is required; deleting every row takes All.
 type DeleteOptions = del.Options
 
 // DeleteStats report a delete with Spark's DELETE metrics: rows deleted

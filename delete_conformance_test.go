@@ -45,7 +45,7 @@ var dmlCorpusCases = []dmlCorpusCase{
 func mustDelete(t *testing.T, tb *deltalite.Table, pred string, rows int64) {
 	t.Helper()
 	v := tb.Version()
-	st, err := tb.Delete(context.Background(), deltalite.DeleteOptions{Predicate: pred})
+	st, err := tb.Delete(context.Background(), deltalite.DeleteOptions{Predicate: pred, All: pred == ""})
 	if err != nil || st.RowsDeleted != rows {
 		t.Fatalf("DELETE WHERE %s: %v %s, want %d rows deleted", pred, err, st, rows)
 	}
@@ -56,7 +56,7 @@ func mustDelete(t *testing.T, tb *deltalite.Table, pred string, rows int64) {
 
 func mustUpdate(t *testing.T, tb *deltalite.Table, set map[string]string, pred string, rows int64) {
 	t.Helper()
-	st, err := tb.Update(context.Background(), deltalite.UpdateOptions{Set: set, Predicate: pred})
+	st, err := tb.Update(context.Background(), deltalite.UpdateOptions{Set: set, Predicate: pred, All: pred == ""})
 	if err != nil || st.RowsUpdated != rows {
 		t.Fatalf("UPDATE %v WHERE %s: %v %s, want %d rows updated", set, pred, err, st, rows)
 	}
@@ -135,7 +135,7 @@ func TestDMLOnSparkCheckConstraint(t *testing.T) {
 	tb := openT(t, dst)
 	mustDelete(t, tb, "letter = 'b'", 1)
 	v, before := tb.Version(), readRows(t, dst)
-	_, err := tb.Update(context.Background(), deltalite.UpdateOptions{Set: map[string]string{"int": "int - 100"}})
+	_, err := tb.Update(context.Background(), deltalite.UpdateOptions{Set: map[string]string{"int": "int - 100"}, All: true})
 	if err == nil || !strings.Contains(err.Error(), "CHECK constraint const1 (int > 0) is violated") {
 		t.Errorf("violating update: %v", err)
 	}
@@ -155,8 +155,8 @@ func TestDMLRefusesSparkFeatureTables(t *testing.T) {
 		tb := openT(t, dst)
 		v, before := tb.Version(), readRows(t, dst)
 		col := tb.DeltaSchema().Fields[0].Name
-		_, derr := tb.Delete(context.Background(), deltalite.DeleteOptions{})
-		_, uerr := tb.Update(context.Background(), deltalite.UpdateOptions{Set: map[string]string{col: col}})
+		_, derr := tb.Delete(context.Background(), deltalite.DeleteOptions{All: true})
+		_, uerr := tb.Update(context.Background(), deltalite.UpdateOptions{Set: map[string]string{col: col}, All: true})
 		for op, err := range map[string]error{"DELETE": derr, "UPDATE": uerr} {
 			if !errors.Is(err, deltalite.ErrUnsupportedTable) || !strings.Contains(err.Error(), feature) {
 				t.Errorf("%s on %s: %v, want ErrUnsupportedTable naming %s", op, table, err, feature)

@@ -134,8 +134,8 @@ func TestDeleteRewritesOnlyMatchingFiles(t *testing.T) {
 		t.Errorf("empty delete: %v %s, version %d", err, st, tb.Version())
 	}
 
-	// No predicate deletes every row; the table and its history stay.
-	st, err = tb.Delete(context.Background(), deltalite.DeleteOptions{})
+	// All deletes every row; the table and its history stay.
+	st, err = tb.Delete(context.Background(), deltalite.DeleteOptions{All: true})
 	if err != nil || st.RowsDeleted != 3 {
 		t.Fatalf("delete all: %v %s", err, st)
 	}
@@ -259,5 +259,43 @@ func TestConcurrentDMLReplans(t *testing.T) {
 	arrowrows.Diff(t, readRows(t, dir), []string{`id=4, p="a", s="u", x=4`, `id=5, p="a", s="u", x=5`})
 	if v := openT(t, dir).Version(); v != 4 {
 		t.Errorf("version %d, want 4 (one commit each)", v)
+	}
+}
+
+// Deleting or updating every row takes All: an empty or blank predicate
+// without it, and All with a predicate, are refused naming the option, and
+// nothing changes.
+func TestDeleteUpdateNeedPredicateOrAll(t *testing.T) {
+	dir := dmlTable(t, nil, dmlRows...)
+	tb := openT(t, dir)
+	v, before := tb.Version(), readRows(t, dir)
+	set := map[string]string{"x": "0"}
+	for _, tc := range []struct {
+		pred string
+		all  bool
+		want string
+	}{
+		{"", false, "no Options.Predicate"},
+		{" \n\t", false, "no Options.Predicate"},
+		{"id = 1", true, "not both"},
+	} {
+		_, derr := tb.Delete(context.Background(), deltalite.DeleteOptions{Predicate: tc.pred, All: tc.all})
+		_, uerr := tb.Update(context.Background(), deltalite.UpdateOptions{Set: set, Predicate: tc.pred, All: tc.all})
+		for verb, err := range map[string]error{"DELETE": derr, "UPDATE": uerr} {
+			if !errors.Is(err, deltalite.ErrInvalidArgument) || !strings.Contains(err.Error(), verb) ||
+				!strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), "All") {
+				t.Errorf("%s %q all=%v: %v", verb, tc.pred, tc.all, err)
+			}
+		}
+	}
+	if tb.Version() != v {
+		t.Fatal("a refused call committed")
+	}
+	arrowrows.Diff(t, readRows(t, dir), before)
+	if st, err := tb.Update(context.Background(), deltalite.UpdateOptions{Set: set, All: true}); err != nil || st.RowsUpdated != int64(len(before)) {
+		t.Fatalf("update all: %v %s", err, st)
+	}
+	if st, err := tb.Delete(context.Background(), deltalite.DeleteOptions{All: true}); err != nil || st.RowsDeleted != int64(len(before)) {
+		t.Fatalf("delete all: %v %s", err, st)
 	}
 }

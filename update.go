@@ -7,7 +7,8 @@ import (
 )
 
 // UpdateOptions configure an update; see package update for every knob
-// and its default. Set is required; an empty Predicate updates every row.
+// and its default. Set and Predicate are required; updating every row
+// takes All.
 type UpdateOptions = update.Options
 
 // UpdateStats report an update with Spark's UPDATE metrics: rows updated

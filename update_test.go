@@ -77,8 +77,8 @@ func TestUpdateMovesPartitionsAndKeepsNullPredicateRows(t *testing.T) {
 	if moved == 0 {
 		t.Error("no file in partition moved")
 	}
-	// No predicate: every row; NULL assigns NULL.
-	if st, err = tb.Update(context.Background(), deltalite.UpdateOptions{Set: map[string]string{"s": "NULL"}}); err != nil || st.RowsUpdated != 6 {
+	// All: every row; NULL assigns NULL.
+	if st, err = tb.Update(context.Background(), deltalite.UpdateOptions{Set: map[string]string{"s": "NULL"}, All: true}); err != nil || st.RowsUpdated != 6 {
 		t.Fatalf("update all: %v %s", err, st)
 	}
 	for _, r := range readRows(t, dir) {
@@ -125,7 +125,7 @@ func TestUpdateRefusals(t *testing.T) {
 
 	for prop, feature := range map[string]string{"delta.appendOnly": "appendOnly", "delta.enableChangeDataFeed": "changeDataFeed"} {
 		d := dmlTable(t, map[string]string{prop: "true"}, dmlRows...)
-		_, err := openT(t, d).Update(context.Background(), deltalite.UpdateOptions{Set: map[string]string{"x": "0"}})
+		_, err := openT(t, d).Update(context.Background(), deltalite.UpdateOptions{Set: map[string]string{"x": "0"}, All: true})
 		if !errors.Is(err, deltalite.ErrUnsupportedTable) || !strings.Contains(err.Error(), feature) {
 			t.Errorf("%s: %v", prop, err)
 		}
@@ -150,7 +150,7 @@ func TestUpdateRefusals(t *testing.T) {
 	// by name.
 	d = dmlTable(t, nil, dmlRows...)
 	addConstraint(t, d, "custom", "my_udf(x) > 0")
-	_, err = openT(t, d).Update(context.Background(), deltalite.UpdateOptions{Set: map[string]string{"x": "0"}})
+	_, err = openT(t, d).Update(context.Background(), deltalite.UpdateOptions{Set: map[string]string{"x": "0"}, All: true})
 	if !errors.Is(err, deltalite.ErrUnsupportedTable) || !strings.Contains(err.Error(), "checkConstraints (CHECK constraints custom)") {
 		t.Errorf("unevaluable CHECK constraint: %v", err)
 	}

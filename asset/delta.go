@@ -231,7 +231,7 @@ func runDelete(c *ActionContext) (ActionResult, error) {
 	if err := c.DecodeConfig(&struct{}{}); err != nil {
 		return ActionResult{}, err
 	}
-	var opts deltalite.DeleteOptions
+	opts := deltalite.DeleteOptions{All: len(c.PartitionKeys) == 0} // a whole-asset delete empties the table
 	if len(c.PartitionKeys) > 0 {
 		if _, err := c.keyed("delete"); err != nil {
 			return ActionResult{}, err

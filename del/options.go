@@ -13,12 +13,17 @@ const (
 	DefaultReadBatchSize    = rewrite.DefaultReadBatchSize
 )
 
-// Options configure one delete. The zero value deletes every row.
+// Options configure one delete: Predicate, or All. The zero value of
+// every other field means its default.
 type Options struct {
 	// Predicate is the SQL WHERE condition in Spark's syntax, e.g.
 	// "day = '2026-01-01' AND score < 3"; rows for which it IS TRUE are
-	// deleted. Empty deletes every row.
+	// deleted. Required unless All: an empty or blank one is refused.
 	Predicate string
+	// All deletes every row (the table and its history stay); it takes no
+	// Predicate. Asking for it explicitly keeps an unset predicate from
+	// emptying the table.
+	All bool
 	// MaxParallelFiles is how many files are read at once (default 4).
 	MaxParallelFiles int
 	// MaxBufferedBytes bounds the data held in memory (default 64 MiB):

@@ -13,22 +13,20 @@ import (
 )
 
 // Run deletes the rows of the table snap shows for which opt.Predicate IS
-// TRUE (every row without one) and returns the stats and the table after
+// TRUE (every row with opt.All) and returns the stats and the table after
 // the commit (snap itself when nothing was deleted). Errors are
 // *errs.Error values: errs.ErrInvalidArgument for a predicate that does
-// not parse or bind (naming its column), errs.ErrUnsupportedTable for a
+// not parse or bind (naming its column) or is empty without opt.All (or
+// is given with it), errs.ErrUnsupportedTable for a
 // table whose features forbid deletes, errs.ErrCommitConflict, ...
 func Run(ctx context.Context, snap *snapshot.Snapshot, opt Options) (Stats, *snapshot.Snapshot, error) {
 	start := time.Now()
 	if snap == nil || snap.IsEmpty() {
 		return Stats{}, nil, errs.New(errs.InvalidArgument, "", "a delete needs an existing table")
 	}
-	var pred *expr.Bound
-	if opt.Predicate != "" {
-		var err error
-		if pred, err = expr.ParsePredicate(opt.Predicate, snap.Schema()); err != nil {
-			return Stats{}, nil, errs.Wrap(errs.InvalidArgument, "", err, "DELETE predicate")
-		}
+	pred, err := rewrite.Predicate("DELETE", opt.Predicate, opt.All, snap)
+	if err != nil {
+		return Stats{}, nil, err
 	}
 	op := rewrite.Operation(txn.OpDelete, pred)
 	op.ChecksConstraints = true // the rows a delete keeps are unchanged, so they still hold

@@ -13,16 +13,19 @@ const (
 	DefaultReadBatchSize    = rewrite.DefaultReadBatchSize
 )
 
-// Options configure one update. Set is required; the zero value of every
-// other field means its default.
+// Options configure one update. Set, and Predicate or All, are required;
+// the zero value of every other field means its default.
 type Options struct {
 	// Set maps a top-level column name to its new value: a SQL expression
 	// in Spark's syntax over the row's old values, e.g. "x + 1",
 	// "upper(name)", "NULL", "'2026-01-01'". Required.
 	Set map[string]string
 	// Predicate is the SQL WHERE condition; rows for which it IS TRUE are
-	// updated. Empty updates every row.
+	// updated. Required unless All: an empty or blank one is refused.
 	Predicate string
+	// All updates every row; it takes no Predicate. Asking for it
+	// explicitly keeps an unset predicate from rewriting the table.
+	All bool
 	// MaxParallelFiles is how many files are read at once (default 4).
 	MaxParallelFiles int
 	// MaxBufferedBytes bounds the data held in memory (default 64 MiB):

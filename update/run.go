@@ -12,12 +12,13 @@ import (
 )
 
 // Run updates the rows of the table snap shows for which opt.Predicate IS
-// TRUE (every row without one) with opt.Set, and returns the stats and the
+// TRUE (every row with opt.All) with opt.Set, and returns the stats and the
 // table after the commit (snap itself when no row matched). Errors are
 // *errs.Error values: errs.ErrInvalidArgument for an assignment or
-// predicate that does not parse or bind, errs.ErrSchemaMismatch for a
-// value that does not fit its column, errs.ErrUnsupportedTable for a table
-// whose features forbid updates, errs.ErrCommitConflict, ...
+// predicate that does not parse or bind, or an empty predicate without
+// opt.All, errs.ErrSchemaMismatch for a value that does not fit its column
+// (a NULL for a NOT NULL one), errs.ErrUnsupportedTable for a table whose
+// features forbid updates, errs.ErrCommitConflict, ...
 func Run(ctx context.Context, snap *snapshot.Snapshot, opt Options) (Stats, *snapshot.Snapshot, error) {
 	start := time.Now()
 	if snap == nil || snap.IsEmpty() {
@@ -27,11 +28,9 @@ func Run(ctx context.Context, snap *snapshot.Snapshot, opt Options) (Stats, *sna
 	if err != nil {
 		return Stats{}, nil, err
 	}
-	var pred *expr.Bound
-	if opt.Predicate != "" {
-		if pred, err = expr.ParsePredicate(opt.Predicate, snap.Schema()); err != nil {
-			return Stats{}, nil, errs.Wrap(errs.InvalidArgument, "", err, "UPDATE predicate")
-		}
+	pred, err := rewrite.Predicate("UPDATE", opt.Predicate, opt.All, snap)
+	if err != nil {
+		return Stats{}, nil, err
 	}
 	op := rewrite.Operation(txn.OpUpdate, pred)
 	checks, ok := bindConstraints(snap)

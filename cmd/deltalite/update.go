@@ -11,18 +11,21 @@ import (
 
 func newUpdateCmd() *cobra.Command {
 	var (
-		where      string
-		sets, meta []string
-		asJSON     bool
+		where       string
+		sets, meta  []string
+		asJSON, all bool
 	)
 	cmd := &cobra.Command{
-		Use:   `update TABLE --set "col = expr" ... [--where PRED]`,
-		Short: "Give the rows a SQL predicate selects (every row without one) new values, in one commit",
+		Use:   `update TABLE --set "col = expr" ... (--where PRED | --all)`,
+		Short: "Give the rows a SQL predicate selects (every row with --all) new values, in one commit",
 		Long: `Set columns of the rows for which --where IS TRUE, as UPDATE t SET ... WHERE ... does.
 Each --set is "column = expression" over the row's old values (x + 1, upper(name),
 NULL, '2026-01-01', CASE ...); values are cast to the column's type without loss.
 A partition column may be set: the row moves. Only files holding a matching row
-are rewritten; an update that matches no row commits nothing.`,
+are rewritten; an update that matches no row commits nothing. --where is required,
+and an empty one is refused (so that an unset shell variable never rewrites a
+table); --all updates every row instead. A NULL for a NOT NULL column fails the
+update, naming the column and its null rows over every file; nothing changes.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(sets) == 0 {
@@ -47,16 +50,17 @@ are rewritten; an update that matches no row commits nothing.`,
 			if err != nil {
 				return err
 			}
-			stats, err := t.Update(cmd.Context(), deltalite.UpdateOptions{Set: set, Predicate: where, CommitMetadata: anyMap(metadata)})
+			stats, err := t.Update(cmd.Context(), deltalite.UpdateOptions{Set: set, Predicate: where, All: all, CommitMetadata: anyMap(metadata)})
 			if err != nil {
-				return err // it names the SET or the UPDATE predicate at fault
+				return whereError("", err) // it names the SET or the UPDATE predicate at fault
 			}
 			return printDML(cmd, asJSON, stats.Version, stats.Metrics(), stats.String())
 		},
 	}
 	f := cmd.Flags()
 	f.StringArrayVar(&sets, "set", nil, `assignment "column = expression" (repeatable)`)
-	f.StringVar(&where, "where", "", "SQL predicate selecting the rows to update, e.g. \"day = '2026-01-01'\"")
+	f.StringVar(&where, "where", "", "SQL predicate selecting the rows to update, e.g. \"day = '2026-01-01'\" (required unless --all)")
+	f.BoolVar(&all, "all", false, "update every row (instead of --where)")
 	f.StringArrayVar(&meta, "metadata", nil, "commit metadata KEY=VALUE (repeatable)")
 	f.BoolVar(&asJSON, "json", false, "print the stats as JSON with Spark's metric names")
 	return cmd

@@ -2,9 +2,11 @@ package rewrite
 
 import (
 	"context"
+	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
 
+	"github.com/deltalite-go/deltalite/internal/errs"
 	"github.com/deltalite-go/deltalite/internal/expr"
 	"github.com/deltalite-go/deltalite/internal/stats"
 	"github.com/deltalite-go/deltalite/internal/txn"
@@ -12,6 +14,30 @@ import (
 	"github.com/deltalite-go/deltalite/scan"
 	"github.com/deltalite-go/deltalite/snapshot"
 )
+
+// Predicate binds the WHERE condition of a DELETE or UPDATE (verb) to
+// snap's schema; nil means every row. Every row must be asked for with all
+// and no text: a blank text alone is refused, so that a predicate left
+// unset (a script's empty variable) never deletes or rewrites a whole
+// table. The messages name the options as Options.Predicate and
+// Options.All, which a caller with other names for them may replace.
+func Predicate(verb, text string, all bool, snap *snapshot.Snapshot) (*expr.Bound, error) {
+	blank := strings.TrimSpace(text) == ""
+	switch {
+	case all && !blank:
+		return nil, errs.New(errs.InvalidArgument, "", "%s: Options.All (every row) and Options.Predicate %q: give one, not both", verb, text)
+	case all:
+		return nil, nil
+	case blank:
+		return nil, errs.New(errs.InvalidArgument, "", "%s: no Options.Predicate (it is empty or blank); give the WHERE condition, or Options.All to %s every row",
+			verb, strings.ToLower(verb))
+	}
+	pred, err := expr.ParsePredicate(text, snap.Schema())
+	if err != nil {
+		return nil, errs.Wrap(errs.InvalidArgument, "", err, "%s predicate", verb)
+	}
+	return pred, nil
+}
 
 // Decide returns the classifier of snap's live files for pred, from their
 // partition values and statistics: True, every live row matches (remove

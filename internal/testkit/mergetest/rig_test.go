@@ -262,10 +262,10 @@ func ours(ctx context.Context, uri string, sc *scenario, st step) (counts, bool,
 			"num_target_rows_updated": s.TargetRowsUpdated, "num_target_rows_deleted": s.TargetRowsDeleted}
 		return c, s.TargetRowsInserted+s.TargetRowsUpdated+s.TargetRowsDeleted > 0, err
 	case opDelete:
-		s, err := tb.Delete(ctx, del.Options{Predicate: st.predicate, TargetFileSize: 4 << 10})
+		s, err := tb.Delete(ctx, del.Options{Predicate: st.predicate, All: st.predicate == "", TargetFileSize: 4 << 10})
 		return counts{"num_deleted_rows": s.RowsDeleted}, s.RowsDeleted > 0, err
 	case opUpdate:
-		s, err := tb.Update(ctx, deltalite.UpdateOptions{Set: st.updates, Predicate: st.predicate, TargetFileSize: 4 << 10})
+		s, err := tb.Update(ctx, deltalite.UpdateOptions{Set: st.updates, Predicate: st.predicate, All: st.predicate == "", TargetFileSize: 4 << 10})
 		// Copied rows are not compared: delta-rs rewrites files this engine
 		// proves hold no matching row.
 		return counts{"num_updated_rows": s.RowsUpdated}, s.RowsUpdated > 0, err
