@@ -10,8 +10,9 @@
 // (internal/rewrite): the predicate's columns, up to a file's first
 // matching row, then the files with a match are rewritten without their
 // matching rows. A row whose predicate is NULL is kept, as SQL's WHERE
-// keeps it. No predicate removes every file; the table and its history
-// stay. A delete that removes nothing commits nothing.
+// keeps it. Options.All removes every file, the table and its history
+// staying; an empty predicate without it is refused (rewrite.Predicate),
+// so that an unset predicate never empties a table. A delete that removes nothing commits nothing.
 //
 // The commit is a DELETE with Spark's operationParameters (predicate: a
 // JSON array of the predicate text) and operationMetrics (numDeletedRows,

@@ -273,3 +273,21 @@ func TestRunCreatesTable(t *testing.T) {
 		t.Fatalf("commitInfo %v", ci)
 	}
 }
+
+// Nulls for a NOT NULL column fail the merge naming the column and the
+// null rows of every file it rewrote and of its inserts, and nothing is
+// committed.
+func TestRunNotNullCountsEveryFile(t *testing.T) {
+	strict := cols("id long", "v string", "day string")
+	strict.Fields[1].Nullable = false
+	_, snap := newTable(t, strict, []string{"day"}, day1, day2, day3)
+	src := `[{"id":2,"v":null,"day":"d1"},{"id":3,"v":null,"day":"d1"},{"id":5,"v":null,"day":"d2"},{"id":7,"v":null,"day":"d4"}]`
+	_, _, err := Run(context.Background(), snap, reader(t, partSchema, src),
+		Options{Predicate: "t.id = s.id AND t.day = s.day", MergeType: TypeUpsert, MaxParallelFiles: 1})
+	if !errors.Is(err, errs.ErrSchemaMismatch) || !strings.Contains(err.Error(), `"v" has 4 nulls`) {
+		t.Fatalf("got %v, want the 4 null rows of column v over both files and the insert", err)
+	}
+	if fresh, err := snap.Refresh(context.Background()); err != nil || fresh.Version() != snap.Version() {
+		t.Fatalf("the failed merge committed: %v %v", fresh, err)
+	}
+}

@@ -174,17 +174,11 @@ func assign(pred *expr.Bound, sets []assignment, checks []check) rewrite.Func {
 }
 
 // eval computes the assignment's values on rec, of the column's type
-// (expr.Assign cast them as Spark's store assignment does).
+// (expr.Assign cast them as Spark's store assignment does). A NULL for a
+// NOT NULL column is the rewrite engine's to refuse, counted over every
+// file.
 func (a assignment) eval(ctx context.Context, rec arrow.RecordBatch) (arrow.Array, error) {
-	v, err := a.value.Eval(ctx, rec)
-	if err != nil {
-		return nil, err
-	}
-	if !a.field.Nullable && v.NullN() > 0 {
-		v.Release()
-		return nil, errs.New(errs.SchemaMismatch, "", "column %q is NOT NULL and the value is NULL for %d rows", a.field.Name, v.NullN())
-	}
-	return v, nil
+	return a.value.Eval(ctx, rec)
 }
 
 // filter keeps the rows sel marks.

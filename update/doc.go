@@ -1,6 +1,7 @@
 // Package update is UPDATE t SET col = expr, ... [WHERE pred]: it gives
 // the rows of a Delta table for which a SQL predicate IS TRUE (every row
-// without one) new values, in one commit.
+// with Options.All; an empty predicate alone is refused, see
+// rewrite.Predicate) new values, in one commit.
 //
 // Run plans from the log first (internal/rewrite): files whose partition
 // values and statistics prove that no row matches are left alone without
@@ -12,8 +13,9 @@
 // rows only (an expression that fails on other rows, such as 10 / y WHERE
 // y <> 0, does not fail the update), against the row's old values, and
 // cast to the column's type without loss (as writes cast: a lossy or
-// impossible cast, or a NULL for a NOT NULL column, is an error naming the
-// column). Partition columns may be assigned: the row moves to its new
+// impossible cast is an error naming the column). A NULL for a NOT NULL
+// column fails the update naming the column and its null rows over every
+// file (the rewrite engine counts them), and nothing is committed. Partition columns may be assigned: the row moves to its new
 // partition. A row whose predicate is NULL is left as it is.
 //
 // The commit is an UPDATE with Spark's operationParameters (predicate: a

@@ -3,6 +3,7 @@ package datafile
 import (
 	"fmt"
 	"strings"
+	"sync"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -13,8 +14,9 @@ import (
 )
 
 // checkBatch verifies that rec has the table's logical shape (what Conform
-// produces) and no null where the schema forbids one.
-func checkBatch(rec arrow.RecordBatch, sc *schema.Struct, logical *arrow.Schema) error {
+// produces) and no null where the schema forbids one in the rows sel
+// marks (nil: every row).
+func checkBatch(rec arrow.RecordBatch, sc *schema.Struct, logical *arrow.Schema, sel []bool) error {
 	if int(rec.NumCols()) != len(sc.Fields) {
 		return errs.New(errs.SchemaMismatch, "", "the batch has %d columns, the table %d (%s); Conform casts a batch to the table schema",
 			rec.NumCols(), len(sc.Fields), sc)
@@ -30,14 +32,75 @@ func checkBatch(rec arrow.RecordBatch, sc *schema.Struct, logical *arrow.Schema)
 	if len(bad) > 0 {
 		return errs.New(errs.SchemaMismatch, "", "%s; Conform casts a batch to the table schema", strings.Join(bad, "; "))
 	}
-	var nulls []string
-	for i, f := range sc.Fields {
-		nulls = nullViolations(nulls, rec.Column(i), f.Type, f.Nullable, f.Name, nil)
-	}
-	if len(nulls) > 0 {
-		return errs.New(errs.SchemaMismatch, "", "null values in non-nullable columns: %s", strings.Join(nulls, "; "))
+	var nulls NullCounts
+	if nulls.Add(rec, sc, sel) {
+		return errs.New(errs.SchemaMismatch, "", "null values in non-nullable columns: %s", &nulls)
 	}
 	return nil
+}
+
+// NullCounts tallies the nulls of rows where a schema forbids them (see
+// nullViolations), by column path, over any number of batches: an
+// operation that checks every batch before failing names each column at
+// fault with its total, not the first batch's count. Safe for concurrent
+// use; the zero value is empty.
+type NullCounts struct {
+	mu    sync.Mutex
+	paths []string // in the order first found
+	n     map[string]int64
+}
+
+// Add counts the violations among the rows of rec that keep marks (nil:
+// every row), rec having sc's logical shape, and reports whether there
+// were any.
+func (c *NullCounts) Add(rec arrow.RecordBatch, sc *schema.Struct, keep []bool) bool {
+	var found []nullCount
+	for i, f := range sc.Fields {
+		found = nullViolations(found, rec.Column(i), f.Type, f.Nullable, f.Name, keep)
+	}
+	c.add(found)
+	return len(found) > 0
+}
+
+func (c *NullCounts) add(found []nullCount) {
+	if len(found) == 0 {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.n == nil {
+		c.n = map[string]int64{}
+	}
+	for _, v := range found {
+		if _, seen := c.n[v.path]; !seen {
+			c.paths = append(c.paths, v.path)
+		}
+		c.n[v.path] += int64(v.n)
+	}
+}
+
+// Any reports whether a violation was counted.
+func (c *NullCounts) Any() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return len(c.paths) > 0
+}
+
+// String lists the columns and their counts: "\"id\" has 3 nulls; ...".
+func (c *NullCounts) String() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	parts := make([]string, len(c.paths))
+	for i, p := range c.paths {
+		parts[i] = fmt.Sprintf("%q has %d nulls", p, c.n[p])
+	}
+	return strings.Join(parts, "; ")
+}
+
+// nullCount is one column's forbidden nulls in one array.
+type nullCount struct {
+	path string
+	n    int
 }
 
 // sameShape compares an array type with the table's Arrow type, ignoring
@@ -72,21 +135,21 @@ func sameShape(got, want arrow.DataType) bool {
 	return got.ID() == want.ID()
 }
 
-// nullViolations appends a description of every null that the schema
+// nullViolations appends the count of every null that the schema
 // forbids: in a non-nullable column, a non-nullable struct field whose
 // struct is not null, an array element or map value declared without nulls,
-// or a map key. valid (nil: all rows) marks the rows whose ancestors are
-// not null.
-func nullViolations(out []string, arr arrow.Array, t schema.Type, nullable bool, path string, valid []bool) []string {
+// or a map key. valid (nil: all rows) marks the rows counted: those kept
+// whose ancestors are not null.
+func nullViolations(out []nullCount, arr arrow.Array, t schema.Type, nullable bool, path string, valid []bool) []nullCount {
 	if arr.DataType().ID() == arrow.NULL {
-		if !nullable && arr.Len() > 0 && countValid(valid, arr.Len()) > 0 {
-			out = append(out, fmt.Sprintf("%q has %d nulls", path, countValid(valid, arr.Len())))
+		if n := countValid(valid, arr.Len()); !nullable && n > 0 {
+			out = append(out, nullCount{path, n})
 		}
 		return out
 	}
 	if !nullable && arr.NullN() > 0 {
 		if n := countNullsIn(arr, valid); n > 0 {
-			out = append(out, fmt.Sprintf("%q has %d nulls", path, n))
+			out = append(out, nullCount{path, n})
 		}
 	}
 	switch t := t.(type) {

@@ -80,12 +80,12 @@ func Conform(rec arrow.RecordBatch, target *schema.Struct, mem memory.Allocator)
 		cols[i] = c.conform(rec.Column(j), f.Type, dt, f.Name)
 	}
 	if len(c.problems) == 0 {
-		var nulls []string
+		var nulls []nullCount
 		for i, f := range target.Fields {
 			nulls = nullViolations(nulls, cols[i], f.Type, f.Nullable, f.Name, nil)
 		}
 		for _, v := range nulls {
-			c.problem("non-nullable column %s", v)
+			c.problem("non-nullable column %q has %d nulls", v.path, v.n)
 		}
 	}
 	if len(c.problems) > 0 {

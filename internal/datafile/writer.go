@@ -137,7 +137,7 @@ func (w *Writer) write(rec arrow.RecordBatch, sel []bool) (err error) {
 	if err := w.ctx.Err(); err != nil {
 		return errs.Wrap(errs.Canceled, "", err, "write")
 	}
-	if err := checkBatch(rec, w.Schema, w.logical); err != nil {
+	if err := checkBatch(rec, w.Schema, w.logical, sel); err != nil {
 		return err
 	}
 	if rec.NumRows() == 0 {

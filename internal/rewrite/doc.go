@@ -64,6 +64,13 @@
 //
 // # Failure
 //
+// A row to write (kept, replaced or appended) with a null where the
+// written schema forbids one fails the rewrite, as an
+// errs.SchemaMismatch naming each such column with its null rows over
+// every file and the appended rows: the engine counts them
+// (datafile.NullCounts) before the writer sees the batch, reads on to the
+// end to count them all, and writes nothing more once it found one.
+//
 // On failure or cancellation Run deletes every data file it wrote and
 // returns no actions; fn and Append errors are returned as they are. Panics
 // in fn, in Append or in the engine become errs.Internal errors.

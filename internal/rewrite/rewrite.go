@@ -11,6 +11,7 @@ import (
 	"github.com/deltalite-go/deltalite/internal/expr"
 	"github.com/deltalite-go/deltalite/protocol"
 	"github.com/deltalite-go/deltalite/scan"
+	"github.com/deltalite-go/deltalite/schema"
 	"github.com/deltalite-go/deltalite/snapshot"
 )
 
@@ -122,13 +123,17 @@ func Run(ctx context.Context, snap *snapshot.Snapshot, files []*protocol.Add, fn
 	werr := make(chan error, 1)
 	go func() { werr <- drain(w, items, cancel) }()
 
-	var n counters
+	n := counters{schema: c.Schema}
 	r := &reader{c: c, snap: snap}
 	ferr := r.forEach(ctx, files, func(ctx context.Context, _ int, a *protocol.Add) error {
 		return r.read(ctx, a, func(rec arrow.RecordBatch) error { return apply(ctx, fn, a, rec, items, &n) })
 	})
 	if ferr == nil && c.Append != nil {
 		ferr = callAppend(ctx, c.Append, items, &n)
+	}
+	if ferr == nil && n.nulls.Any() {
+		ferr = errs.New(errs.SchemaMismatch, "", "null values in non-nullable columns: %s (over every row the operation would write); "+
+			"nothing was changed: give these columns a value in every row", &n.nulls)
 	}
 	close(items)
 	if err := <-werr; err != nil {
@@ -161,6 +166,18 @@ func Run(ctx context.Context, snap *snapshot.Snapshot, files []*protocol.Add, fn
 
 type counters struct {
 	read, kept, changed, dropped, appended, batches atomic.Int64
+	// nulls counts the rows to write that hold a null where schema (the
+	// written rows') forbids one. The check is the engine's, before the
+	// writer's, so that the error counts every file, not the first batch;
+	// once it found one, nothing more is written.
+	schema *schema.Struct
+	nulls  datafile.NullCounts
+}
+
+// refused reports whether rec's rows that keep marks (nil: all) may not
+// be written: they, or rows before them, hold a forbidden null.
+func (n *counters) refused(rec arrow.RecordBatch, keep []bool) bool {
+	return n.nulls.Add(rec, n.schema, keep) || n.nulls.Any()
 }
 
 // apply runs fn on one batch and sends what it keeps to the writer. It
@@ -197,7 +214,7 @@ func apply(ctx context.Context, fn Func, a *protocol.Add, rec arrow.RecordBatch,
 	n.kept.Add(kept)
 	n.changed.Add(out.Changed)
 	n.dropped.Add(int64(rows) - kept)
-	if kept == 0 {
+	if kept == 0 || n.refused(data, out.Keep) {
 		data.Release()
 		return nil
 	}
@@ -219,8 +236,11 @@ func callAppend(ctx context.Context, fn func(context.Context, func(arrow.RecordB
 		if rec == nil || rec.NumRows() == 0 {
 			return nil
 		}
-		rec.Retain()
 		n.appended.Add(rec.NumRows())
+		if n.refused(rec, nil) {
+			return nil
+		}
+		rec.Retain()
 		return send(ctx, items, item{rec: rec})
 	})
 }
