@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/deltalite-go/deltalite/internal/errs"
+	"github.com/deltalite-go/deltalite/internal/jsonkeys"
 )
 
 // Outcome is what an action declares it does to the asset's state.
@@ -251,7 +252,8 @@ func (r *Repository) runAction(ctx context.Context, a *Asset, act Action, cfg js
 
 // DecodeConfig decodes the action's configuration into v (a pointer to a
 // struct with json tags), refusing a key v has no field for with an error
-// naming it and the allowed keys. No configuration leaves v as it is.
+// naming it and the allowed keys, and a key given twice. No configuration
+// leaves v as it is.
 func (c *ActionContext) DecodeConfig(v any) error {
 	if len(bytes.TrimSpace(c.Config)) == 0 || string(bytes.TrimSpace(c.Config)) == "null" {
 		return nil
@@ -259,6 +261,9 @@ func (c *ActionContext) DecodeConfig(v any) error {
 	var keys map[string]json.RawMessage
 	if err := json.Unmarshal(c.Config, &keys); err != nil {
 		return invalid("action %q on %q: config must be a JSON object: %v", c.Action, c.Asset, err)
+	}
+	if err := jsonkeys.Unique(c.Config); err != nil {
+		return errs.Wrap(errs.InvalidArgument, "", err, "action %q on %q: config", c.Action, c.Asset)
 	}
 	allowed := jsonFields(reflect.TypeOf(v).Elem())
 	for _, k := range slices.Sorted(maps.Keys(keys)) {

@@ -454,3 +454,18 @@ func TestSharedStateDirClaims(t *testing.T) {
 	}
 	noOverlap(t, s.ev, "materialize", "optimize")
 }
+
+// A key given twice in an action's config is refused naming it.
+func TestActionConfigDuplicateKey(t *testing.T) {
+	h := newFake()
+	var got struct {
+		RetentionHours int `json:"retention_hours"`
+	}
+	act := Action{Name: "v", Run: func(c *ActionContext) (ActionResult, error) {
+		return ActionResult{}, c.DecodeConfig(&got)
+	}}
+	r := NewRepository()
+	register(t, r, Define0("orders", func(*Context) ([]int, error) { return nil, nil }, WithHandler(h), WithActions(act)))
+	_, err := r.RunAction(context.Background(), "v", nil, Config("orders", json.RawMessage(`{"retention_hours": 168, "retention_hours": 0}`)))
+	wantErr(t, err, `action "v" on "orders"`, `duplicate key "retention_hours"`)
+}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/deltalite-go/deltalite/internal/editdist"
 	"github.com/deltalite-go/deltalite/internal/errs"
+	"github.com/deltalite-go/deltalite/internal/jsonkeys"
 	"github.com/deltalite-go/deltalite/merge"
 )
 
@@ -167,8 +168,11 @@ func decodeStrict(data []byte, dst any, where string) error {
 }
 
 // decodeJSON decodes data into dst; errors name where and, for malformed
-// JSON, the line and column.
+// JSON, the line and column, or a key given twice.
 func decodeJSON(data []byte, dst any, where string) error {
+	if err := jsonkeys.Unique(data); err != nil {
+		return errs.Wrap(errs.InvalidArgument, "", err, "%s", where)
+	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()
 	err := dec.Decode(dst)

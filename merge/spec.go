@@ -12,6 +12,7 @@ import (
 	"github.com/deltalite-go/deltalite/internal/editdist"
 	"github.com/deltalite-go/deltalite/internal/errs"
 	"github.com/deltalite-go/deltalite/internal/expr"
+	"github.com/deltalite-go/deltalite/internal/jsonkeys"
 )
 
 // operationKinds are the keys of a spec's "operations" object in the order
@@ -46,10 +47,13 @@ var specKeys = []string{"merge_type", "predicate", "source_alias", "target_alias
 // "matched", "action": "update", "predicate": ..., "updates": ...,
 // "except_cols": [...]}, ...] instead of "operations". The operations run
 // in the fixed order of their kinds (see operationKinds), each list in its
-// order. A spec with clauses and no merge_type is custom. Errors name the
-// JSON path of what is wrong (or the line and column of malformed JSON);
+// order. A spec with clauses and no merge_type is custom. A key given
+// twice in an object is refused. Errors name the JSON path of what is wrong (or the line and column of malformed JSON);
 // the returned Options pass Options.Plan.
 func ParseSpec(data []byte) (Options, error) {
+	if err := jsonkeys.Unique(data); err != nil {
+		return Options{}, errs.Wrap(errs.InvalidArgument, "", err, "merge spec")
+	}
 	var top map[string]json.RawMessage
 	if err := decode(data, data, &top, ""); err != nil {
 		return Options{}, err

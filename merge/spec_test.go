@@ -188,3 +188,19 @@ func render(cs []Clause) string {
 	}
 	return strings.Join(out, " | ")
 }
+
+// A key given twice anywhere in a spec is refused with its path: JSON
+// decoders would keep the last one silently.
+func TestParseSpecDuplicateKey(t *testing.T) {
+	for spec, path := range map[string]string{
+		`{"merge_type": "upsert", "predicate": "t.id = s.id", "merge_type": "replace_delete_unmatched"}`:                                                         "merge_type",
+		`{"predicate": "t.id = s.id", "clauses": [{"when": "matched", "action": "delete"}, {"when": "not_matched", "action": "insert_all", "when": "matched"}]}`: "clauses[1].when",
+		`{"merge_type": "custom", "predicate": "t.id = s.id", "operations": {"when_matched_update": [{"updates": {"v": "1", "v": "2"}}]}}`:                       "operations.when_matched_update[0].updates.v",
+	} {
+		_, err := ParseSpec([]byte(spec))
+		if !errors.Is(err, errs.ErrInvalidArgument) || !strings.Contains(err.Error(), "merge spec") ||
+			!strings.Contains(err.Error(), `duplicate key "`+path+`"`) {
+			t.Errorf("%s: %v, want duplicate key %q", spec, err, path)
+		}
+	}
+}

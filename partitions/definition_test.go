@@ -291,3 +291,19 @@ func TestParseExprKeepsOrder(t *testing.T) {
 		t.Errorf("Columns: %v %v", cols, err)
 	}
 }
+
+// A key given twice in a definition or a partition expression is refused
+// naming it: JSON decoders would keep the last one silently.
+func TestParseDuplicateKeys(t *testing.T) {
+	for pd, path := range map[string]string{
+		`{"kind": "daily", "start": "2024-01-01", "start": "2025-01-01"}`:                                     "start",
+		`{"kind": "multi", "dimensions": {"d": {"kind": "dynamic"}, "d": {"kind": "static", "keys": ["a"]}}}`: "dimensions.d",
+	} {
+		if _, err := ParseDefinition(pd); err == nil || !strings.Contains(err.Error(), `duplicate key "`+path+`"`) {
+			t.Errorf("%s: %v, want duplicate key %q", pd, err, path)
+		}
+	}
+	if _, err := ParseExpr(`{"date": "d", "region": "r", "date": "x"}`); err == nil || !strings.Contains(err.Error(), `duplicate key "date"`) {
+		t.Errorf("ParseExpr: %v", err)
+	}
+}

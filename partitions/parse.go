@@ -10,6 +10,9 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/deltalite-go/deltalite/internal/errs"
+	"github.com/deltalite-go/deltalite/internal/jsonkeys"
 )
 
 // definitionFields are the fields each kind of PD JSON takes.
@@ -50,6 +53,9 @@ func ParseDefinition(s string) (Definition, error) {
 	var raw json.RawMessage
 	if err := json.Unmarshal([]byte(text), &raw); err != nil {
 		return nil, invalid("%s: %s", src, jsonError(text, err))
+	}
+	if err := jsonkeys.Unique(raw); err != nil {
+		return nil, errs.Wrap(errs.InvalidArgument, "", err, "%s", src)
 	}
 	d, err := decodeDefinition(raw, "")
 	if err != nil {
@@ -292,6 +298,9 @@ func ParseExpr(s string) (Expr, error) {
 	var raw map[string]any
 	if err := json.Unmarshal([]byte(s), &raw); err != nil {
 		return Expr{}, invalid("delta/partition_expr %s is not a JSON object mapping dimension to column: %s", s, jsonError(s, err))
+	}
+	if err := jsonkeys.Unique([]byte(s)); err != nil {
+		return Expr{}, errs.Wrap(errs.InvalidArgument, "", err, "delta/partition_expr %s", s)
 	}
 	if len(raw) == 0 {
 		return Expr{}, invalid("delta/partition_expr {} maps no dimension to a column")

@@ -11,6 +11,8 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/deltalite-go/deltalite/internal/jsonkeys"
 )
 
 // Type is a Delta data type: *Primitive, *Decimal, *Struct, *Array or *Map.
@@ -135,6 +137,9 @@ func Parse(schemaString string) (*Struct, error) {
 	var raw json.RawMessage
 	if err := json.Unmarshal([]byte(schemaString), &raw); err != nil {
 		return nil, fmt.Errorf("schema is not valid JSON: %w", err)
+	}
+	if err := jsonkeys.Unique(raw); err != nil {
+		return nil, fmt.Errorf("invalid schema: %w", err)
 	}
 	t, err := parseType(raw)
 	if err != nil {

@@ -45,7 +45,8 @@ holds, so a row both by-source conditions hold for is deleted. For another order
 "clauses": [{"when": "matched|not_matched|not_matched_by_source", "action":
 "update|update_all|delete|insert|insert_all", "predicate": ..., "updates": ...,
 "except_cols": ...}] instead of "operations". Every clause predicate is optional.
-Without a spec, --merge-type and --predicate give a preset merge.
+A key given twice in one object is refused, naming its path (JSON would keep the
+last one silently). Without a spec, --merge-type and --predicate give a preset merge.
 ` + inputHelp + `
 Here the input is the --source file (--source-format overrides its extension). An
 empty source still runs the clauses: a NOT MATCHED BY SOURCE clause acts on every row.`,

@@ -71,3 +71,47 @@ func TestCLIMergeBySourceDeleteBeforeUpdate(t *testing.T) {
 		t.Errorf("row 4 (both conditions hold) should be deleted, row 3 updated:\n%s", rows)
 	}
 }
+
+// Input errors name the flag the command has: merge's --source-format,
+// write's --input-format.
+func TestCLIInputFormatFlagNames(t *testing.T) {
+	table := dmlCLITable(t)
+	src := writeFile(t, "src.data", "id,name,day\n2,B,d1\n")
+	merge := []string{"merge", table, "--source", src, "--merge-type", "upsert", "--predicate", "t.id = s.id"}
+	for _, tc := range []struct {
+		args      []string
+		want, not string
+	}{
+		{merge, "pass --source-format", "--input-format"},
+		{append(merge[:len(merge):len(merge)], "--source-format", "xls"), "unknown --source-format \"xls\"", "--input-format"},
+		{[]string{"write", table, "--input", src}, "pass --input-format", "--source-format"},
+		{[]string{"write", table, "--input", src, "--input-format", "xls"}, "unknown --input-format \"xls\"", "--source-format"},
+	} {
+		msg := mustFail(t, tc.args...)
+		if !strings.Contains(msg, tc.want) || strings.Contains(msg, tc.not) {
+			t.Errorf("%v: %q, want %q and no %s", tc.args, msg, tc.want, tc.not)
+		}
+	}
+}
+
+// A spec naming a key twice is refused naming the key and its path, and
+// nothing runs.
+func TestCLIMergeSpecDuplicateKey(t *testing.T) {
+	table := dmlCLITable(t)
+	src := writeFile(t, "src.csv", "id,name,day\n2,B,d1\n")
+	for spec, want := range map[string]string{
+		`{"merge_type": "upsert", "predicate": "t.id = s.id", "merge_type": "replace_delete_unmatched"}`:                                                                                   `"merge_type"`,
+		`{"merge_type": "custom", "predicate": "t.id = s.id", "operations": {"when_matched_update": [{"updates": {"name": "s.name"}, "predicate": "s.id = 1", "predicate": "s.id = 2"}]}}`: `"operations.when_matched_update[0].predicate"`,
+	} {
+		msg := mustFail(t, "merge", table, "--source", src, "--spec", writeFile(t, "spec.json", spec))
+		if !strings.Contains(msg, "duplicate key "+want) {
+			t.Errorf("%s: %q lacks duplicate key %s", spec, msg, want)
+		}
+	}
+	if v := tableVersion(t, table); v != 0 {
+		t.Errorf("a refused merge committed: version %d", v)
+	}
+	if help := mustRun(t, "merge", "--help"); !strings.Contains(help, "A key given twice") {
+		t.Errorf("merge --help does not say duplicate keys are refused")
+	}
+}
