@@ -72,7 +72,8 @@ type Options struct {
 	// columns) with min/max statistics (delta.dataSkippingStatsColumns or
 	// delta.dataSkippingNumIndexedCols). Files an earlier z-order by the
 	// same columns wrote and nothing touched since are left alone unless
-	// Force is set. MinInputFiles does not apply.
+	// Force is set. MinInputFiles does not apply. An empty, non-nil list
+	// (or one of blank names) is refused; nil compacts.
 	ZOrderBy []string
 	// Force z-orders every live file of the selected partitions, including
 	// those already z-ordered by the same columns.

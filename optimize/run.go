@@ -45,7 +45,7 @@ func resolve(snap *snapshot.Snapshot, opt Options) (*config, error) {
 		return nil, err
 	}
 	c := &config{Options: opt, target: opt.TargetSize, zOrderBy: "[]"}
-	if len(opt.ZOrderBy) > 0 {
+	if opt.ZOrderBy != nil { // an empty list asks for a z-order by nothing: refused, not a compaction
 		cols, js, err := zOrderColumns(snap, opt.ZOrderBy)
 		if err != nil {
 			return nil, err

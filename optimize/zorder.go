@@ -79,7 +79,7 @@ func zOrderColumns(snap *snapshot.Snapshot, names []string) ([]string, string, e
 		cols = append(cols, f.Name)
 	}
 	if len(cols) == 0 {
-		return nil, "", bad("z-order by: no column given")
+		return nil, "", bad("z-order by: the column list is empty; name the columns to z-order by (c1,c2)")
 	}
 	js, err := json.Marshal(cols)
 	if err != nil {

@@ -193,6 +193,12 @@ func TestZOrderBadColumns(t *testing.T) {
 			t.Errorf("z-order by %s: %v, want an invalid argument saying %s", cols, err, want)
 		}
 	}
+	// An empty, non-nil list asks for a z-order by no column: refused, not
+	// taken for a compaction.
+	_, err := open(t, dir).Optimize(context.Background(), optimize.Options{ZOrderBy: []string{}})
+	if !errors.Is(err, deltalite.ErrInvalidArgument) || !strings.Contains(err.Error(), "the column list is empty") {
+		t.Errorf("z-order by no column: %v", err)
+	}
 	if got := open(t, dir).Version(); got != v {
 		t.Fatalf("version %d after refused z-orders, want %d", got, v)
 	}

@@ -46,7 +46,11 @@ the version.`,
 			if target < 0 || tasks < 0 || interval < 0 || sortBytes < 0 {
 				return errors.New("--target-size, --max-concurrent-tasks, --min-commit-interval and --max-sort-bytes must not be negative")
 			}
-			if force && len(zorderBy) == 0 {
+			zorder := cmd.Flags().Changed("zorder-by")
+			if zorder && zorderBy == nil {
+				zorderBy = []string{} // given empty: refused as a z-order by no column, never a compaction
+			}
+			if force && !zorder {
 				return errors.New("--force applies to --zorder-by: give the columns to z-order by")
 			}
 			metadata, err := keyValues("--metadata", meta)
@@ -64,7 +68,7 @@ the version.`,
 			printed := false
 			if cliout.IsTerminal(os.Stderr) {
 				verb := "compacted into"
-				if len(zorderBy) > 0 {
+				if zorder {
 					verb = "z-ordered into"
 				}
 				opts.Progress = func(p optimize.Progress) { printProgress(p, verb); printed = true }
@@ -73,8 +77,8 @@ the version.`,
 			if printed {
 				fmt.Fprintln(os.Stderr)
 			}
-			if err != nil && len(zorderBy) > 0 && strings.Contains(err.Error(), "z-order by") {
-				return flagError("--zorder-by", strings.Join(zorderBy, ","), err)
+			if err != nil && zorder && strings.Contains(err.Error(), "z-order by") {
+				return fmt.Errorf("--zorder-by: %w", err)
 			}
 			if err != nil {
 				return flagError("--where", where, err)

@@ -82,3 +82,19 @@ func sortedLines(s string) string {
 	slices.Sort(lines)
 	return strings.Join(lines, "\n")
 }
+
+// An empty --zorder-by is refused naming the flag, and nothing is
+// compacted.
+func TestCLIZOrderEmpty(t *testing.T) {
+	table := dmlCLITable(t)
+	mustRun(t, "write", table, "--input", writeFile(t, "more.csv", "id,name,day\n5,e,d1\n"), "--mode", "append")
+	for _, cols := range []string{"", " , ", ","} {
+		msg := mustFail(t, "optimize", table, "--zorder-by", cols)
+		if !strings.Contains(msg, "--zorder-by") || !strings.Contains(msg, "column") {
+			t.Errorf("--zorder-by %q: %q", cols, msg)
+		}
+	}
+	if v := tableVersion(t, table); v != 1 {
+		t.Errorf("a refused optimize committed: version %d", v)
+	}
+}
