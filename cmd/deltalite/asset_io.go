@@ -158,7 +158,7 @@ asset or partition (a verb waits for it likewise).`,
 			if input == "" {
 				return fmt.Errorf("--input FILE is required (- for standard input)")
 			}
-			format, err := inputFormat(input, inputFmt)
+			format, err := inputFormat(input, inputFmt, "--input-format")
 			if err != nil {
 				return err
 			}

@@ -22,8 +22,11 @@ const (
 	inputFormats = "parquet, csv, ndjson or arrow"
 )
 
-// inputFormat picks the reader from --input-format or the file extension.
-func inputFormat(path, explicit string) (string, error) {
+// inputFormat picks the reader from the value of the command's format flag
+// (explicit) or the file extension; flag names that flag in messages
+// ("--input-format", merge's "--source-format"; "" for an input without
+// one).
+func inputFormat(path, explicit, flag string) (string, error) {
 	if explicit != "" {
 		switch explicit {
 		case "parquet", "csv", "ndjson", "arrow":
@@ -33,7 +36,7 @@ func inputFormat(path, explicit string) (string, error) {
 		case "ipc", "arrows", "feather":
 			return "arrow", nil
 		}
-		return "", fmt.Errorf("unknown --input-format %q (use %s)", explicit, inputFormats)
+		return "", fmt.Errorf("unknown %s %q (use %s)", flag, explicit, inputFormats)
 	}
 	switch strings.ToLower(filepath.Ext(path)) {
 	case ".parquet", ".pq":
@@ -45,10 +48,13 @@ func inputFormat(path, explicit string) (string, error) {
 	case ".arrow", ".arrows", ".ipc", ".feather":
 		return "arrow", nil
 	}
-	if path == "-" {
-		return "", fmt.Errorf("reading standard input needs --input-format %s", inputFormats)
+	if flag == "" {
+		return "", fmt.Errorf("cannot tell the format of %q from its extension: use one of %s", path, strings.Trim(inputFiles, "()"))
 	}
-	return "", fmt.Errorf("cannot tell the format of %q from its extension: pass --input-format", path)
+	if path == "-" {
+		return "", fmt.Errorf("reading standard input needs %s %s", flag, inputFormats)
+	}
+	return "", fmt.Errorf("cannot tell the format of %q from its extension: pass %s", path, flag)
 }
 
 // inputTypes tells how the commands that take an input read and type it.
@@ -124,7 +130,7 @@ func openFile(path string) (f *os.File, name string, done func() error, err erro
 		}
 		if st, err := f.Stat(); err == nil && st.IsDir() {
 			f.Close()
-			return nil, "", nil, fmt.Errorf("%s is a folder: --input takes a file", path)
+			return nil, "", nil, fmt.Errorf("%s is a folder: the input must be a file", path)
 		}
 		return f, path, f.Close, nil
 	}

@@ -87,7 +87,7 @@ empty source still runs the clauses: a NOT MATCHED BY SOURCE clause acts on ever
 				return err
 			}
 			opts.CommitMetadata, opts.AppID, opts.AppVersion = anyMap(metadata), appID, appVersion
-			format, err := inputFormat(source, sourceFmt)
+			format, err := inputFormat(source, sourceFmt, "--source-format")
 			if err != nil {
 				return err
 			}

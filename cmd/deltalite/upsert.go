@@ -39,7 +39,7 @@ exist yet is created from the input's schema (partitioned by --partition-by).
 			if (appID == "") != !cmd.Flags().Changed("app-version") {
 				return fmt.Errorf("--app-id and --app-version go together")
 			}
-			format, err := inputFormat(input, inputFmt)
+			format, err := inputFormat(input, inputFmt, "--input-format")
 			if err != nil {
 				return err
 			}

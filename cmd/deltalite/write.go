@@ -42,7 +42,7 @@ from the schema of a data file (.parquet, .csv, .ndjson, .arrow).`,
 					return fmt.Errorf("%s: %w", schemaFile, err)
 				}
 			} else {
-				format, err := inputFormat(like, "")
+				format, err := inputFormat(like, "", "")
 				if err != nil {
 					return err
 				}
@@ -100,7 +100,7 @@ the table from the input's schema when it does not exist.
 			if input == "" {
 				return fmt.Errorf("--input FILE is required (- for standard input)")
 			}
-			format, err := inputFormat(input, inputFmt)
+			format, err := inputFormat(input, inputFmt, "--input-format")
 			if err != nil {
 				return err
 			}
