@@ -45,7 +45,9 @@ type Option func(*openConfig)
 // WithVersion opens the table at a version (time travel).
 func WithVersion(v int64) Option { return func(c *openConfig) { c.version = &v } }
 
-// WithTimestamp opens the table at the newest version committed at or before t.
+// WithTimestamp opens the table at the newest version committed at or before t
+// (the times History reports); a t after the latest commit is
+// ErrInvalidArgument naming that commit's time, as in Spark.
 func WithTimestamp(t time.Time) Option { return func(c *openConfig) { c.timestamp = &t } }
 
 // WithStorageOptions passes object-store settings, keyed as delta-rs spells
@@ -184,7 +186,8 @@ func (t *Table) LoadVersion(ctx context.Context, v int64) error {
 	return nil
 }
 
-// LoadTimestamp moves the table to the newest version committed at or before ts.
+// LoadTimestamp moves the table to the newest version committed at or before
+// ts, refusing a ts after the latest commit as WithTimestamp does.
 func (t *Table) LoadTimestamp(ctx context.Context, ts time.Time) error {
 	s, err := snapshot.LoadAt(ctx, t.store, ts)
 	if err != nil {

@@ -14,7 +14,8 @@ const DefaultMaxParallelChecks = 16
 type Options struct {
 	// Version is the version to restore to.
 	Version *int64
-	// Timestamp restores to the newest version committed at or before it.
+	// Timestamp restores to the newest version committed at or before it;
+	// one after the latest commit is refused (errs.InvalidArgument).
 	Timestamp time.Time
 	// MaxParallelChecks bounds the concurrent lookups of the files to add
 	// back (default 16).

@@ -24,7 +24,8 @@ const OpRestore = "RESTORE"
 // Run restores the table snap shows to opt.Version or opt.Timestamp and
 // returns the stats and the table after the commit (snap itself when the
 // table is already at that version). Errors are *errs.Error values:
-// errs.InvalidArgument for options naming no version or both,
+// errs.InvalidArgument for options naming no version or both or a
+// timestamp after the latest commit,
 // errs.NotFound for a version or timestamp the log does not have or a file
 // to add back that is gone, errs.CommitConflict when another writer changed
 // the table after snap.

@@ -11,7 +11,6 @@ import (
 	"fmt"
 	"strings"
 	"sync"
-	"time"
 
 	"github.com/deltalite-go/deltalite/internal/errs"
 	"github.com/deltalite-go/deltalite/protocol"
@@ -26,8 +25,7 @@ type Snapshot struct {
 	state    *protocol.State
 	schema   *schema.Struct
 	mode     schema.Mode
-	modTime  time.Time // of the newest commit file, when known
-	segStart int64     // checkpoint version the state was built from (-1: commit 0)
+	segStart int64 // checkpoint version the state was built from (-1: commit 0)
 }
 
 // Load builds the latest snapshot of the table in st.
@@ -51,9 +49,6 @@ func LoadVersion(ctx context.Context, st storage.Store, v int64) (*Snapshot, err
 		return nil, err
 	}
 	s := &Snapshot{store: st, version: seg.version, state: state, segStart: seg.checkpointVersion}
-	if len(seg.commits) > 0 {
-		s.modTime = seg.commits[len(seg.commits)-1].ModTime
-	}
 	if err := s.validate(); err != nil {
 		return nil, err
 	}
@@ -221,8 +216,7 @@ func (s *Snapshot) Refresh(ctx context.Context) (*Snapshot, error) {
 	if err := applyCommits(ctx, s.store, commits, state); err != nil {
 		return nil, err
 	}
-	ns := &Snapshot{store: s.store, version: next - 1, state: state, segStart: s.segStart,
-		modTime: commits[len(commits)-1].ModTime}
+	ns := &Snapshot{store: s.store, version: next - 1, state: state, segStart: s.segStart}
 	if err := ns.validate(); err != nil {
 		return nil, err
 	}

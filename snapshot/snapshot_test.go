@@ -165,10 +165,18 @@ func TestLoadAtTimestamp(t *testing.T) {
 		"2020-05-02T23:47:31-07:00": 1,
 		"2020-05-01T22:47:31-07:00": 0,
 		"2020-05-04T22:47:30-07:00": 2,
-		"2030-01-01T00:00:00Z":      4,
+		"2020-05-05T22:47:31-07:00": 4, // the latest commit's own time
 	} {
 		if got, err := at(ts); err != nil || got != want {
 			t.Errorf("at %s: version %d (%v), want %d", ts, got, err, want)
+		}
+	}
+	// After the latest commit: refused as Spark refuses it, naming the
+	// latest commit's time, rather than read as the latest version.
+	for _, ts := range []string{"2030-01-01T00:00:00Z", "2020-05-05T22:47:32-07:00"} {
+		if _, err := at(ts); !errors.Is(err, errs.ErrInvalidArgument) ||
+			!strings.Contains(err.Error(), "after the latest commit (version 4 at 2020-05-06T05:47:31Z)") {
+			t.Errorf("at %s: %v", ts, err)
 		}
 	}
 	if _, err := at("2019-01-01T00:00:00Z"); !errors.Is(err, errs.ErrNotFound) {

@@ -1,8 +1,6 @@
 package snapshot
 
 import (
-	"time"
-
 	"github.com/deltalite-go/deltalite/protocol"
 	"github.com/deltalite-go/deltalite/storage"
 )
@@ -30,10 +28,10 @@ func (s *Snapshot) IsEmpty() bool { return s.version < 0 }
 // actions of versions s.Version()+1, +2, ... in order, as a committer holds
 // them after a successful commit. It reads nothing, so the result is the
 // table at exactly the last of those versions even when other writers have
-// committed since. modTime stands in for the newest commit file's time.
+// committed since.
 // s is left unchanged; the actions are shared, not copied, and must not be
 // modified afterwards.
-func (s *Snapshot) Advance(commits [][]protocol.Action, modTime time.Time) (*Snapshot, error) {
+func (s *Snapshot) Advance(commits [][]protocol.Action) (*Snapshot, error) {
 	if len(commits) == 0 {
 		return s, nil
 	}
@@ -44,7 +42,7 @@ func (s *Snapshot) Advance(commits [][]protocol.Action, modTime time.Time) (*Sna
 		}
 	}
 	ns := &Snapshot{store: s.store, version: s.version + int64(len(commits)), state: state,
-		segStart: s.segStart, modTime: modTime}
+		segStart: s.segStart}
 	if err := ns.validate(); err != nil {
 		return nil, err
 	}

@@ -25,7 +25,8 @@ added since are removed, and its schema and properties come back; the protocol
 is never downgraded. History stays: later versions remain readable. The restore
 is refused, naming the file, when a file it needs was vacuumed. --timestamp
 restores the version current at that time (RFC 3339, or a UTC date or
-timestamp). Restoring to the current version commits nothing.`,
+timestamp; a time after the latest commit is refused, as history shows it).
+Restoring to the current version commits nothing.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			var opts deltalite.RestoreOptions

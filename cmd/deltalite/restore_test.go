@@ -2,11 +2,15 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/deltalite-go/deltalite"
 )
 
 func TestCLIRestore(t *testing.T) {
@@ -24,11 +28,6 @@ func TestCLIRestore(t *testing.T) {
 	if rows := mustRun(t, "scan", table, "--format", "csv"); strings.Count(strings.TrimSpace(rows), "\n") != 4 {
 		t.Errorf("rows after restore:\n%s", rows)
 	}
-	// A date after every commit: the current version, nothing to commit.
-	out = mustRun(t, "restore", table, "--timestamp", "2999-01-01")
-	if !strings.HasPrefix(out, "RestoreStats(version=2, restored_version=2,") {
-		t.Errorf("text: %s", out)
-	}
 	for _, c := range []struct {
 		args []string
 		want string
@@ -42,6 +41,44 @@ func TestCLIRestore(t *testing.T) {
 		if _, err := run(t, c.args...); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%v: %v, want %q", c.args, err, c.want)
 		}
+	}
+}
+
+// TestCLITimestampAfterLatestCommit: scan and restore refuse a timestamp
+// after the latest commit (exit status 1) with a message naming that
+// commit's time, and the table stays as it was; the commit's own time
+// reads, and restores to, the latest version.
+func TestCLITimestampAfterLatestCommit(t *testing.T) {
+	table := dmlCLITable(t)                           // v0
+	mustRun(t, "delete", table, "--where", "id <= 2") // v1
+	for v, at := range []time.Time{time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC), time.Date(2026, 1, 2, 3, 4, 5, 6e6, time.UTC)} {
+		if err := os.Chtimes(filepath.Join(table, "_delta_log", fmt.Sprintf("%020d.json", v)), at, at); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, args := range [][]string{
+		{"scan", table, "--timestamp", "2999-01-01"},
+		{"restore", table, "--timestamp", "2999-01-01"},
+		{"restore", table, "--timestamp", "2026-01-02T03:04:05.007Z"},
+	} {
+		out, err := run(t, args...)
+		if err == nil || !errors.Is(err, deltalite.ErrInvalidArgument) || !strings.Contains(err.Error(), "version 1") ||
+			!strings.Contains(err.Error(), "2026-01-02T03:04:05.006Z") {
+			t.Errorf("%v: %v, want an error naming version 1's time 2026-01-02T03:04:05.006Z\n%s", args, err, out)
+			continue
+		}
+		if !strings.Contains(errorLine(err), "after the latest commit") {
+			t.Errorf("%v: %s", args, errorLine(err))
+		}
+	}
+	if out := mustRun(t, "history", table, "--limit", "1"); !strings.Contains(out, "DELETE") {
+		t.Fatalf("a refused restore committed:\n%s", out)
+	}
+	if rows := mustRun(t, "scan", table, "--timestamp", "2026-01-02T03:04:05.006Z", "--format", "csv"); strings.Count(strings.TrimSpace(rows), "\n") != 2 {
+		t.Errorf("rows at the latest commit's time:\n%s", rows)
+	}
+	if out := mustRun(t, "restore", table, "--timestamp", "2026-01-02T03:04:05.006Z"); !strings.HasPrefix(out, "RestoreStats(version=1, restored_version=1,") {
+		t.Errorf("restore to the latest commit's time: %s", out)
 	}
 }
 

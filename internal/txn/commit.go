@@ -153,7 +153,7 @@ func (t *Txn) finish(ctx context.Context, version int64, attempts int, winners [
 	if t.snap == nil {
 		post, err = snapshot.LoadVersion(ctx, t.st, version)
 	} else {
-		post, err = t.snap.Advance(append(winners, ours), t.opt.Now())
+		post, err = t.snap.Advance(append(winners, ours))
 	}
 	if err != nil {
 		res.Warnings = append(res.Warnings, fmt.Errorf("building the snapshot of version %d: %w", version, err))

@@ -101,8 +101,16 @@ func TestTableLifecycle(t *testing.T) {
 			t.Fatalf("WithTimestamp(between versions 2 and 3) opened version %d", got)
 		}
 		sameLines(t, "by timestamp", rows, want[2])
-		if got, _ := c.readLines(t, uri, deltalite.WithTimestamp(time.Now().Add(time.Hour))); got != 4 {
-			t.Fatalf("WithTimestamp(an hour ahead) opened version %d, want the latest", got)
+		// After the latest commit: refused naming its time, as Spark does.
+		if _, err := deltalite.Open(ctx, uri, deltalite.WithStorageOptions(c.opts), deltalite.WithTimestamp(time.Now().Add(time.Hour))); !errors.Is(err, deltalite.ErrInvalidArgument) ||
+			!strings.Contains(err.Error(), "after the latest commit (version 4") {
+			t.Fatalf("WithTimestamp(an hour ahead): %v; want ErrInvalidArgument naming version 4", err)
+		}
+		// History reports the times time travel goes by, whole seconds or not.
+		for _, h := range hist {
+			if got, _ := c.readLines(t, uri, deltalite.WithTimestamp(h.Timestamp)); got != h.Version {
+				t.Fatalf("WithTimestamp(history time of version %d, %v) opened version %d", h.Version, h.Timestamp, got)
+			}
 		}
 		if _, err := deltalite.Open(ctx, uri, deltalite.WithStorageOptions(c.opts), deltalite.WithTimestamp(began.Add(-time.Hour))); !errors.Is(err, deltalite.ErrNotFound) {
 			t.Fatalf("WithTimestamp(before the table): %v; want ErrNotFound", err)
