@@ -2,12 +2,14 @@ package deltalite_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -18,6 +20,7 @@ import (
 	"github.com/deltalite-go/deltalite/internal/txn"
 	"github.com/deltalite-go/deltalite/protocol"
 	"github.com/deltalite-go/deltalite/restore"
+	"github.com/deltalite-go/deltalite/storage"
 )
 
 // restoreHistory builds a table through an append, a delete, a schema
@@ -288,5 +291,113 @@ func TestRestoreInCommitTimestampTable(t *testing.T) {
 	ict, ok := h[0].Info.Raw["inCommitTimestamp"].(float64)
 	if h[0].Info.Operation != "RESTORE" || !ok || int64(ict) <= h[1].Timestamp.UnixMilli() {
 		t.Fatalf("restore commit %+v after %v", h[0].Info.Raw, h[1].Timestamp)
+	}
+}
+
+// commitActions lists the action names of each line of commit v (metaData,
+// protocol, add, ...).
+func commitActions(t *testing.T, st storage.Store, v int64) []string {
+	t.Helper()
+	data, err := storage.ReadAll(context.Background(), st, protocol.CommitKey(v))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+		var m map[string]json.RawMessage
+		if err := json.Unmarshal([]byte(line), &m); err != nil {
+			t.Fatalf("commit %d: %v", v, err)
+		}
+		for k := range m {
+			names = append(names, k)
+		}
+	}
+	return names
+}
+
+// TestRestoreCommitsMetadataOnlyWhenChanged: a restore to a version with
+// the table's schema, properties and protocol commits no metaData and no
+// protocol action (so it does not fail concurrent blind appends); one
+// across a schema change commits the old metaData.
+func TestRestoreCommitsMetadataOnlyWhenChanged(t *testing.T) {
+	ctx := context.Background()
+	dir, rows := restoreHistory(t) // v3 widened the schema
+	st := openT(t, dir).Snapshot().Store()
+	for _, c := range []struct {
+		to       int64
+		metadata bool
+	}{{3, false}, {1, true}, {0, false}, {4, true}} {
+		tb := openT(t, dir)
+		if _, err := tb.Restore(ctx, deltalite.RestoreOptions{Version: restore.ToVersion(c.to)}); err != nil {
+			t.Fatalf("restore to %d: %v", c.to, err)
+		}
+		arrowrows.Diff(t, readRows(t, dir), rows[c.to])
+		names := commitActions(t, st, tb.Version())
+		if slices.Contains(names, "metaData") != c.metadata || slices.Contains(names, "protocol") {
+			t.Errorf("restore to %d (from version %d) commits %v, want metaData %v and no protocol", c.to, tb.Version()-1, names, c.metadata)
+		}
+		if got, want := tb.Metadata().SchemaString, openAt(t, dir, c.to).Metadata().SchemaString; got != want {
+			t.Errorf("restore to %d: schema %s, want %s", c.to, got, want)
+		}
+	}
+}
+
+// restoreFirst is a store on which a RESTORE to version 0 commits just
+// before this writer's commit of version v lands: a blind append racing a
+// restore that wins.
+type restoreFirst struct {
+	storage.Store
+	v    int64
+	once sync.Once
+	err  error
+}
+
+func (s *restoreFirst) PutIfAbsent(ctx context.Context, key string, data []byte) error {
+	if key == protocol.CommitKey(s.v) {
+		s.once.Do(func() {
+			tb, err := deltalite.Open(ctx, s.URL(), deltalite.WithStore(s.Store))
+			if err == nil {
+				_, err = tb.Restore(ctx, deltalite.RestoreOptions{Version: restore.ToVersion(0)})
+			}
+			s.err = err
+		})
+		if s.err != nil {
+			return s.err
+		}
+	}
+	return s.Store.PutIfAbsent(ctx, key, data)
+}
+
+// TestBlindAppendRacingRestoreBothLand: a restore that leaves the schema
+// as it is commits before a concurrent blind append; the append lands on
+// top of it instead of failing with a metadata conflict.
+func TestBlindAppendRacingRestoreBothLand(t *testing.T) {
+	ctx := context.Background()
+	st := storage.NewMemory()
+	for _, b := range dmlRows { // v0, v1
+		mustWrite(t, st.URL(), dmlReader(t, b), deltalite.WriteOptions{Mode: deltalite.ModeAppend, PartitionBy: []string{"p"}, Store: st})
+	}
+	v0 := readRows(t, st.URL(), deltalite.WithStore(st), deltalite.WithVersion(0))
+	racer := &restoreFirst{Store: st, v: 2}
+	res, err := deltalite.Write(ctx, st.URL(), dmlReader(t, `[{"id":9,"x":9,"s":"i","p":"a"}]`),
+		deltalite.WriteOptions{Mode: deltalite.ModeAppend, Store: racer})
+	if racer.err != nil {
+		t.Fatalf("the racing restore: %v", racer.err)
+	}
+	if err != nil || res.Version != 3 {
+		t.Fatalf("the blind append after a restore: %v (%+v)", err, res)
+	}
+	tb, err := deltalite.Open(ctx, st.URL(), deltalite.WithStore(st))
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, err := tb.History(ctx, 2)
+	if err != nil || h[0].Info.Operation != "WRITE" || h[1].Info.Operation != "RESTORE" {
+		t.Fatalf("history %+v (%v), want the RESTORE then the WRITE", h, err)
+	}
+	got := readRows(t, st.URL(), deltalite.WithStore(st))
+	added := slices.DeleteFunc(slices.Clone(got), func(r string) bool { return slices.Contains(v0, r) })
+	if len(got) != len(v0)+1 || len(added) != 1 || !strings.Contains(added[0], "9") {
+		t.Fatalf("rows %v, want version 0's %v and the appended one", got, v0)
 	}
 }

@@ -13,9 +13,12 @@
 //   - a file live in both with a different deletion vector is both: its
 //     current form removed, its target form added back.
 //
-// The target's metaData (schema, partitioning, configuration) is committed;
-// the protocol is the union of the current and the target's (the higher
-// versions, every feature of both), since a protocol is never downgraded.
+// The target's metaData (schema, partitioning, configuration) is committed
+// when it differs from the table's (protocol.SameMetadata); the protocol is
+// the union of the current and the target's (the higher versions, every
+// feature of both), since a protocol is never downgraded, committed when
+// that adds to the table's. Unchanged, neither is written, so a restore
+// that keeps the schema does not fail a concurrent blind append.
 // Domain metadata is left as it is: Spark carries over only the clustering
 // domain, which this engine does not write.
 //
@@ -28,13 +31,14 @@
 // and Spark's operationMetrics (numRestoredFiles, numRemovedFiles,
 // restoredFilesSize, removedFilesSize, numOfFilesAfterRestore,
 // tableSizeAfterRestore), plus the two delta-rs writes (numRestoredFile,
-// numRemovedFile). It declares the whole table read, carries a metaData
-// action and is not retried at a later version, so any commit made after
-// the restore read the table fails it with errs.CommitConflict, as Spark's
-// commitLarge does: one that adds or removes files or changes the metadata
-// or protocol by the conflict rules, and any other (a VACUUM START, which
-// may be deleting the files the restore adds back) because no retry is
-// allowed. The restore is not planned again.
+// numRemovedFile). It declares the whole table read and is not retried at
+// a later version, so any commit made after the restore read the table
+// fails it with errs.CommitConflict, as Spark's commitLarge does: one that
+// adds or removes files or changes the metadata or protocol by the conflict
+// rules, and any other (a VACUUM START, which may be deleting the files the
+// restore adds back) because no retry is allowed. The restore is not
+// planned again. A commit made after the restore is checked by the usual
+// rules: a blind append lands unless the restore changed the metadata.
 // Restoring to the version the table is at, or to one whose files,
 // metadata and protocol the table already shows, commits nothing.
 //

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"reflect"
 	"sort"
 	"time"
 
@@ -54,9 +53,12 @@ func Run(ctx context.Context, snap *snapshot.Snapshot, opt Options) (Stats, *sna
 		s.NumRemovedFiles++
 		s.RemovedFilesSize += *r.Size
 	}
+	// metaData and protocol are committed only when they change: either
+	// action fails every concurrent writer, a blind append included.
 	proto := protocol.MergeProtocols(snap.Protocol(), target.Protocol())
-	if len(adds) == 0 && len(removes) == 0 && reflect.DeepEqual(target.Metadata(), snap.Metadata()) &&
-		reflect.DeepEqual(proto, snap.Protocol()) {
+	newProto := !protocol.SameProtocol(proto, snap.Protocol())
+	newMetadata := !protocol.SameMetadata(target.Metadata(), snap.Metadata())
+	if len(adds) == 0 && len(removes) == 0 && !newMetadata && !newProto {
 		return s, snap, nil // the table already shows that state (restored to it before)
 	}
 	if err := checkPresent(ctx, snap.Store(), adds, target.Version(), opt.MaxParallelChecks); err != nil {
@@ -70,8 +72,12 @@ func Run(ctx context.Context, snap *snapshot.Snapshot, opt Options) (Stats, *sna
 	t := txn.Begin(snap, txn.Operation{Name: OpRestore, Parameters: params}, txn.Options{MaxRetries: -1, Metadata: opt.CommitMetadata})
 	t.ReadWholeTable()
 	// The protocol and metaData first, as Spark writes them.
-	t.Add(protocol.Action{Protocol: proto})
-	t.Add(protocol.Action{Metadata: target.Metadata()})
+	if newProto {
+		t.Add(protocol.Action{Protocol: proto})
+	}
+	if newMetadata {
+		t.Add(protocol.Action{Metadata: target.Metadata()})
+	}
 	for _, a := range adds {
 		t.Add(protocol.Action{Add: a})
 	}
