@@ -21,9 +21,11 @@ type Commit struct {
 }
 
 // History returns up to limit commits, newest first (all when limit <= 0).
-// Versions whose commit file was cleaned up are not listed.
+// Versions whose commit file was cleaned up are not listed. It reads the
+// log's actions, never the schema, so it lists a table this engine cannot
+// read too.
 func History(ctx context.Context, st storage.Store, limit int) ([]Commit, error) {
-	head, err := Load(ctx, st)
+	head, err := replay(ctx, st, -1)
 	if err != nil {
 		return nil, err
 	}

@@ -35,6 +35,20 @@ func Load(ctx context.Context, st storage.Store) (*Snapshot, error) {
 
 // LoadVersion builds the snapshot at version v (latest when v < 0).
 func LoadVersion(ctx context.Context, st storage.Store, v int64) (*Snapshot, error) {
+	s, err := replay(ctx, st, v)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.validate(); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// replay applies the log up to version v (latest when v < 0) without
+// checking that the result is a table this engine can read: History lists
+// the commits of a table whose schema it could not read.
+func replay(ctx context.Context, st storage.Store, v int64) (*Snapshot, error) {
 	seg, err := buildSegment(ctx, st, v)
 	if err != nil {
 		return nil, err
@@ -48,11 +62,7 @@ func LoadVersion(ctx context.Context, st storage.Store, v int64) (*Snapshot, err
 	if err := applyCommits(ctx, st, seg.commits, state); err != nil {
 		return nil, err
 	}
-	s := &Snapshot{store: st, version: seg.version, state: state, segStart: seg.checkpointVersion}
-	if err := s.validate(); err != nil {
-		return nil, err
-	}
-	return s, nil
+	return &Snapshot{store: st, version: seg.version, state: state, segStart: seg.checkpointVersion}, nil
 }
 
 func applyCheckpoint(ctx context.Context, st storage.Store, seg *segment, state *protocol.State) error {

@@ -61,6 +61,9 @@ func newTimeline(ctx context.Context, head *Snapshot) (*timeline, error) {
 // ictEnablement reports whether in-commit timestamps are on and from which
 // version (0 when the table does not say: on for every version).
 func ictEnablement(s *Snapshot) (int64, bool) {
+	if s.state.Metadata == nil {
+		return 0, false // a log History reads without its metaData
+	}
 	props := s.Properties()
 	if props[protocol.PropEnableInCommitTimestamps] != "true" {
 		return 0, false
