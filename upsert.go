@@ -7,11 +7,8 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
-	"github.com/google/uuid"
 
 	"github.com/deltalite-go/deltalite/internal/errs"
-	"github.com/deltalite-go/deltalite/schema"
-	"github.com/deltalite-go/deltalite/snapshot"
 	"github.com/deltalite-go/deltalite/upsert"
 	"github.com/deltalite-go/deltalite/write"
 )
@@ -64,9 +61,9 @@ func Upsert(ctx context.Context, uri string, src array.RecordReader, opts Upsert
 	if src == nil || src.Schema() == nil {
 		return UpsertStats{}, errs.New(errs.InvalidArgument, uri, "no source to upsert")
 	}
-	sc, err := schema.FromArrow(src.Schema())
+	sc, err := write.SourceSchema(st.URL(), src.Schema())
 	if err != nil {
-		return UpsertStats{}, errs.Wrap(errs.SchemaMismatch, st.URL(), err, "source schema")
+		return UpsertStats{}, err
 	}
 	if opts.DeleteColumn != "" {
 		sc = sc.Without(opts.DeleteColumn)
@@ -75,11 +72,7 @@ func Upsert(ctx context.Context, uri string, src array.RecordReader, opts Upsert
 	if opts.PartitionKey != "" {
 		parts = strings.Split(opts.PartitionKey, ",")
 	}
-	md, p, err := write.NewTable(st.URL(), uuid.NewString(), sc, write.NewTableOptions{PartitionBy: parts, Properties: opts.TableProperties})
-	if err != nil {
-		return UpsertStats{}, err
-	}
-	empty, err := snapshot.Empty(st, p, md)
+	empty, err := write.Empty(st, sc, write.NewTableOptions{PartitionBy: parts, Properties: opts.TableProperties})
 	if err != nil {
 		return UpsertStats{}, err
 	}

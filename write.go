@@ -2,11 +2,13 @@ package deltalite
 
 import (
 	"context"
+	"errors"
 
 	"github.com/apache/arrow-go/v18/arrow/array"
 
 	"github.com/deltalite-go/deltalite/internal/errs"
 	"github.com/deltalite-go/deltalite/schema"
+	"github.com/deltalite-go/deltalite/snapshot"
 	"github.com/deltalite-go/deltalite/storage"
 	"github.com/deltalite-go/deltalite/write"
 )
@@ -50,21 +52,51 @@ func Write(ctx context.Context, uri string, src array.RecordReader, wo WriteOpti
 	if err != nil {
 		return nil, err
 	}
-	return write.Run(ctx, st, src, nil, wo)
+	snap, err := loadOrNew(ctx, st, src, nil, wo.NewTable())
+	if err != nil {
+		return nil, err
+	}
+	res, _, err := write.Run(ctx, snap, src, wo)
+	if err != nil {
+		return nil, err
+	}
+	return &res, nil
 }
 
 // Write writes src to the table as the function Write does and moves t to
 // the version the write committed (or found, when it was skipped), as
 // Upsert does.
 func (t *Table) Write(ctx context.Context, src array.RecordReader, wo WriteOptions) (*WriteResult, error) {
-	res, err := write.Run(ctx, t.store, src, nil, wo)
+	snap, err := t.Snapshot().Refresh(ctx)
 	if err != nil {
 		return nil, err
 	}
-	if post := res.Snapshot(); post != nil {
-		t.set(post)
+	res, post, err := write.Run(ctx, snap, src, wo)
+	t.moveTo(snap, post)
+	if err != nil {
+		return nil, err
 	}
-	return res, nil
+	return &res, nil
+}
+
+// loadOrNew is the table in st that an operation which may create it
+// works on: the table there, or else the one it creates (write.Empty),
+// with schema sc or, when sc is nil, the source's columns. The operation
+// then commits the table and its first rows as one commit, version 0.
+func loadOrNew(ctx context.Context, st storage.Store, src array.RecordReader, sc *schema.Struct, o write.NewTableOptions) (*snapshot.Snapshot, error) {
+	snap, err := snapshot.Load(ctx, st)
+	if !errors.Is(err, errs.ErrTableNotFound) {
+		return snap, err
+	}
+	if sc == nil {
+		if src == nil {
+			return nil, errs.New(errs.InvalidArgument, st.URL(), "the source has no schema")
+		}
+		if sc, err = write.SourceSchema(st.URL(), src.Schema()); err != nil {
+			return nil, err
+		}
+	}
+	return write.Empty(st, sc, o)
 }
 
 // CreateOptions configure Create.
@@ -100,8 +132,16 @@ func Create(ctx context.Context, uri string, sc *schema.Struct, co CreateOptions
 	}
 	wo := WriteOptions{Mode: ModeError, PartitionBy: co.PartitionBy, Properties: co.Properties,
 		Name: co.Name, Description: co.Description, CommitMetadata: co.CommitMetadata}
-	if _, err := write.Run(ctx, st, empty, sc, wo); err != nil {
+	snap, err := loadOrNew(ctx, st, empty, sc, wo.NewTable())
+	if err != nil {
 		return nil, err
 	}
-	return Open(ctx, uri, WithStore(st))
+	_, post, err := write.Run(ctx, snap, empty, wo)
+	if err != nil {
+		return nil, err
+	}
+	if post == nil { // committed, but reading the new table back failed
+		return Open(ctx, uri, WithStore(st))
+	}
+	return &Table{store: st, snap: post}, nil
 }

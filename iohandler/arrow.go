@@ -9,7 +9,6 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
-	"github.com/google/uuid"
 
 	"github.com/deltalite-go/deltalite"
 	"github.com/deltalite-go/deltalite/internal/errs"
@@ -17,7 +16,6 @@ import (
 	"github.com/deltalite-go/deltalite/merge"
 	"github.com/deltalite-go/deltalite/scan"
 	"github.com/deltalite-go/deltalite/schema"
-	"github.com/deltalite-go/deltalite/snapshot"
 	"github.com/deltalite-go/deltalite/storage"
 	"github.com/deltalite-go/deltalite/write"
 )
@@ -94,7 +92,13 @@ func writeArrow(ctx context.Context, req *WriteRequest, rr array.RecordReader) (
 	if req.Mode == ModeMerge {
 		return mergeArrow(ctx, req, rr)
 	}
-	res, err := deltalite.Write(ctx, req.TableURI, rr, req.WriteOptions())
+	var res *deltalite.WriteResult
+	var err error
+	if req.Table != nil {
+		res, err = req.Table.Write(ctx, rr, req.WriteOptions())
+	} else {
+		res, err = deltalite.Write(ctx, req.TableURI, rr, req.WriteOptions())
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -108,8 +112,8 @@ func mergeArrow(ctx context.Context, req *WriteRequest, rr array.RecordReader) (
 	rr = keyedSource(ctx, req, rr)
 	var stats merge.Stats
 	var err error
-	if req.TableExists {
-		stats, err = deltalite.Merge(ctx, req.TableURI, rr, *req.Merge)
+	if req.Table != nil {
+		stats, err = req.Table.Merge(ctx, rr, *req.Merge)
 	} else {
 		stats, err = mergeCreating(ctx, req, rr)
 	}
@@ -149,11 +153,7 @@ func mergeCreating(ctx context.Context, req *WriteRequest, rr array.RecordReader
 	if err != nil {
 		return merge.Stats{}, errs.Wrap(errs.InvalidArgument, req.TableURI, err, "opening storage")
 	}
-	md, p, err := write.NewTable(st.URL(), uuid.NewString(), sc, write.NewTableOptions{PartitionBy: req.PartitionBy, Properties: req.TableConfig})
-	if err != nil {
-		return merge.Stats{}, err
-	}
-	empty, err := snapshot.Empty(st, p, md)
+	empty, err := write.Empty(st, sc, write.NewTableOptions{PartitionBy: req.PartitionBy, Properties: req.TableConfig})
 	if err != nil {
 		return merge.Stats{}, err
 	}

@@ -330,7 +330,7 @@ func (h *Handler) HandleOutput(ctx context.Context, oc OutputContext, v any) (Me
 	if err != nil && !errors.Is(err, errs.ErrTableNotFound) {
 		return nil, err
 	}
-	req.TableExists = tbl != nil
+	req.Table = tbl
 	var sc *schema.Struct
 	if tbl != nil {
 		sc = tbl.DeltaSchema()

@@ -104,9 +104,10 @@ type WriteRequest struct {
 	Writer      WriterProperties
 	Commit      CommitProperties
 	Engine      EngineSettings
-	// TableExists reports whether the table existed when the write was
-	// resolved.
-	TableExists bool
+	// Table is the table as the handler opened it (its configuration
+	// applied), nil when it is missing: a type handler writes through it
+	// (Table.Write, Table.Merge), so one write reads the log once.
+	Table *deltalite.Table
 }
 
 // WriteOptions are the engine's write options of a request that is not a

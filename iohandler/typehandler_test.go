@@ -50,7 +50,7 @@ func TestRegisteredTypeHandler(t *testing.T) {
 	}
 	w := fake.write
 	if w.Mode != "overwrite" || w.ReplaceWhere != "day = 'd2'" || w.PartitionPredicate != "day = 'd2'" || len(w.PartitionBy) != 1 ||
-		!w.TableExists || w.StorageOptions["local_fsync"] != "log" || w.Writer.TargetFileSize != 1<<20 || w.Commit.CustomMetadata["a"] != "b" ||
+		w.Table == nil || w.StorageOptions["local_fsync"] != "log" || w.Writer.TargetFileSize != 1<<20 || w.Commit.CustomMetadata["a"] != "b" ||
 		w.TableURI != h.AssetTableURI("ev", nil) {
 		t.Fatalf("write request %+v", w)
 	}

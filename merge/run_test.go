@@ -47,14 +47,14 @@ func newTable(t *testing.T, sc *schema.Struct, parts []string, rows ...string) (
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, r := range rows {
-		if _, err := write.Run(context.Background(), st, reader(t, sc, r), sc, write.Options{Mode: write.ModeAppend, PartitionBy: parts}); err != nil {
-			t.Fatal(err)
-		}
-	}
-	snap, err := snapshot.Load(context.Background(), st)
+	snap, err := write.Empty(st, sc, write.NewTableOptions{PartitionBy: parts})
 	if err != nil {
 		t.Fatal(err)
+	}
+	for _, r := range rows {
+		if _, snap, err = write.Run(context.Background(), snap, reader(t, sc, r), write.Options{Mode: write.ModeAppend}); err != nil {
+			t.Fatal(err)
+		}
 	}
 	return dir, snap
 }

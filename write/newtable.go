@@ -7,10 +7,15 @@ import (
 	"strings"
 	"time"
 
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/google/uuid"
+
 	"github.com/deltalite-go/deltalite/internal/errs"
 	"github.com/deltalite-go/deltalite/internal/txn"
 	"github.com/deltalite-go/deltalite/protocol"
 	"github.com/deltalite-go/deltalite/schema"
+	"github.com/deltalite-go/deltalite/snapshot"
+	"github.com/deltalite-go/deltalite/storage"
 )
 
 // NewTableOptions describe a table to create.
@@ -20,7 +25,38 @@ type NewTableOptions struct {
 	Name, Description string
 }
 
-// newTable builds the protocol and metaData of a new table with schema sc
+// NewTable is what a write in these options creates: the partitioning,
+// properties, name and description of a new table.
+func (wo Options) NewTable() NewTableOptions {
+	return NewTableOptions{PartitionBy: wo.PartitionBy, Properties: wo.Properties, Name: wo.Name, Description: wo.Description}
+}
+
+// Empty is the table an operation creates in st with schema sc, as o
+// describes: version -1 and no files (snapshot.Empty). Write, upsert and
+// merge plan against it as against any table, and their one commit is
+// version 0: the table and its first rows.
+func Empty(st storage.Store, sc *schema.Struct, o NewTableOptions) (*snapshot.Snapshot, error) {
+	md, p, err := NewTable(st.URL(), uuid.NewString(), sc, o)
+	if err != nil {
+		return nil, err
+	}
+	return snapshot.Empty(st, p, md)
+}
+
+// SourceSchema is the Delta schema of a source's Arrow schema, the schema
+// of a table created from it.
+func SourceSchema(uri string, as *arrow.Schema) (*schema.Struct, error) {
+	if as == nil {
+		return nil, errs.New(errs.InvalidArgument, uri, "the source has no schema")
+	}
+	sc, err := schema.FromArrow(as)
+	if err != nil {
+		return nil, errs.Wrap(errs.SchemaMismatch, uri, err, "source schema")
+	}
+	return sc, nil
+}
+
+// NewTable builds the protocol and metaData of a new table with schema sc
 // (which it does not modify): partition columns resolved, column mapping
 // ids assigned when a mapping mode is asked for, and the minimal protocol
 // with the features the schema and properties need.

@@ -74,7 +74,7 @@ type Options struct {
 	// StorageOptions are the object-store settings deltalite.Write opens
 	// the table's URI with, keyed as delta-rs spells them (AWS_REGION,
 	// AZURE_STORAGE_ACCOUNT_NAME, ...); Store, when set, is used instead of
-	// resolving the URI. Run is handed its store and ignores both.
+	// resolving the URI. Run is handed its table and ignores both.
 	StorageOptions map[string]string
 	Store          storage.Store
 }
@@ -90,10 +90,5 @@ type Result struct {
 	BytesWritten int64
 	Warnings     []error // failures after the commit (checkpoint, log cleanup); the commit stands
 
-	post *snapshot.Snapshot // the table as the write left it
+	post *snapshot.Snapshot // the table as the write left it, until Run returns it
 }
-
-// Snapshot is the table as the write left it: at Version, or the version
-// a skipped write found. nil when building it after the commit failed (see
-// Warnings).
-func (r *Result) Snapshot() *snapshot.Snapshot { return r.post }

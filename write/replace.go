@@ -12,7 +12,11 @@ import (
 // replace is create_or_replace on an existing table: new metadata (same
 // table id), every old file removed, the new ones added, one commit.
 func (w *job) replace(ctx context.Context) (*Result, error) {
-	md, p, err := w.newMetadata(w.snap.Metadata().ID)
+	sc, err := SourceSchema(w.st.URL(), w.src.Schema())
+	if err != nil {
+		return nil, err
+	}
+	md, p, err := NewTable(w.st.URL(), w.snap.Metadata().ID, sc, w.wo.NewTable())
 	if err != nil {
 		return nil, err
 	}
@@ -22,7 +26,7 @@ func (w *job) replace(ctx context.Context) (*Result, error) {
 	}
 	// Never downgrade the protocol: keep every old feature too.
 	p, upgraded := keepFeatures(w.snap.Protocol(), p)
-	sc := mustSchema(md)
+	sc = mustSchema(md)
 	res := &Result{}
 	adds, err := w.writeFiles(ctx, sc, md, res)
 	if err != nil {
@@ -55,7 +59,7 @@ func (w *job) replace(ctx context.Context) (*Result, error) {
 func mustSchema(md *protocol.Metadata) *schema.Struct {
 	sc, err := schema.Parse(md.SchemaString)
 	if err != nil {
-		panic(err) // built by newMetadata from a valid schema
+		panic(err) // built by NewTable from a valid schema
 	}
 	return sc
 }

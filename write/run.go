@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow/array"
-	"github.com/google/uuid"
 
 	"github.com/deltalite-go/deltalite/internal/arrowmem"
 	"github.com/deltalite-go/deltalite/internal/datafile"
@@ -24,56 +23,72 @@ import (
 	"github.com/deltalite-go/deltalite/storage"
 )
 
-// Run writes src to the table in st as one commit, as opts ask; sc, when
-// not nil, is the schema of a table the write creates (Create gives Delta
-// types the source's Arrow schema cannot carry). Nothing is visible until
-// the commit; a failure leaves the table as it was and deletes the data
-// files it wrote.
-func Run(ctx context.Context, st storage.Store, src array.RecordReader, sc *schema.Struct, wo Options) (*Result, error) {
-	uri := st.URL()
+// Run writes src to the table snap shows as one commit, as opts ask, and
+// returns the table as the write left it (the version it committed, or
+// the one a skipped write found). snap is the table as the caller opened
+// it, or the table the write creates (Empty): then the table and its rows
+// are one commit, version 0. Nothing is visible until the commit; a
+// failure leaves the table as it was and deletes the data files it wrote.
+func Run(ctx context.Context, snap *snapshot.Snapshot, src array.RecordReader, wo Options) (Result, *snapshot.Snapshot, error) {
+	if snap == nil {
+		return Result{}, nil, errs.New(errs.InvalidArgument, "", "no table to write to")
+	}
+	uri := snap.Store().URL()
 	if src == nil || src.Schema() == nil {
-		return nil, errs.New(errs.InvalidArgument, uri, "the source has no schema")
+		return Result{}, nil, errs.New(errs.InvalidArgument, uri, "the source has no schema")
+	}
+	if err := wo.check(uri); err != nil {
+		return Result{}, nil, err
 	}
 	if wo.Mode == "" {
 		wo.Mode = ModeError
 	}
-	switch wo.Mode {
-	case ModeAppend, ModeOverwrite, ModeError, ModeIgnore, ModeCreateOrReplace:
+	w := &job{st: snap.Store(), src: src, wo: wo, snap: snap}
+	if w.wo.Allocator == nil {
+		w.wo.Allocator = arrowmem.Default
+	}
+	var res *Result
+	var err error
+	switch {
+	case snap.IsEmpty():
+		res, err = w.update(ctx)
+	case wo.Mode == ModeError:
+		err = errs.New(errs.TableExists, uri, "a Delta table exists here (version %d); use mode append, overwrite or ignore", snap.Version())
+	case wo.Mode == ModeIgnore:
+		res = &Result{Version: snap.Version(), Skipped: true, post: snap}
+	case wo.Mode == ModeCreateOrReplace:
+		res, err = w.replace(ctx)
 	default:
-		return nil, errs.New(errs.InvalidArgument, uri, "unknown write mode %q (use append, overwrite, error, ignore or create_or_replace)", wo.Mode)
+		res, err = w.update(ctx)
+	}
+	if err != nil {
+		return Result{}, nil, err
+	}
+	post := res.post
+	res.post = nil
+	return *res, post, nil
+}
+
+// check refuses options no table could take, before anything is read.
+func (wo Options) check(uri string) error {
+	switch wo.Mode {
+	case "", ModeAppend, ModeOverwrite, ModeError, ModeIgnore, ModeCreateOrReplace:
+	default:
+		return errs.New(errs.InvalidArgument, uri, "unknown write mode %q (use append, overwrite, error, ignore or create_or_replace)", wo.Mode)
 	}
 	switch wo.SchemaMode {
 	case SchemaStrict, SchemaMerge:
 	case SchemaOverwrite:
 		if wo.Mode != ModeOverwrite {
-			return nil, errs.New(errs.InvalidArgument, uri, "schema mode overwrite needs mode overwrite")
+			return errs.New(errs.InvalidArgument, uri, "schema mode overwrite needs mode overwrite")
 		}
 	default:
-		return nil, errs.New(errs.InvalidArgument, uri, "unknown schema mode %q (use merge or overwrite)", wo.SchemaMode)
+		return errs.New(errs.InvalidArgument, uri, "unknown schema mode %q (use merge or overwrite)", wo.SchemaMode)
 	}
 	if wo.ReplaceWhere != "" && wo.Mode != ModeOverwrite {
-		return nil, errs.New(errs.InvalidArgument, uri, "a replace-where predicate needs mode overwrite")
+		return errs.New(errs.InvalidArgument, uri, "a replace-where predicate needs mode overwrite")
 	}
-	snap, err := snapshot.Load(ctx, st)
-	if err != nil && !errors.Is(err, errs.ErrTableNotFound) {
-		return nil, err
-	}
-	w := &job{st: st, src: src, wo: wo, snap: snap, schema: sc}
-	if w.wo.Allocator == nil {
-		w.wo.Allocator = arrowmem.Default
-	}
-	if snap == nil {
-		return w.create(ctx)
-	}
-	switch wo.Mode {
-	case ModeError:
-		return nil, errs.New(errs.TableExists, st.URL(), "a Delta table exists here (version %d); use mode append, overwrite or ignore", snap.Version())
-	case ModeIgnore:
-		return &Result{Version: snap.Version(), Skipped: true, post: snap}, nil
-	case ModeCreateOrReplace:
-		return w.replace(ctx)
-	}
-	return w.update(ctx)
+	return nil
 }
 
 // job is one write: what it was asked and what planning learned.
@@ -82,9 +97,6 @@ type job struct {
 	src  array.RecordReader
 	wo   Options
 	snap *snapshot.Snapshot
-	// schema is the schema of a new table when the caller gave it as Delta
-	// types (Create); nil means: from the source's Arrow schema.
-	schema *schema.Struct
 	// replace is the bound replace-where predicate of an overwrite, and
 	// rewrite the files it selects in part (their other rows are kept).
 	replaceWhere *replaceWhere
@@ -94,34 +106,6 @@ type job struct {
 
 func (w *job) txnOptions() txn.Options {
 	return txn.Options{MaxRetries: w.wo.CommitMaxRetries, Metadata: w.wo.CommitMetadata}
-}
-
-// newMetadata builds the metaData of a new (or replaced) table from the
-// source schema and the options.
-func (w *job) newMetadata(id string) (*protocol.Metadata, *protocol.Protocol, error) {
-	sc := w.schema
-	if sc == nil {
-		var err error
-		if sc, err = schema.FromArrow(w.src.Schema()); err != nil {
-			return nil, nil, errs.Wrap(errs.SchemaMismatch, w.st.URL(), err, "source schema")
-		}
-	}
-	return NewTable(w.st.URL(), id, sc, NewTableOptions{PartitionBy: w.wo.PartitionBy, Properties: w.wo.Properties,
-		Name: w.wo.Name, Description: w.wo.Description})
-}
-
-// create writes a new table: the rows are planned and written against the
-// table about to be created (snapshot.Empty), so the table and its first
-// files are one commit, version 0.
-func (w *job) create(ctx context.Context) (*Result, error) {
-	md, p, err := w.newMetadata(uuid.NewString())
-	if err != nil {
-		return nil, err
-	}
-	if w.snap, err = snapshot.Empty(w.st, p, md); err != nil {
-		return nil, err
-	}
-	return w.update(ctx)
 }
 
 // update appends to or overwrites an existing table, or fills one being
@@ -403,9 +387,9 @@ func (w *job) onCreatedFirst(ctx context.Context, empty *snapshot.Snapshot) (*sn
 // schema, nil when the table's stays.
 func (w *job) evolvedMetadata() (*protocol.Metadata, error) {
 	snap := w.snap
-	src, err := schema.FromArrow(w.src.Schema())
+	src, err := SourceSchema(w.st.URL(), w.src.Schema())
 	if err != nil {
-		return nil, errs.Wrap(errs.SchemaMismatch, w.st.URL(), err, "source schema")
+		return nil, err
 	}
 	var next *schema.Struct
 	switch w.wo.SchemaMode {

@@ -41,19 +41,26 @@ func newTable(t *testing.T, batches ...string) (string, *snapshot.Snapshot) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	sc, err := write.SourceSchema(dir, testSchema)
+	if err != nil {
+		t.Fatal(err)
+	}
+	snap, err := write.Empty(st, sc, write.NewTableOptions{PartitionBy: []string{"p"}})
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, b := range batches {
 		rec, _, err := array.RecordFromJSON(memory.DefaultAllocator, testSchema, strings.NewReader(b))
 		if err != nil {
 			t.Fatal(err)
 		}
 		rr, _ := array.NewRecordReader(testSchema, []arrow.RecordBatch{rec})
-		if _, err := write.Run(context.Background(), st, rr, nil, write.Options{Mode: write.ModeAppend, PartitionBy: []string{"p"}}); err != nil {
+		if _, snap, err = write.Run(context.Background(), snap, rr, write.Options{Mode: write.ModeAppend}); err != nil {
 			t.Fatal(err)
 		}
 	}
-	snap, err := snapshot.Load(context.Background(), st)
-	if err != nil {
-		t.Fatal(err)
+	if snap.IsEmpty() {
+		t.Fatal("no batches written")
 	}
 	return dir, snap
 }
