@@ -22,8 +22,8 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
-	"time"
 
+	"github.com/deltalite-go/deltalite/bench/internal/report"
 	"github.com/deltalite-go/deltalite/bench/internal/runproc"
 	"github.com/deltalite-go/deltalite/optimize"
 )
@@ -52,13 +52,11 @@ type config struct {
 	files, partitions, oneFiles, bigFiles     int
 	budgetMiB, bigFactor, capMiB, capFraction int64
 	targetSize                                int64
-	reps                                      int
 	cases                                     []string
 	zorderBy                                  string
 	oursBudgetArgs                            []string
-	work, python, deltalite, script, checksum string
-	outputs                                   runproc.Outputs
-	reportOnly                                bool
+	deltalite, script                         string
+	report.Flags
 }
 
 func main() {
@@ -80,16 +78,10 @@ func main() {
 		"uncapped run of the same case, at least its baseline after opening the table plus -budget-mib")
 	flag.StringVar(&c.zorderBy, "zorder-by", "x,y", "z-order columns")
 	flag.Int64Var(&c.targetSize, "target-size", 0, "target file size in bytes for both engines (0: each engine's default)")
-	flag.IntVar(&c.reps, "reps", 3, "measured runs per engine and case (the order of the engines alternates)")
 	flag.StringVar(&cases, "cases", strings.Join(allCases, ","), "cases to run: "+strings.Join(allCases, ", "))
-	flag.StringVar(&c.work, "work", "bench/out/maintenance", "directory for the tables, the runs' copies and the reports")
-	flag.StringVar(&c.python, "python", ".venv/bin/python", "Python with deltalake, pyarrow and duckdb")
+	c.Register(flag.CommandLine, 3, "bench/out/maintenance", "the tables, the runs' copies and the reports")
 	flag.StringVar(&c.deltalite, "deltalite", "bench/out/bin/deltalite", "the deltalite command")
 	flag.StringVar(&c.script, "script", "bench/py/maint_bench.py", "the delta-rs maintenance program")
-	flag.StringVar(&c.checksum, "checksum", "bench/py/checksum.py", "the content fingerprint program")
-	flag.StringVar(&c.outputs.Markdown, "out", "", "Markdown report (default WORK/results.md)")
-	flag.StringVar(&c.outputs.JSON, "json", "", "raw results (default WORK/results.json)")
-	flag.BoolVar(&c.reportOnly, "report-only", false, "render the report from the JSON results, run nothing")
 	flag.Parse()
 	var err error
 	if c.cases, err = parseCases(cases); err != nil {
@@ -99,19 +91,19 @@ func main() {
 	if c.capFraction < 1 {
 		fail(fmt.Errorf("-cap-fraction %d: want 1 or more", c.capFraction))
 	}
-	if err := c.outputs.Init(c.work); err != nil {
+	if err := c.Init(); err != nil {
 		fail(err)
 	}
-	if c.reportOnly {
+	if c.ReportOnly {
 		var r Report
-		if err := c.outputs.Rerender(&r, func() string { return render(&r) }); err != nil {
+		if err := c.Outputs.Rerender(&r, func() string { return render(&r) }); err != nil {
 			fail(err)
 		}
 		return
 	}
-	r := &Report{Header: runproc.NewHeader(c.work, c.python), Reps: c.reps, BudgetMiB: c.budgetMiB, OursBudgetArgs: c.oursBudgetArgs,
+	r := &Report{Header: report.NewHeader(c.Work, c.Python), Reps: c.Reps, BudgetMiB: c.budgetMiB, OursBudgetArgs: c.oursBudgetArgs,
 		ZOrderBy: c.zorderBy, TargetSize: c.targetSize}
-	save := func() error { return c.outputs.Save(r, render(r)) }
+	save := func() error { return c.Outputs.Save(r, render(r)) }
 	if err := measure(c, r, save); err != nil {
 		fail(err)
 	}
@@ -120,7 +112,7 @@ func main() {
 		fail(err)
 	}
 	fmt.Print(render(r))
-	logf("report: %s, results: %s", c.outputs.Markdown, c.outputs.JSON)
+	logf("report: %s, results: %s", c.Outputs.Markdown, c.Outputs.JSON)
 	if len(r.Problems) > 0 {
 		fail(errors.New("some runs failed or disagreed; see the report"))
 	}
@@ -141,14 +133,7 @@ func parseCases(s string) ([]string, error) {
 	return out, nil
 }
 
-func logf(format string, args ...any) {
-	fmt.Fprintf(os.Stderr, "maintbench: %s "+format+"\n", append([]any{time.Now().Format("15:04:05")}, args...)...)
-}
-
-func fail(err error) {
-	fmt.Fprintln(os.Stderr, "maintbench:", err)
-	os.Exit(1)
-}
+var logf, fail = report.Log("maintbench").Printf, report.Log("maintbench").Fail
 
 // measure prepares every case's table and runs the case's engines on
 // copies of it, calling saved after each run.
@@ -165,14 +150,14 @@ func measure(c config, r *Report, saved func() error) error {
 		if cr.Table, err = prepare(c, cs); err != nil {
 			return fmt.Errorf("%s: %w", cs, err)
 		}
-		base := filepath.Join(c.work, "tables", cr.Table.Name)
+		base := filepath.Join(c.Work, "tables", cr.Table.Name)
 		var floorMiB int64
 		if cs == caseZOrderBig && c.capMiB == 0 {
 			if floorMiB, err = capFloorMiB(c, base); err != nil {
 				return fmt.Errorf("%s: %w", cs, err)
 			}
 		}
-		for rep := range c.reps {
+		for rep := range c.Reps {
 			for i, e := range runOrder(cs, rep) {
 				if e == engineOurs && missing != "" {
 					continue
@@ -241,7 +226,7 @@ func argv(c config, cr *Case, e, dir string) (args, env []string) {
 		return args, nil
 	}
 	op := map[string]string{caseCompact: "compact", caseCompactOne: "compact", caseZOrder: "zorder", caseZOrderBig: "zorder", caseVacuum: "vacuum"}[cs]
-	args = []string{c.python, c.script, op, dir}
+	args = []string{c.Python, c.script, op, dir}
 	if op == "zorder" {
 		args = append(args, "--columns", c.zorderBy)
 	}
@@ -278,7 +263,7 @@ const defaultCapFraction = 3
 // space of a delta-rs process that opened the table, plus the budget.
 // Below it the run fails at start-up and shows nothing about the sort.
 func capFloorMiB(c config, base string) (int64, error) {
-	s, err := runproc.Run([]string{c.python, c.script, "probe", base}, cappedEnv, os.Stderr)
+	s, err := runproc.Run([]string{c.Python, c.script, "probe", base}, cappedEnv, os.Stderr)
 	if err != nil {
 		return 0, fmt.Errorf("probing delta-rs's baseline: %w", err)
 	}
@@ -325,7 +310,7 @@ func capOf(c config, cr *Case, floorMiB int64) (int64, string) {
 // runEngine runs engine e once on a fresh copy of the case's table.
 func runEngine(c config, cr *Case, e, base string) Run {
 	run := Run{Engine: e}
-	dir := filepath.Join(c.work, "run-"+cr.Name)
+	dir := filepath.Join(c.Work, "run-"+cr.Name)
 	if err := os.RemoveAll(dir); err != nil {
 		run.Error = err.Error()
 		return run
@@ -377,8 +362,8 @@ func runEngine(c config, cr *Case, e, base string) Run {
 		return run
 	}
 	run.Deleted = deleted(before, after)
-	var ck Checksum
-	if err := runproc.OutputJSON([]string{c.python, c.checksum, dir}, os.Stderr, &ck); err != nil {
+	var ck report.Checksum
+	if err := runproc.OutputJSON([]string{c.Python, c.Checksum, dir}, os.Stderr, &ck); err != nil {
 		run.Error = "checksum: " + err.Error()
 		return run
 	}

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/deltalite-go/deltalite/bench/internal/gen"
+	"github.com/deltalite-go/deltalite/bench/internal/report"
 	"github.com/deltalite-go/deltalite/bench/internal/runproc"
 	"github.com/deltalite-go/deltalite/internal/testkit/peers"
 )
@@ -43,7 +44,7 @@ func TestParseCases(t *testing.T) {
 // z-order, the budget (ours through the environment and the extra flags,
 // delta-rs's as max_spill_size with the address-space cap).
 func TestArgvPassesTheKnobs(t *testing.T) {
-	c := config{python: "py", script: "m.py", deltalite: "dl", zorderBy: "x,y", targetSize: 1000, budgetMiB: 4,
+	c := config{Flags: report.Flags{Python: "py"}, script: "m.py", deltalite: "dl", zorderBy: "x,y", targetSize: 1000, budgetMiB: 4,
 		oursBudgetArgs: []string{"--sort-budget", "4MiB"}}
 	for _, tc := range []struct {
 		cs, engine string
@@ -83,7 +84,7 @@ func TestFailureReasonNamesTheCause(t *testing.T) {
 func okRun(engine string, op, wall float64, rssMiB int64) Run {
 	return Run{Engine: engine, Measured: runproc.Measured{OpS: op, WallS: wall, UserS: wall, MaxRSSKiB: rssMiB << 10}, FilesAfter: 2,
 		Volume:   runproc.Volume{Commits: 1, FilesAdded: 2, FilesRemoved: 20, BytesAdded: 1 << 30},
-		Checksum: &Checksum{Rows: 100, Hash: "h"}}
+		Checksum: &report.Checksum{Rows: 100, Hash: "h"}}
 }
 
 // TestRenderJudgesTargets renders made-up runs: the ratios take our
@@ -121,7 +122,7 @@ func TestRenderJudgesTargets(t *testing.T) {
 func TestVerifyCatchesChangedContentAndWrongDeletions(t *testing.T) {
 	table := &Table{Name: "spread", Files: 20, Rows: 100, Hash: "h"}
 	bad := okRun(engineOurs, 0, 1, 10)
-	bad.Checksum = &Checksum{Rows: 99, Hash: "other"}
+	bad.Checksum = &report.Checksum{Rows: 99, Hash: "other"}
 	bad.Deleted = []string{"part=p00/a.parquet"}
 	compact := &Case{Name: caseCompact, Table: table, Runs: []Run{okRun(engineDeltaRS, 1, 1, 10), bad}}
 	problems := verify(compact)
@@ -167,8 +168,8 @@ func TestCasesOnTinyTables(t *testing.T) {
 		t.Fatalf("building the deltalite command: %v\n%s", err, out)
 	}
 	c := config{gib: 0.002, files: 8, partitions: 2, oneGiB: 0.001, oneFiles: 4, budgetMiB: 1, bigFactor: 1, bigFiles: 4,
-		zorderBy: "x,y", reps: 1, cases: allCases, work: dir, python: py, deltalite: dl,
-		script: filepath.Join(root, "bench", "py", "maint_bench.py"), checksum: filepath.Join(root, "bench", "py", "checksum.py")}
+		zorderBy: "x,y", cases: allCases, deltalite: dl, script: filepath.Join(root, "bench", "py", "maint_bench.py"),
+		Flags: report.Flags{Reps: 1, Work: dir, Python: py, Checksum: filepath.Join(root, "bench", "py", "checksum.py")}}
 	r := &Report{}
 	if err := measure(c, r, func() error { return nil }); err != nil {
 		t.Fatal(err)

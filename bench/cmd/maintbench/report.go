@@ -4,16 +4,10 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/deltalite-go/deltalite/bench/internal/report"
 	"github.com/deltalite-go/deltalite/bench/internal/runproc"
 	"github.com/deltalite-go/deltalite/optimize"
 )
-
-// Checksum is checksum.py's fingerprint of a table.
-type Checksum struct {
-	Version int64  `json:"version"`
-	Rows    int64  `json:"rows"`
-	Hash    string `json:"hash"`
-}
 
 // Run is one measured process.
 type Run struct {
@@ -27,10 +21,10 @@ type Run struct {
 	Volume     runproc.Volume `json:"volume"`
 	FilesAfter int64          `json:"files_after"`
 	// Deleted is the data files gone from disk after the run.
-	Deleted  []string  `json:"deleted,omitempty"`
-	Output   string    `json:"output,omitempty"` // the program's last line (its metrics)
-	Checksum *Checksum `json:"checksum,omitempty"`
-	Error    string    `json:"error,omitempty"`
+	Deleted  []string         `json:"deleted,omitempty"`
+	Output   string           `json:"output,omitempty"` // the program's last line (its metrics)
+	Checksum *report.Checksum `json:"checksum,omitempty"`
+	Error    string           `json:"error,omitempty"`
 }
 
 // Case is one case's table and runs.
@@ -45,7 +39,7 @@ type Case struct {
 
 // Report is the whole invocation.
 type Report struct {
-	runproc.Header
+	report.Header
 	Reps      int   `json:"reps"`
 	BudgetMiB int64 `json:"budget_mib"`
 	// OursBudgetArgs set the deltalite command's sort budget; none: it
@@ -98,24 +92,6 @@ func aggregate(cr *Case, engine string) agg {
 	a.op, a.wall, a.cpu, a.rss, a.bytes, a.deleted = m(op), m(wall), m(cpu), m(rss), m(by), m(del)
 	a.filesAfter, a.filesAdded, a.filesRemove = m(fa), m(fad), m(frm)
 	return a
-}
-
-func ratio(a, b float64) string {
-	if a == 0 || b == 0 {
-		return "n/a"
-	}
-	return fmt.Sprintf("%.2f", a/b)
-}
-
-// judge says whether ours/theirs is at most target.
-func judge(ours, theirs, target float64) string {
-	if ours == 0 || theirs == 0 {
-		return "not measured"
-	}
-	if ours/theirs <= target {
-		return fmt.Sprintf("%.2f — met", ours/theirs)
-	}
-	return fmt.Sprintf("%.2f — **not met**", ours/theirs)
 }
 
 func caseTitle(cs string) string {
@@ -188,8 +164,8 @@ func render(r *Report) string {
 	p("|---|---:|---:|---:|---:|---|---|---|\n")
 	for _, cr := range r.Cases {
 		d, o := aggregate(cr, engineDeltaRS), aggregate(cr, engineOurs)
-		p("| %s | %s | %s | %s | %s | %s | %s | %s |\n", cr.Name, ratio(o.wall, d.op), ratio(o.wall, d.wall), ratio(o.cpu, d.cpu),
-			ratio(o.rss, d.rss), judge(o.wall, d.op, targetWall), judge(o.rss, d.rss, targetRSS), sameContent(cr))
+		p("| %s | %s | %s | %s | %s | %s | %s | %s |\n", cr.Name, report.Ratio(o.wall, d.op), report.Ratio(o.wall, d.wall), report.Ratio(o.cpu, d.cpu),
+			report.Ratio(o.rss, d.rss), report.Judge(o.wall, d.op, targetWall), report.Judge(o.rss, d.rss, targetRSS), sameContent(cr))
 	}
 	for _, cr := range r.Cases {
 		if cr.Name != caseZOrderBig {
@@ -214,26 +190,13 @@ func render(r *Report) string {
 				optimize.DefaultMaxSortBytes>>20)
 		}
 	}
-	if len(r.Problems) > 0 {
-		p("\nProblems:\n\n")
-		for _, pr := range r.Problems {
-			p("- %s\n", pr)
-		}
-	}
-	p("\n**Every run**\n\n| case | engine | rep | order | op (s) | wall (s) | user (s) | sys (s) | peak RSS (MiB) | load before / after | removed / added | bytes added | deleted | content (rows, hash) |\n")
-	p("|---|---|---:|---:|---:|---:|---:|---:|---:|---|---|---:|---:|---|\n")
+	report.Problems(&b, r.Problems)
+	t := report.EveryRun(&b, 2, []report.Column{report.Text("case"), report.Text("engine")}, []report.Column{report.Text("removed / added"),
+		report.Number("bytes added"), report.Number("deleted"), report.Text("content (rows, hash)")})
 	for _, cr := range r.Cases {
 		for _, run := range cr.Runs {
-			content := "—"
-			if run.Checksum != nil {
-				content = fmt.Sprintf("%d, %s", run.Checksum.Rows, run.Checksum.Hash)
-			}
-			if run.Error != "" {
-				content = "FAILED: " + run.Error
-			}
-			p("| %s | %s | %d | %d | %.2f | %.2f | %.2f | %.2f | %d | %.1f / %.1f | %d / %d | %d | %d | %s |\n", cr.Name, run.Engine, run.Rep,
-				run.Order, run.OpS, run.WallS, run.UserS, run.SysS, run.MaxRSSKiB/1024, run.LoadBefore, run.LoadAfter,
-				run.Volume.FilesRemoved, run.Volume.FilesAdded, run.Volume.BytesAdded, len(run.Deleted), content)
+			t.Row([]string{cr.Name, run.Engine}, run.Rep, run.Order, run.Measured, fmt.Sprintf("%d / %d", run.Volume.FilesRemoved, run.Volume.FilesAdded),
+				fmt.Sprint(run.Volume.BytesAdded), fmt.Sprint(len(run.Deleted)), report.Content(run.Error, run.Checksum.Fields()...))
 		}
 	}
 	p("\nThe content hash is DuckDB's `hash()` of every column summed over the rows, read through delta-rs; every run " +

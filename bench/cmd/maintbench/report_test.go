@@ -19,7 +19,7 @@ func TestRenderGolden(t *testing.T) {
 		return r
 	}
 	changed := loaded(okRun(engineOurs, 0, 6, 300), 2, 1)
-	changed.Checksum = &Checksum{Rows: 99, Hash: "other"}
+	changed.Checksum = &report.Checksum{Rows: 99, Hash: "other"}
 	vac := func(e string, rep int) Run {
 		r := loaded(okRun(e, 1, 2, 100), rep, rep)
 		r.Deleted = make([]string, 20)
@@ -44,5 +44,5 @@ func TestRenderGolden(t *testing.T) {
 	report.Golden(t, "testdata/report-defaults.md", render(r))
 }
 
-var testHeaderMaint = runproc.Header{Command: "bench/maintenance.sh --reps 2", Started: "2026-01-01T00:00:00Z", Finished: "2026-01-01T01:00:00Z",
+var testHeaderMaint = report.Header{Command: "bench/maintenance.sh --reps 2", Started: "2026-01-01T00:00:00Z", Finished: "2026-01-01T01:00:00Z",
 	Machine: "test machine", Git: "abc1234", Deltalake: "1.0.0", LoadStart: "0.10 0.20 0.30", LoadEnd: "1.00 2.00 3.00"}

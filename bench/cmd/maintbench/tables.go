@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 
 	"github.com/deltalite-go/deltalite/bench/internal/gen"
+	"github.com/deltalite-go/deltalite/bench/internal/report"
 	"github.com/deltalite-go/deltalite/bench/internal/runproc"
 )
 
@@ -49,7 +50,7 @@ func prepare(c config, cs string) (*Table, error) {
 }
 
 func tablePaths(c config, name string) (dir, info string) {
-	dir = filepath.Join(c.work, "tables", name)
+	dir = filepath.Join(c.Work, "tables", name)
 	return dir, dir + ".json"
 }
 
@@ -121,7 +122,7 @@ func vacuumTable(c config) (*Table, error) {
 	}
 	_ = os.Remove(filepath.Join(dir, manifestCopyName))
 	logf("compacting %s with delta-rs for the vacuum case", dir)
-	s, err := runproc.Run([]string{c.python, c.script, "compact", dir}, nil, os.Stderr)
+	s, err := runproc.Run([]string{c.Python, c.script, "compact", dir}, nil, os.Stderr)
 	if err != nil {
 		return nil, err
 	}
@@ -145,8 +146,8 @@ func vacuumTable(c config) (*Table, error) {
 
 // fingerprint sets t's rows and content hash from checksum.py.
 func fingerprint(c config, dir string, t *Table) error {
-	var ck Checksum
-	if err := runproc.OutputJSON([]string{c.python, c.checksum, dir}, os.Stderr, &ck); err != nil {
+	var ck report.Checksum
+	if err := runproc.OutputJSON([]string{c.Python, c.Checksum, dir}, os.Stderr, &ck); err != nil {
 		return fmt.Errorf("checksum of %s: %w", dir, err)
 	}
 	if t.Rows != 0 && ck.Rows != t.Rows {

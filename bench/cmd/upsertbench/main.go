@@ -42,8 +42,8 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
-	"time"
 
+	"github.com/deltalite-go/deltalite/bench/internal/report"
 	"github.com/deltalite-go/deltalite/bench/internal/runproc"
 	"github.com/deltalite-go/deltalite/snapshot"
 	"github.com/deltalite-go/deltalite/storage"
@@ -102,15 +102,15 @@ const suiteMerge = "merge"
 const partitionColumn = "_ph_partition_key"
 
 type config struct {
-	sizes                                        []int64
-	cases                                        []string
-	payload, partitions, fileRows, poolMiB       int
-	updates, inserts, reps                       int
-	work, python, dlops, gen, merge, checksum    string
-	rustPython, rustUpsert                       string
-	out, jsonOut, chart                          string
-	keep, dropBase, warm, dropCaches, reportOnly bool
-	command                                      string
+	report.Flags
+	sizes                                  []int64
+	cases                                  []string
+	payload, partitions, fileRows, poolMiB int
+	updates, inserts                       int
+	dlops, gen, merge                      string
+	rustPython, rustUpsert                 string
+	chart                                  string
+	keep, dropBase, warm, dropCaches       bool
 	// suite is "" (upsert) or suiteMerge; scopedPartitions is the
 	// partitions of caseMergeScoped's table.
 	suite            string
@@ -156,11 +156,10 @@ type ClusterFile struct {
 	FilesInPartition int64 `json:"files_in_partition"`
 }
 
-// Checksum is checksum.py's fingerprint of a table.
+// Checksum is checksum.py's fingerprint of a table with the key and the
+// counter column it is asked about.
 type Checksum struct {
-	Version      int64   `json:"version"`
-	Rows         int64   `json:"rows"`
-	Hash         string  `json:"hash"`
+	report.Checksum
 	DistinctKeys int64   `json:"distinct_keys"`
 	SumCounter   int64   `json:"sum_counter"`
 	Seconds      float64 `json:"seconds"`
@@ -226,7 +225,7 @@ type Size struct {
 
 // Report is the whole invocation, as saved to JSON and rendered.
 type Report struct {
-	runproc.Header
+	report.Header
 	// RustDeltalite is the Rust deltalite's version; "" when it did not run.
 	RustDeltalite string  `json:"rust_deltalite,omitempty"`
 	RustPython    string  `json:"rust_python,omitempty"` // the CPython it ran on
@@ -275,24 +274,18 @@ func main() {
 	flag.IntVar(&c.fileRows, "file-rows", 25_000, "rows per append when the table is built (delta-rs splits files at its 100 MiB target)")
 	flag.IntVar(&c.updates, "updates", 9_000, "updated keys per touched partition")
 	flag.IntVar(&c.inserts, "inserts", 1_000, "inserted keys per touched partition")
-	flag.IntVar(&c.reps, "reps", 1, "measured runs per engine and size (the order of the engines alternates)")
-	flag.StringVar(&c.work, "work", "bench/out/upsert", "directory for the tables, batches and reports")
-	flag.StringVar(&c.python, "python", ".venv/bin/python", "Python with deltalake, pyarrow and duckdb")
+	c.Register(flag.CommandLine, 1, "bench/out/upsert", "the tables, batches and reports")
 	flag.StringVar(&c.dlops, "dlops", "bench/out/bin/dlops", "this engine's operation program")
 	flag.StringVar(&c.gen, "gen", "bench/py/upsert_gen.py", "table and batch generator")
 	flag.StringVar(&c.merge, "merge", "bench/py/merge_bench.py", "the delta-rs MERGE program")
 	flag.StringVar(&c.rustPython, "rust-python", "bench/out/venv-deltalite/bin/python",
 		"Python (>= 3.12) with the Rust deltalite and pyarrow (bench/upsert.sh makes it); empty leaves that engine out")
 	flag.StringVar(&c.rustUpsert, "rust-upsert", "bench/py/rust_deltalite_bench.py", "the Rust deltalite upsert program")
-	flag.StringVar(&c.checksum, "checksum", "bench/py/checksum.py", "the content fingerprint program")
-	flag.StringVar(&c.out, "out", "", "Markdown report (default WORK/results.md)")
-	flag.StringVar(&c.jsonOut, "json", "", "raw results (default WORK/results.json)")
 	flag.StringVar(&c.chart, "chart", "", "SVG chart (default WORK/upsert.svg)")
 	flag.BoolVar(&c.keep, "keep", false, "keep each engine's table after its run")
 	flag.BoolVar(&c.dropBase, "drop-base", false, "delete each base table after its size is measured (saves disk)")
 	flag.BoolVar(&c.warm, "warm", true, "read the base table's files before every measured run, so each engine starts from the same page cache")
 	flag.BoolVar(&c.dropCaches, "drop-caches", true, "empty the kernel's page cache before every measured run (needs root; without it the cache holds whatever earlier runs left)")
-	flag.BoolVar(&c.reportOnly, "report-only", false, "render the report and chart from the JSON results, run nothing")
 	flag.Parse()
 	for _, s := range strings.Split(sizes, ",") {
 		n, err := strconv.ParseInt(strings.TrimSpace(s), 10, 64)
@@ -317,26 +310,15 @@ func main() {
 	if c.cases, err = parseCases(cmp.Or(cases, strings.Join(known, ",")), known); err != nil {
 		fail(err)
 	}
-	if c.out == "" {
-		c.out = filepath.Join(c.work, "results.md")
-	}
-	if c.jsonOut == "" {
-		c.jsonOut = filepath.Join(c.work, "results.json")
-	}
 	if c.chart == "" {
-		c.chart = filepath.Join(c.work, "upsert.svg")
+		c.chart = filepath.Join(c.Work, "upsert.svg")
 	}
-	c.command = runproc.Command()
-	if err := os.MkdirAll(c.work, 0o755); err != nil {
+	if err := c.Init(); err != nil {
 		fail(err)
 	}
-	if c.reportOnly {
+	if c.ReportOnly {
 		var r Report
-		err := runproc.ReadJSON(c.jsonOut, &r)
-		if err != nil {
-			fail(err)
-		}
-		if err := os.WriteFile(c.out, []byte(r.markdown()), 0o644); err != nil {
+		if err := c.Outputs.Rerender(&r, func() string { return r.markdown() }); err != nil {
 			fail(err)
 		}
 		if r.Suite == suiteMerge {
@@ -349,8 +331,8 @@ func main() {
 		return
 	}
 	r := &Report{
-		Header: runproc.NewHeader(c.work, c.python), Payload: c.payload, Partitions: c.partitions,
-		FileRows: c.fileRows, PoolMiB: c.poolMiB, Updates: c.updates, Inserts: c.inserts, Reps: c.reps,
+		Header: report.NewHeader(c.Work, c.Python), Payload: c.payload, Partitions: c.partitions,
+		FileRows: c.fileRows, PoolMiB: c.poolMiB, Updates: c.updates, Inserts: c.inserts, Reps: c.Reps,
 		PageCache: pageCache(c), Suite: c.suite, ScopedPartitions: c.scopedPartitions,
 	}
 	if c.rustPython != "" {
@@ -375,12 +357,12 @@ func main() {
 	if err := save(c, r, true); err != nil {
 		fail(err)
 	}
-	b, _ := os.ReadFile(c.out)
+	b, _ := os.ReadFile(c.Outputs.Markdown)
 	fmt.Print(string(b))
 	if r.Suite == suiteMerge {
-		logf("report: %s, results: %s", c.out, c.jsonOut)
+		logf("report: %s, results: %s", c.Outputs.Markdown, c.Outputs.JSON)
 	} else {
-		logf("report: %s, results: %s, chart: %s", c.out, c.jsonOut, c.chart)
+		logf("report: %s, results: %s, chart: %s", c.Outputs.Markdown, c.Outputs.JSON, c.chart)
 	}
 	if failed {
 		fail(errors.New("some runs failed or disagreed; see the report"))
@@ -391,14 +373,7 @@ func save(c config, r *Report, finished bool) error {
 	if finished {
 		r.Finish()
 	}
-	b, err := json.MarshalIndent(r, "", "  ")
-	if err != nil {
-		return err
-	}
-	if err := os.WriteFile(c.jsonOut, b, 0o644); err != nil {
-		return err
-	}
-	if err := os.WriteFile(c.out, []byte(r.markdown()), 0o644); err != nil {
+	if err := c.Outputs.Save(r, r.markdown()); err != nil {
 		return err
 	}
 	if r.Suite == suiteMerge {
@@ -434,14 +409,7 @@ func pngChart(svg string) {
 	}
 }
 
-func logf(format string, args ...any) {
-	fmt.Fprintf(os.Stderr, "upsertbench: %s "+format+"\n", append([]any{time.Now().Format("15:04:05")}, args...)...)
-}
-
-func fail(err error) {
-	fmt.Fprintln(os.Stderr, "upsertbench:", err)
-	os.Exit(1)
-}
+var logf, fail = report.Log("upsertbench").Printf, report.Log("upsertbench").Fail
 
 // parseCases reads the -cases flag: names of known, each once, run in the
 // order of known.
@@ -484,7 +452,7 @@ func measure(c config, n int64, r *Report) error {
 		cc := c
 		cc.partitions = casePartitions(c, s.Case)
 		tag := fmt.Sprintf("%d-p%d-n%d-f%d-m%d", n, cc.payload, cc.partitions, cc.fileRows, cc.poolMiB)
-		base := filepath.Join(c.work, "base-"+tag)
+		base := filepath.Join(c.Work, "base-"+tag)
 		if !slices.Contains(bases, base) {
 			bases = append(bases, base)
 		}
@@ -522,7 +490,7 @@ func measureCase(c config, s *Size, r *Report, base, tag string, man *Manifest) 
 		name += "-clustered"
 		from = base
 	}
-	batchPath := filepath.Join(c.work, name+".parquet")
+	batchPath := filepath.Join(c.Work, name+".parquet")
 	if s.Case == caseDelete {
 		// Every base row has counter 1; the first partition goes.
 		batchPath = ""
@@ -537,7 +505,7 @@ func measureCase(c config, s *Size, r *Report, base, tag string, man *Manifest) 
 		s.WantRows = int64(c.partitions)*n + b.Inserts
 		s.WantSumCounter = int64(c.partitions)*n - b.Updates + 2*b.Rows
 	}
-	for rep := range c.reps {
+	for rep := range c.Reps {
 		for i, engine := range runOrder(c, s.Case, rep) {
 			run := runEngine(c, s.Case, engine, base, batchPath, man.Version)
 			run.Rep, run.Order = rep+1, i+1
@@ -596,12 +564,12 @@ func baseTable(c config, dir string, n int64) (*Manifest, error) {
 	}
 	_ = os.Remove(mpath)
 	need := int64(c.partitions) * n * int64(c.payload+200)
-	if free := runproc.FreeBytes(c.work); free >= 0 && free < need*5/2 {
+	if free := runproc.FreeBytes(c.Work); free >= 0 && free < need*5/2 {
 		return nil, fmt.Errorf("%s needs about %.1f GiB for the table and %.1f GiB more for the runs; %.1f GiB free",
 			dir, gib(need), gib(need*3/2), gib(free))
 	}
 	logf("building %s: %d partitions x %d rows, payload %d", dir, c.partitions, n, c.payload)
-	out, err := runproc.Output([]string{c.python, c.gen, "build", dir, "--rows", strconv.FormatInt(n, 10),
+	out, err := runproc.Output([]string{c.Python, c.gen, "build", dir, "--rows", strconv.FormatInt(n, 10),
 		"--partitions", strconv.Itoa(c.partitions), "--payload", strconv.Itoa(c.payload),
 		"--pool-mib", strconv.Itoa(c.poolMiB), "--file-rows", strconv.Itoa(c.fileRows)}, os.Stderr)
 	if err != nil {
@@ -630,7 +598,7 @@ func batch(c config, path string, n int64, clusteredFrom string, man *Manifest) 
 			return &b, nil
 		}
 	}
-	argv := []string{c.python, c.gen, "batch", path, "--rows", strconv.FormatInt(n, 10),
+	argv := []string{c.Python, c.gen, "batch", path, "--rows", strconv.FormatInt(n, 10),
 		"--partitions", strconv.Itoa(c.partitions), "--payload", strconv.Itoa(c.payload),
 		"--pool-mib", strconv.Itoa(c.poolMiB), "--updates", strconv.Itoa(c.updates), "--inserts", strconv.Itoa(c.inserts)}
 	if clusteredFrom != "" {
@@ -681,7 +649,7 @@ func runEngine(c config, cs, engine, base, batchPath string, baseVersion int64) 
 	var argv []string
 	switch engine {
 	case engineMerge, engineMergeLiteral:
-		argv = []string{c.python, c.merge, dir, batchPath, "--keys", "id", "--partition-by", partitionColumn, "--metrics", metricsPath}
+		argv = []string{c.Python, c.merge, dir, batchPath, "--keys", "id", "--partition-by", partitionColumn, "--metrics", metricsPath}
 		if engine == engineMergeLiteral {
 			argv = append(argv, "--partition-literal")
 		}
@@ -720,7 +688,7 @@ func runEngine(c config, cs, engine, base, batchPath string, baseVersion int64) 
 		return run
 	}
 	var ck Checksum
-	if err := runproc.OutputJSON([]string{c.python, c.checksum, dir, "--key", "id", "--sum", "counter"}, os.Stderr, &ck); err != nil {
+	if err := runproc.OutputJSON([]string{c.Python, c.Checksum, dir, "--key", "id", "--sum", "counter"}, os.Stderr, &ck); err != nil {
 		run.Error = "checksum: " + err.Error()
 		return run
 	}

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/deltalite-go/deltalite/bench/internal/report"
 	"github.com/deltalite-go/deltalite/bench/internal/runproc"
 	"github.com/deltalite-go/deltalite/internal/testkit/peers"
 )
@@ -50,7 +51,7 @@ func TestRunOrderRotatesEveryEngineFirst(t *testing.T) {
 func run(engine string, wall, cpu float64, rssMiB int64, hash string) Run {
 	return Run{Engine: engine, Measured: runproc.Measured{WallS: wall, UserS: cpu, MaxRSSKiB: rssMiB * 1024},
 		Volume:   runproc.Volume{BytesAdded: 1 << 30, BytesRemoved: 1 << 30, FilesAdded: 4, FilesRemoved: 4, Commits: 1},
-		Checksum: &Checksum{Rows: 10, DistinctKeys: 10, SumCounter: 5, Hash: hash}}
+		Checksum: &Checksum{Checksum: report.Checksum{Rows: 10, Hash: hash}, DistinctKeys: 10, SumCounter: 5}}
 }
 
 func size(n int64, runs ...Run) *Size {
@@ -136,8 +137,8 @@ pq.write_table(pa.table({"id": ["b", "d"], p: ["x", "y"], "counter": pa.array([2
 	if out, err := gen.CombinedOutput(); err != nil {
 		t.Fatalf("making the table: %v\n%s", err, out)
 	}
-	c := config{python: py, rustPython: rustPy, merge: filepath.Join(root, "bench", "py", "merge_bench.py"),
-		rustUpsert: filepath.Join(root, "bench", "py", "rust_deltalite_bench.py"), checksum: filepath.Join(root, "bench", "py", "checksum.py")}
+	c := config{Flags: report.Flags{Python: py, Checksum: filepath.Join(root, "bench", "py", "checksum.py")}, rustPython: rustPy, merge: filepath.Join(root, "bench", "py", "merge_bench.py"),
+		rustUpsert: filepath.Join(root, "bench", "py", "rust_deltalite_bench.py")}
 	// 4 rows: b replaced, d inserted; sum(counter) = 3 - 1 + 2*2.
 	s := &Size{RowsPerPartition: 2, WantRows: 4, WantSumCounter: 6}
 	for _, e := range []string{engineMerge, engineRust} {
@@ -342,9 +343,9 @@ func tinyConfig(t *testing.T, py, root, dir string) config {
 		t.Fatalf("building dlops: %v\n%s", err, out)
 	}
 	py3 := func(name string) string { return filepath.Join(root, "bench", "py", name) }
-	return config{python: py, dlops: dlops, gen: py3("upsert_gen.py"), merge: py3("merge_bench.py"), checksum: py3("checksum.py"),
-		work: dir, payload: 40, partitions: 2, poolMiB: 1, reps: 1,
-		out: filepath.Join(dir, "results.md"), jsonOut: filepath.Join(dir, "results.json")}
+	return config{dlops: dlops, gen: py3("upsert_gen.py"), merge: py3("merge_bench.py"), payload: 40, partitions: 2, poolMiB: 1,
+		Flags: report.Flags{Python: py, Checksum: py3("checksum.py"), Work: dir, Reps: 1,
+			Outputs: report.Outputs{Markdown: filepath.Join(dir, "results.md"), JSON: filepath.Join(dir, "results.json")}}}
 }
 
 func TestClusteredBatchTakesOneFilePerPartition(t *testing.T) {

@@ -7,6 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/deltalite-go/deltalite/bench/internal/report"
 )
 
 // mergeOn is the merge suite's ON predicate: no literal partition term, so
@@ -46,7 +48,7 @@ func mergeSpec(cs string) ([]byte, error) {
 func mergeSuiteArgv(c config, cs, engine, dir, batchPath, metricsPath string) ([]string, error) {
 	switch engine {
 	case engineMerge:
-		argv := []string{c.python, c.merge, dir, batchPath, "--keys", "id", "--partition-by", partitionColumn, "--metrics", metricsPath}
+		argv := []string{c.Python, c.merge, dir, batchPath, "--keys", "id", "--partition-by", partitionColumn, "--metrics", metricsPath}
 		if cs == caseMergeConditional {
 			argv = append(argv, "--matched-condition", mergeCondition)
 		}
@@ -62,7 +64,7 @@ func mergeSuiteArgv(c config, cs, engine, dir, batchPath, metricsPath string) ([
 		}
 		return []string{c.dlops, "merge", dir, batchPath, "-spec", path, "-metrics", metricsPath}, nil
 	case engineDelete:
-		return []string{c.python, c.merge, dir, "-", "--delete", deletePredicate, "--metrics", metricsPath}, nil
+		return []string{c.Python, c.merge, dir, "-", "--delete", deletePredicate, "--metrics", metricsPath}, nil
 	case engineGoDelete:
 		return []string{c.dlops, "delete", dir, deletePredicate, "-metrics", metricsPath}, nil
 	}
@@ -91,7 +93,7 @@ func renderMerge(all *Report) string {
 	var b strings.Builder
 	p := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
 	p("# MERGE and DELETE: deltalite vs delta-rs\n\n")
-	provenance(&b, all)
+	b.WriteString(all.markdownHeader())
 	p("Tables and batches are the upsert benchmark's (bench/UPSERT.md): %d partitions of the given rows (%d for the "+
 		"partition-scoped case), payload ~%d characters, appends of %d rows; the batch updates %d and inserts %d keys in "+
 		"each of the first two partitions. Each engine runs %d time(s) per size and case on its own copy of the table, in "+
@@ -140,7 +142,7 @@ func mergeTargets(b *strings.Builder, all *Report) {
 		if from != nil && to != nil && to != from {
 			f, t := aggregate(from, engineGoMerge), aggregate(to, engineGoMerge)
 			p("- %s: peak RSS flat from %s to %s rows, at most 1.15x: %.0f → %.0f MiB, %.2fx — %s.\n", cs, rowsLabel(from.RowsPerPartition),
-				rowsLabel(to.RowsPerPartition), f.rss, t.rss, t.rss/f.rss, verdict(t.rss <= 1.15*f.rss))
+				rowsLabel(to.RowsPerPartition), f.rss, t.rss, t.rss/f.rss, report.Verdict(t.rss <= 1.15*f.rss))
 		} else {
 			p("- %s: peak RSS flatness not judged (needs two sizes from 250k rows per partition up).\n", cs)
 		}
@@ -153,9 +155,9 @@ func mergeTargets(b *strings.Builder, all *Report) {
 			}
 			any = true
 			l := rowsLabel(s.RowsPerPartition)
-			rss = append(rss, l+" "+ratio(u.rss, m.rss))
-			walls = append(walls, l+" "+ratio(u.wall, m.wall))
-			bytes = append(bytes, l+" "+ratio(u.bytesAdded+u.bytesRemoved, m.bytesAdded+m.bytesRemoved))
+			rss = append(rss, l+" "+report.Ratio(u.rss, m.rss))
+			walls = append(walls, l+" "+report.Ratio(u.wall, m.wall))
+			bytes = append(bytes, l+" "+report.Ratio(u.bytesAdded+u.bytesRemoved, m.bytesAdded+m.bytesRemoved))
 			rssOK = rssOK && u.rss <= 0.25*m.rss
 			wallOK = wallOK && u.wall <= m.wall
 			bytesOK = bytesOK && u.bytesAdded <= m.bytesAdded*1.01 && u.bytesRemoved <= m.bytesRemoved
@@ -164,9 +166,9 @@ func mergeTargets(b *strings.Builder, all *Report) {
 			p("- %s: no size where both engines ran.\n", cs)
 			continue
 		}
-		p("- %s: peak RSS at most 0.25x delta-rs's: %s — %s.\n", cs, strings.Join(rss, ", "), verdict(rssOK))
-		p("- %s: process wall at most 1.0x delta-rs's: %s — %s.\n", cs, strings.Join(walls, ", "), verdict(wallOK))
-		p("- %s: bytes rewritten (removed + added) at most delta-rs's: %s — %s (bytes added within 1%%).\n", cs, strings.Join(bytes, ", "), verdict(bytesOK))
+		p("- %s: peak RSS at most 0.25x delta-rs's: %s — %s.\n", cs, strings.Join(rss, ", "), report.Verdict(rssOK))
+		p("- %s: process wall at most 1.0x delta-rs's: %s — %s.\n", cs, strings.Join(walls, ", "), report.Verdict(wallOK))
+		p("- %s: bytes rewritten (removed + added) at most delta-rs's: %s — %s (bytes added within 1%%).\n", cs, strings.Join(bytes, ", "), report.Verdict(bytesOK))
 	}
 	for _, s := range all.only(caseMergeScoped).Sizes {
 		m, u := aggregate(s, engineMerge), aggregate(s, engineGoMerge)
@@ -184,7 +186,7 @@ func mergeTargets(b *strings.Builder, all *Report) {
 		}
 		// "≪" taken as at most half of delta-rs's files.
 		p("- %s, %s: files read ≪ delta-rs's (at most half): %s vs %s — %s.\n", caseMergeScoped, rowsLabel(s.RowsPerPartition), u.scanned.count(),
-			m.scanned.count(), verdict(u.scanned.v*2 <= m.scanned.v))
+			m.scanned.count(), report.Verdict(u.scanned.v*2 <= m.scanned.v))
 	}
 	for _, s := range all.only(caseDelete).Sizes {
 		u := aggregate(s, engineGoDelete)
@@ -193,7 +195,7 @@ func mergeTargets(b *strings.Builder, all *Report) {
 			continue
 		}
 		p("- %s, %s: DELETE of one partition reads no data file: %s read — %s.\n", caseDelete, rowsLabel(s.RowsPerPartition),
-			u.scanned.count(), verdict(u.scanned.v == 0))
+			u.scanned.count(), report.Verdict(u.scanned.v == 0))
 	}
 	p("\n")
 }

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/deltalite-go/deltalite/bench/internal/report"
 	"github.com/deltalite-go/deltalite/bench/internal/runproc"
 )
 
@@ -111,13 +112,6 @@ func rowsLabel(n int64) string {
 	return fmt.Sprint(n)
 }
 
-func ratio(a, b float64) string {
-	if b == 0 || a == 0 {
-		return "n/a"
-	}
-	return fmt.Sprintf("%.2f", a/b)
-}
-
 // caseOf is a size's case; results saved before the cases hold the
 // spread case alone.
 func caseOf(s *Size) string { return cmp.Or(s.Case, caseSpread) }
@@ -162,7 +156,7 @@ func render(all *Report) string {
 	} else {
 		p("# Upsert: deltalite vs delta-rs MERGE\n\n")
 	}
-	provenance(&b, r)
+	b.WriteString(r.markdownHeader())
 	p("Table: %d partitions (`_ph_partition_key`), each holding the given rows; rows of a random UUID-shaped string key `id`, "+
 		"`tenant` int64, `counter` int32, `created_at`/`updated_at` timestamp(us, UTC), `amount` decimal(38,10) and a "+
 		"`payload` string of ~%d random characters (cut from a %d MiB pool); built with delta-rs `write_deltalake` appends of %d rows (delta-rs "+
@@ -229,38 +223,26 @@ func medians(b *strings.Builder, r *Report, engines []string, col string, val fu
 	}
 }
 
-// provenance renders how, when, where and with what the report was made.
-func provenance(b *strings.Builder, r *Report) {
-	p := func(format string, args ...any) { fmt.Fprintf(b, format, args...) }
-	p("Command: `%s`  \n", r.Command)
-	p("Started %s, finished %s; git %s; deltalake (delta-rs) %s", r.Started, r.Finished, r.Git, r.Deltalake)
-	if r.RustDeltalite != "" {
-		p("; Rust deltalite (PyPI `deltalite`) %s on CPython %s", r.RustDeltalite, cmp.Or(r.RustPython, "?"))
+// markdownHeader is the header with the Rust deltalite's version, when it ran.
+func (r *Report) markdownHeader() string {
+	if r.RustDeltalite == "" {
+		return r.Markdown()
 	}
-	p(".  \n")
-	p("Machine: %s.  \n", r.Machine)
-	p("Load average (1, 5, 15 min) at the start: %s; at the end: %s.\n\n", r.LoadStart, r.LoadEnd)
+	return r.Markdown(fmt.Sprintf("Rust deltalite (PyPI `deltalite`) %s on CPython %s", r.RustDeltalite, cmp.Or(r.RustPython, "?")))
 }
 
 // everyRun renders the table of every run of every case.
 func everyRun(b *strings.Builder, all *Report) {
-	p := func(format string, args ...any) { fmt.Fprintf(b, format, args...) }
-	p("\n**Every run**\n\n")
-	p("| case | rows / partition | engine | rep | order | op (s) | wall (s) | user (s) | sys (s) | peak RSS (MiB) | load before / after | rows updated / inserted / copied | content (rows, sum(counter), hash) |\n")
-	p("|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---|---|---|\n")
+	t := report.EveryRun(b, 1, []report.Column{report.Text("case"), report.Number("rows / partition"), report.Text("engine")},
+		[]report.Column{report.Text("rows updated / inserted / copied"), report.Text("content (rows, sum(counter), hash)")})
 	for _, s := range all.Sizes {
 		for _, run := range s.Runs {
-			content := "—"
-			if run.Checksum != nil {
-				content = fmt.Sprintf("%d, %d, %s", run.Checksum.Rows, run.Checksum.SumCounter, run.Checksum.Hash)
+			var ck []any
+			if c := run.Checksum; c != nil {
+				ck = []any{c.Rows, c.SumCounter, c.Hash}
 			}
-			if run.Error != "" {
-				content = "FAILED: " + run.Error
-			}
-			p("| %s | %s | %s | %d | %d | %.1f | %.1f | %.1f | %.1f | %d | %.1f / %.1f | %d / %d / %d | %s |\n", caseOf(s),
-				rowsLabel(s.RowsPerPartition), run.Engine, run.Rep, run.Order, run.OpS, run.WallS, run.UserS, run.SysS,
-				run.MaxRSSKiB/1024, run.LoadBefore, run.LoadAfter, run.Result.RowsUpdated, run.Result.RowsInserted,
-				run.Result.RowsCopied, content)
+			t.Row([]string{caseOf(s), rowsLabel(s.RowsPerPartition), run.Engine}, run.Rep, run.Order, run.Measured,
+				fmt.Sprintf("%d / %d / %d", run.Result.RowsUpdated, run.Result.RowsInserted, run.Result.RowsCopied), report.Content(run.Error, ck...))
 		}
 	}
 }
@@ -337,8 +319,8 @@ func clustered(b *strings.Builder, r *Report) {
 				continue
 			}
 			o := aggregate(s, e)
-			p("| %s | %s | %s | %s | %s | %s | %s | %s |\n", rowsLabel(s.RowsPerPartition), e, ratio(u.rss, o.rss), ratio(u.wall, o.wall),
-				ratio(u.cpu, o.cpu), ratio(u.bytesRead.v, o.bytesRead.v), ratio(u.bytesAdded, o.bytesAdded), sameContent(s, o, u))
+			p("| %s | %s | %s | %s | %s | %s | %s | %s |\n", rowsLabel(s.RowsPerPartition), e, report.Ratio(u.rss, o.rss), report.Ratio(u.wall, o.wall),
+				report.Ratio(u.cpu, o.cpu), report.Ratio(u.bytesRead.v, o.bytesRead.v), report.Ratio(u.bytesAdded, o.bytesAdded), sameContent(s, o, u))
 		}
 	}
 	p("\n")
@@ -407,8 +389,8 @@ func ratios(b *strings.Builder, r *Report, other, ours, label string) {
 	p("| rows / partition | peak RSS | process wall | CPU | bytes added | bytes removed | same content |\n|---:|---:|---:|---:|---:|---:|---|\n")
 	for _, s := range r.Sizes {
 		o, u := aggregate(s, other), aggregate(s, ours)
-		p("| %s | %s | %s | %s | %s | %s | %s |\n", rowsLabel(s.RowsPerPartition), ratio(u.rss, o.rss), ratio(u.wall, o.wall),
-			ratio(u.cpu, o.cpu), ratio(u.bytesAdded, o.bytesAdded), ratio(u.bytesRemoved, o.bytesRemoved), sameContent(s, o, u))
+		p("| %s | %s | %s | %s | %s | %s | %s |\n", rowsLabel(s.RowsPerPartition), report.Ratio(u.rss, o.rss), report.Ratio(u.wall, o.wall),
+			report.Ratio(u.cpu, o.cpu), report.Ratio(u.bytesAdded, o.bytesAdded), report.Ratio(u.bytesRemoved, o.bytesRemoved), sameContent(s, o, u))
 	}
 	p("\n")
 }
@@ -447,10 +429,10 @@ func targets(b *strings.Builder, r *Report) {
 	p("**Targets** (issue 4)\n\n")
 	flat := ul.rss / us.rss
 	p("- deltalite peak RSS flat from %s to %s rows per partition, at most 1.15x: %.0f → %.0f MiB, %.2fx — %s.\n",
-		rowsLabel(small.RowsPerPartition), rowsLabel(oneM.RowsPerPartition), us.rss, ul.rss, flat, verdict(flat <= 1.15))
+		rowsLabel(small.RowsPerPartition), rowsLabel(oneM.RowsPerPartition), us.rss, ul.rss, flat, report.Verdict(flat <= 1.15))
 	if ml.n > 0 {
 		q := ul.rss / ml.rss
-		p("- at most 1/4 of MERGE's peak RSS at %s rows: %.0f vs %.0f MiB, %.2fx — %s.\n", rowsLabel(oneM.RowsPerPartition), ul.rss, ml.rss, q, verdict(q <= 0.25))
+		p("- at most 1/4 of MERGE's peak RSS at %s rows: %.0f vs %.0f MiB, %.2fx — %s.\n", rowsLabel(oneM.RowsPerPartition), ul.rss, ml.rss, q, report.Verdict(q <= 0.25))
 	}
 	var walls, bytes []string
 	wallOK, bytesOK := true, true
@@ -459,13 +441,13 @@ func targets(b *strings.Builder, r *Report) {
 		if m.n == 0 || u.n == 0 {
 			continue
 		}
-		walls = append(walls, fmt.Sprintf("%s %s", rowsLabel(s.RowsPerPartition), ratio(u.wall, m.wall)))
-		bytes = append(bytes, fmt.Sprintf("%s %s", rowsLabel(s.RowsPerPartition), ratio(u.bytesAdded+u.bytesRemoved, m.bytesAdded+m.bytesRemoved)))
+		walls = append(walls, fmt.Sprintf("%s %s", rowsLabel(s.RowsPerPartition), report.Ratio(u.wall, m.wall)))
+		bytes = append(bytes, fmt.Sprintf("%s %s", rowsLabel(s.RowsPerPartition), report.Ratio(u.bytesAdded+u.bytesRemoved, m.bytesAdded+m.bytesRemoved)))
 		wallOK = wallOK && u.wall <= m.wall
 		bytesOK = bytesOK && u.bytesAdded <= m.bytesAdded*1.01 && u.bytesRemoved <= m.bytesRemoved
 	}
-	p("- process wall time no worse than MERGE (ratio ≤ 1): %s — %s.\n", strings.Join(walls, ", "), verdict(wallOK))
-	p("- bytes rewritten (removed + added) no more than MERGE's: %s — %s (bytes added within 1%%, as Parquet encoders differ).\n", strings.Join(bytes, ", "), verdict(bytesOK))
+	p("- process wall time no worse than MERGE (ratio ≤ 1): %s — %s.\n", strings.Join(walls, ", "), report.Verdict(wallOK))
+	p("- bytes rewritten (removed + added) no more than MERGE's: %s — %s (bytes added within 1%%, as Parquet encoders differ).\n", strings.Join(bytes, ", "), report.Verdict(bytesOK))
 }
 
 // rustTargets judges the targets against the Rust deltalite at the sizes
@@ -499,25 +481,18 @@ func rustTargets(b *strings.Builder, r *Report) {
 				continue
 			}
 			a, c := t.value(u, rs)
-			parts = append(parts, fmt.Sprintf("%s %s", rowsLabel(s.RowsPerPartition), ratio(a, c)))
+			parts = append(parts, fmt.Sprintf("%s %s", rowsLabel(s.RowsPerPartition), report.Ratio(a, c)))
 			ok = ok && c > 0 && a/c <= t.max
 		}
 		if len(parts) == 0 {
 			continue
 		}
 		measured = true
-		p("- %s at most %.1fx the Rust deltalite's: %s — %s.\n", t.what, t.max, strings.Join(parts, ", "), verdict(ok))
+		p("- %s at most %.1fx the Rust deltalite's: %s — %s.\n", t.what, t.max, strings.Join(parts, ", "), report.Verdict(ok))
 	}
 	if !measured {
 		p("- not judged: this run measured neither 250k nor 1M rows per partition.\n")
 	}
-}
-
-func verdict(ok bool) string {
-	if ok {
-		return "met"
-	}
-	return "**not met**"
 }
 
 func tableLabel(s *Size) string {

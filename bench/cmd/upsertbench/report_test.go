@@ -7,7 +7,7 @@ import (
 	"github.com/deltalite-go/deltalite/bench/internal/runproc"
 )
 
-var testHeaderUpsert = runproc.Header{Command: "bench/upsert.sh --reps 1", Started: "2026-01-01T00:00:00Z", Finished: "2026-01-01T01:00:00Z",
+var testHeaderUpsert = report.Header{Command: "bench/upsert.sh --reps 1", Started: "2026-01-01T00:00:00Z", Finished: "2026-01-01T01:00:00Z",
 	Machine: "test machine", Git: "abc1234", Deltalake: "1.0.0", LoadStart: "0.10 0.20 0.30", LoadEnd: "1.00 2.00 3.00"}
 
 // detailed is r with the figures the every-run table shows beyond run's.

@@ -20,8 +20,8 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
-	"time"
 
+	"github.com/deltalite-go/deltalite/bench/internal/report"
 	"github.com/deltalite-go/deltalite/bench/internal/runproc"
 )
 
@@ -31,13 +31,11 @@ const (
 )
 
 type config struct {
-	gib                         float64
-	batchRows, partitions, reps int
-	cases                       []string
-	work, python, dlops         string
-	gen, writer, checksum       string
-	outputs                     runproc.Outputs
-	reportOnly                  bool
+	report.Flags
+	gib                   float64
+	batchRows, partitions int
+	cases                 []string
+	dlops, gen, writer    string
 }
 
 // Input describes the generated Arrow file (write_gen.py's output).
@@ -51,13 +49,6 @@ type Input struct {
 	Seed       int64 `json:"seed"`
 }
 
-// Checksum is checksum.py's fingerprint of a table.
-type Checksum struct {
-	Version int64  `json:"version"`
-	Rows    int64  `json:"rows"`
-	Hash    string `json:"hash"`
-}
-
 // Run is one measured process.
 type Run struct {
 	Case   string `json:"case"`
@@ -65,14 +56,14 @@ type Run struct {
 	Rep    int    `json:"rep"`
 	Order  int    `json:"order"`
 	runproc.Measured
-	Volume   runproc.Volume `json:"volume"`
-	Checksum *Checksum      `json:"checksum,omitempty"`
-	Error    string         `json:"error,omitempty"`
+	Volume   runproc.Volume   `json:"volume"`
+	Checksum *report.Checksum `json:"checksum,omitempty"`
+	Error    string           `json:"error,omitempty"`
 }
 
 // Report is the whole invocation.
 type Report struct {
-	runproc.Header
+	report.Header
 	Input    Input    `json:"input"`
 	Reps     int      `json:"reps"`
 	Cases    []string `json:"cases"`
@@ -86,30 +77,24 @@ func main() {
 	flag.Float64Var(&c.gib, "gib", 1, "Arrow size of the input (GiB)")
 	flag.IntVar(&c.batchRows, "batch-rows", 65536, "rows per record batch of the input")
 	flag.IntVar(&c.partitions, "partitions", 100, "distinct values of the partition column")
-	flag.IntVar(&c.reps, "reps", 3, "measured runs per engine and case (the order of the engines alternates)")
 	flag.StringVar(&cases, "cases", "plain,partitioned", "cases to run: plain (unpartitioned), partitioned (by part)")
-	flag.StringVar(&c.work, "work", "bench/out/write", "directory for the input, tables and reports")
-	flag.StringVar(&c.python, "python", ".venv/bin/python", "Python with deltalake, pyarrow and duckdb")
+	c.Register(flag.CommandLine, 3, "bench/out/write", "the input, tables and reports")
 	flag.StringVar(&c.dlops, "dlops", "bench/out/bin/dlops", "this engine's operation program")
 	flag.StringVar(&c.gen, "gen", "bench/py/write_gen.py", "input generator")
 	flag.StringVar(&c.writer, "writer", "bench/py/write_bench.py", "the delta-rs write program")
-	flag.StringVar(&c.checksum, "checksum", "bench/py/checksum.py", "the content fingerprint program")
-	flag.StringVar(&c.outputs.Markdown, "out", "", "Markdown report (default WORK/results.md)")
-	flag.StringVar(&c.outputs.JSON, "json", "", "raw results (default WORK/results.json)")
-	flag.BoolVar(&c.reportOnly, "report-only", false, "render the report from the JSON results, run nothing")
 	flag.Parse()
 	c.cases = strings.Split(cases, ",")
-	if err := c.outputs.Init(c.work); err != nil {
+	if err := c.Init(); err != nil {
 		fail(err)
 	}
-	if c.reportOnly {
+	if c.ReportOnly {
 		var r Report
-		if err := c.outputs.Rerender(&r, func() string { return render(&r) }); err != nil {
+		if err := c.Outputs.Rerender(&r, func() string { return render(&r) }); err != nil {
 			fail(err)
 		}
 		return
 	}
-	r := &Report{Header: runproc.NewHeader(c.work, c.python), Reps: c.reps, Cases: c.cases}
+	r := &Report{Header: report.NewHeader(c.Work, c.Python), Reps: c.Reps, Cases: c.cases}
 	input, in, err := generate(c)
 	if err != nil {
 		fail(err)
@@ -124,7 +109,7 @@ func main() {
 		default:
 			fail(fmt.Errorf("unknown case %q", cs))
 		}
-		for rep := range c.reps {
+		for rep := range c.Reps {
 			order := []string{engineDeltaRS, engineOurs}
 			if rep%2 == 1 {
 				order = []string{engineOurs, engineDeltaRS}
@@ -136,7 +121,7 @@ func main() {
 					r.Problems = append(r.Problems, fmt.Sprintf("%s, %s rep %d: %s", cs, e, rep+1, run.Error))
 				}
 				r.Runs = append(r.Runs, run)
-				if err := c.outputs.Save(r, render(r)); err != nil {
+				if err := c.Outputs.Save(r, render(r)); err != nil {
 					fail(err)
 				}
 			}
@@ -144,28 +129,21 @@ func main() {
 	}
 	r.Problems = append(r.Problems, verify(r)...)
 	r.Finish()
-	if err := c.outputs.Save(r, render(r)); err != nil {
+	if err := c.Outputs.Save(r, render(r)); err != nil {
 		fail(err)
 	}
 	fmt.Print(render(r))
-	logf("report: %s, results: %s", c.outputs.Markdown, c.outputs.JSON)
+	logf("report: %s, results: %s", c.Outputs.Markdown, c.Outputs.JSON)
 	if len(r.Problems) > 0 {
 		fail(errors.New("some runs failed or disagreed; see the report"))
 	}
 }
 
-func logf(format string, args ...any) {
-	fmt.Fprintf(os.Stderr, "writebench: %s "+format+"\n", append([]any{time.Now().Format("15:04:05")}, args...)...)
-}
-
-func fail(err error) {
-	fmt.Fprintln(os.Stderr, "writebench:", err)
-	os.Exit(1)
-}
+var logf, fail = report.Log("writebench").Printf, report.Log("writebench").Fail
 
 // generate makes the input file once per shape.
 func generate(c config) (string, *Input, error) {
-	path := filepath.Join(c.work, fmt.Sprintf("input-%gGiB-b%d-p%d.arrows", c.gib, c.batchRows, c.partitions))
+	path := filepath.Join(c.Work, fmt.Sprintf("input-%gGiB-b%d-p%d.arrows", c.gib, c.batchRows, c.partitions))
 	jpath := strings.TrimSuffix(path, ".arrows") + ".json"
 	var in Input
 	if b, err := os.ReadFile(jpath); err == nil && json.Unmarshal(b, &in) == nil {
@@ -175,7 +153,7 @@ func generate(c config) (string, *Input, error) {
 		}
 	}
 	logf("generating %s", path)
-	out, err := runproc.Output([]string{c.python, c.gen, path, "--gib", strconv.FormatFloat(c.gib, 'g', -1, 64),
+	out, err := runproc.Output([]string{c.Python, c.gen, path, "--gib", strconv.FormatFloat(c.gib, 'g', -1, 64),
 		"--batch-rows", strconv.Itoa(c.batchRows), "--partitions", strconv.Itoa(c.partitions)}, os.Stderr)
 	if err != nil {
 		return "", nil, err
@@ -188,7 +166,7 @@ func generate(c config) (string, *Input, error) {
 
 func runEngine(c config, cs, engine, input, partBy string) Run {
 	run := Run{Case: cs, Engine: engine}
-	dir := filepath.Join(c.work, "table-"+cs)
+	dir := filepath.Join(c.Work, "table-"+cs)
 	if err := os.RemoveAll(dir); err != nil {
 		run.Error = err.Error()
 		return run
@@ -202,7 +180,7 @@ func runEngine(c config, cs, engine, input, partBy string) Run {
 	var argv []string
 	switch engine {
 	case engineDeltaRS:
-		argv = []string{c.python, c.writer, dir, input}
+		argv = []string{c.Python, c.writer, dir, input}
 		if partBy != "" {
 			argv = append(argv, "--partition-by", partBy)
 		}
@@ -225,8 +203,8 @@ func runEngine(c config, cs, engine, input, partBy string) Run {
 		run.Error = err.Error()
 		return run
 	}
-	var ck Checksum
-	if err := runproc.OutputJSON([]string{c.python, c.checksum, dir}, os.Stderr, &ck); err != nil {
+	var ck report.Checksum
+	if err := runproc.OutputJSON([]string{c.Python, c.Checksum, dir}, os.Stderr, &ck); err != nil {
 		run.Error = "checksum: " + err.Error()
 		return run
 	}
@@ -237,7 +215,7 @@ func runEngine(c config, cs, engine, input, partBy string) Run {
 func verify(r *Report) []string {
 	var problems []string
 	for _, cs := range r.Cases {
-		var first *Checksum
+		var first *report.Checksum
 		for _, run := range r.Runs {
 			if run.Case != cs || run.Checksum == nil {
 				continue
@@ -275,13 +253,6 @@ func aggregate(r *Report, cs, engine string) agg {
 	}
 	m := runproc.Median
 	return agg{n: len(op), op: m(op), wall: m(wall), cpu: m(cpu), rss: m(rss), bytes: m(by), files: m(fi)}
-}
-
-func ratio(a, b float64) string {
-	if a == 0 || b == 0 {
-		return "n/a"
-	}
-	return fmt.Sprintf("%.2f", a/b)
 }
 
 func caseLabel(cs string, in Input) string {
@@ -330,28 +301,15 @@ func render(r *Report) string {
 				same = "NO"
 			}
 		}
-		p("| %s | %s | %s | %s | %s | %s | %s | %s |\n", caseLabel(cs, in), ratio(o.op, d.op), ratio(o.wall, d.wall), ratio(o.cpu, d.cpu),
-			ratio(o.rss, d.rss), ratio(o.bytes, d.bytes), ratio(d.op, o.op), same)
+		p("| %s | %s | %s | %s | %s | %s | %s | %s |\n", caseLabel(cs, in), report.Ratio(o.op, d.op), report.Ratio(o.wall, d.wall), report.Ratio(o.cpu, d.cpu),
+			report.Ratio(o.rss, d.rss), report.Ratio(o.bytes, d.bytes), report.Ratio(d.op, o.op), same)
 	}
-	if len(r.Problems) > 0 {
-		p("\nProblems:\n\n")
-		for _, pr := range r.Problems {
-			p("- %s\n", pr)
-		}
-	}
-	p("\n**Every run**\n\n| case | engine | rep | order | op (s) | wall (s) | user (s) | sys (s) | peak RSS (MiB) | load before / after | output bytes | files | content (rows, hash) |\n")
-	p("|---|---|---:|---:|---:|---:|---:|---:|---:|---|---:|---:|---|\n")
+	report.Problems(&b, r.Problems)
+	t := report.EveryRun(&b, 1, []report.Column{report.Text("case"), report.Text("engine")},
+		[]report.Column{report.Number("output bytes"), report.Number("files"), report.Text("content (rows, hash)")})
 	for _, run := range r.Runs {
-		content := "—"
-		if run.Checksum != nil {
-			content = fmt.Sprintf("%d, %s", run.Checksum.Rows, run.Checksum.Hash)
-		}
-		if run.Error != "" {
-			content = "FAILED: " + run.Error
-		}
-		p("| %s | %s | %d | %d | %.1f | %.1f | %.1f | %.1f | %d | %.1f / %.1f | %d | %d | %s |\n", run.Case, run.Engine, run.Rep, run.Order,
-			run.OpS, run.WallS, run.UserS, run.SysS, run.MaxRSSKiB/1024, run.LoadBefore, run.LoadAfter, run.Volume.BytesAdded,
-			run.Volume.FilesAdded, content)
+		t.Row([]string{run.Case, run.Engine}, run.Rep, run.Order, run.Measured, fmt.Sprint(run.Volume.BytesAdded),
+			fmt.Sprint(run.Volume.FilesAdded), report.Content(run.Error, run.Checksum.Fields()...))
 	}
 	p("\nThe content hash is DuckDB's `hash()` of every column summed over the rows, read through delta-rs.\n")
 	return b.String()

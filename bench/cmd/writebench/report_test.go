@@ -7,13 +7,13 @@ import (
 	"github.com/deltalite-go/deltalite/bench/internal/runproc"
 )
 
-var testHeader = runproc.Header{Command: "bench/write.sh --reps 2", Started: "2026-01-01T00:00:00Z", Finished: "2026-01-01T01:00:00Z",
+var testHeader = report.Header{Command: "bench/write.sh --reps 2", Started: "2026-01-01T00:00:00Z", Finished: "2026-01-01T01:00:00Z",
 	Machine: "test machine", Git: "abc1234", Deltalake: "1.0.0", LoadStart: "0.10 0.20 0.30", LoadEnd: "1.00 2.00 3.00"}
 
 func writeRun(cs, engine string, rep, order int, op float64, hash string) Run {
 	return Run{Case: cs, Engine: engine, Rep: rep, Order: order,
 		Measured: runproc.Measured{OpS: op, WallS: op + 0.5, UserS: op * 2, SysS: 0.25, MaxRSSKiB: 512 << 10, LoadBefore: 0.5, LoadAfter: 1.5},
-		Volume:   runproc.Volume{Commits: 1, FilesAdded: 3, BytesAdded: 3 << 30}, Checksum: &Checksum{Version: 0, Rows: 1000, Hash: hash}}
+		Volume:   runproc.Volume{Commits: 1, FilesAdded: 3, BytesAdded: 3 << 30}, Checksum: &report.Checksum{Version: 0, Rows: 1000, Hash: hash}}
 }
 
 // TestRenderGolden holds the whole report of made-up runs (a failed run

@@ -29,21 +29,19 @@ func Golden(t testing.TB, path, got string) {
 	if err != nil {
 		t.Fatalf("%v (run the test with -update to write it)", err)
 	}
-	if got == string(want) {
-		return
+	g, w := strings.SplitAfter(got, "\n"), strings.SplitAfter(string(want), "\n")
+	i := 0
+	for i < len(g) && i < len(w) && g[i] == w[i] {
+		i++
 	}
-	g, w := strings.Split(got, "\n"), strings.Split(string(want), "\n")
-	for i := range max(len(g), len(w)) {
-		var gl, wl string
-		if i < len(g) {
-			gl = g[i]
-		}
-		if i < len(w) {
-			wl = w[i]
-		}
-		if gl != wl {
-			t.Errorf("%s: line %d differs (run with -update if the change is meant):\n got  %q\n want %q", path, i+1, gl, wl)
-			return
-		}
+	if i < len(g) || i < len(w) {
+		t.Errorf("%s: line %d differs (run with -update if the change is meant):\n got  %q\n want %q", path, i+1, line(g, i), line(w, i))
 	}
+}
+
+func line(lines []string, i int) string {
+	if i < len(lines) {
+		return lines[i]
+	}
+	return "(the end)"
 }

@@ -1,4 +1,8 @@
-package runproc
+// Package report is what the benchmark harnesses share about their
+// reports: the flags every harness has, the header under a report's
+// title, where the Markdown and JSON results go, the "Every run" table,
+// the problems list, ratios and verdicts against targets.
+package report
 
 import (
 	"encoding/json"
@@ -7,6 +11,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/deltalite-go/deltalite/bench/internal/runproc"
 )
 
 // Header is what every harness's report says about the invocation: how
@@ -27,22 +33,27 @@ type Header struct {
 // NewHeader starts the header of an invocation that works in dir with the
 // peers of python.
 func NewHeader(dir, python string) Header {
-	return Header{Command: Command(), Started: time.Now().UTC().Format(time.RFC3339), Machine: Machine(dir),
-		Git: GitHead(), Deltalake: DeltalakeVersion(python), LoadStart: LoadAvg()}
+	return Header{Command: runproc.Command(), Started: time.Now().UTC().Format(time.RFC3339), Machine: runproc.Machine(dir),
+		Git: runproc.GitHead(), Deltalake: runproc.DeltalakeVersion(python), LoadStart: runproc.LoadAvg()}
 }
 
 // Finish stamps the end of the invocation.
 func (h *Header) Finish() {
 	h.Finished = time.Now().UTC().Format(time.RFC3339)
-	h.LoadEnd = LoadAvg()
+	h.LoadEnd = runproc.LoadAvg()
 }
 
-// Markdown renders the header as the lines under a report's title.
-func (h *Header) Markdown() string {
+// Markdown renders the header as the lines under a report's title; more
+// (a harness's other peers and their versions) follows the delta-rs
+// version, each part after "; ".
+func (h *Header) Markdown(more ...string) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Command: `%s`  \n", h.Command)
-	fmt.Fprintf(&b, "Started %s, finished %s; git %s; deltalake (delta-rs) %s.  \n", h.Started, h.Finished, h.Git, h.Deltalake)
-	fmt.Fprintf(&b, "Machine: %s.  \n", h.Machine)
+	fmt.Fprintf(&b, "Started %s, finished %s; git %s; deltalake (delta-rs) %s", h.Started, h.Finished, h.Git, h.Deltalake)
+	for _, m := range more {
+		fmt.Fprintf(&b, "; %s", m)
+	}
+	fmt.Fprintf(&b, ".  \nMachine: %s.  \n", h.Machine)
 	fmt.Fprintf(&b, "Load average (1, 5, 15 min) at the start: %s; at the end: %s.\n\n", h.LoadStart, h.LoadEnd)
 	return b.String()
 }
@@ -80,30 +91,8 @@ func (o Outputs) Save(r any, markdown string) error {
 // Rerender reads the saved results into r and writes render's Markdown
 // again (a harness's -report-only).
 func (o Outputs) Rerender(r any, render func() string) error {
-	if err := ReadJSON(o.JSON, r); err != nil {
+	if err := runproc.ReadJSON(o.JSON, r); err != nil {
 		return err
 	}
 	return os.WriteFile(o.Markdown, []byte(render()), 0o644)
 }
-
-// Measured is a run's figures as reports save them: the operation's own
-// time (from the program's result), the process's wall, CPU and peak RSS,
-// and the machine's load around it.
-type Measured struct {
-	OpS        float64 `json:"op_s"`
-	WallS      float64 `json:"wall_s"`
-	UserS      float64 `json:"user_s"`
-	SysS       float64 `json:"sys_s"`
-	MaxRSSKiB  int64   `json:"max_rss_kib"`
-	LoadBefore float64 `json:"load_before"`
-	LoadAfter  float64 `json:"load_after"`
-}
-
-// Measured is the sample's figures.
-func (s Sample) Measured() Measured {
-	return Measured{OpS: s.Result.Seconds, WallS: s.Wall.Seconds(), UserS: s.User.Seconds(), SysS: s.Sys.Seconds(),
-		MaxRSSKiB: s.MaxRSS, LoadBefore: s.LoadBefore, LoadAfter: s.LoadAfter}
-}
-
-// CPUS is user + system time in seconds.
-func (m Measured) CPUS() float64 { return m.UserS + m.SysS }
