@@ -13,7 +13,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/deltalite-go/deltalite"
-	"github.com/deltalite-go/deltalite/internal/testkit/arrowrows"
+	"github.com/deltalite-go/deltalite/internal/testkit/tablerows"
 	"github.com/deltalite-go/deltalite/schema"
 )
 
@@ -42,26 +42,8 @@ func people(t testing.TB, ids []int64, names []string, days []string) array.Reco
 	return rr
 }
 
-// readRows reads a table with this engine as canonical rows.
-func readRows(t testing.TB, uri string, opts ...deltalite.Option) []string {
-	t.Helper()
-	tb, err := deltalite.Open(context.Background(), uri, opts...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, batches, err := tb.Scan().Records(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	var rows []string
-	for rec, err := range batches {
-		if err != nil {
-			t.Fatal(err)
-		}
-		rows = append(rows, arrowrows.Rows(rec)...)
-	}
-	return sortedCopy(rows)
-}
+// readRows reads a table with this engine as canonical rows, sorted.
+var readRows = tablerows.Read
 
 func sortedCopy(rows []string) []string { return slices.Sorted(slices.Values(rows)) }
 
@@ -365,19 +347,8 @@ func TestTableWriteMovesTheTable(t *testing.T) {
 	if err != nil || res.Version != 1 || tb.Version() != 1 {
 		t.Fatalf("append: %+v, %v; table at %d", res, err, tb.Version())
 	}
-	var rows []string
-	_, batches, err := tb.Scan().Records(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for rec, err := range batches {
-		if err != nil {
-			t.Fatal(err)
-		}
-		rows = append(rows, arrowrows.Rows(rec)...)
-	}
-	if want := []string{row(1, "a", "d1"), row(2, "b", "d2")}; !slices.Equal(sortedCopy(rows), want) {
-		t.Errorf("the moved table reads %v, want %v", sortedCopy(rows), want)
+	if rows, want := tablerows.Scan(t, tb), []string{row(1, "a", "d1"), row(2, "b", "d2")}; !slices.Equal(rows, want) {
+		t.Errorf("the moved table reads %v, want %v", rows, want)
 	}
 	// Another writer commits; an ignored write still moves t to what it found.
 	mustWrite(t, uri, people(t, []int64{3}, []string{"c"}, []string{"d3"}), deltalite.WriteOptions{Mode: deltalite.ModeAppend})

@@ -17,6 +17,7 @@ import (
 	"github.com/deltalite-go/deltalite"
 	"github.com/deltalite-go/deltalite/internal/testkit/arrowrows"
 	"github.com/deltalite-go/deltalite/internal/testkit/corpus"
+	"github.com/deltalite-go/deltalite/internal/testkit/tablerows"
 	"github.com/deltalite-go/deltalite/optimize"
 	"github.com/deltalite-go/deltalite/protocol"
 )
@@ -79,22 +80,8 @@ func open(t testing.TB, dir string) *deltalite.Table {
 	return tb
 }
 
-func rows(t testing.TB, dir string) []string {
-	t.Helper()
-	_, seq, err := open(t, dir).Scan().Records(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out []string
-	for rec, err := range seq {
-		if err != nil {
-			t.Fatal(err)
-		}
-		out = append(out, arrowrows.Rows(rec)...)
-	}
-	slices.Sort(out)
-	return out
-}
+// rows reads the table at dir as canonical rows, sorted.
+var rows = tablerows.Read
 
 // filesByPartition counts the live files of each partition value of col.
 func filesByPartition(t testing.TB, dir, col string) map[string]int {

@@ -14,6 +14,7 @@ import (
 
 	"github.com/deltalite-go/deltalite"
 	"github.com/deltalite-go/deltalite/internal/testkit/arrowrows"
+	"github.com/deltalite-go/deltalite/internal/testkit/tablerows"
 	"github.com/deltalite-go/deltalite/optimize"
 )
 
@@ -139,21 +140,5 @@ func TestKilledOptimizeLeavesReadableTable(t *testing.T) {
 
 func readAt(t testing.TB, dir string, v int64) []string {
 	t.Helper()
-	tb, err := deltalite.Open(context.Background(), dir, deltalite.WithVersion(v))
-	if err != nil {
-		t.Fatalf("version %d: %v", v, err)
-	}
-	_, seq, err := tb.Scan().Records(context.Background())
-	if err != nil {
-		t.Fatalf("version %d: %v", v, err)
-	}
-	var out []string
-	for rec, err := range seq {
-		if err != nil {
-			t.Fatalf("version %d: %v", v, err)
-		}
-		out = append(out, arrowrows.Rows(rec)...)
-	}
-	slices.Sort(out)
-	return out
+	return tablerows.Read(t, dir, deltalite.WithVersion(v))
 }

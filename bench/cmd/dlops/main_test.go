@@ -16,6 +16,7 @@ import (
 
 	"github.com/deltalite-go/deltalite"
 	"github.com/deltalite-go/deltalite/bench/internal/runproc"
+	"github.com/deltalite-go/deltalite/internal/testkit/tablerows"
 )
 
 // TestIOBytesCountsReadsAndWrites checks the counters -metrics reports move
@@ -75,32 +76,9 @@ func opsTable(t *testing.T, rows, batchRows string) (table, batch string) {
 	return table, batch
 }
 
-// tableRows is the table's rows as "id:updated_at:p", sorted.
-func tableRows(t *testing.T, table string) []string {
-	t.Helper()
-	ctx := context.Background()
-	tb, err := deltalite.Open(ctx, table)
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, recs, err := tb.Scan().Records(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out []string
-	for rec, err := range recs {
-		if err != nil {
-			t.Fatal(err)
-		}
-		id := rec.Column(int(rec.Schema().FieldIndices("id")[0])).(*array.Int64)
-		up := rec.Column(int(rec.Schema().FieldIndices("updated_at")[0])).(*array.Int64)
-		p := rec.Column(int(rec.Schema().FieldIndices("p")[0])).(*array.String)
-		for i := range int(rec.NumRows()) {
-			out = append(out, fmt.Sprintf("%d:%d:%s", id.Value(i), up.Value(i), p.Value(i)))
-		}
-	}
-	slices.Sort(out)
-	return out
+// opsRow is one row of opsSchema as tablerows reads it.
+func opsRow(id, updatedAt int64, p string) string {
+	return fmt.Sprintf(`id=%d, p="%s", updated_at=%d`, id, p, updatedAt)
 }
 
 // TestMergeOpRunsTheConditionalSpec runs the benchmark's conditional MERGE
@@ -126,8 +104,8 @@ func TestMergeOpRunsTheConditionalSpec(t *testing.T) {
 	if _, ok := m["files_scanned"]; !ok {
 		t.Errorf("metrics %v lack files_scanned", m)
 	}
-	want := []string{"1:20:a", "2:10:a", "3:10:b", "4:7:b"}
-	if got := tableRows(t, table); !slices.Equal(got, want) {
+	want := []string{opsRow(1, 20, "a"), opsRow(2, 10, "a"), opsRow(3, 10, "b"), opsRow(4, 7, "b")}
+	if got := tablerows.Read(t, table); !slices.Equal(got, want) {
 		t.Errorf("table rows %v, want %v", got, want)
 	}
 }
@@ -145,7 +123,7 @@ func TestDeleteOpOfAPartitionReadsNoFile(t *testing.T) {
 	if res.Rows != 2 || m["files_scanned"] != 0 || m["files_removed"] != 1 {
 		t.Errorf("result %+v metrics %v, want 2 rows deleted, 0 files scanned, 1 removed", res, m)
 	}
-	if got, want := tableRows(t, table), []string{"3:10:b"}; !slices.Equal(got, want) {
+	if got, want := tablerows.Read(t, table), []string{opsRow(3, 10, "b")}; !slices.Equal(got, want) {
 		t.Errorf("table rows %v, want %v", got, want)
 	}
 }

@@ -17,19 +17,25 @@ import (
 // timestamp opts ask for), sorted; any failure fails t.
 func Read(t testing.TB, uri string, opts ...deltalite.Option) []string {
 	t.Helper()
-	ctx := context.Background()
-	tb, err := deltalite.Open(ctx, uri, opts...)
+	tb, err := deltalite.Open(context.Background(), uri, opts...)
 	if err != nil {
-		t.Fatal(err)
+		t.Fatalf("open %s: %v", uri, err)
 	}
-	_, batches, err := tb.Scan().Records(ctx)
+	return Scan(t, tb)
+}
+
+// Scan returns every row of the version tb shows, sorted; any failure
+// fails t.
+func Scan(t testing.TB, tb *deltalite.Table) []string {
+	t.Helper()
+	_, batches, err := tb.Scan().Records(context.Background())
 	if err != nil {
-		t.Fatal(err)
+		t.Fatalf("scan %s: %v", tb.URI(), err)
 	}
 	var recs []arrow.RecordBatch
 	for rec, err := range batches {
 		if err != nil {
-			t.Fatal(err)
+			t.Fatalf("scan %s: %v", tb.URI(), err)
 		}
 		rec.Retain()
 		recs = append(recs, rec)

@@ -17,8 +17,8 @@ import (
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 
 	"github.com/deltalite-go/deltalite"
-	"github.com/deltalite-go/deltalite/internal/testkit/arrowrows"
 	"github.com/deltalite-go/deltalite/internal/testkit/peers"
+	"github.com/deltalite-go/deltalite/internal/testkit/tablerows"
 )
 
 // mergeAvailable reports whether delta-rs can serve as the reference. When
@@ -72,19 +72,7 @@ func readLines(t testing.TB, uri string) ([]string, int64) {
 	if err != nil {
 		t.Fatalf("open %s: %v", uri, err)
 	}
-	_, batches, err := tb.Scan().Records(ctx)
-	if err != nil {
-		t.Fatalf("scan %s: %v", uri, err)
-	}
-	var out []string
-	for rec, err := range batches {
-		if err != nil {
-			t.Fatalf("scan %s: %v", uri, err)
-		}
-		out = append(out, arrowrows.Rows(rec)...)
-	}
-	slices.Sort(out)
-	return out, tb.Version()
+	return tablerows.Scan(t, tb), tb.Version()
 }
 
 // diffLines returns the rows only in a and only in b (multisets).
