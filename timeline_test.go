@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/deltalite-go/deltalite"
+	"github.com/deltalite-go/deltalite/internal/testkit/peers"
 	"github.com/deltalite-go/deltalite/protocol"
 	"github.com/deltalite-go/deltalite/snapshot"
 )
@@ -135,4 +136,34 @@ func versionOf(tb *deltalite.Table) any {
 		return "nothing"
 	}
 	return tb.Version()
+}
+
+// TestSparkAgreesOnTimestampAfterLatestCommit holds the refusal above to
+// Spark's on the same table: Spark too refuses a read and a RESTORE at a
+// timestamp after the latest commit and reads the latest version at that
+// commit's own time, dating the commits by the files' times as we do.
+func TestSparkAgreesOnTimestampAfterLatestCommit(t *testing.T) {
+	spark := peers.Spark(t)
+	dir, rows := restoreHistory(t)
+	base := time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC)
+	setCommitTimes(t, dir, base)
+	res := spark.Try(t,
+		peers.Op{"op": "read", "path": dir, "timestamp": "2026-03-01 04:00:00.001"},
+		peers.Op{"op": "sql", "path": dir, "sql": "RESTORE TABLE {table} TO TIMESTAMP AS OF '2999-01-01'"},
+		peers.Op{"op": "read", "path": dir, "timestamp": "2026-03-01 04:00:00"})
+	for i, want := range []string{"DELTA_TIMESTAMP_GREATER_THAN_COMMIT", "DELTA_CANNOT_RESTORE_TIMESTAMP_GREATER"} {
+		if res[i].OK || !strings.Contains(res[i].Error, want) || !strings.Contains(res[i].Error, "2026-03-01 04:00:00") {
+			t.Errorf("Spark op %d: ok=%v %q, want %s naming the latest commit's time", i, res[i].OK, res[i].Error, want)
+		}
+	}
+	if !res[2].OK {
+		t.Fatalf("Spark read at the latest commit's time: %s", res[2].Error)
+	}
+	if got := spark.Read(t, dir, peers.ReadOptions{}); len(got.Rows) != len(rows[4]) {
+		t.Errorf("Spark reads %d rows after the refused RESTORE, want version 4's %d", len(got.Rows), len(rows[4]))
+	}
+	_, err := deltalite.Open(context.Background(), dir, deltalite.WithTimestamp(base.Add(4*time.Hour+time.Millisecond)))
+	if !errors.Is(err, deltalite.ErrInvalidArgument) {
+		t.Errorf("we read 1 ms after the latest commit: %v", err)
+	}
 }
