@@ -95,7 +95,7 @@ func TestCreatorsRaceAsAppends(t *testing.T) {
 // winner's table.
 func TestUpsertCreatesInOneCommit(t *testing.T) {
 	ctx := context.Background()
-	opts := deltalite.UpsertOptions{PrimaryKeys: []string{"id"}, PartitionKey: "day", CreateIfMissing: true,
+	opts := deltalite.UpsertOptions{PrimaryKeys: []string{"id"}, PartitionBy: []string{"day"}, CreateIfMissing: true,
 		TableProperties: map[string]string{"owner": "sync"}}
 	uri := t.TempDir()
 	s, err := deltalite.Upsert(ctx, uri, people(t, []int64{1, 2}, []string{"a", "b"}, []string{"d1", "d2"}), opts)

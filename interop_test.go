@@ -92,7 +92,7 @@ func writtenTables(t *testing.T) map[string]string {
 	// Created by its first upsert (one commit), then upserted into the
 	// null partition, and a replace-where on a data column.
 	p = path("upserted")
-	uo := deltalite.UpsertOptions{PrimaryKeys: []string{"id"}, PartitionKey: "day", CreateIfMissing: true}
+	uo := deltalite.UpsertOptions{PrimaryKeys: []string{"id"}, PartitionBy: []string{"day"}, CreateIfMissing: true}
 	for _, batch := range []array.RecordReader{
 		people(t, []int64{1, 2, 3}, []string{"a", "b", "c"}, []string{"d1", "", "d2"}),
 		people(t, []int64{2, 4, 1}, []string{"B", "d", "A"}, []string{"", "", "d1"}),

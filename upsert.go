@@ -3,7 +3,6 @@ package deltalite
 import (
 	"context"
 	"errors"
-	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -41,8 +40,8 @@ func (t *Table) Upsert(ctx context.Context, src array.RecordReader, opts UpsertO
 
 // Upsert upserts src into the table at uri, as Table.Upsert does. With
 // opts.CreateIfMissing a missing table is created from the source's
-// columns (less opts.DeleteColumn), partitioned by opts.PartitionKey, with
-// opts.TableProperties, in the same commit as the rows: version 0. A
+// columns (less opts.DeleteColumn), partitioned by opts.PartitionBy, with
+// opts.Properties, in the same commit as the rows: version 0. A
 // failed upsert, or one with no rows, creates nothing. When another writer
 // creates the table first with the same schema and partitioning, the
 // upsert goes into that table instead.
@@ -68,11 +67,8 @@ func Upsert(ctx context.Context, uri string, src array.RecordReader, opts Upsert
 	if opts.DeleteColumn != "" {
 		sc = sc.Without(opts.DeleteColumn)
 	}
-	var parts []string
-	if opts.PartitionKey != "" {
-		parts = strings.Split(opts.PartitionKey, ",")
-	}
-	empty, err := write.Empty(st, sc, write.NewTableOptions{PartitionBy: parts, Properties: opts.TableProperties})
+	n := opts.Normalized()
+	empty, err := write.Empty(st, sc, write.NewTableOptions{PartitionBy: n.PartitionBy, Properties: n.Properties})
 	if err != nil {
 		return UpsertStats{}, err
 	}

@@ -156,7 +156,7 @@ func TestTwoPartitionColumns(t *testing.T) {
 	tb.appendFile(`[{"id":1,"region":"eu","day":"2024-01-01","v":1},{"id":1,"region":"us","day":"2024-01-01","v":2},
 		{"id":1,"region":"eu","day":"2024-01-02","v":3}]`)
 	s := tb.mustUpsert(nil, `[{"id":1,"region":"eu","day":"2024-01-02","v":30},{"id":2,"region":"us","day":"2024-01-01","v":40}]`,
-		Options{PrimaryKeys: []string{"id"}, PartitionKey: "region,day"})
+		Options{PrimaryKeys: []string{"id"}, PartitionBy: []string{"region", "day"}})
 	tb.checkRows(`[{"id":1,"region":"eu","day":"2024-01-01","v":1},{"id":1,"region":"us","day":"2024-01-01","v":2},
 		{"id":1,"region":"eu","day":"2024-01-02","v":30},{"id":2,"region":"us","day":"2024-01-01","v":40}]`)
 	if s.PartitionsTouched != 2 || s.RowsUpdated != 1 || s.RowsInserted != 1 || s.FilesRemoved != 1 || s.FilesCarriedOver != 1 {

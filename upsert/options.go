@@ -10,6 +10,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/deltalite-go/deltalite/internal/errs"
+	"github.com/deltalite-go/deltalite/internal/rewrite"
 	"github.com/deltalite-go/deltalite/internal/txn"
 	"github.com/deltalite-go/deltalite/limits"
 	"github.com/deltalite-go/deltalite/metrics"
@@ -33,8 +34,8 @@ const (
 // Defaults of the options.
 const (
 	DefaultMaxParallelPartitions = 2
-	DefaultMaxParallelFiles      = 4
-	DefaultMaxBufferedBytes      = 64 << 20
+	DefaultMaxParallelFiles      = rewrite.DefaultMaxParallelFiles
+	DefaultMaxBufferedBytes      = rewrite.DefaultMaxBufferedBytes
 	DefaultProbeConcurrency      = 8
 	DefaultReadBatchSize         = 8192
 	// NoSourceLimit as MaxSourceBytes turns the source guard off.
@@ -48,18 +49,23 @@ type Options struct {
 	// comparable type (integers, floats, booleans, decimals, dates,
 	// timestamps, strings, binaries). Required.
 	PrimaryKeys []string
-	// PartitionKey is an optional hint: the table's partitioning decides.
-	// On a partitioned table it must name one of its partition columns (or
-	// list them all, comma-separated); an unpartitioned table ignores it.
-	// A table the upsert creates is partitioned by the columns it lists.
-	PartitionKey string
+	// PartitionBy is an optional hint: the table's partitioning decides.
+	// On a partitioned table it must name one of its partition columns, or
+	// all of them in order; an unpartitioned table ignores it. A table the
+	// upsert creates is partitioned by these columns.
+	PartitionBy []string
 	// CreateIfMissing lets deltalite.Upsert create the table when there is
 	// none, in the same commit as the rows (version 0): its columns are the
-	// source's (less DeleteColumn), partitioned by PartitionKey, with
-	// TableProperties. An upsert that fails or has no rows creates nothing.
+	// source's (less DeleteColumn), partitioned by PartitionBy, with
+	// Properties. An upsert that fails or has no rows creates nothing.
 	CreateIfMissing bool
-	// TableProperties are the table properties of a table the upsert
-	// creates (delta.* and user keys).
+	// Properties are the table properties of a table the upsert creates
+	// (delta.* and user keys).
+	Properties map[string]string
+	// Deprecated: PartitionKey is PartitionBy as one comma-separated
+	// string (the Python deltalite's partition_key); PartitionBy wins.
+	PartitionKey string
+	// Deprecated: TableProperties is Properties' old name; Properties wins.
 	TableProperties map[string]string
 	// MaxParallelPartitions is how many partitions are rewritten at once
 	// (default 2).
@@ -167,7 +173,7 @@ func invalid(format string, args ...any) error {
 
 // resolve validates opt against the table snap shows.
 func resolve(snap *snapshot.Snapshot, opt Options) (*config, error) {
-	c := &config{Options: opt}
+	c := &config{Options: opt.Normalized()}
 	if len(opt.PrimaryKeys) == 0 {
 		return nil, invalid("an upsert needs at least one primary key column (PrimaryKeys)")
 	}
@@ -286,19 +292,30 @@ func resolve(snap *snapshot.Snapshot, opt Options) (*config, error) {
 	return c, nil
 }
 
-// checkHint compares PartitionKey with the table's partitioning.
+// Normalized returns o with the values of its deprecated fields under
+// their current names (which win when both are set).
+func (o Options) Normalized() Options {
+	if len(o.PartitionBy) == 0 && strings.TrimSpace(o.PartitionKey) != "" {
+		for _, c := range strings.Split(o.PartitionKey, ",") {
+			o.PartitionBy = append(o.PartitionBy, strings.TrimSpace(c))
+		}
+	}
+	if o.Properties == nil {
+		o.Properties = o.TableProperties
+	}
+	o.PartitionKey, o.TableProperties = "", nil
+	return o
+}
+
+// checkHint compares PartitionBy with the table's partitioning.
 func (c *config) checkHint() error {
-	hint := strings.TrimSpace(c.PartitionKey)
-	if hint == "" || len(c.parts) == 0 {
+	given := c.PartitionBy
+	if len(given) == 0 || len(c.parts) == 0 {
 		return nil
 	}
 	names := make([]string, len(c.parts))
 	for i, f := range c.parts {
 		names[i] = f.Name
-	}
-	var given []string
-	for _, h := range strings.Split(hint, ",") {
-		given = append(given, strings.TrimSpace(h))
 	}
 	ok := len(given) == 1 && slices.ContainsFunc(names, func(n string) bool { return strings.EqualFold(n, given[0]) })
 	if !ok && len(given) == len(names) {
@@ -308,7 +325,7 @@ func (c *config) checkHint() error {
 		}
 	}
 	if !ok {
-		return invalid("the table is partitioned by %s but the upsert was given partition key %q", strings.Join(quoted(names), ", "), c.PartitionKey)
+		return invalid("the table is partitioned by %s but the upsert was given partition columns %s", strings.Join(quoted(names), ", "), strings.Join(quoted(given), ", "))
 	}
 	return nil
 }

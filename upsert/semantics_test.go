@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -203,7 +204,7 @@ func TestArguments(t *testing.T) {
 		{Options{PrimaryKeys: []string{"nope"}}, errs.ErrSchemaMismatch, "nope"},
 		{Options{PrimaryKeys: []string{"id", "ID"}}, errs.ErrInvalidArgument, "twice"},
 		{Options{PrimaryKeys: []string{"id"}, PruneStrategy: "join"}, errs.ErrInvalidArgument, "join"},
-		{Options{PrimaryKeys: []string{"id"}, PartitionKey: "region"}, errs.ErrInvalidArgument, "region"},
+		{Options{PrimaryKeys: []string{"id"}, PartitionBy: []string{"region"}}, errs.ErrInvalidArgument, "region"},
 		{Options{PrimaryKeys: []string{"id"}, MaxParallelFiles: -1}, errs.ErrInvalidArgument, "MaxParallelFiles"},
 		{Options{PrimaryKeys: []string{"id"}, DeleteColumn: "val"}, errs.ErrInvalidArgument, "val"},
 		{Options{PrimaryKeys: []string{"id"}, AppVersion: 3}, errs.ErrInvalidArgument, "AppID"},
@@ -216,13 +217,13 @@ func TestArguments(t *testing.T) {
 	}
 	// The hint may name the partition column in any case; an unpartitioned
 	// table ignores it.
-	tb.mustUpsert(nil, `[{"id":1,"day":"d"}]`, Options{PrimaryKeys: []string{"id"}, PartitionKey: "DAY"})
+	tb.mustUpsert(nil, `[{"id":1,"day":"d"}]`, Options{PrimaryKeys: []string{"id"}, PartitionBy: []string{"DAY"}})
 	flat := newTable(t, basic, nil, nil)
-	s := flat.mustUpsert(nil, `[{"id":1,"day":"d"},{"id":2,"day":"e"}]`, Options{PrimaryKeys: []string{"id"}, PartitionKey: "day"})
+	s := flat.mustUpsert(nil, `[{"id":1,"day":"d"},{"id":2,"day":"e"}]`, Options{PrimaryKeys: []string{"id"}, PartitionBy: []string{"day"}})
 	if s.PartitionsTouched != 1 {
 		t.Errorf("unpartitioned: %v", s)
 	}
-	s = flat.mustUpsert(nil, `[{"id":1,"day":"x"}]`, Options{PrimaryKeys: []string{"id"}, PartitionKey: "day"})
+	s = flat.mustUpsert(nil, `[{"id":1,"day":"x"}]`, Options{PrimaryKeys: []string{"id"}, PartitionBy: []string{"day"}})
 	if s.RowsUpdated != 1 {
 		t.Errorf("unpartitioned identity is the key alone: %v", s)
 	}
@@ -443,5 +444,18 @@ func TestNullPartition(t *testing.T) {
 	// Two rows of one key in the null partition are duplicates.
 	if _, err := tb.upsert(nil, `[{"id":5,"day":null,"val":"p"},{"id":5,"day":"","val":"q"}]`, byID); !isKind(err, errs.ErrInvalidArgument) || !strings.Contains(err.Error(), "id=5") {
 		t.Errorf("duplicate in the null partition: %v", err)
+	}
+}
+
+// The deprecated option names still work for a release: PartitionKey
+// (comma-separated) and TableProperties, the current names winning.
+func TestDeprecatedOptionNames(t *testing.T) {
+	n := Options{PartitionKey: " region, day ", TableProperties: map[string]string{"a": "1"}}.Normalized()
+	if !slices.Equal(n.PartitionBy, []string{"region", "day"}) || n.Properties["a"] != "1" || n.PartitionKey != "" || n.TableProperties != nil {
+		t.Errorf("Normalized: %+v", n)
+	}
+	n = Options{PartitionBy: []string{"p"}, PartitionKey: "q", Properties: map[string]string{}, TableProperties: map[string]string{"a": "1"}}.Normalized()
+	if !slices.Equal(n.PartitionBy, []string{"p"}) || len(n.Properties) != 0 {
+		t.Errorf("the current names must win: %+v", n)
 	}
 }

@@ -16,7 +16,7 @@ func TestUpdatesAndInserts(t *testing.T) {
 	tb.appendFile(`[{"id":1,"day":"d1","val":"a"},{"id":2,"day":"d1","val":"b"},{"id":3,"day":"d2","val":"c"}]`)
 	tb.appendFile(`[{"id":4,"day":"d1","val":"d"},{"id":5,"day":"d2","val":"e"}]`)
 	v := tb.snap.Version()
-	s := tb.mustUpsert(nil, `[{"id":2,"day":"d1","val":"B"},{"id":9,"day":"d1","val":"new"},{"id":6,"day":"d3","val":"f"}]`, Options{PrimaryKeys: []string{"id"}, PartitionKey: "day"})
+	s := tb.mustUpsert(nil, `[{"id":2,"day":"d1","val":"B"},{"id":9,"day":"d1","val":"new"},{"id":6,"day":"d3","val":"f"}]`, Options{PrimaryKeys: []string{"id"}, PartitionBy: []string{"day"}})
 	// d1's second file ([4,4]) is pruned by statistics: only the first is probed.
 	tb.checkRows(`[{"id":1,"day":"d1","val":"a"},{"id":2,"day":"d1","val":"B"},{"id":3,"day":"d2","val":"c"},
 		{"id":4,"day":"d1","val":"d"},{"id":5,"day":"d2","val":"e"},{"id":9,"day":"d1","val":"new"},{"id":6,"day":"d3","val":"f"}]`)

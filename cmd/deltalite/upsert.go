@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -79,7 +78,7 @@ exist yet is created from the input's schema (partitioned by --partition-by).
 			opts := deltalite.UpsertOptions{
 				PrimaryKeys: pks, DeleteColumn: deleteCol, AppID: appID, AppVersion: appVersion,
 				CommitMetadata: anyMap(metadata), PruneStrategy: pruneStrategy,
-				PartitionKey: strings.Join(partitionBy, ","), CreateIfMissing: true, StorageOptions: so,
+				PartitionBy: partitionBy, CreateIfMissing: true, StorageOptions: so,
 			}
 			stats, err := deltalite.Upsert(ctx, args[0], src, opts)
 			if err != nil {
