@@ -15,18 +15,20 @@ import (
 	"github.com/deltalite-go/deltalite/storage"
 )
 
-// firstCommitBy is a store on which another writer creates the table (by
-// calling create) just before this writer's first commit lands, so the
-// race a creator can lose is lost every time.
+// firstCommitBy is a store on which another writer commits version v
+// (by calling create; v 0 creates the table) just before this writer's
+// first attempt to commit it, so the race a writer can lose is lost every
+// time.
 type firstCommitBy struct {
 	storage.Store
+	v      int64
 	once   sync.Once
 	create func(storage.Store) error
 	err    error
 }
 
 func (s *firstCommitBy) PutIfAbsent(ctx context.Context, key string, data []byte) error {
-	if key == protocol.CommitKey(0) {
+	if key == protocol.CommitKey(s.v) {
 		s.once.Do(func() { s.err = s.create(s.Store) })
 		if s.err != nil {
 			return s.err

@@ -65,7 +65,9 @@
 //     rows outside them are refused and nothing is written;
 //   - append appends; error fails when the table exists;
 //   - ignore skips when the keys' partitions already hold rows, and
-//     writes (appends) otherwise;
+//     writes (appends) otherwise: one commit that decides and appends
+//     (write.Options.IgnoreWhere), so concurrent runs of one empty
+//     partition write it once and the others skip;
 //   - merge is scoped to the partitions: their predicate, on the target,
 //     is ANDed into the ON condition and into every NOT MATCHED BY SOURCE
 //     clause, so no row of another partition is matched, updated or
@@ -109,9 +111,8 @@
 //   - Unknown delta/ metadata keys are refused.
 //
 // Two consequences worth knowing: the metadata commit that applies a new
-// table configuration stands even when the write after it fails; and an
-// ignore with a key decides on what the table shows before the write, so
-// two concurrent ignores of the same empty partition may both append. A
+// table configuration stands even when the write after it fails (or an
+// ignore whose partition a concurrent run wrote meanwhile skips); and a
 // merge into a missing table that inserts nothing creates no table (its
 // metadata reports version -1).
 package iohandler

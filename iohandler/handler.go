@@ -16,8 +16,8 @@ import (
 	"github.com/deltalite-go/deltalite/internal/errs"
 	"github.com/deltalite-go/deltalite/merge"
 	"github.com/deltalite-go/deltalite/partitions"
-	"github.com/deltalite-go/deltalite/scan"
 	"github.com/deltalite-go/deltalite/schema"
+	"github.com/deltalite-go/deltalite/write"
 )
 
 // Handler stores asset outputs as Delta tables and loads them back. It is
@@ -341,15 +341,17 @@ func (h *Handler) HandleOutput(ctx context.Context, oc OutputContext, v any) (Me
 	}
 	switch s.mode {
 	case ModeIgnore:
-		skip, err := h.ignoreSkips(ctx, tbl, req.PartitionPredicate)
-		if err != nil {
-			return nil, err
+		// The write decides (write.Options.IgnoreWhere) and appends in one
+		// commit; asked here first so that a skip neither applies the
+		// table configuration nor runs the type handler.
+		skip := tbl != nil && req.PartitionPredicate == ""
+		if tbl != nil && !skip {
+			if skip, err = write.IgnoreSkips(ctx, tbl.Snapshot(), req.PartitionPredicate); err != nil {
+				return nil, err
+			}
 		}
 		if skip {
 			return h.outputMetadata(ctx, s, Metadata{OutNumRows: int64(0), OutSkipped: true}, start)
-		}
-		if tbl != nil {
-			req.Mode = ModeAppend // a key whose partition is still empty
 		}
 	case ModeOverwrite:
 		req.ReplaceWhere = req.PartitionPredicate
@@ -396,30 +398,6 @@ func (h *Handler) checkWrite(s *settings, ps *partitionScope, req *WriteRequest)
 		return bad("schema_mode %q needs mode %q (got %q)", SchemaModeOverwrite, ModeOverwrite, s.mode)
 	}
 	return nil
-}
-
-// ignoreSkips reports whether mode ignore writes nothing: without a key
-// when the table exists; with one when the partition already holds rows.
-func (h *Handler) ignoreSkips(ctx context.Context, tbl *deltalite.Table, pred string) (bool, error) {
-	if tbl == nil {
-		return false, nil
-	}
-	if pred == "" {
-		return true, nil
-	}
-	_, batches, err := tbl.Scan(scan.WithWhere(pred), scan.WithColumns(), scan.WithLimit(1)).Records(ctx)
-	if err != nil {
-		return false, err
-	}
-	for rec, err := range batches {
-		if err != nil {
-			return false, err
-		}
-		if rec.NumRows() > 0 {
-			return true, nil
-		}
-	}
-	return false, nil
 }
 
 // applyTableConfig brings an existing table's properties to the asset's

@@ -82,9 +82,11 @@ type WriteRequest struct {
 	// StorageOptions open the table (secret values: never log them).
 	StorageOptions map[string]string
 	// Mode is what to do: overwrite, append, error, ignore (the table is
-	// missing: create it), merge or create_or_replace. An ignore that
-	// skips never reaches a type handler, and one whose key's partition is
-	// still empty arrives as append.
+	// missing, or the key's partition was empty: write), merge or
+	// create_or_replace. An ignore that skips never reaches a type
+	// handler; one with a key carries PartitionPredicate as WriteOptions'
+	// IgnoreWhere, so that the write decides again on the table it commits
+	// to and skips when a concurrent run wrote the partition first.
 	Mode       string
 	SchemaMode string // "", merge or overwrite
 	// PartitionKeys are the run's keys; PartitionBy the table's partition
@@ -114,12 +116,20 @@ type WriteRequest struct {
 // merge.
 func (r *WriteRequest) WriteOptions() write.Options {
 	o := write.Options{Mode: write.Mode(r.Mode), SchemaMode: write.SchemaMode(r.SchemaMode), PartitionBy: r.PartitionBy,
-		ReplaceWhere: r.ReplaceWhere, Properties: r.TableConfig, TargetFileSize: r.Writer.TargetFileSize,
+		ReplaceWhere: r.ReplaceWhere, IgnoreWhere: r.ignoreWhere(), Properties: r.TableConfig, TargetFileSize: r.Writer.TargetFileSize,
 		Compression: strings.ToLower(r.Writer.Compression), CommitMetadata: r.Commit.CustomMetadata,
 		StorageOptions: r.StorageOptions}
 	o.CommitMaxRetries = r.Commit.EngineRetries()
 	o.AppID, o.AppVersion = r.Commit.AppTxn()
 	return o
+}
+
+// ignoreWhere is what a keyed ignore's write must find empty.
+func (r *WriteRequest) ignoreWhere() string {
+	if r.Mode != ModeIgnore {
+		return ""
+	}
+	return r.PartitionPredicate
 }
 
 // ReadRequest is one resolved read.

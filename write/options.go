@@ -17,7 +17,8 @@ const (
 	ModeOverwrite Mode = "overwrite"
 	// ModeError fails with ErrTableExists when the table exists.
 	ModeError Mode = "error"
-	// ModeIgnore writes nothing when the table exists.
+	// ModeIgnore writes nothing when the table exists, or with
+	// IgnoreWhere when it holds a row the predicate selects.
 	ModeIgnore Mode = "ignore"
 	// ModeCreateOrReplace replaces schema, partitioning, properties and
 	// rows in one commit, keeping the history.
@@ -49,6 +50,17 @@ type Options struct {
 	// ReplaceWhere limits an overwrite to the rows the SQL predicate
 	// selects, e.g. `day = '2026-01-01'`. Written rows must satisfy it.
 	ReplaceWhere string
+	// IgnoreWhere narrows ModeIgnore to the rows the SQL predicate selects,
+	// e.g. `day = '2026-01-01'`: the write is skipped when the table holds
+	// such a row, else the source is appended (a missing table is
+	// created). The decision and the append are one commit on the table
+	// Run was handed, whose read set is the files the predicate may
+	// select: when a concurrent commit adds such a file first, the write
+	// decides again on the newer table, and skips. Concurrent ignores of
+	// one predicate therefore write once. A concurrent blind append (mode
+	// append) is not waited for: it is ordered before this write, as
+	// Delta's WriteSerializable isolation orders it.
+	IgnoreWhere string
 	// Properties are table properties for a new table (delta.* and user
 	// keys), checked as Delta checks them; a property that needs a table
 	// feature adds it, or is refused when this engine cannot write the

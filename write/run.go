@@ -54,7 +54,7 @@ func Run(ctx context.Context, snap *snapshot.Snapshot, src array.RecordReader, w
 		res, err = w.update(ctx)
 	case wo.Mode == ModeError:
 		err = errs.New(errs.TableExists, uri, "a Delta table exists here (version %d); use mode append, overwrite or ignore", snap.Version())
-	case wo.Mode == ModeIgnore:
+	case wo.Mode == ModeIgnore && wo.IgnoreWhere == "":
 		res = &Result{Version: snap.Version(), Skipped: true, post: snap}
 	case wo.Mode == ModeCreateOrReplace:
 		res, err = w.replace(ctx)
@@ -88,6 +88,9 @@ func (wo Options) check(uri string) error {
 	if wo.ReplaceWhere != "" && wo.Mode != ModeOverwrite {
 		return errs.New(errs.InvalidArgument, uri, "a replace-where predicate needs mode overwrite")
 	}
+	if wo.IgnoreWhere != "" && wo.Mode != ModeIgnore {
+		return errs.New(errs.InvalidArgument, uri, "an ignore-where predicate (Options.IgnoreWhere) needs mode ignore, not %q", wo.Mode)
+	}
 	return nil
 }
 
@@ -102,6 +105,9 @@ type job struct {
 	replaceWhere *replaceWhere
 	rewrite      []*protocol.Add
 	copiedRows   int64 // rows of w.rewrite written again
+	// ignore is the IgnoreWhere predicate bound to the table the write
+	// decided to append to.
+	ignore *ignoreWhere
 }
 
 func (w *job) txnOptions() txn.Options {
@@ -112,7 +118,10 @@ func (w *job) txnOptions() txn.Options {
 // created.
 func (w *job) update(ctx context.Context) (*Result, error) {
 	snap := w.snap
-	if w.wo.AppID != "" && txn.AppTxnApplied(snap, w.wo.AppID, w.wo.AppVersion) {
+	if skip, err := w.skips(ctx, snap); err != nil || skip {
+		if err != nil {
+			return nil, err
+		}
 		return &Result{Version: snap.Version(), Skipped: true, post: snap}, nil
 	}
 	if len(w.wo.PartitionBy) > 0 {
@@ -129,7 +138,7 @@ func (w *job) update(ctx context.Context) (*Result, error) {
 	}
 	md := snap.Metadata()
 	if !snap.IsEmpty() {
-		evolved, err := w.evolvedMetadata()
+		evolved, err := w.evolvedMetadata(snap)
 		if err != nil {
 			return nil, err
 		}
@@ -160,9 +169,13 @@ func (w *job) update(ctx context.Context) (*Result, error) {
 		op = txn.Operation{Name: txn.OpCreateTable, Parameters: map[string]any{"partitionBy": md.PartitionColumns}}
 	}
 	for {
-		r, err := w.commit(ctx, snap, md, op, adds, res)
+		p, err := w.commitPinned(ctx, snap, md, op, adds, res)
+		if err == nil && p.skipped != nil {
+			datafile.DeleteAdded(ctx, w.st, adds)
+			return &Result{Version: p.skipped.Version(), Skipped: true, post: p.skipped}, nil
+		}
 		if err == nil {
-			res.Version, res.Warnings, res.post = r.Version, r.Warnings, r.Snapshot
+			res.Version, res.Warnings, res.post = p.res.Version, p.res.Warnings, p.res.Snapshot
 			return res, nil
 		}
 		if snap.IsEmpty() && errors.Is(err, errs.ErrTableExists) {
@@ -241,7 +254,9 @@ func (w *job) operation(snap *snapshot.Snapshot) txn.Operation {
 		return txn.Operation{Name: txn.OpCreateOrReplace, Parameters: map[string]any{"partitionBy": snap.PartitionColumns()}}
 	}
 	mode := map[Mode]string{ModeAppend: "Append", ModeOverwrite: "Overwrite"}[w.wo.Mode]
-	if mode == "" {
+	if w.wo.Mode == ModeIgnore && !snap.IsEmpty() {
+		mode = "Append" // an ignore-where write that found no row
+	} else if mode == "" {
 		mode = "ErrorIfExists"
 	}
 	op := txn.Operation{Name: txn.OpWrite, Parameters: map[string]any{"mode": mode, "partitionBy": snap.PartitionColumns()}}
@@ -272,6 +287,8 @@ func (w *job) commit(ctx context.Context, snap *snapshot.Snapshot, md *protocol.
 		}
 		res.FilesRemoved = len(removes)
 		w.removalMetrics(metrics, snap, removes)
+	} else if w.ignore != nil && !snap.IsEmpty() {
+		w.readIgnored(t)
 	} else if !snap.IsEmpty() {
 		t.SetBlindAppend(md == snap.Metadata())
 	}
@@ -335,23 +352,24 @@ func (w *job) removalMetrics(m map[string]any, snap *snapshot.Snapshot, removes 
 // when the files already written fit it: the same partitioning, no column
 // mapping (whose physical names differ between tables), and a schema this
 // write could have appended to (with SchemaMerge, the evolved schema is
-// committed too). Mode ignore skips. Anything else keeps the
+// committed too). Mode ignore skips, or with IgnoreWhere decides on the
+// winner's table and appends as an append would. Anything else keeps the
 // errs.TableExists error.
 func (w *job) onCreatedFirst(ctx context.Context, empty *snapshot.Snapshot) (*snapshot.Snapshot, *protocol.Metadata, bool, error) {
 	exists := errs.New(errs.TableExists, w.st.URL(), "another writer created the table first")
-	if w.wo.Mode == ModeIgnore {
+	if w.wo.Mode == ModeIgnore && w.wo.IgnoreWhere == "" {
 		snap, err := snapshot.Load(ctx, w.st)
 		return snap, nil, err == nil, err
 	}
-	if w.wo.Mode != ModeAppend && (w.wo.Mode != ModeOverwrite || w.wo.ReplaceWhere != "") {
+	if w.wo.Mode != ModeAppend && w.wo.Mode != ModeIgnore && (w.wo.Mode != ModeOverwrite || w.wo.ReplaceWhere != "") {
 		return nil, nil, false, exists
 	}
 	snap, err := snapshot.Load(ctx, w.st)
 	if err != nil {
 		return nil, nil, false, err
 	}
-	if w.wo.AppID != "" && txn.AppTxnApplied(snap, w.wo.AppID, w.wo.AppVersion) {
-		return snap, nil, true, nil
+	if skip, err := w.skips(ctx, snap); err != nil || skip {
+		return snap, nil, skip, err
 	}
 	if !slices.Equal(snap.PartitionColumns(), empty.PartitionColumns()) || snap.ColumnMapping() != schema.MappingNone || empty.ColumnMapping() != schema.MappingNone {
 		return nil, nil, false, errs.New(errs.TableExists, w.st.URL(),
@@ -385,8 +403,7 @@ func (w *job) onCreatedFirst(ctx context.Context, empty *snapshot.Snapshot) (*sn
 
 // evolvedMetadata returns new metadata when the schema mode changes the
 // schema, nil when the table's stays.
-func (w *job) evolvedMetadata() (*protocol.Metadata, error) {
-	snap := w.snap
+func (w *job) evolvedMetadata(snap *snapshot.Snapshot) (*protocol.Metadata, error) {
 	src, err := SourceSchema(w.st.URL(), w.src.Schema())
 	if err != nil {
 		return nil, err

@@ -22,8 +22,9 @@ var dataFrameType = reflect.TypeFor[sql.DataFrame]()
 //
 // Modes overwrite (a partition key's run replaces its partition),
 // append, error, ignore and merge (scoped to the key's partition, as the
-// handler resolves it) work as on the Arrow path; create_or_replace is
-// refused. Storage options, writer and commit properties are not Spark's
+// handler resolves it) work as on the Arrow path, except that a keyed
+// ignore decides before Spark's commit, so concurrent runs of one empty
+// partition may all append; create_or_replace is refused. Storage options, writer and commit properties are not Spark's
 // to take: Spark reads its credentials from its Hadoop configuration.
 type TypeHandler struct {
 	session sql.SparkSession
@@ -56,7 +57,15 @@ func (h *TypeHandler) Write(ctx context.Context, req *iohandler.WriteRequest, v 
 		}
 		return mergeMetadata(res)
 	}
-	res, err := Write(ctx, h.session, df, req.TableURI, WriteOptions{Mode: write.Mode(req.Mode), SchemaMode: write.SchemaMode(req.SchemaMode),
+	mode := write.Mode(req.Mode)
+	if mode == write.ModeIgnore && req.Table != nil {
+		// The IO handler found the key's partition empty. Spark commits
+		// through its own engine, which cannot be pinned to that decision
+		// (write.Options.IgnoreWhere): a concurrent run of the same key
+		// may write the partition too.
+		mode = write.ModeAppend
+	}
+	res, err := Write(ctx, h.session, df, req.TableURI, WriteOptions{Mode: mode, SchemaMode: write.SchemaMode(req.SchemaMode),
 		PartitionBy: req.PartitionBy, ReplaceWhere: req.ReplaceWhere, Properties: req.TableConfig})
 	if err != nil {
 		return nil, errs.Wrap(errs.Internal, "", err, "asset %q", req.Asset)
