@@ -161,7 +161,7 @@ func runOptimize(c *ActionContext) (ActionResult, error) {
 	if err := c.DecodeConfig(&cfg); err != nil {
 		return ActionResult{}, err
 	}
-	opts := deltalite.OptimizeOptions{TargetSize: cfg.TargetSize, ZOrderBy: cfg.ZOrderBy}
+	opts := deltalite.OptimizeOptions{TargetFileSize: cfg.TargetSize, ZOrderBy: cfg.ZOrderBy}
 	if len(c.PartitionKeys) > 0 {
 		if _, err := c.keyed("optimize"); err != nil {
 			return ActionResult{}, err
@@ -188,8 +188,8 @@ func runOptimize(c *ActionContext) (ActionResult, error) {
 	if err != nil {
 		return ActionResult{}, err
 	}
-	if opts.TargetSize == 0 {
-		opts.TargetSize = wp.TargetFileSize
+	if opts.TargetFileSize == 0 {
+		opts.TargetFileSize = wp.TargetFileSize
 	}
 	opts.CommitMetadata, opts.CommitMaxRetries = cp.CustomMetadata, cp.EngineRetries()
 	st, err := t.Optimize(c, opts)

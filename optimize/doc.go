@@ -6,10 +6,10 @@
 // # Plan
 //
 // The partitions considered are every partition, or those a predicate
-// over partition columns (Options.Where) and delta-rs-style partition
+// over partition columns (Options.Predicate) and delta-rs-style partition
 // filters in disjunctive normal form (Options.PartitionFilters) select; a
 // predicate naming another column is refused by name. In each, the live
-// files under the target size (Options.TargetSize, else the table's
+// files under the target size (Options.TargetFileSize, else the table's
 // delta.targetFileSize, else 100 MiB) are packed oldest first into bins
 // that end before the next file would carry them past the target, so that
 // rows written together stay together and insertion order is kept. A bin

@@ -7,7 +7,6 @@ import (
 	"github.com/deltalite-go/deltalite/internal/extsort"
 	"github.com/deltalite-go/deltalite/internal/rewrite"
 	"github.com/deltalite-go/deltalite/limits"
-	"github.com/deltalite-go/deltalite/storage"
 )
 
 // Defaults of the options.
@@ -33,19 +32,19 @@ func DefaultMaxConcurrentTasks() int { return runtime.NumCPU() }
 // Options configure one compaction. The zero value compacts every
 // partition of the table to its target file size in one commit.
 type Options struct {
-	// Where restricts the compaction to the partitions for which this SQL
-	// predicate over partition columns only IS TRUE, e.g. "day >=
+	// Predicate restricts the compaction to the partitions for which this
+	// SQL predicate over partition columns only IS TRUE, e.g. "day >=
 	// '2026-01-01'". A predicate naming another column is refused.
-	Where string
+	Predicate string
 	// PartitionFilters restrict the compaction to the partitions that
 	// satisfy them, as delta-rs's partition_filters: the outer slice is
-	// OR, each inner slice AND (disjunctive normal form). With Where, a
+	// OR, each inner slice AND (disjunctive normal form). With Predicate, a
 	// partition must satisfy both.
 	PartitionFilters [][]Filter
-	// TargetSize is the size of the files written, and files at or above
-	// it are left alone; 0 takes the table's delta.targetFileSize, else
-	// 100 MiB.
-	TargetSize int64
+	// TargetFileSize is the size of the files written, and files at or
+	// above it are left alone; 0 takes the table's delta.targetFileSize,
+	// else 100 MiB.
+	TargetFileSize int64
 	// MinInputFiles is the fewest files a bin is rewritten with (default
 	// 2); a bin holding a file with a deletion vector is rewritten
 	// whatever its count, so that the deleted rows go.
@@ -104,10 +103,25 @@ type Options struct {
 	// Limits are the process limits the call's budget draws from (default
 	// limits.Process()).
 	Limits *limits.Limits
-	// StorageOptions and Store open the table for the deltalite facade;
-	// Run is handed a snapshot and ignores both.
-	StorageOptions map[string]string
-	Store          storage.Store
+
+	// Deprecated: Where is Predicate's old name; Predicate wins.
+	Where string
+	// Deprecated: TargetSize is TargetFileSize's old name; TargetFileSize
+	// wins.
+	TargetSize int64
+}
+
+// Normalized returns o with the values of its deprecated fields under
+// their current names (which win when both are set).
+func (o Options) Normalized() Options {
+	if o.Predicate == "" {
+		o.Predicate = o.Where
+	}
+	if o.TargetFileSize == 0 {
+		o.TargetFileSize = o.TargetSize
+	}
+	o.Where, o.TargetSize = "", 0
+	return o
 }
 
 // Filter is one partition filter of Options.PartitionFilters: Column Op

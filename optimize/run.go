@@ -34,8 +34,9 @@ func resolve(snap *snapshot.Snapshot, opt Options) (*config, error) {
 	if snap == nil || snap.IsEmpty() {
 		return nil, errs.New(errs.InvalidArgument, "", "OPTIMIZE needs an existing table")
 	}
+	opt = opt.Normalized()
 	if err := errs.NonNegative("OPTIMIZE option ",
-		errs.Knob{Name: "TargetSize", Value: opt.TargetSize},
+		errs.Knob{Name: "TargetFileSize", Value: opt.TargetFileSize},
 		errs.Knob{Name: "MinInputFiles", Value: int64(opt.MinInputFiles)},
 		errs.Knob{Name: "MaxConcurrentTasks", Value: int64(opt.MaxConcurrentTasks)},
 		errs.Knob{Name: "MinCommitInterval", Value: int64(opt.MinCommitInterval)},
@@ -44,7 +45,7 @@ func resolve(snap *snapshot.Snapshot, opt Options) (*config, error) {
 		errs.Knob{Name: "MaxSortBytes", Value: opt.MaxSortBytes}); err != nil {
 		return nil, err
 	}
-	c := &config{Options: opt, target: opt.TargetSize, zOrderBy: "[]"}
+	c := &config{Options: opt, target: opt.TargetFileSize, zOrderBy: "[]"}
 	if opt.ZOrderBy != nil { // an empty list asks for a z-order by nothing: refused, not a compaction
 		cols, js, err := zOrderColumns(snap, opt.ZOrderBy)
 		if err != nil {
@@ -71,7 +72,7 @@ func resolve(snap *snapshot.Snapshot, opt Options) (*config, error) {
 	if c.MaxBufferedBytes == 0 {
 		c.MaxBufferedBytes = DefaultMaxBufferedBytes
 	}
-	sel, err := selectPartitions(snap, opt.Where, opt.PartitionFilters)
+	sel, err := selectPartitions(snap, opt.Predicate, opt.PartitionFilters)
 	if err != nil {
 		return nil, err
 	}

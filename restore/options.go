@@ -2,8 +2,6 @@ package restore
 
 import (
 	"time"
-
-	"github.com/deltalite-go/deltalite/storage"
 )
 
 // DefaultMaxParallelChecks is how many existence checks run at once.
@@ -22,10 +20,6 @@ type Options struct {
 	MaxParallelChecks int
 	// CommitMetadata is merged into commitInfo.
 	CommitMetadata map[string]any
-	// StorageOptions and Store open the table for the deltalite facade;
-	// Run is handed a snapshot and ignores both.
-	StorageOptions map[string]string
-	Store          storage.Store
 }
 
 // ToVersion is a convenience for Options.Version.

@@ -3,7 +3,6 @@ package update
 import (
 	"github.com/deltalite-go/deltalite/internal/rewrite"
 	"github.com/deltalite-go/deltalite/limits"
-	"github.com/deltalite-go/deltalite/storage"
 )
 
 // Defaults of the options.
@@ -48,8 +47,4 @@ type Options struct {
 	// Limits are the process limits the call's budget draws from (default
 	// limits.Process()).
 	Limits *limits.Limits
-	// StorageOptions and Store open the table for the deltalite facade;
-	// Run is handed a snapshot and ignores both.
-	StorageOptions map[string]string
-	Store          storage.Store
 }

@@ -3,8 +3,6 @@ package vacuum
 import (
 	"sync"
 	"time"
-
-	"github.com/deltalite-go/deltalite/storage"
 )
 
 // Defaults of the options.
@@ -57,10 +55,6 @@ type Options struct {
 	// Progress, when set, is called every 1000 objects listed and after
 	// each delete batch, never concurrently.
 	Progress func(Progress)
-	// StorageOptions and Store open the table for the deltalite facade;
-	// Run is handed a snapshot and ignores both.
-	StorageOptions map[string]string
-	Store          storage.Store
 }
 
 // Hours returns a RetentionHours value.

@@ -62,7 +62,7 @@ the version.`,
 				return err
 			}
 			opts := deltalite.OptimizeOptions{
-				Where: where, TargetSize: target, MinCommitInterval: interval, MaxConcurrentTasks: tasks,
+				Predicate: where, TargetFileSize: target, MinCommitInterval: interval, MaxConcurrentTasks: tasks,
 				CommitMetadata: anyMap(metadata), ZOrderBy: zorderBy, Force: force, MaxSortBytes: sortBytes, TempDir: tempDir,
 			}
 			printed := false
