@@ -8,6 +8,7 @@ import (
 
 	"github.com/deltalite-go/deltalite/internal/errs"
 	"github.com/deltalite-go/deltalite/merge"
+	"github.com/deltalite-go/deltalite/write"
 )
 
 // MergeOptions configure a MERGE INTO; see package merge for the clauses,
@@ -47,16 +48,25 @@ func (t *Table) MergeBatch(ctx context.Context, rec arrow.RecordBatch, opts Merg
 	return t.Merge(ctx, rr, opts)
 }
 
-// Merge merges src into the existing table at uri, opened with
-// opts.StorageOptions or opts.Store, as Table.Merge does.
+// Merge merges src into the table at uri, opened with opts.StorageOptions
+// or opts.Store, as Table.Merge does. With opts.CreateIfMissing a missing
+// table is created from the source's columns in the merge's commit.
 func Merge(ctx context.Context, uri string, src array.RecordReader, opts MergeOptions) (MergeStats, error) {
 	st, err := storeOf(ctx, uri, opts.StorageOptions, opts.Store)
 	if err != nil {
 		return MergeStats{}, err
 	}
-	t, err := Open(ctx, uri, WithStore(st))
+	if !opts.CreateIfMissing {
+		t, err := Open(ctx, uri, WithStore(st))
+		if err != nil {
+			return MergeStats{}, err
+		}
+		return t.Merge(ctx, src, opts)
+	}
+	snap, err := loadOrNew(ctx, st, src, nil, write.NewTableOptions{PartitionBy: opts.PartitionBy, Properties: opts.Properties})
 	if err != nil {
 		return MergeStats{}, err
 	}
-	return t.Merge(ctx, src, opts)
+	stats, _, err := merge.Run(ctx, snap, src, opts)
+	return stats, err
 }

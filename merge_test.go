@@ -95,3 +95,42 @@ func TestUpsertEqualsMergeUpsert(t *testing.T) {
 		}
 	}
 }
+
+// Merge with CreateIfMissing creates a missing table from the source's
+// columns, partitioning and properties in the commit of the rows the
+// insert clauses insert (version 0), as Upsert and Write do; without it a
+// missing table is ErrTableNotFound, and a merge that inserts nothing
+// creates nothing.
+func TestMergeCreateIfMissing(t *testing.T) {
+	ctx := context.Background()
+	src := `[{"id":1,"x":10,"s":"a","p":"a"},{"id":2,"x":20,"s":"b","p":"b"}]`
+	dir := t.TempDir() + "/t"
+	upsert := deltalite.MergeOptions{Predicate: "t.id = s.id", MergeType: merge.TypeUpsert}
+	if _, err := deltalite.Merge(ctx, dir, dmlReader(t, src), upsert); !errors.Is(err, deltalite.ErrTableNotFound) {
+		t.Fatalf("merge into a missing table without CreateIfMissing: %v", err)
+	}
+	updateOnly := deltalite.MergeOptions{Predicate: "t.id = s.id", MergeType: merge.TypeUpdateOnly, CreateIfMissing: true}
+	if _, err := deltalite.Merge(ctx, dir, dmlReader(t, src), updateOnly); err != nil {
+		t.Fatal(err)
+	}
+	if ok, err := deltalite.IsDeltaTable(ctx, dir); ok || err != nil {
+		t.Fatalf("a merge that inserts nothing created a table (%v, %v)", ok, err)
+	}
+	create := upsert
+	create.CreateIfMissing, create.PartitionBy, create.Properties = true, []string{"p"}, map[string]string{"delta.appendOnly": "false", "team": "x"}
+	st, err := deltalite.Merge(ctx, dir, dmlReader(t, src), create)
+	if err != nil || st.Version != 0 || st.TargetRowsInserted != 2 {
+		t.Fatalf("creating merge: %+v %v", st, err)
+	}
+	tb := openT(t, dir)
+	if got := tb.PartitionColumns(); len(got) != 1 || got[0] != "p" || tb.Snapshot().Properties()["team"] != "x" {
+		t.Errorf("created table: partitioned by %v, properties %v", got, tb.Snapshot().Properties())
+	}
+	if got := readRows(t, dir); len(got) != 2 || !strings.Contains(got[0], "id=1") || !strings.Contains(got[1], "id=2") {
+		t.Errorf("rows %v", got)
+	}
+	// On an existing table CreateIfMissing merges as usual.
+	if st, err := deltalite.Merge(ctx, dir, dmlReader(t, `[{"id":2,"x":21,"s":"B","p":"b"}]`), create); err != nil || st.Version != 1 || st.TargetRowsUpdated != 1 {
+		t.Fatalf("second merge: %+v %v", st, err)
+	}
+}

@@ -15,9 +15,6 @@ import (
 	"github.com/deltalite-go/deltalite/internal/structarrow"
 	"github.com/deltalite-go/deltalite/merge"
 	"github.com/deltalite-go/deltalite/scan"
-	"github.com/deltalite-go/deltalite/schema"
-	"github.com/deltalite-go/deltalite/storage"
-	"github.com/deltalite-go/deltalite/write"
 )
 
 // arrowHandler is the built-in type handler: arrow.Table,
@@ -145,20 +142,9 @@ func mergeCreating(ctx context.Context, req *WriteRequest, rr array.RecordReader
 	if !inserts {
 		return merge.Stats{}, errs.New(errs.TableNotFound, req.TableURI, "asset %q has no table yet and its merge has no insert clause to create it from; write it first (mode %q)", req.Asset, ModeOverwrite)
 	}
-	sc, err := schema.FromArrow(rr.Schema())
-	if err != nil {
-		return merge.Stats{}, errs.Wrap(errs.SchemaMismatch, req.TableURI, err, "asset %q: source schema", req.Asset)
-	}
-	st, err := storage.Open(ctx, req.TableURI, req.StorageOptions)
-	if err != nil {
-		return merge.Stats{}, errs.Wrap(errs.InvalidArgument, req.TableURI, err, "opening storage")
-	}
-	empty, err := write.Empty(st, sc, write.NewTableOptions{PartitionBy: req.PartitionBy, Properties: req.TableConfig})
-	if err != nil {
-		return merge.Stats{}, err
-	}
-	stats, _, err := merge.Run(ctx, empty, rr, *req.Merge)
-	return stats, err
+	o := *req.Merge
+	o.CreateIfMissing, o.PartitionBy, o.Properties = true, req.PartitionBy, req.TableConfig
+	return deltalite.Merge(ctx, req.TableURI, rr, o)
 }
 
 func (arrowHandler) Read(ctx context.Context, req *ReadRequest, t reflect.Type) (any, error) {

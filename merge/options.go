@@ -209,6 +209,14 @@ type Options struct {
 	// cast may lose information; by default such a cast is an error (the
 	// seed's error_on_type_mismatch, default true).
 	AllowTypeMismatch bool
+	// CreateIfMissing lets deltalite.Merge create the table when there is
+	// none, in the same commit as the rows the insert clauses insert
+	// (version 0): its columns are the source's, partitioned by
+	// PartitionBy, with Properties. A merge that inserts nothing creates
+	// nothing.
+	CreateIfMissing bool
+	PartitionBy     []string
+	Properties      map[string]string
 
 	// The budget knobs mean what they mean in upsert.Options and default
 	// alike: partitions rewritten at once (2), files of a partition read at
