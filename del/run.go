@@ -15,10 +15,10 @@ import (
 // Run deletes the rows of the table snap shows for which opt.Predicate IS
 // TRUE (every row with opt.All) and returns the stats and the table after
 // the commit (snap itself when nothing was deleted). Errors are
-// *errs.Error values: errs.ErrInvalidArgument for a predicate that does
+// *deltalite.Error values: deltalite.ErrInvalidArgument for a predicate that does
 // not parse or bind (naming its column) or is empty without opt.All (or
-// is given with it), errs.ErrUnsupportedTable for a
-// table whose features forbid deletes, errs.ErrCommitConflict, ...
+// is given with it), deltalite.ErrUnsupportedTable for a
+// table whose features forbid deletes, deltalite.ErrCommitConflict, ...
 func Run(ctx context.Context, snap *snapshot.Snapshot, opt Options) (Stats, *snapshot.Snapshot, error) {
 	start := time.Now()
 	if snap == nil || snap.IsEmpty() {

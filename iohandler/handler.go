@@ -286,7 +286,7 @@ func (h *Handler) tableSchema(ctx context.Context, s *settings) (*schema.Struct,
 }
 
 // open opens the asset's table (at version when not nil); a missing table
-// is errs.ErrTableNotFound with (nil, err).
+// is deltalite.ErrTableNotFound with (nil, err).
 func (h *Handler) open(ctx context.Context, s *settings, version *int64) (*deltalite.Table, error) {
 	opts := []deltalite.Option{deltalite.WithStorageOptions(h.cfg.StorageOptions)}
 	if version != nil {

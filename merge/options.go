@@ -228,7 +228,7 @@ type Options struct {
 	ReadBatchSize                           int
 	TargetFileSize                          int64
 	// MaxSourceBytes refuses a source whose estimated footprint (its Arrow
-	// bytes and its hash table) exceeds it, with errs.SourceTooLarge. 0
+	// bytes and its hash table) exceeds it, with deltalite.ErrSourceTooLarge. 0
 	// takes the process limit (DELTALITE_MAX_SOURCE_BYTES); NoSourceLimit
 	// disables the guard for this call.
 	MaxSourceBytes int64

@@ -41,7 +41,7 @@ import (
 // unmatched: the commit that inserts them creates the table, version 0,
 // and a merge that inserts nothing creates nothing.
 //
-// Errors are *errs.Error values: ErrInvalidArgument for a bad clause or a
+// Errors are *deltalite.Error values: ErrInvalidArgument for a bad clause or a
 // target row several source rows match, ErrSchemaMismatch for columns that
 // do not line up, ErrSourceTooLarge, ErrCommitConflict, ErrUnsupportedTable.
 func Run(ctx context.Context, snap *snapshot.Snapshot, src array.RecordReader, opt Options) (s Stats, post *snapshot.Snapshot, err error) {

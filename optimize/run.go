@@ -95,9 +95,9 @@ func (c *config) operation() txn.Operation {
 
 // Run compacts the table snap shows (see the package doc) and returns the
 // stats and the table after the last commit (snap itself when there was
-// nothing to compact). Errors are *errs.Error values:
-// errs.ErrInvalidArgument for options that do not parse or name a column
-// that is not a partition column, errs.ErrCommitConflict when another
+// nothing to compact). Errors are *deltalite.Error values:
+// deltalite.ErrInvalidArgument for options that do not parse or name a column
+// that is not a partition column, deltalite.ErrCommitConflict when another
 // writer removed files being compacted more often than CommitMaxRetries,
 // ...
 func Run(ctx context.Context, snap *snapshot.Snapshot, opt Options) (Stats, *snapshot.Snapshot, error) {

@@ -518,7 +518,7 @@ func (m *MultiKeys) Validate(key string) error {
 
 func hasKey(m map[string]string, k string) bool { _, ok := m[k]; return ok }
 
-// unwrapMsg is an *errs.Error's own message, so that a wrapping message
+// unwrapMsg is a *deltalite.Error's own message, so that a wrapping message
 // does not repeat "invalid argument".
 func unwrapMsg(err error) string {
 	if e, ok := err.(*errs.Error); ok && e.Err == nil {

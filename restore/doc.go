@@ -24,7 +24,7 @@
 //
 // Before committing, every file to add back (and its deletion vector file)
 // is looked up in the store, a bounded number at a time; when one is gone
-// (vacuumed or deleted by hand) the restore is refused with errs.NotFound
+// (vacuumed or deleted by hand) the restore is refused with deltalite.ErrNotFound
 // naming it and the version, and nothing is committed.
 //
 // The commit is a RESTORE with operationParameters version or timestamp
@@ -33,7 +33,7 @@
 // tableSizeAfterRestore), plus the two delta-rs writes (numRestoredFile,
 // numRemovedFile). It declares the whole table read and is not retried at
 // a later version, so any commit made after the restore read the table
-// fails it with errs.CommitConflict, as Spark's commitLarge does: one that
+// fails it with deltalite.ErrCommitConflict, as Spark's commitLarge does: one that
 // adds or removes files or changes the metadata or protocol by the conflict
 // rules, and any other (a VACUUM START, which may be deleting the files the
 // restore adds back) because no retry is allowed. The restore is not

@@ -13,7 +13,7 @@ type Options struct {
 	// Version is the version to restore to.
 	Version *int64
 	// Timestamp restores to the newest version committed at or before it;
-	// one after the latest commit is refused (errs.InvalidArgument).
+	// one after the latest commit is refused (deltalite.ErrInvalidArgument).
 	Timestamp time.Time
 	// MaxParallelChecks bounds the concurrent lookups of the files to add
 	// back (default 16).

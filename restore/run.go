@@ -22,11 +22,11 @@ const OpRestore = "RESTORE"
 
 // Run restores the table snap shows to opt.Version or opt.Timestamp and
 // returns the stats and the table after the commit (snap itself when the
-// table is already at that version). Errors are *errs.Error values:
-// errs.InvalidArgument for options naming no version or both or a
+// table is already at that version). Errors are *deltalite.Error values:
+// deltalite.ErrInvalidArgument for options naming no version or both or a
 // timestamp after the latest commit,
-// errs.NotFound for a version or timestamp the log does not have or a file
-// to add back that is gone, errs.CommitConflict when another writer changed
+// deltalite.ErrNotFound for a version or timestamp the log does not have or a file
+// to add back that is gone, deltalite.ErrCommitConflict when another writer changed
 // the table after snap.
 func Run(ctx context.Context, snap *snapshot.Snapshot, opt Options) (Stats, *snapshot.Snapshot, error) {
 	if snap == nil || snap.IsEmpty() {

@@ -88,8 +88,8 @@ func readCommitInfo(ctx context.Context, st storage.Store, key string) (*protoco
 
 // LoadAt builds the snapshot of the newest version committed at or before
 // ts, by the commit times of timeline. A ts before the earliest recoverable
-// commit is errs.NotFound; one after the latest commit is
-// errs.InvalidArgument naming that commit's time, as Spark refuses it.
+// commit is deltalite.ErrNotFound; one after the latest commit is
+// deltalite.ErrInvalidArgument naming that commit's time, as Spark refuses it.
 func LoadAt(ctx context.Context, st storage.Store, ts time.Time) (*Snapshot, error) {
 	latest, err := Load(ctx, st)
 	if err != nil {

@@ -106,8 +106,8 @@ func (tl *timeline) at(ctx context.Context, v int64, ci *protocol.CommitInfo) (i
 }
 
 // versionAt is the newest version committed at or before ts. As in Spark,
-// a ts before the earliest recoverable commit is errs.NotFound, and one
-// after the latest commit errs.InvalidArgument naming that commit's time:
+// a ts before the earliest recoverable commit is deltalite.ErrNotFound, and one
+// after the latest commit deltalite.ErrInvalidArgument naming that commit's time:
 // the version current then is not known yet.
 func (tl *timeline) versionAt(ctx context.Context, ts time.Time) (int64, error) {
 	earliest := earliestRecoverable(tl.l)

@@ -11,7 +11,7 @@
 // Errors follow one rule on every store (storetest checks it): a missing key
 // is NotExistError, a PutIfAbsent that lost is ExistError, a canceled context
 // is an error wrapping ctx.Err(), and any other failure is an error that
-// never carries a credential (remote stores return *errs.Error kinds).
+// never carries a credential (remote stores return *deltalite.Error kinds).
 // Callers match with errors.Is, never by type or message.
 package storage
 
@@ -33,14 +33,14 @@ var ErrNotExist = errors.New("object does not exist")
 var ErrExist = errors.New("object already exists")
 
 // NotExistError is how every store reports a missing key (path names it,
-// detail may say more): an *errs.Error of kind NotFound wrapping ErrNotExist,
+// detail may say more): a *deltalite.Error of kind NotFound wrapping ErrNotExist,
 // so callers match it with errors.Is against either, whichever the store.
 func NotExistError(path, detail string) error {
 	return &errs.Error{Kind: errs.NotFound, Path: path, Msg: detail, Err: ErrNotExist}
 }
 
 // ExistError is how every store reports a PutIfAbsent that found its key
-// taken: an *errs.Error of kind CommitConflict wrapping ErrExist.
+// taken: a *deltalite.Error of kind CommitConflict wrapping ErrExist.
 func ExistError(path string) error {
 	return &errs.Error{Kind: errs.CommitConflict, Path: path, Err: ErrExist}
 }

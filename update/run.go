@@ -14,11 +14,11 @@ import (
 // Run updates the rows of the table snap shows for which opt.Predicate IS
 // TRUE (every row with opt.All) with opt.Set, and returns the stats and the
 // table after the commit (snap itself when no row matched). Errors are
-// *errs.Error values: errs.ErrInvalidArgument for an assignment or
+// *deltalite.Error values: deltalite.ErrInvalidArgument for an assignment or
 // predicate that does not parse or bind, or an empty predicate without
-// opt.All, errs.ErrSchemaMismatch for a value that does not fit its column
-// (a NULL for a NOT NULL one), errs.ErrUnsupportedTable for a table whose
-// features forbid updates, errs.ErrCommitConflict, ...
+// opt.All, deltalite.ErrSchemaMismatch for a value that does not fit its column
+// (a NULL for a NOT NULL one), deltalite.ErrUnsupportedTable for a table whose
+// features forbid updates, deltalite.ErrCommitConflict, ...
 func Run(ctx context.Context, snap *snapshot.Snapshot, opt Options) (Stats, *snapshot.Snapshot, error) {
 	start := time.Now()
 	if snap == nil || snap.IsEmpty() {

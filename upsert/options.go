@@ -88,7 +88,7 @@ type Options struct {
 	TargetFileSize int64
 	// MaxSourceBytes refuses a source whose estimated footprint (its Arrow
 	// bytes, row selections and key sets) exceeds it, with
-	// errs.SourceTooLarge. 0 takes the process limit
+	// deltalite.ErrSourceTooLarge. 0 takes the process limit
 	// (DELTALITE_MAX_SOURCE_BYTES, default 2 GiB, where 0 disables the
 	// guard); NoSourceLimit disables it for this call.
 	MaxSourceBytes int64

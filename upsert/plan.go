@@ -177,7 +177,7 @@ func (r *run) probe(ctx context.Context) error {
 	return ctxErr(ctx, "probing")
 }
 
-// ctxErr reports a cancelled context as an errs.Canceled error.
+// ctxErr reports a cancelled context as a deltalite.ErrCanceled error.
 func ctxErr(ctx context.Context, what string) error {
 	if err := ctx.Err(); err != nil {
 		return errs.Wrap(errs.Canceled, "", err, "%s", what)

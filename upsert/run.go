@@ -26,12 +26,12 @@ import (
 // A source row replaces the table row with the same primary key and
 // partition values, or is inserted; with DeleteColumn, a row flagged true
 // removes the table row with its key instead. Source columns the table
-// lacks are an errs.SchemaMismatch error, missing ones are null, values
+// lacks are a deltalite.ErrSchemaMismatch error, missing ones are null, values
 // are cast to the table's types. Two source rows with one key in one
-// partition are an errs.InvalidArgument error naming the key. A null
+// partition are a deltalite.ErrInvalidArgument error naming the key. A null
 // partition value is a partition like any other (null-safe, as Spark's
-// MERGE on `t.p <=> s.p`); null keys never match. Errors are *errs.Error values: match them
-// with errors.Is against errs.ErrCommitConflict, ErrSchemaMismatch,
+// MERGE on `t.p <=> s.p`); null keys never match. Errors are *deltalite.Error values: match them
+// with errors.Is against deltalite.ErrCommitConflict, ErrSchemaMismatch,
 // ErrUnsupportedTable, ErrSourceTooLarge, ErrInvalidArgument, ...
 //
 // On failure or cancellation the table is unchanged and the files the call

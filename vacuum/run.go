@@ -31,10 +31,10 @@ const endTimeout = 30 * time.Second
 
 // Run vacuums the table snap shows and returns the stats and the table
 // after the VACUUM END commit (snap itself when nothing was committed).
-// Errors are *errs.Error values: errs.ErrInvalidArgument for a retention
+// Errors are *deltalite.Error values: deltalite.ErrInvalidArgument for a retention
 // below the table's (naming the minimum) or a negative one,
-// errs.ErrUnsupportedTable for a table with writer features this engine
-// lacks, errs.ErrCorruptTable for a log path that cannot be resolved; a
+// deltalite.ErrUnsupportedTable for a table with writer features this engine
+// lacks, deltalite.ErrCorruptTable for a log path that cannot be resolved; a
 // failed delete is returned after VACUUM END records status FAILED.
 func Run(ctx context.Context, snap *snapshot.Snapshot, opt Options) (Stats, *snapshot.Snapshot, error) {
 	start := time.Now()

@@ -354,7 +354,7 @@ func (w *job) removalMetrics(m map[string]any, snap *snapshot.Snapshot, removes 
 // write could have appended to (with SchemaMerge, the evolved schema is
 // committed too). Mode ignore skips, or with IgnoreWhere decides on the
 // winner's table and appends as an append would. Anything else keeps the
-// errs.TableExists error.
+// deltalite.ErrTableExists error.
 func (w *job) onCreatedFirst(ctx context.Context, empty *snapshot.Snapshot) (*snapshot.Snapshot, *protocol.Metadata, bool, error) {
 	exists := errs.New(errs.TableExists, w.st.URL(), "another writer created the table first")
 	if w.wo.Mode == ModeIgnore && w.wo.IgnoreWhere == "" {
