@@ -236,14 +236,14 @@ func TestPartitionSelection(t *testing.T) {
 		want map[string]int // files per partition after
 		pred string         // operationParameters.predicate
 	}{
-		{"where", optimize.Options{Where: "p = 'a' OR p > 'c'"}, map[string]int{"a": 1, "b": 2, "c": 2, "d": 1},
+		{"where", optimize.Options{Predicate: "p = 'a' OR p > 'c'"}, map[string]int{"a": 1, "b": 2, "c": 2, "d": 1},
 			`["p = 'a' OR p > 'c'"]`},
 		{"in", optimize.Options{PartitionFilters: [][]optimize.Filter{{{Column: "p", Op: "in", Value: []string{"b", "c"}}}}},
 			map[string]int{"a": 2, "b": 1, "c": 1, "d": 2}, `["p IN ('b', 'c')"]`},
 		{"dnf", optimize.Options{PartitionFilters: [][]optimize.Filter{
 			{{Column: "p", Op: "=", Value: "a"}}, {{Column: "p", Op: ">=", Value: "c"}, {Column: "p", Op: "not in", Value: []any{"c"}}}}},
 			map[string]int{"a": 1, "b": 2, "c": 2, "d": 1}, ""},
-		{"both", optimize.Options{Where: "p != 'a'", PartitionFilters: [][]optimize.Filter{{{Column: "p", Op: "<", Value: "c"}}}},
+		{"both", optimize.Options{Predicate: "p != 'a'", PartitionFilters: [][]optimize.Filter{{{Column: "p", Op: "<", Value: "c"}}}},
 			map[string]int{"a": 2, "b": 1, "c": 2, "d": 2}, ""},
 	}
 	for _, c := range cases {
@@ -312,14 +312,14 @@ func TestBadSelection(t *testing.T) {
 		opt  optimize.Options
 		want string
 	}{
-		{optimize.Options{Where: "id > 1"}, "id is not one (partition columns: p)"},
-		{optimize.Options{Where: "p = 'a' AND s = 'x'"}, "s is not one"},
-		{optimize.Options{Where: "p = "}, "OPTIMIZE predicate"},
-		{optimize.Options{Where: "nope = 1"}, "nope"},
+		{optimize.Options{Predicate: "id > 1"}, "id is not one (partition columns: p)"},
+		{optimize.Options{Predicate: "p = 'a' AND s = 'x'"}, "s is not one"},
+		{optimize.Options{Predicate: "p = "}, "OPTIMIZE predicate"},
+		{optimize.Options{Predicate: "nope = 1"}, "nope"},
 		{optimize.Options{PartitionFilters: [][]optimize.Filter{{{Column: "p", Op: "like", Value: "a"}}}}, `operator "like" of column p`},
 		{optimize.Options{PartitionFilters: [][]optimize.Filter{{{Column: "p", Op: "in", Value: "a"}}}}, "needs a list"},
 		{optimize.Options{PartitionFilters: [][]optimize.Filter{{{Column: "id", Op: "=", Value: "1"}}}}, "id is not one"},
-		{optimize.Options{TargetSize: -1}, "TargetSize must not be negative"},
+		{optimize.Options{TargetFileSize: -1}, "TargetFileSize must not be negative"},
 	} {
 		_, err := open(t, dir).Optimize(context.Background(), c.opt)
 		if !errors.Is(err, deltalite.ErrInvalidArgument) || !strings.Contains(err.Error(), c.want) {
