@@ -98,7 +98,7 @@ func TestCreatorsRaceAsAppends(t *testing.T) {
 func TestUpsertCreatesInOneCommit(t *testing.T) {
 	ctx := context.Background()
 	opts := deltalite.UpsertOptions{PrimaryKeys: []string{"id"}, PartitionBy: []string{"day"}, CreateIfMissing: true,
-		TableProperties: map[string]string{"owner": "sync"}}
+		Properties: map[string]string{"owner": "sync"}}
 	uri := t.TempDir()
 	s, err := deltalite.Upsert(ctx, uri, people(t, []int64{1, 2}, []string{"a", "b"}, []string{"d1", "d2"}), opts)
 	if err != nil {

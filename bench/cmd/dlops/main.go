@@ -85,7 +85,11 @@ func main() {
 	var err error
 	switch op {
 	case "upsert":
-		err = upsert(ctx, table, input, deltalite.UpsertOptions{PrimaryKeys: strings.Split(*pk, ","), PartitionKey: *partKey, MaxBufferedBytes: *maxBuffered}, so, &res, m)
+		var parts []string
+		if *partKey != "" {
+			parts = strings.Split(*partKey, ",")
+		}
+		err = upsert(ctx, table, input, deltalite.UpsertOptions{PrimaryKeys: strings.Split(*pk, ","), PartitionBy: parts, MaxBufferedBytes: *maxBuffered}, so, &res, m)
 	case "merge":
 		err = mergeOp(ctx, table, input, *spec, so, &res, m)
 	case "delete":

@@ -94,7 +94,7 @@ func main() {
 	case "gen":
 		err = g.build(*dir)
 	case "upsert":
-		err = g.upsert(*dir, *updates, *inserts, upsert.Options{PrimaryKeys: []string{"id"}, PartitionKey: partitionColumn,
+		err = g.upsert(*dir, *updates, *inserts, upsert.Options{PrimaryKeys: []string{"id"}, PartitionBy: []string{partitionColumn},
 			MaxBufferedBytes: *buffered, PruneStrategy: *strategy})
 	default:
 		err = fmt.Errorf("unknown command %q", os.Args[1])

@@ -338,7 +338,7 @@ func runParity(t *testing.T, sc scenario) parityResult {
 		opts := sc.opts
 		opts.PrimaryKeys = sc.keyNames()
 		if i%2 == 0 && len(sc.parts) > 0 {
-			opts.PartitionKey = strings.Join(sc.partNames(), ",")
+			opts.PartitionBy = sc.partNames()
 		}
 		if deletes {
 			opts.DeleteColumn = deleteColumn
