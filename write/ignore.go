@@ -105,12 +105,8 @@ func (w *job) commitPinned(ctx context.Context, snap *snapshot.Snapshot, md *pro
 		r, err := w.commit(ctx, snap, md, op, adds, res)
 		return pinned{res: r}, err
 	}
-	retries := w.wo.CommitMaxRetries
-	if retries == 0 {
-		retries = txn.DefaultMaxRetries
-	}
 	first := snap
-	return rewrite.Replan(ctx, snap, retries, func(ctx context.Context, s *snapshot.Snapshot) (pinned, error) {
+	return rewrite.Replan(ctx, snap, txn.Retries(w.wo.CommitMaxRetries), func(ctx context.Context, s *snapshot.Snapshot) (pinned, error) {
 		md := md
 		if s != first {
 			if skip, err := w.skips(ctx, s); err != nil || skip {
@@ -121,13 +117,9 @@ func (w *job) commitPinned(ctx context.Context, snap *snapshot.Snapshot, md *pro
 			}
 			// The same schema (rewrite.Replan checks it), perhaps other
 			// properties: evolve the newer table's metadata, not the old.
-			md = s.Metadata()
-			evolved, err := w.evolvedMetadata(s)
-			if err != nil {
+			var err error
+			if md, err = w.metadataFor(s); err != nil {
 				return pinned{}, err
-			}
-			if evolved != nil {
-				md = evolved
 			}
 		}
 		r, err := w.commit(ctx, s, md, op, adds, res)

@@ -136,15 +136,9 @@ func (w *job) update(ctx context.Context) (*Result, error) {
 			return nil, err
 		}
 	}
-	md := snap.Metadata()
-	if !snap.IsEmpty() {
-		evolved, err := w.evolvedMetadata(snap)
-		if err != nil {
-			return nil, err
-		}
-		if evolved != nil {
-			md = evolved
-		}
+	md, err := w.metadataFor(snap)
+	if err != nil {
+		return nil, err
 	}
 	target, err := schema.Parse(md.SchemaString)
 	if err != nil {
@@ -401,9 +395,14 @@ func (w *job) onCreatedFirst(ctx context.Context, empty *snapshot.Snapshot) (*sn
 	return snap, md, false, nil
 }
 
-// evolvedMetadata returns new metadata when the schema mode changes the
-// schema, nil when the table's stays.
-func (w *job) evolvedMetadata(snap *snapshot.Snapshot) (*protocol.Metadata, error) {
+// metadataFor is the metaData the write commits to snap: snap's own (the
+// same pointer, so the commit adds none) unless the schema mode evolves an
+// existing table's schema. A table being created has the metaData it was
+// made with.
+func (w *job) metadataFor(snap *snapshot.Snapshot) (*protocol.Metadata, error) {
+	if snap.IsEmpty() {
+		return snap.Metadata(), nil
+	}
 	src, err := SourceSchema(w.st.URL(), w.src.Schema())
 	if err != nil {
 		return nil, err
@@ -423,11 +422,11 @@ func (w *job) evolvedMetadata(snap *snapshot.Snapshot) (*protocol.Metadata, erro
 			return nil, errs.Wrap(errs.SchemaMismatch, w.st.URL(), err, "merging schemas")
 		}
 		if !changed {
-			return nil, nil
+			return snap.Metadata(), nil
 		}
 		next = merged
 	default:
-		return nil, nil
+		return snap.Metadata(), nil
 	}
 	return snap.Metadata().WithSchema(next, snap.ColumnMapping()), nil
 }
