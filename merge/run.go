@@ -171,14 +171,7 @@ func configure(opt Options) (*config, error) {
 	case NoSourceLimit:
 		c.maxSource = 0
 	}
-	switch {
-	case opt.CommitMaxRetries < 0:
-		c.retries = 0
-	case opt.CommitMaxRetries == 0:
-		c.retries = txn.DefaultMaxRetries
-	default:
-		c.retries = opt.CommitMaxRetries
-	}
+	c.retries = txn.Retries(opt.CommitMaxRetries)
 	return c, nil
 }
 

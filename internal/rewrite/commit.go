@@ -149,14 +149,11 @@ func operate[S any](ctx context.Context, snap *snapshot.Snapshot, op txn.Operati
 			s, post = zero, nil
 		}
 	}()
-	if retries == 0 {
-		retries = txn.DefaultMaxRetries
-	}
 	type outcome struct {
 		s    S
 		post *snapshot.Snapshot
 	}
-	out, err := Replan(ctx, snap, retries, func(ctx context.Context, snap *snapshot.Snapshot) (outcome, error) {
+	out, err := Replan(ctx, snap, txn.Retries(retries), func(ctx context.Context, snap *snapshot.Snapshot) (outcome, error) {
 		if err := check(snap, op); err != nil {
 			return outcome{}, err
 		}

@@ -81,13 +81,20 @@ func DefaultBackoff(attempt int) time.Duration {
 	return d/2 + rand.N(d/2+1)
 }
 
-func (o Options) withDefaults() Options {
+// Retries is how many retries a MaxRetries-style knob n allows: 0 means
+// DefaultMaxRetries, a negative n none.
+func Retries(n int) int {
 	switch {
-	case o.MaxRetries == 0:
-		o.MaxRetries = DefaultMaxRetries
-	case o.MaxRetries < 0:
-		o.MaxRetries = 0
+	case n == 0:
+		return DefaultMaxRetries
+	case n < 0:
+		return 0
 	}
+	return n
+}
+
+func (o Options) withDefaults() Options {
+	o.MaxRetries = Retries(o.MaxRetries)
 	if o.EngineInfo == "" {
 		o.EngineInfo = "deltalite-go/" + moduleVersion()
 	}
