@@ -7,8 +7,8 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 
 	"github.com/deltalite-go/deltalite/internal/errs"
+	"github.com/deltalite-go/deltalite/internal/op"
 	"github.com/deltalite-go/deltalite/merge"
-	"github.com/deltalite-go/deltalite/write"
 )
 
 // MergeOptions configure a MERGE INTO; see package merge for the clauses,
@@ -63,7 +63,7 @@ func Merge(ctx context.Context, uri string, src array.RecordReader, opts MergeOp
 		}
 		return t.Merge(ctx, src, opts)
 	}
-	snap, err := loadOrNew(ctx, st, src, nil, write.NewTableOptions{PartitionBy: opts.PartitionBy, Properties: opts.Properties})
+	snap, err := loadOrNew(ctx, st, src, nil, op.NewTableOptions{PartitionBy: opts.PartitionBy, Properties: opts.Properties})
 	if err != nil {
 		return MergeStats{}, err
 	}

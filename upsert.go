@@ -8,8 +8,8 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 
 	"github.com/deltalite-go/deltalite/internal/errs"
+	"github.com/deltalite-go/deltalite/internal/op"
 	"github.com/deltalite-go/deltalite/upsert"
-	"github.com/deltalite-go/deltalite/write"
 )
 
 // UpsertOptions configure an upsert; see package upsert for every knob
@@ -60,7 +60,7 @@ func Upsert(ctx context.Context, uri string, src array.RecordReader, opts Upsert
 	if src == nil || src.Schema() == nil {
 		return UpsertStats{}, errs.New(errs.InvalidArgument, uri, "no source to upsert")
 	}
-	sc, err := write.SourceSchema(st.URL(), src.Schema())
+	sc, err := op.SourceSchema(st.URL(), src.Schema())
 	if err != nil {
 		return UpsertStats{}, err
 	}
@@ -68,7 +68,7 @@ func Upsert(ctx context.Context, uri string, src array.RecordReader, opts Upsert
 		sc = sc.Without(opts.DeleteColumn)
 	}
 	n := opts.Normalized()
-	empty, err := write.Empty(st, sc, write.NewTableOptions{PartitionBy: n.PartitionBy, Properties: n.Properties})
+	empty, err := op.Empty(st, sc, op.NewTableOptions{PartitionBy: n.PartitionBy, Properties: n.Properties})
 	if err != nil {
 		return UpsertStats{}, err
 	}

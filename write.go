@@ -7,6 +7,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 
 	"github.com/deltalite-go/deltalite/internal/errs"
+	"github.com/deltalite-go/deltalite/internal/op"
 	"github.com/deltalite-go/deltalite/schema"
 	"github.com/deltalite-go/deltalite/snapshot"
 	"github.com/deltalite-go/deltalite/storage"
@@ -52,7 +53,7 @@ func Write(ctx context.Context, uri string, src array.RecordReader, wo WriteOpti
 	if err != nil {
 		return nil, err
 	}
-	snap, err := loadOrNew(ctx, st, src, nil, wo.NewTable())
+	snap, err := loadOrNew(ctx, st, src, nil, newTable(wo))
 	if err != nil {
 		return nil, err
 	}
@@ -80,10 +81,10 @@ func (t *Table) Write(ctx context.Context, src array.RecordReader, wo WriteOptio
 }
 
 // loadOrNew is the table in st that an operation which may create it
-// works on: the table there, or else the one it creates (write.Empty),
+// works on: the table there, or else the one it creates (op.Empty),
 // with schema sc or, when sc is nil, the source's columns. The operation
 // then commits the table and its first rows as one commit, version 0.
-func loadOrNew(ctx context.Context, st storage.Store, src array.RecordReader, sc *schema.Struct, o write.NewTableOptions) (*snapshot.Snapshot, error) {
+func loadOrNew(ctx context.Context, st storage.Store, src array.RecordReader, sc *schema.Struct, o op.NewTableOptions) (*snapshot.Snapshot, error) {
 	snap, err := snapshot.Load(ctx, st)
 	if !errors.Is(err, errs.ErrTableNotFound) {
 		return snap, err
@@ -92,11 +93,11 @@ func loadOrNew(ctx context.Context, st storage.Store, src array.RecordReader, sc
 		if src == nil {
 			return nil, errs.New(errs.InvalidArgument, st.URL(), "the source has no schema")
 		}
-		if sc, err = write.SourceSchema(st.URL(), src.Schema()); err != nil {
+		if sc, err = op.SourceSchema(st.URL(), src.Schema()); err != nil {
 			return nil, err
 		}
 	}
-	return write.Empty(st, sc, o)
+	return op.Empty(st, sc, o)
 }
 
 // CreateOptions configure Create.
@@ -132,7 +133,7 @@ func Create(ctx context.Context, uri string, sc *schema.Struct, co CreateOptions
 	}
 	wo := WriteOptions{Mode: ModeError, PartitionBy: co.PartitionBy, Properties: co.Properties,
 		Name: co.Name, Description: co.Description, CommitMetadata: co.CommitMetadata}
-	snap, err := loadOrNew(ctx, st, empty, sc, wo.NewTable())
+	snap, err := loadOrNew(ctx, st, empty, sc, newTable(wo))
 	if err != nil {
 		return nil, err
 	}
@@ -144,4 +145,9 @@ func Create(ctx context.Context, uri string, sc *schema.Struct, co CreateOptions
 		return Open(ctx, uri, WithStore(st))
 	}
 	return &Table{store: st, snap: post}, nil
+}
+
+// newTable is the table a write in wo creates.
+func newTable(wo write.Options) op.NewTableOptions {
+	return op.NewTableOptions{PartitionBy: wo.PartitionBy, Properties: wo.Properties, Name: wo.Name, Description: wo.Description}
 }

@@ -11,7 +11,7 @@
 // matching row, then the files with a match are rewritten without their
 // matching rows. A row whose predicate is NULL is kept, as SQL's WHERE
 // keeps it. Options.All removes every file, the table and its history
-// staying; an empty predicate without it is refused (rewrite.Predicate),
+// staying; an empty predicate without it is refused (op.Predicate),
 // so that an unset predicate never empties a table. A delete that removes nothing commits nothing.
 //
 // The commit is a DELETE with Spark's operationParameters (predicate: a

@@ -6,9 +6,9 @@ import (
 
 	"github.com/deltalite-go/deltalite/internal/errs"
 	"github.com/deltalite-go/deltalite/internal/expr"
+	"github.com/deltalite-go/deltalite/internal/op"
 	"github.com/deltalite-go/deltalite/internal/rewrite"
 	"github.com/deltalite-go/deltalite/internal/txn"
-	"github.com/deltalite-go/deltalite/protocol"
 	"github.com/deltalite-go/deltalite/snapshot"
 )
 
@@ -24,34 +24,34 @@ func Run(ctx context.Context, snap *snapshot.Snapshot, opt Options) (Stats, *sna
 	if snap == nil || snap.IsEmpty() {
 		return Stats{}, nil, errs.New(errs.InvalidArgument, "", "a delete needs an existing table")
 	}
-	pred, err := rewrite.Predicate("DELETE", opt.Predicate, opt.All, snap)
+	pred, err := op.Predicate("DELETE", opt.Predicate, opt.All, snap)
 	if err != nil {
 		return Stats{}, nil, err
 	}
-	op := rewrite.Operation(txn.OpDelete, pred)
-	op.ChecksConstraints = true // the rows a delete keeps are unchanged, so they still hold
-	return rewrite.Operate(ctx, snap, op, opt.CommitMaxRetries, func(ctx context.Context, snap *snapshot.Snapshot) (Stats, *snapshot.Snapshot, error) {
-		return attempt(ctx, snap, pred, op, opt, start)
+	o := op.Operation(txn.OpDelete, pred)
+	o.ChecksConstraints = true // the rows a delete keeps are unchanged, so they still hold
+	return op.Operate(ctx, snap, o, op.ChangesRows, opt.CommitMaxRetries, func(ctx context.Context, snap *snapshot.Snapshot) (Stats, *snapshot.Snapshot, error) {
+		return attempt(ctx, snap, pred, o, opt, start)
 	})
 }
 
 // attempt plans, rewrites and commits against snap.
-func attempt(ctx context.Context, snap *snapshot.Snapshot, pred *expr.Bound, op txn.Operation, opt Options, start time.Time) (s Stats, _ *snapshot.Snapshot, err error) {
+func attempt(ctx context.Context, snap *snapshot.Snapshot, pred *expr.Bound, o txn.Operation, opt Options, start time.Time) (s Stats, _ *snapshot.Snapshot, err error) {
 	t := time.Now()
-	ro, err := rewrite.Knobs{
+	ro, err := op.Knobs{
 		MaxParallelFiles: opt.MaxParallelFiles, MaxBufferedBytes: opt.MaxBufferedBytes, ReadBatchSize: opt.ReadBatchSize,
 		TargetFileSize: opt.TargetFileSize, MultipartThreshold: opt.MultipartThreshold, MultipartPartSize: opt.MultipartPartSize,
 	}.Options(snap, opt.Limits)
 	if err != nil {
 		return s, nil, err
 	}
-	plan, err := rewrite.PlanFiles(ctx, snap, pred, ro)
+	plan, err := op.PlanFiles(ctx, snap, pred, ro)
 	if err != nil {
 		return s, nil, err
 	}
 	whole, files := plan.All, plan.Some
 	for _, a := range whole {
-		n, counted, err := rewrite.CountRows(ctx, snap, a)
+		n, counted, err := op.CountRows(ctx, snap, a)
 		if err != nil {
 			return s, nil, err
 		}
@@ -65,32 +65,26 @@ func attempt(ctx context.Context, snap *snapshot.Snapshot, pred *expr.Bound, op 
 	s.ScanDuration = time.Since(t)
 
 	t = time.Now()
-	res, err := rewrite.Run(ctx, snap, files, keepUnmatched(pred), ro)
+	w, err := op.Write(ctx, snap, op.Change{Drop: whole, Files: files, Rows: keepUnmatched(pred)}, ro)
 	if err != nil {
 		return s, nil, err
 	}
 	s.RewriteDuration = time.Since(t)
-	s.RowsDeleted += res.RowsDropped
-	s.RowsCopied = res.RowsCopied()
-	s.FilesRemoved = len(whole) + res.FilesRead
-	s.FilesAdded = res.FilesAdded
-	s.BytesRemoved += res.BytesRemoved
-	s.BytesAdded = res.BytesAdded
+	s.RowsDeleted += w.RowsDropped
+	s.RowsCopied = w.RowsCopied()
+	s.FilesRemoved = len(w.Removes)
+	s.FilesAdded = w.FilesAdded
+	s.BytesRemoved += w.BytesRemoved
+	s.BytesAdded = w.BytesAdded
 	if s.FilesRemoved == 0 {
 		s.Version = snap.Version()
 		s.ExecutionDuration = time.Since(start)
 		return s, snap, nil
 	}
-	now := time.Now().UnixMilli()
-	removes := make([]*protocol.Remove, 0, s.FilesRemoved)
-	for _, a := range whole {
-		removes = append(removes, protocol.RemoveOf(a, now))
-	}
-	removes = append(removes, res.Removes...)
 	s.ExecutionDuration = time.Since(start)
-	c := rewrite.Commit{
-		Op: op, Options: txn.Options{MaxRetries: opt.CommitMaxRetries, Metadata: opt.CommitMetadata},
-		ReadFiles: append(whole, files...), Removes: removes, Adds: res.Adds, Metrics: s.Metrics(),
+	c := op.Commit{
+		Op: o, Options: txn.Options{MaxRetries: opt.CommitMaxRetries, Metadata: opt.CommitMetadata},
+		ReadFiles: append(whole, files...), Removes: w.Removes, Adds: w.Adds, Metrics: s.Metrics(),
 	}
 	plan.ReadSet(&c, pred)
 	post, v, err := c.Run(ctx, snap)

@@ -162,3 +162,13 @@ func ParseSize(s string) (int64, error) {
 	}
 	return n * mult, nil
 }
+
+// Defaults of the per-call knobs every operation that reads and rewrites
+// files shares (DELETE, UPDATE, MERGE, OPTIMIZE, the upsert): how many files
+// it reads at once, the bytes it holds in memory, the rows of a decoded
+// batch. Each operation documents them as its own Default* constants.
+const (
+	DefaultMaxParallelFiles       = 4
+	DefaultMaxBufferedBytes int64 = 64 * MiB
+	DefaultReadBatchSize          = 8192
+)

@@ -14,6 +14,7 @@ import (
 
 	"github.com/deltalite-go/deltalite/internal/arrowmem"
 	"github.com/deltalite-go/deltalite/internal/errs"
+	"github.com/deltalite-go/deltalite/internal/op"
 	"github.com/deltalite-go/deltalite/internal/rewrite"
 	"github.com/deltalite-go/deltalite/internal/stats"
 	"github.com/deltalite-go/deltalite/internal/txn"
@@ -66,7 +67,7 @@ func Run(ctx context.Context, snap *snapshot.Snapshot, src array.RecordReader, o
 	}
 	buffered := opt.MaxBufferedBytes
 	if buffered == 0 {
-		buffered = rewrite.DefaultMaxBufferedBytes
+		buffered = limits.DefaultMaxBufferedBytes
 	}
 	// What the budgets let the passes hold (the rewrite's, which the first
 	// pass shares), then the source and its hash table once built: declared
@@ -83,14 +84,10 @@ func Run(ctx context.Context, snap *snapshot.Snapshot, src array.RecordReader, o
 	if err != nil {
 		return Stats{}, nil, err
 	}
-	op := p.operation(opt.Predicate)
+	o := p.operation(opt.Predicate)
+	check := op.Writes // inserts alone are an append
 	if p.rewritesRows() {
-		err = txn.CheckRewrite(snap, op)
-	} else {
-		err = txn.CheckWritable(snap, op)
-	}
-	if err != nil {
-		return Stats{}, nil, err
+		check = op.ChangesRows
 	}
 	j, err := newJoiner(ctx, p, rec)
 	if err != nil {
@@ -105,41 +102,35 @@ func Run(ctx context.Context, snap *snapshot.Snapshot, src array.RecordReader, o
 	// draw on it, half of MaxBufferedBytes as rewrite's own would be.
 	files := opt.MaxParallelFiles
 	if files == 0 {
-		files = rewrite.DefaultMaxParallelFiles
+		files = limits.DefaultMaxParallelFiles
 	}
 	budget := c.limits.NewBudget(limits.CallConfig{MaxParallelPartitions: 1, MaxParallelFiles: files, MaxDecodedBytes: max(buffered/2, 1)})
-	r := &runner{c: c, opt: opt, p: p, j: j, op: op, budget: budget, files: files}
-	type outcome struct {
-		s    Stats
-		post *snapshot.Snapshot
-	}
+	r := &runner{c: c, opt: opt, p: p, j: j, op: o, budget: budget, files: files}
 	first := true
-	out, err := rewrite.Replan(ctx, snap, c.retries, func(ctx context.Context, snap *snapshot.Snapshot) (outcome, error) {
+	s, post, err = op.Operate(ctx, snap, o, check, opt.CommitMaxRetries, func(ctx context.Context, snap *snapshot.Snapshot) (Stats, *snapshot.Snapshot, error) {
 		if !first {
 			// Another writer changed what this merge read: plan again on
 			// top, unless it was this merge's own app transaction.
 			if opt.AppID != "" && txn.AppTxnApplied(snap, opt.AppID, opt.AppVersion) {
-				return outcome{Stats{Version: snap.Version(), Skipped: true}, snap}, nil
+				return Stats{Version: snap.Version(), Skipped: true}, snap, nil
 			}
 			j.reset()
 		}
 		first = false
-		s, post, err := r.attempt(ctx, snap)
-		return outcome{s, post}, err
+		return r.attempt(ctx, snap)
 	})
 	if err != nil {
 		return Stats{}, nil, err
 	}
-	if !out.s.Skipped {
-		out.s.ExecutionDuration = time.Since(start)
+	if !s.Skipped {
+		s.ExecutionDuration = time.Since(start)
 	}
-	return out.s, out.post, nil
+	return s, post, nil
 }
 
 // config is Options resolved: the knobs with their defaults.
 type config struct {
 	maxSource int64
-	retries   int
 	mem       memory.Allocator
 	limits    *limits.Limits
 }
@@ -171,7 +162,6 @@ func configure(opt Options) (*config, error) {
 	case NoSourceLimit:
 		c.maxSource = 0
 	}
-	c.retries = txn.Retries(opt.CommitMaxRetries)
 	return c, nil
 }
 
@@ -253,22 +243,22 @@ func (r *runner) attempt(ctx context.Context, snap *snapshot.Snapshot) (s Stats,
 		mu.Unlock()
 		return rewrite.Output{Keep: res.keep, Replace: res.replace, Changed: res.TargetRowsUpdated}, nil
 	}
-	res, err := rewrite.Run(ctx, snap, changed, fn, rewrite.Options{
+	insert := func(ctx context.Context, write func(arrow.RecordBatch) error) error {
+		if inserts == nil {
+			if err := takeInserts(ctx); err != nil {
+				return err
+			}
+		}
+		for _, b := range inserts {
+			if err := write(b); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	res, err := op.Write(ctx, snap, op.Change{Files: changed, Rows: fn, Insert: insert}, rewrite.Options{
 		Schema: r.p.out, Store: out, TargetFileSize: r.opt.TargetFileSize, MaxParallelFiles: r.opt.MaxParallelFiles,
 		MaxBufferedBytes: r.opt.MaxBufferedBytes, ReadBatchSize: r.opt.ReadBatchSize, Budget: r.budget, Allocator: r.c.mem,
-		Append: func(ctx context.Context, write func(arrow.RecordBatch) error) error {
-			if inserts == nil {
-				if err := takeInserts(ctx); err != nil {
-					return err
-				}
-			}
-			for _, b := range inserts {
-				if err := write(b); err != nil {
-					return err
-				}
-			}
-			return nil
-		},
 	})
 	if err != nil {
 		return s, nil, err
@@ -281,13 +271,9 @@ func (r *runner) attempt(ctx context.Context, snap *snapshot.Snapshot) (s Stats,
 	s.TargetBytesAdded, s.TargetBytesRemoved = res.BytesAdded, res.BytesRemoved
 
 	commitStart := time.Now()
-	retries := r.c.retries
-	if retries == 0 {
-		retries = -1 // txn's spelling of none
-	}
 	s.ExecutionDuration = time.Since(scanStart)
-	post, v, err := rewrite.Commit{
-		Op: r.op, Options: txn.Options{MaxRetries: retries, Metadata: r.opt.CommitMetadata},
+	post, v, err := op.Commit{
+		Op: r.op, Options: txn.Options{MaxRetries: r.opt.CommitMaxRetries, Metadata: r.opt.CommitMetadata},
 		Read: inScope, ReadDescription: "the files the merge's source and conditions may touch",
 		ReadFiles: scope, Removes: res.Removes, Adds: res.Adds, Metrics: s.Metrics(),
 		NewMetadata: md, AppID: r.opt.AppID, AppVersion: r.opt.AppVersion,
@@ -311,7 +297,7 @@ func (r *runner) probe(ctx context.Context, snap *snapshot.Snapshot, scope []*pr
 	cols := r.p.probeColumns()
 	rows := r.opt.ReadBatchSize
 	if rows == 0 {
-		rows = rewrite.DefaultReadBatchSize
+		rows = limits.DefaultReadBatchSize
 	}
 	share := float64(max(len(cols), 1)) / float64(max(len(r.p.target.Fields), 1))
 	g, gctx := errgroup.WithContext(ctx)

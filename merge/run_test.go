@@ -18,6 +18,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/deltalite-go/deltalite/internal/errs"
+	"github.com/deltalite-go/deltalite/internal/op"
 	"github.com/deltalite-go/deltalite/limits"
 	"github.com/deltalite-go/deltalite/scan"
 	"github.com/deltalite-go/deltalite/schema"
@@ -47,7 +48,7 @@ func newTable(t *testing.T, sc *schema.Struct, parts []string, rows ...string) (
 	if err != nil {
 		t.Fatal(err)
 	}
-	snap, err := write.Empty(st, sc, write.NewTableOptions{PartitionBy: parts})
+	snap, err := op.Empty(st, sc, op.NewTableOptions{PartitionBy: parts})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -242,7 +243,7 @@ func TestRunCreatesTable(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	md, p, err := write.NewTable(st.URL(), "id-1", partSchema, write.NewTableOptions{PartitionBy: []string{"day"}})
+	md, p, err := op.NewTable(st.URL(), "id-1", partSchema, op.NewTableOptions{PartitionBy: []string{"day"}})
 	if err != nil {
 		t.Fatal(err)
 	}

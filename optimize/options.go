@@ -5,7 +5,6 @@ import (
 	"time"
 
 	"github.com/deltalite-go/deltalite/internal/extsort"
-	"github.com/deltalite-go/deltalite/internal/rewrite"
 	"github.com/deltalite-go/deltalite/limits"
 )
 
@@ -15,8 +14,8 @@ const (
 	// bin of one file (without a deletion vector) gains nothing, as delta-rs
 	// judges.
 	DefaultMinInputFiles    = 2
-	DefaultMaxBufferedBytes = rewrite.DefaultMaxBufferedBytes
-	DefaultReadBatchSize    = rewrite.DefaultReadBatchSize
+	DefaultMaxBufferedBytes = limits.DefaultMaxBufferedBytes
+	DefaultReadBatchSize    = limits.DefaultReadBatchSize
 	DefaultMaxSortBytes     = extsort.DefaultMaxBytes
 	// MaxDeletedRowsRatio is the share of a file's rows a deletion vector
 	// must hide for a file at or above the target size to be rewritten

@@ -11,6 +11,7 @@ import (
 
 	"github.com/deltalite-go/deltalite/internal/datafile"
 	"github.com/deltalite-go/deltalite/internal/errs"
+	"github.com/deltalite-go/deltalite/internal/op"
 	"github.com/deltalite-go/deltalite/internal/rewrite"
 	"github.com/deltalite-go/deltalite/internal/txn"
 	"github.com/deltalite-go/deltalite/limits"
@@ -106,7 +107,7 @@ func Run(ctx context.Context, snap *snapshot.Snapshot, opt Options) (Stats, *sna
 	if err != nil {
 		return Stats{}, nil, err
 	}
-	op := c.operation()
+	o := c.operation()
 	// What the knobs let the bins hold: the rewrite's and a z-order's sort,
 	// declared as the other operations declare (limits.ExpectHeap).
 	expect := rewrite.HeapBound(c.MaxBufferedBytes)
@@ -118,8 +119,8 @@ func Run(ctx context.Context, snap *snapshot.Snapshot, opt Options) (Stats, *sna
 	// Commits of an attempt that later lost a conflict stand: their counts
 	// carry into the next attempt's stats.
 	var done Stats
-	return rewrite.Rearrange(ctx, snap, op, opt.CommitMaxRetries, func(ctx context.Context, snap *snapshot.Snapshot) (Stats, *snapshot.Snapshot, error) {
-		return c.attempt(ctx, snap, op, &done, start)
+	return op.Operate(ctx, snap, o, op.Writes, opt.CommitMaxRetries, func(ctx context.Context, snap *snapshot.Snapshot) (Stats, *snapshot.Snapshot, error) {
+		return c.attempt(ctx, snap, o, &done, start)
 	})
 }
 
@@ -138,13 +139,13 @@ func binBuffered(maxBuffered int64, tasks int) int64 {
 // binResult is one bin written, not yet committed.
 type binResult struct {
 	b       *bin
-	res     rewrite.Result
+	res     op.Written
 	spilled int64 // bytes a z-order's sort spilled
 }
 
 // attempt plans on snap, rewrites the bins and commits them, once at the
 // end or every MinCommitInterval. done accumulates what landed.
-func (c *config) attempt(ctx context.Context, snap *snapshot.Snapshot, op txn.Operation, done *Stats, start time.Time) (Stats, *snapshot.Snapshot, error) {
+func (c *config) attempt(ctx context.Context, snap *snapshot.Snapshot, o txn.Operation, done *Stats, start time.Time) (Stats, *snapshot.Snapshot, error) {
 	var plan compaction
 	if len(c.zCols) > 0 {
 		plan = planZOrder(snap, partitionsOf(snap, c.sel), c.zOrderBy, c.Force)
@@ -161,14 +162,13 @@ func (c *config) attempt(ctx context.Context, snap *snapshot.Snapshot, op txn.Op
 		return s, snap, nil
 	}
 	tasks := min(c.MaxConcurrentTasks, len(plan.bins))
-	ro, err := rewrite.Knobs{
+	ro, err := op.Knobs{
 		MaxParallelFiles: 1, MaxBufferedBytes: binBuffered(c.MaxBufferedBytes, tasks), ReadBatchSize: c.ReadBatchSize,
 		TargetFileSize: c.target, MultipartThreshold: c.MultipartThreshold, MultipartPartSize: c.MultipartPartSize,
 	}.Options(snap, c.Limits)
 	if err != nil {
 		return Stats{}, nil, err
 	}
-	ro.Rearrange = true
 	sortBytes := max(c.MaxSortBytes/int64(tasks), 1)
 
 	ctx, cancel := context.WithCancel(ctx)
@@ -205,7 +205,7 @@ func (c *config) attempt(ctx context.Context, snap *snapshot.Snapshot, op txn.Op
 			// The plan's counts belong to the attempt's first commit.
 			s = Stats{}
 		}
-		p, err := c.commit(ctx, snap, op, pending, &s)
+		p, err := c.commit(ctx, snap, o, pending, &s)
 		pending = nil
 		if err != nil {
 			cerr = err
@@ -260,13 +260,13 @@ func (c *config) rewriteBin(ctx context.Context, snap *snapshot.Snapshot, b *bin
 		e := datafile.Expectation{Rows: b.rows, BytesPerRow: float64(b.bytes) / float64(b.rows)}
 		ro.Expected = func(map[string]string) datafile.Expectation { return e }
 	}
-	var res rewrite.Result
+	var res op.Written
 	var spilled int64
 	var err error
 	if len(c.zCols) > 0 {
 		res, spilled, err = c.zOrderBin(ctx, snap, b, ro, sortBytes)
 	} else {
-		res, err = rewrite.Run(ctx, snap, b.files, keepAll, ro)
+		res, err = op.Write(ctx, snap, op.Change{Files: b.files, Rows: keepAll, Rearrange: true}, ro)
 	}
 	if err != nil {
 		return err
@@ -286,9 +286,9 @@ func keepAll(context.Context, rewrite.Batch) (rewrite.Output, error) { return re
 // commit commits the bins of rs against snap, the table the attempt
 // planned on (so that the conflict check sees every commit since,
 // including this run's earlier ones), filling s with what it committed.
-func (c *config) commit(ctx context.Context, snap *snapshot.Snapshot, op txn.Operation, rs []binResult, s *Stats) (*snapshot.Snapshot, error) {
+func (c *config) commit(ctx context.Context, snap *snapshot.Snapshot, o txn.Operation, rs []binResult, s *Stats) (*snapshot.Snapshot, error) {
 	mine := map[string]bool{}
-	cm := rewrite.Commit{Op: op, Options: txn.Options{MaxRetries: c.CommitMaxRetries, Metadata: c.CommitMetadata}}
+	cm := op.Commit{Op: o, Options: txn.Options{MaxRetries: c.CommitMaxRetries, Metadata: c.CommitMetadata}}
 	for _, r := range rs {
 		cm.ReadFiles = append(cm.ReadFiles, r.b.files...)
 		cm.Removes = append(cm.Removes, r.res.Removes...)

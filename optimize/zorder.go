@@ -13,6 +13,7 @@ import (
 	"github.com/deltalite-go/deltalite/internal/datafile"
 	"github.com/deltalite-go/deltalite/internal/errs"
 	"github.com/deltalite-go/deltalite/internal/extsort"
+	"github.com/deltalite-go/deltalite/internal/op"
 	"github.com/deltalite-go/deltalite/internal/rewrite"
 	"github.com/deltalite-go/deltalite/internal/zorder"
 	"github.com/deltalite-go/deltalite/protocol"
@@ -138,14 +139,14 @@ func planZOrder(snap *snapshot.Snapshot, parts []*partition, zOrderBy string, fo
 // engine keeps its guarantees (budgets, deletion vectors applied, files
 // of a failure deleted). The adds are tagged as one z-cube; spilled is
 // what the sort wrote to temporary files.
-func (c *config) zOrderBin(ctx context.Context, snap *snapshot.Snapshot, b *bin, ro rewrite.Options, sortBytes int64) (_ rewrite.Result, spilled int64, err error) {
+func (c *config) zOrderBin(ctx context.Context, snap *snapshot.Snapshot, b *bin, ro rewrite.Options, sortBytes int64) (_ op.Written, spilled int64, err error) {
 	logical, err := schema.ToArrow(snap.Schema(), schema.ArrowOptions{})
 	if err != nil {
-		return rewrite.Result{}, 0, errs.Wrap(errs.InvalidArgument, "", err, "table schema")
+		return op.Written{}, 0, errs.Wrap(errs.InvalidArgument, "", err, "table schema")
 	}
 	sorter, err := extsort.New(ctx, logical, extsort.Options{MaxBytes: sortBytes, TempDir: c.TempDir, Allocator: ro.Allocator})
 	if err != nil {
-		return rewrite.Result{}, 0, err
+		return op.Written{}, 0, err
 	}
 	defer sorter.Close()
 	idx := make([]int, len(c.zCols))
@@ -175,14 +176,14 @@ func (c *config) zOrderBin(ctx context.Context, snap *snapshot.Snapshot, b *bin,
 		}
 		return rewrite.Output{Keep: make([]bool, bt.Rec.NumRows())}, nil // written sorted by Append
 	}
-	ro.Append = func(_ context.Context, write func(arrow.RecordBatch) error) error { return sorter.Emit(write) }
-	res, err := rewrite.Run(ctx, snap, b.files, sortRows, ro)
+	emit := func(_ context.Context, write func(arrow.RecordBatch) error) error { return sorter.Emit(write) }
+	res, err := op.Write(ctx, snap, op.Change{Files: b.files, Rows: sortRows, Insert: emit, Rearrange: true}, ro)
 	if err != nil {
-		return rewrite.Result{}, 0, err
+		return op.Written{}, 0, err
 	}
 	if err := sorter.Close(); err != nil {
 		deleteAdded(ctx, snap, res.Adds)
-		return rewrite.Result{}, 0, err
+		return op.Written{}, 0, err
 	}
 	res.RowsKept, res.RowsDropped, res.RowsAppended = res.RowsAppended, 0, 0
 	cube := uuid.NewString()

@@ -1,7 +1,7 @@
 // Package update is UPDATE t SET col = expr, ... [WHERE pred]: it gives
 // the rows of a Delta table for which a SQL predicate IS TRUE (every row
 // with Options.All; an empty predicate alone is refused, see
-// rewrite.Predicate) new values, in one commit.
+// op.Predicate) new values, in one commit.
 //
 // Run plans from the log first (internal/rewrite): files whose partition
 // values and statistics prove that no row matches are left alone without

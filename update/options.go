@@ -1,15 +1,14 @@
 package update
 
 import (
-	"github.com/deltalite-go/deltalite/internal/rewrite"
 	"github.com/deltalite-go/deltalite/limits"
 )
 
 // Defaults of the options.
 const (
-	DefaultMaxParallelFiles = rewrite.DefaultMaxParallelFiles
-	DefaultMaxBufferedBytes = rewrite.DefaultMaxBufferedBytes
-	DefaultReadBatchSize    = rewrite.DefaultReadBatchSize
+	DefaultMaxParallelFiles = limits.DefaultMaxParallelFiles
+	DefaultMaxBufferedBytes = limits.DefaultMaxBufferedBytes
+	DefaultReadBatchSize    = limits.DefaultReadBatchSize
 )
 
 // Options configure one update. Set, and Predicate or All, are required;

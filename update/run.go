@@ -6,7 +6,7 @@ import (
 
 	"github.com/deltalite-go/deltalite/internal/errs"
 	"github.com/deltalite-go/deltalite/internal/expr"
-	"github.com/deltalite-go/deltalite/internal/rewrite"
+	"github.com/deltalite-go/deltalite/internal/op"
 	"github.com/deltalite-go/deltalite/internal/txn"
 	"github.com/deltalite-go/deltalite/snapshot"
 )
@@ -28,29 +28,29 @@ func Run(ctx context.Context, snap *snapshot.Snapshot, opt Options) (Stats, *sna
 	if err != nil {
 		return Stats{}, nil, err
 	}
-	pred, err := rewrite.Predicate("UPDATE", opt.Predicate, opt.All, snap)
+	pred, err := op.Predicate("UPDATE", opt.Predicate, opt.All, snap)
 	if err != nil {
 		return Stats{}, nil, err
 	}
-	op := rewrite.Operation(txn.OpUpdate, pred)
+	o := op.Operation(txn.OpUpdate, pred)
 	checks, ok := bindConstraints(snap)
-	op.ChecksConstraints = ok // else the table's CHECK constraints refuse the update by name
-	return rewrite.Operate(ctx, snap, op, opt.CommitMaxRetries, func(ctx context.Context, snap *snapshot.Snapshot) (Stats, *snapshot.Snapshot, error) {
-		return attempt(ctx, snap, pred, sets, checks, op, opt, start)
+	o.ChecksConstraints = ok // else the table's CHECK constraints refuse the update by name
+	return op.Operate(ctx, snap, o, op.ChangesRows, opt.CommitMaxRetries, func(ctx context.Context, snap *snapshot.Snapshot) (Stats, *snapshot.Snapshot, error) {
+		return attempt(ctx, snap, pred, sets, checks, o, opt, start)
 	})
 }
 
 // attempt plans, rewrites and commits against snap.
-func attempt(ctx context.Context, snap *snapshot.Snapshot, pred *expr.Bound, sets []assignment, checks []check, op txn.Operation, opt Options, start time.Time) (s Stats, _ *snapshot.Snapshot, err error) {
+func attempt(ctx context.Context, snap *snapshot.Snapshot, pred *expr.Bound, sets []assignment, checks []check, o txn.Operation, opt Options, start time.Time) (s Stats, _ *snapshot.Snapshot, err error) {
 	t := time.Now()
-	ro, err := rewrite.Knobs{
+	ro, err := op.Knobs{
 		MaxParallelFiles: opt.MaxParallelFiles, MaxBufferedBytes: opt.MaxBufferedBytes, ReadBatchSize: opt.ReadBatchSize,
 		TargetFileSize: opt.TargetFileSize, MultipartThreshold: opt.MultipartThreshold, MultipartPartSize: opt.MultipartPartSize,
 	}.Options(snap, opt.Limits)
 	if err != nil {
 		return s, nil, err
 	}
-	plan, err := rewrite.PlanFiles(ctx, snap, pred, ro)
+	plan, err := op.PlanFiles(ctx, snap, pred, ro)
 	if err != nil {
 		return s, nil, err
 	}
@@ -59,7 +59,7 @@ func attempt(ctx context.Context, snap *snapshot.Snapshot, pred *expr.Bound, set
 	s.ScanDuration = time.Since(t)
 
 	t = time.Now()
-	res, err := rewrite.Run(ctx, snap, files, assign(pred, sets, checks), ro)
+	res, err := op.Write(ctx, snap, op.Change{Files: files, Rows: assign(pred, sets, checks)}, ro)
 	if err != nil {
 		return s, nil, err
 	}
@@ -74,8 +74,8 @@ func attempt(ctx context.Context, snap *snapshot.Snapshot, pred *expr.Bound, set
 		s.Version = snap.Version()
 		return s, snap, nil
 	}
-	c := rewrite.Commit{
-		Op: op, Options: txn.Options{MaxRetries: opt.CommitMaxRetries, Metadata: opt.CommitMetadata},
+	c := op.Commit{
+		Op: o, Options: txn.Options{MaxRetries: opt.CommitMaxRetries, Metadata: opt.CommitMetadata},
 		ReadFiles: files, Removes: res.Removes, Adds: res.Adds, Metrics: s.Metrics(),
 	}
 	plan.ReadSet(&c, pred)

@@ -6,8 +6,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/deltalite-go/deltalite/internal/op"
 	"github.com/deltalite-go/deltalite/internal/txn"
 	"github.com/deltalite-go/deltalite/protocol"
+	"github.com/deltalite-go/deltalite/snapshot"
 )
 
 // operation is the commit's MERGE operation with its parameters, as Spark
@@ -39,39 +41,38 @@ func (c *config) operation() txn.Operation {
 // commit writes the attempt as one version. It reads the touched
 // partitions (so a concurrent change there conflicts and one elsewhere does
 // not) and the files it rewrites.
-func (r *run) commit(ctx context.Context, s *Stats) (*txn.Result, error) {
+func (r *run) commit(ctx context.Context, s *Stats) (*snapshot.Snapshot, int64, error) {
 	c := r.c
-	t := txn.Begin(r.snap, c.operation(), txn.Options{MaxRetries: c.CommitMaxRetries, Metadata: c.CommitMetadata})
 	touched := make(map[string]bool, len(r.parts))
 	for _, p := range r.parts {
 		touched[p.pv.key] = true
 	}
-	if len(touched) > 0 {
-		ix := newPartitionIndex(c)
-		t.ReadPredicate(func(a *protocol.Add) bool {
+	ix := newPartitionIndex(c)
+	cm := op.Commit{
+		Op: c.operation(), Options: txn.Options{MaxRetries: c.CommitMaxRetries, Metadata: c.CommitMetadata},
+		Read: func(a *protocol.Add) bool {
 			id, ok := ix.identity(a, make([]string, len(c.parts)))
 			return ok && touched[id]
-		}, r.readDescription())
+		},
+		ReadDescription: r.readDescription(),
+		AppID:           c.AppID, AppVersion: c.AppVersion,
 	}
 	now := time.Now().UnixMilli()
 	var bytesAdded, bytesRemoved int64
 	for _, p := range r.parts {
 		for _, f := range p.rewriteFiles() {
-			t.ReadFiles(f.add)
-			t.Add(protocol.Action{Remove: protocol.RemoveOf(f.add, now)})
+			cm.ReadFiles = append(cm.ReadFiles, f.add)
+			cm.Removes = append(cm.Removes, protocol.RemoveOf(f.add, now))
 			bytesRemoved += f.add.Size
 		}
 	}
 	for _, p := range r.parts {
+		cm.Adds = append(cm.Adds, p.adds...)
 		for _, a := range p.adds {
-			t.Add(protocol.Action{Add: a})
 			bytesAdded += a.Size
 		}
 	}
-	if c.AppID != "" {
-		t.SetAppTxn(c.AppID, c.AppVersion)
-	}
-	t.SetOperationMetrics(map[string]any{
+	cm.Metrics = map[string]any{
 		"numSourceRows":         s.SourceRows,
 		"numTargetRowsInserted": s.RowsInserted,
 		"numTargetRowsUpdated":  s.RowsUpdated,
@@ -85,13 +86,16 @@ func (r *run) commit(ctx context.Context, s *Stats) (*txn.Result, error) {
 		"numTargetFilesProbed":  s.FilesProbed,
 		"scanTimeMs":            s.PlanDuration.Milliseconds(),
 		"rewriteTimeMs":         s.RewriteDuration.Milliseconds(),
-	})
-	return t.Commit(ctx)
+	}
+	return cm.Run(ctx, r.snap)
 }
 
 // readDescription names the touched partitions for conflict messages.
 func (r *run) readDescription() string {
-	if len(r.c.parts) == 0 {
+	switch {
+	case len(r.parts) == 0:
+		return "no partition (the source is empty)"
+	case len(r.c.parts) == 0:
 		return "the whole table (unpartitioned)"
 	}
 	const show = 5

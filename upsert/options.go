@@ -10,7 +10,6 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/deltalite-go/deltalite/internal/errs"
-	"github.com/deltalite-go/deltalite/internal/rewrite"
 	"github.com/deltalite-go/deltalite/internal/txn"
 	"github.com/deltalite-go/deltalite/limits"
 	"github.com/deltalite-go/deltalite/metrics"
@@ -34,10 +33,10 @@ const (
 // Defaults of the options.
 const (
 	DefaultMaxParallelPartitions = 2
-	DefaultMaxParallelFiles      = rewrite.DefaultMaxParallelFiles
-	DefaultMaxBufferedBytes      = rewrite.DefaultMaxBufferedBytes
+	DefaultMaxParallelFiles      = limits.DefaultMaxParallelFiles
+	DefaultMaxBufferedBytes      = limits.DefaultMaxBufferedBytes
 	DefaultProbeConcurrency      = 8
-	DefaultReadBatchSize         = 8192
+	DefaultReadBatchSize         = limits.DefaultReadBatchSize
 	// NoSourceLimit as MaxSourceBytes turns the source guard off.
 	NoSourceLimit = -1
 )

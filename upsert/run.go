@@ -10,7 +10,7 @@ import (
 
 	"github.com/deltalite-go/deltalite/internal/datafile"
 	"github.com/deltalite-go/deltalite/internal/errs"
-	"github.com/deltalite-go/deltalite/internal/rewrite"
+	"github.com/deltalite-go/deltalite/internal/op"
 	"github.com/deltalite-go/deltalite/internal/txn"
 	"github.com/deltalite-go/deltalite/limits"
 	"github.com/deltalite-go/deltalite/metrics"
@@ -68,6 +68,8 @@ func Run(ctx context.Context, snap *snapshot.Snapshot, src array.RecordReader, o
 	if err != nil {
 		return Stats{}, nil, err
 	}
+	// Refused before the source is read; every attempt checks its table
+	// again (op.Operate).
 	if err := txn.CheckWritable(snap, c.operation()); err != nil {
 		return Stats{}, nil, err
 	}
@@ -98,38 +100,25 @@ func Run(ctx context.Context, snap *snapshot.Snapshot, src array.RecordReader, o
 	}
 	r.budget = c.Limits.NewBudget(c.budget)
 	c.count(func(tr *trace) { tr.budget.Store(r.budget) })
-	for replan := 0; ; replan++ {
+	first := true
+	return op.Operate(ctx, snap, c.operation(), op.Writes, c.CommitMaxRetries, func(ctx context.Context, snap *snapshot.Snapshot) (Stats, *snapshot.Snapshot, error) {
+		if !first {
+			// Another writer changed what this upsert read: plan again on
+			// top, unless it committed this upsert's app transaction.
+			if c.AppID != "" && txn.AppTxnApplied(snap, c.AppID, c.AppVersion) {
+				return Stats{Version: snap.Version(), Skipped: true}, snap, nil
+			}
+			for _, p := range r.parts {
+				p.reset()
+			}
+		}
+		first = false
 		r.snap = snap
-		s, post, err = r.attempt(ctx, base)
-		// A conflict means another writer made progress, so planning again
-		// (at most CommitMaxRetries times) cannot livelock.
-		if err == nil || replan >= c.CommitMaxRetries || !replannable(err) {
-			return s, post, err
-		}
-		// Another writer changed what this upsert read: plan again on top.
+		s, post, err := r.attempt(ctx, base)
+		// The time of a lost attempt counts toward the one that commits.
 		base.PlanDuration, base.RewriteDuration, base.CommitDuration = s.PlanDuration, s.RewriteDuration, s.CommitDuration
-		fresh, rerr := snap.Refresh(ctx)
-		if rerr == nil && snap.IsEmpty() && !txn.SameShape(snap, fresh) {
-			return Stats{}, nil, errs.New(errs.TableExists, "",
-				"another writer created the table first, with a schema or partitioning other than this upsert's: upsert into it again")
-		}
-		if rerr != nil || !txn.SameShape(snap, fresh) {
-			return Stats{}, nil, err
-		}
-		if cerr := txn.CheckWritable(fresh, c.operation()); cerr != nil {
-			return Stats{}, nil, cerr
-		}
-		if c.AppID != "" && txn.AppTxnApplied(fresh, c.AppID, c.AppVersion) {
-			return Stats{Version: fresh.Version(), Skipped: true}, fresh, nil
-		}
-		if serr := rewrite.Pause(ctx, replan+1); serr != nil {
-			return Stats{}, nil, serr
-		}
-		snap = fresh
-		for _, p := range r.parts {
-			p.reset()
-		}
-	}
+		return s, post, err
+	})
 }
 
 // prepare reads the source and builds the partitions' keys, within the
@@ -208,22 +197,12 @@ func (r *run) attempt(ctx context.Context, s Stats) (Stats, *snapshot.Snapshot, 
 	}
 
 	t = time.Now()
-	res, err := r.commit(ctx, &s)
+	post, v, err := r.commit(ctx, &s)
 	s.CommitDuration += time.Since(t)
 	if err != nil {
-		if notLanded(err) {
-			datafile.DeleteAdded(ctx, r.snap.Store(), adds)
-		}
 		return s, nil, err
 	}
-	s.Version = res.Version
-	post := res.Snapshot
-	if post == nil {
-		post, err = snapshot.LoadVersion(context.WithoutCancel(ctx), r.snap.Store(), res.Version)
-		if err != nil {
-			post = nil // the commit stands; the caller reloads
-		}
-	}
+	s.Version = v
 	return s, post, nil
 }
 
@@ -257,18 +236,6 @@ func (r *run) fill(s *Stats) {
 		s.RowsCopied += p.copied.Load()
 		s.RowsInserted += p.keys.inserted()
 	}
-}
-
-// replannable reports a conflict that planning again on the newer table
-// resolves, or another writer creating the table this one was creating.
-func replannable(err error) bool {
-	return errors.Is(err, errs.ErrTableExists) || txn.Replannable(err)
-}
-
-// notLanded reports a commit error after which the commit certainly did
-// not land, so the attempt's files can go.
-func notLanded(err error) bool {
-	return txn.NotLanded(err) || errors.Is(err, errs.ErrTableExists)
 }
 
 // errorKind labels an error for metrics: its kind in snake_case.

@@ -5,6 +5,7 @@ import (
 
 	"github.com/deltalite-go/deltalite/internal/errs"
 	"github.com/deltalite-go/deltalite/internal/expr"
+	"github.com/deltalite-go/deltalite/internal/op"
 	"github.com/deltalite-go/deltalite/internal/rewrite"
 	"github.com/deltalite-go/deltalite/internal/txn"
 	"github.com/deltalite-go/deltalite/protocol"
@@ -35,12 +36,12 @@ func bindIgnore(ctx context.Context, snap *snapshot.Snapshot, where string) (*ig
 	if err != nil {
 		return nil, false, errs.Wrap(errs.InvalidArgument, snap.Store().URL(), err, "ignore-where predicate (Options.IgnoreWhere)")
 	}
-	iw := &ignoreWhere{pred: pred, decide: rewrite.Decide(snap, pred)}
+	iw := &ignoreWhere{pred: pred, decide: op.Decide(snap, pred)}
 	var undecided []*protocol.Add
 	for _, a := range snap.Files() {
 		switch iw.decide(a) {
 		case expr.True: // every live row matches: skip unless it has none
-			n, _, err := rewrite.CountRows(ctx, snap, a)
+			n, _, err := op.CountRows(ctx, snap, a)
 			if err != nil {
 				return nil, false, err
 			}
@@ -100,29 +101,29 @@ type pinned struct {
 // that a concurrent commit conflicts with (another writer added rows the
 // predicate may select) decides again on the newer table, in the spine's
 // replan loop: it skips, or commits the same files there.
-func (w *job) commitPinned(ctx context.Context, snap *snapshot.Snapshot, md *protocol.Metadata, op txn.Operation, adds []*protocol.Add, res *Result) (pinned, error) {
+func (w *job) commitPinned(ctx context.Context, snap *snapshot.Snapshot, md *protocol.Metadata, o txn.Operation, adds []*protocol.Add, res *Result) (pinned, error) {
 	if w.ignore == nil || snap.IsEmpty() {
-		r, err := w.commit(ctx, snap, md, op, adds, res)
+		r, err := w.commit(ctx, snap, md, o, adds, res)
 		return pinned{res: r}, err
 	}
 	first := snap
-	return rewrite.Replan(ctx, snap, txn.Retries(w.wo.CommitMaxRetries), func(ctx context.Context, s *snapshot.Snapshot) (pinned, error) {
+	return op.Replan(ctx, snap, txn.Retries(w.wo.CommitMaxRetries), func(ctx context.Context, s *snapshot.Snapshot) (pinned, error) {
 		md := md
 		if s != first {
 			if skip, err := w.skips(ctx, s); err != nil || skip {
 				return pinned{skipped: s}, err
 			}
-			if err := txn.CheckWritable(s, op); err != nil {
+			if err := txn.CheckWritable(s, o); err != nil {
 				return pinned{}, err
 			}
-			// The same schema (rewrite.Replan checks it), perhaps other
+			// The same schema (op.Replan checks it), perhaps other
 			// properties: evolve the newer table's metadata, not the old.
 			var err error
 			if md, err = w.metadataFor(s); err != nil {
 				return pinned{}, err
 			}
 		}
-		r, err := w.commit(ctx, s, md, op, adds, res)
+		r, err := w.commit(ctx, s, md, o, adds, res)
 		return pinned{res: r}, err
 	})
 }

@@ -2,6 +2,8 @@ package write
 
 import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/deltalite-go/deltalite/internal/op"
 	"github.com/deltalite-go/deltalite/snapshot"
 	"github.com/deltalite-go/deltalite/storage"
 )
@@ -103,4 +105,9 @@ type Result struct {
 	Warnings     []error // failures after the commit (checkpoint, log cleanup); the commit stands
 
 	post *snapshot.Snapshot // the table as the write left it, until Run returns it
+}
+
+// newTable is the table a write in these options creates.
+func (wo Options) newTable() op.NewTableOptions {
+	return op.NewTableOptions{PartitionBy: wo.PartitionBy, Properties: wo.Properties, Name: wo.Name, Description: wo.Description}
 }

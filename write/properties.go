@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/deltalite-go/deltalite/internal/errs"
+	"github.com/deltalite-go/deltalite/internal/op"
 	"github.com/deltalite-go/deltalite/internal/txn"
 	"github.com/deltalite-go/deltalite/protocol"
 	"github.com/deltalite-go/deltalite/snapshot"
@@ -32,7 +33,7 @@ func SetProperties(ctx context.Context, snap *snapshot.Snapshot, props map[strin
 		return nil, errs.New(errs.TableNotFound, "", "setting table properties needs an existing table")
 	}
 	uri := snap.Store().URL()
-	config, features, err := checkProperties(uri, props)
+	config, features, err := op.CheckProperties(uri, props)
 	if err != nil {
 		return nil, err
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	"github.com/deltalite-go/deltalite/internal/op"
 	"github.com/deltalite-go/deltalite/internal/txn"
 	"github.com/deltalite-go/deltalite/protocol"
 	"github.com/deltalite-go/deltalite/schema"
@@ -12,11 +13,11 @@ import (
 // replace is create_or_replace on an existing table: new metadata (same
 // table id), every old file removed, the new ones added, one commit.
 func (w *job) replace(ctx context.Context) (*Result, error) {
-	sc, err := SourceSchema(w.st.URL(), w.src.Schema())
+	sc, err := op.SourceSchema(w.st.URL(), w.src.Schema())
 	if err != nil {
 		return nil, err
 	}
-	md, p, err := NewTable(w.st.URL(), w.snap.Metadata().ID, sc, w.wo.NewTable())
+	md, p, err := op.NewTable(w.st.URL(), w.snap.Metadata().ID, sc, w.wo.newTable())
 	if err != nil {
 		return nil, err
 	}
@@ -59,7 +60,7 @@ func (w *job) replace(ctx context.Context) (*Result, error) {
 func mustSchema(md *protocol.Metadata) *schema.Struct {
 	sc, err := schema.Parse(md.SchemaString)
 	if err != nil {
-		panic(err) // built by NewTable from a valid schema
+		panic(err) // built by op.NewTable from a valid schema
 	}
 	return sc
 }

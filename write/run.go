@@ -14,6 +14,7 @@ import (
 	"github.com/deltalite-go/deltalite/internal/arrowmem"
 	"github.com/deltalite-go/deltalite/internal/datafile"
 	"github.com/deltalite-go/deltalite/internal/errs"
+	"github.com/deltalite-go/deltalite/internal/op"
 	"github.com/deltalite-go/deltalite/internal/stats"
 	"github.com/deltalite-go/deltalite/internal/txn"
 	"github.com/deltalite-go/deltalite/limits"
@@ -125,7 +126,7 @@ func (w *job) update(ctx context.Context) (*Result, error) {
 		return &Result{Version: snap.Version(), Skipped: true, post: snap}, nil
 	}
 	if len(w.wo.PartitionBy) > 0 {
-		want, err := partitionColumns(snap.Schema(), w.wo.PartitionBy)
+		want, err := op.PartitionColumns(snap.Schema(), w.wo.PartitionBy)
 		if err != nil || !slices.Equal(want, snap.PartitionColumns()) {
 			return nil, errs.New(errs.SchemaMismatch, w.st.URL(), "the table is partitioned by [%s], not [%s]",
 				strings.Join(snap.PartitionColumns(), ", "), strings.Join(w.wo.PartitionBy, ", "))
@@ -219,7 +220,7 @@ func (w *job) checkPropertiesKept(snap *snapshot.Snapshot) error {
 	if len(given) == 0 {
 		return nil
 	}
-	config, features, err := checkProperties(w.st.URL(), given)
+	config, features, err := op.CheckProperties(w.st.URL(), given)
 	if err != nil {
 		return err
 	}
@@ -403,7 +404,7 @@ func (w *job) metadataFor(snap *snapshot.Snapshot) (*protocol.Metadata, error) {
 	if snap.IsEmpty() {
 		return snap.Metadata(), nil
 	}
-	src, err := SourceSchema(w.st.URL(), w.src.Schema())
+	src, err := op.SourceSchema(w.st.URL(), w.src.Schema())
 	if err != nil {
 		return nil, err
 	}

@@ -1,6 +1,6 @@
-// Package rewrite is the shared row-rewrite engine of the operations that
-// change rows in place: DELETE (package del), UPDATE (package update) and
-// MERGE. It streams chosen data files of a snapshot through a caller's
+// Package rewrite is the row stream under the operations' spine
+// (internal/op, whose Write is its caller for DELETE, UPDATE, MERGE and
+// OPTIMIZE). It streams chosen data files of a snapshot through a caller's
 // per-batch function into new data files and returns the remove and add
 // actions for the caller's one commit, with counters. It never commits.
 //

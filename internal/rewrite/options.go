@@ -17,14 +17,6 @@ import (
 	"github.com/deltalite-go/deltalite/storage"
 )
 
-// Defaults of the options; the operations built on the engine declare
-// theirs as these.
-const (
-	DefaultMaxParallelFiles = 4
-	DefaultMaxBufferedBytes = 64 << 20
-	DefaultReadBatchSize    = 8192
-)
-
 // Options configure one rewrite. The zero value is complete.
 type Options struct {
 	// Schema is the schema of the written rows (default the table's). A
@@ -95,13 +87,13 @@ func resolve(snap *snapshot.Snapshot, opt Options) (*config, error) {
 		c.Store = snap.Store()
 	}
 	if c.MaxParallelFiles == 0 {
-		c.MaxParallelFiles = DefaultMaxParallelFiles
+		c.MaxParallelFiles = limits.DefaultMaxParallelFiles
 	}
 	if c.MaxBufferedBytes == 0 {
-		c.MaxBufferedBytes = DefaultMaxBufferedBytes
+		c.MaxBufferedBytes = limits.DefaultMaxBufferedBytes
 	}
 	if c.ReadBatchSize == 0 {
-		c.ReadBatchSize = DefaultReadBatchSize
+		c.ReadBatchSize = limits.DefaultReadBatchSize
 	}
 	if c.Allocator == nil {
 		c.Allocator = arrowmem.Default
@@ -131,7 +123,7 @@ func propertiesOf(snap *snapshot.Snapshot) protocol.Properties {
 // writer streams row groups to the file with one encoder.
 func HeapBound(maxBuffered int64) int64 {
 	if maxBuffered == 0 {
-		return DefaultMaxBufferedBytes
+		return limits.DefaultMaxBufferedBytes
 	}
 	return maxBuffered
 }

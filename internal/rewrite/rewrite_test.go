@@ -17,6 +17,7 @@ import (
 
 	"github.com/deltalite-go/deltalite/internal/errs"
 	"github.com/deltalite-go/deltalite/internal/expr"
+	"github.com/deltalite-go/deltalite/internal/op"
 	"github.com/deltalite-go/deltalite/internal/rewrite"
 	"github.com/deltalite-go/deltalite/internal/testkit/arrowrows"
 	"github.com/deltalite-go/deltalite/internal/txn"
@@ -41,11 +42,11 @@ func newTable(t *testing.T, batches ...string) (string, *snapshot.Snapshot) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sc, err := write.SourceSchema(dir, testSchema)
+	sc, err := op.SourceSchema(dir, testSchema)
 	if err != nil {
 		t.Fatal(err)
 	}
-	snap, err := write.Empty(st, sc, write.NewTableOptions{PartitionBy: []string{"p"}})
+	snap, err := op.Empty(st, sc, op.NewTableOptions{PartitionBy: []string{"p"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -138,7 +139,7 @@ func TestMatchingThenDropRows(t *testing.T) {
 		t.Fatal(err)
 	}
 	var undecided []*protocol.Add
-	decide := rewrite.Decide(snap, pred)
+	decide := op.Decide(snap, pred)
 	for _, a := range snap.Files() {
 		if decide(a) == expr.Unknown {
 			undecided = append(undecided, a)
@@ -293,61 +294,5 @@ func TestFailureDeletesWrittenFiles(t *testing.T) {
 	}
 	if after := parquetFiles(t, dir); after != before {
 		t.Errorf("data files: %d before, %d after a panic", before, after)
-	}
-}
-
-// Replan plans again after a conflict another writer resolves, and not
-// after one that planning again cannot resolve.
-func TestReplan(t *testing.T) {
-	_, snap := newTable(t, threeFiles...)
-	calls := 0
-	got, err := rewrite.Replan(context.Background(), snap, 3, func(ctx context.Context, s *snapshot.Snapshot) (int, error) {
-		calls++
-		if calls < 3 {
-			return 0, &txn.ConflictError{Rule: txn.RuleConcurrentDeleteRead}
-		}
-		return 7, nil
-	})
-	if err != nil || got != 7 || calls != 3 {
-		t.Errorf("replannable: %d %v after %d calls", got, err, calls)
-	}
-	calls = 0
-	_, err = rewrite.Replan(context.Background(), snap, 3, func(ctx context.Context, s *snapshot.Snapshot) (int, error) {
-		calls++
-		return 0, &txn.ConflictError{Rule: txn.RuleMetadataChanged}
-	})
-	if err == nil || calls != 1 {
-		t.Errorf("not replannable: %v after %d calls", err, calls)
-	}
-	calls = 0
-	_, err = rewrite.Replan(context.Background(), snap, -1, func(ctx context.Context, s *snapshot.Snapshot) (int, error) {
-		calls++
-		return 0, &txn.ConflictError{Rule: txn.RuleConcurrentAppend}
-	})
-	if err == nil || calls != 1 {
-		t.Errorf("no retries: %v after %d calls", err, calls)
-	}
-}
-
-// A commit that carries new metadata and an app transaction records both
-// with its files.
-func TestCommitMetadataAndAppTxn(t *testing.T) {
-	_, snap := newTable(t, threeFiles...)
-	md := *snap.Metadata()
-	desc := "evolved"
-	md.Description = &desc
-	op := txn.Operation{Name: txn.OpMerge, Parameters: map[string]any{"predicate": "true"}}
-	post, v, err := rewrite.Commit{Op: op, NewMetadata: &md, AppID: "loader", AppVersion: 3}.Run(context.Background(), snap)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if v != snap.Version()+1 || post == nil || post.Version() != v {
-		t.Fatalf("version %d, post %v", v, post)
-	}
-	if d := post.Metadata().Description; d == nil || *d != desc {
-		t.Fatalf("metadata not committed: %+v", post.Metadata())
-	}
-	if !txn.AppTxnApplied(post, "loader", 3) || txn.AppTxnApplied(post, "loader", 4) {
-		t.Fatal("app transaction not recorded")
 	}
 }

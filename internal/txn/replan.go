@@ -25,11 +25,12 @@ func Replannable(err error) bool {
 }
 
 // NotLanded reports a commit error after which the commit certainly did
-// not land: a conflict or a refusal before any write. The files the
-// attempt wrote can then go; after any other error they stay for vacuum.
+// not land: a conflict, a refusal before any write, or a create that
+// found the table made by another writer first. The files the attempt
+// wrote can then go; after any other error they stay for vacuum.
 func NotLanded(err error) bool {
 	return errors.Is(err, errs.ErrCommitConflict) || errors.Is(err, errs.ErrInvalidArgument) ||
-		errors.Is(err, errs.ErrUnsupportedTable)
+		errors.Is(err, errs.ErrUnsupportedTable) || errors.Is(err, errs.ErrTableExists)
 }
 
 // SameShape reports whether the newer table b still has the schema,

@@ -1,13 +1,12 @@
-package rewrite
+package op
 
 import (
 	"context"
 	"strings"
 
-	"github.com/apache/arrow-go/v18/arrow"
-
 	"github.com/deltalite-go/deltalite/internal/errs"
 	"github.com/deltalite-go/deltalite/internal/expr"
+	"github.com/deltalite-go/deltalite/internal/rewrite"
 	"github.com/deltalite-go/deltalite/internal/stats"
 	"github.com/deltalite-go/deltalite/internal/txn"
 	"github.com/deltalite-go/deltalite/protocol"
@@ -83,26 +82,6 @@ func CountRows(ctx context.Context, snap *snapshot.Snapshot, a *protocol.Add) (n
 	return n, true, nil
 }
 
-// Select evaluates pred on rec: sel[i] reports whether pred IS TRUE for
-// row i when match is true, whether it IS NOT TRUE (false or null) when
-// match is false; matched counts the rows for which it IS TRUE.
-func Select(ctx context.Context, rec arrow.RecordBatch, pred *expr.Bound, match bool) (sel []bool, matched int64, err error) {
-	m, err := expr.Mask(ctx, rec, pred)
-	if err != nil {
-		return nil, 0, err
-	}
-	defer m.Release()
-	sel = make([]bool, m.Len())
-	for i := range sel {
-		hit := m.IsValid(i) && m.Value(i)
-		if hit {
-			matched++
-		}
-		sel[i] = hit == match
-	}
-	return sel, matched, nil
-}
-
 // Plan is where a predicate's rows are among a snapshot's live files.
 type Plan struct {
 	// All are the files every live row of which matches, by the log.
@@ -118,7 +97,7 @@ type Plan struct {
 
 // PlanFiles sorts snap's live files for pred (nil: every row matches):
 // decided by the log first, then the undecided ones read by Matching.
-func PlanFiles(ctx context.Context, snap *snapshot.Snapshot, pred *expr.Bound, opt Options) (Plan, error) {
+func PlanFiles(ctx context.Context, snap *snapshot.Snapshot, pred *expr.Bound, opt rewrite.Options) (Plan, error) {
 	p := Plan{Decide: Decide(snap, pred)}
 	var undecided []*protocol.Add
 	for _, a := range snap.Files() {
@@ -129,7 +108,7 @@ func PlanFiles(ctx context.Context, snap *snapshot.Snapshot, pred *expr.Bound, o
 			undecided = append(undecided, a)
 		}
 	}
-	some, err := Matching(ctx, snap, undecided, pred, opt)
+	some, err := rewrite.Matching(ctx, snap, undecided, pred, opt)
 	if err != nil {
 		return Plan{}, err
 	}

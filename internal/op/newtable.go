@@ -1,4 +1,4 @@
-package write
+package op
 
 import (
 	"errors"
@@ -23,12 +23,6 @@ type NewTableOptions struct {
 	PartitionBy       []string
 	Properties        map[string]string
 	Name, Description string
-}
-
-// NewTable is what a write in these options creates: the partitioning,
-// properties, name and description of a new table.
-func (wo Options) NewTable() NewTableOptions {
-	return NewTableOptions{PartitionBy: wo.PartitionBy, Properties: wo.Properties, Name: wo.Name, Description: wo.Description}
 }
 
 // Empty is the table an operation creates in st with schema sc, as o
@@ -62,11 +56,11 @@ func SourceSchema(uri string, as *arrow.Schema) (*schema.Struct, error) {
 // with the features the schema and properties need.
 func NewTable(uri, id string, sc *schema.Struct, o NewTableOptions) (*protocol.Metadata, *protocol.Protocol, error) {
 	sc = sc.Clone()
-	parts, err := partitionColumns(sc, o.PartitionBy)
+	parts, err := PartitionColumns(sc, o.PartitionBy)
 	if err != nil {
 		return nil, nil, errs.Wrap(errs.InvalidArgument, uri, err, "partition columns")
 	}
-	props, features, err := checkProperties(uri, o.Properties)
+	props, features, err := CheckProperties(uri, o.Properties)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -99,10 +93,10 @@ func NewTable(uri, id string, sc *schema.Struct, o NewTableOptions) (*protocol.M
 	return md, &p, nil
 }
 
-// checkProperties validates the table properties a write or create was
+// CheckProperties validates the table properties a write or create was
 // given (protocol.CheckProperties), before any file is written: it returns
 // the configuration to store and the table features the properties add.
-func checkProperties(uri string, props map[string]string) (map[string]string, []string, error) {
+func CheckProperties(uri string, props map[string]string) (map[string]string, []string, error) {
 	config, features, err := protocol.CheckProperties(props, txn.WritableFeature)
 	var e *errs.Error
 	if errors.As(err, &e) && e.Path == "" {
@@ -111,9 +105,9 @@ func checkProperties(uri string, props map[string]string) (map[string]string, []
 	return config, features, err
 }
 
-// partitionColumns resolves the requested partition columns against the
+// PartitionColumns resolves the requested partition columns against the
 // schema (case-insensitively, keeping the schema's spelling).
-func partitionColumns(sc *schema.Struct, names []string) ([]string, error) {
+func PartitionColumns(sc *schema.Struct, names []string) ([]string, error) {
 	out := []string{}
 	for _, n := range names {
 		f := sc.Field(strings.TrimSpace(n))
