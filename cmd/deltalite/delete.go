@@ -29,15 +29,11 @@ shell variable never empties a table); --all deletes every row instead, the tabl
 and its history staying. A delete that removes nothing commits nothing.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			metadata, err := keyValues("--metadata", meta)
+			t, metadata, err := openToCommit(cmd, args[0], meta)
 			if err != nil {
 				return err
 			}
-			t, err := openTable(cmd, args[0])
-			if err != nil {
-				return err
-			}
-			stats, err := t.Delete(cmd.Context(), deltalite.DeleteOptions{Predicate: where, All: all, CommitMetadata: anyMap(metadata)})
+			stats, err := t.Delete(cmd.Context(), deltalite.DeleteOptions{Predicate: where, All: all, CommitMetadata: metadata})
 			if err != nil {
 				return whereError(where, err)
 			}

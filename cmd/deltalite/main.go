@@ -66,6 +66,28 @@ func openTable(cmd *cobra.Command, uri string, extra ...deltalite.Option) (*delt
 	return deltalite.Open(cmd.Context(), uri, opts...)
 }
 
+// openToCommit opens the table a command commits to, with the commit's
+// --metadata, which is read first: a bad flag fails before any I/O.
+func openToCommit(cmd *cobra.Command, uri string, meta []string) (*deltalite.Table, map[string]any, error) {
+	metadata, so, err := commitFlags(cmd, meta)
+	if err != nil {
+		return nil, nil, err
+	}
+	t, err := deltalite.Open(cmd.Context(), uri, deltalite.WithStorageOptions(so))
+	return t, metadata, err
+}
+
+// commitFlags are the flags of a command that commits: the commit's
+// --metadata and the --storage-option settings, read in that order.
+func commitFlags(cmd *cobra.Command, meta []string) (map[string]any, map[string]string, error) {
+	metadata, err := commitMetadata(meta)
+	if err != nil {
+		return nil, nil, err
+	}
+	so, err := storageOptions(cmd)
+	return metadata, so, err
+}
+
 func storageOptions(cmd *cobra.Command) (map[string]string, error) {
 	kvs, _ := cmd.Flags().GetStringArray("storage-option")
 	return keyValues("--storage-option", kvs)

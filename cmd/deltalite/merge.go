@@ -4,11 +4,9 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/spf13/cobra"
 
 	"github.com/deltalite-go/deltalite"
-	"github.com/deltalite-go/deltalite/internal/cliout"
 	"github.com/deltalite-go/deltalite/merge"
 )
 
@@ -82,11 +80,11 @@ empty source still runs the clauses: a NOT MATCHED BY SOURCE clause acts on ever
 				opts = deltalite.MergeOptions{MergeType: mergeType, Predicate: predicate, SourceAlias: sourceAlias,
 					TargetAlias: targetAlias, SchemaMode: schemaMode}
 			}
-			metadata, err := keyValues("--metadata", meta)
+			metadata, err := commitMetadata(meta)
 			if err != nil {
 				return err
 			}
-			opts.CommitMetadata, opts.AppID, opts.AppVersion = anyMap(metadata), appID, appVersion
+			opts.CommitMetadata, opts.AppID, opts.AppVersion = metadata, appID, appVersion
 			format, err := inputFormat(source, sourceFmt, "--source-format")
 			if err != nil {
 				return err
@@ -96,17 +94,11 @@ empty source still runs the clauses: a NOT MATCHED BY SOURCE clause acts on ever
 				return err
 			}
 			like, _ := t.Schema()
-			in, err := openInput(cmd.Context(), source, format, like)
+			in, src, err := openSource(cmd.Context(), source, format, like)
 			if err != nil {
 				return err
 			}
 			defer in.Close()
-			var src array.RecordReader = in
-			if cliout.IsTerminal(os.Stderr) {
-				p := newProgress(in)
-				defer p.stop()
-				src = p
-			}
 			stats, err := t.Merge(cmd.Context(), src, opts)
 			if err != nil {
 				return err

@@ -53,17 +53,13 @@ the version.`,
 			if force && !zorder {
 				return errors.New("--force applies to --zorder-by: give the columns to z-order by")
 			}
-			metadata, err := keyValues("--metadata", meta)
-			if err != nil {
-				return err
-			}
-			t, err := openTable(cmd, args[0])
+			t, metadata, err := openToCommit(cmd, args[0], meta)
 			if err != nil {
 				return err
 			}
 			opts := deltalite.OptimizeOptions{
 				Predicate: where, TargetFileSize: target, MinCommitInterval: interval, MaxConcurrentTasks: tasks,
-				CommitMetadata: anyMap(metadata), ZOrderBy: zorderBy, Force: force, MaxSortBytes: sortBytes, TempDir: tempDir,
+				CommitMetadata: metadata, ZOrderBy: zorderBy, Force: force, MaxSortBytes: sortBytes, TempDir: tempDir,
 			}
 			printed := false
 			if cliout.IsTerminal(os.Stderr) {

@@ -42,15 +42,11 @@ Restoring to the current version commits nothing.`,
 				}
 				opts.Timestamp = ts
 			}
-			metadata, err := keyValues("--metadata", meta)
+			t, metadata, err := openToCommit(cmd, args[0], meta)
 			if err != nil {
 				return err
 			}
-			opts.CommitMetadata = anyMap(metadata)
-			t, err := openTable(cmd, args[0])
-			if err != nil {
-				return err
-			}
+			opts.CommitMetadata = metadata
 			stats, err := t.Restore(cmd.Context(), opts)
 			if err != nil {
 				return err

@@ -42,15 +42,11 @@ update, naming the column and its null rows over every file; nothing changes.`,
 				}
 				set[col] = val
 			}
-			metadata, err := keyValues("--metadata", meta)
+			t, metadata, err := openToCommit(cmd, args[0], meta)
 			if err != nil {
 				return err
 			}
-			t, err := openTable(cmd, args[0])
-			if err != nil {
-				return err
-			}
-			stats, err := t.Update(cmd.Context(), deltalite.UpdateOptions{Set: set, Predicate: where, All: all, CommitMetadata: anyMap(metadata)})
+			stats, err := t.Update(cmd.Context(), deltalite.UpdateOptions{Set: set, Predicate: where, All: all, CommitMetadata: metadata})
 			if err != nil {
 				return whereError("", err) // it names the SET or the UPDATE predicate at fault
 			}

@@ -4,14 +4,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 
 	"github.com/apache/arrow-go/v18/arrow"
-	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/spf13/cobra"
 
 	"github.com/deltalite-go/deltalite"
-	"github.com/deltalite-go/deltalite/internal/cliout"
 )
 
 func newUpsertCmd() *cobra.Command {
@@ -42,11 +39,7 @@ exist yet is created from the input's schema (partitioned by --partition-by).
 			if err != nil {
 				return err
 			}
-			metadata, err := keyValues("--metadata", meta)
-			if err != nil {
-				return err
-			}
-			so, err := storageOptions(cmd)
+			metadata, so, err := commitFlags(cmd, meta)
 			if err != nil {
 				return err
 			}
@@ -59,7 +52,7 @@ exist yet is created from the input's schema (partitioned by --partition-by).
 			if err == nil {
 				like, _ = t.Schema()
 			}
-			in, err := openInput(ctx, input, format, like)
+			in, src, err := openSource(ctx, input, format, like)
 			if err != nil {
 				return err
 			}
@@ -67,17 +60,11 @@ exist yet is created from the input's schema (partitioned by --partition-by).
 			if in.rows == 0 {
 				return noRows(cmd, input, asJSON, "nothing upserted")
 			}
-			var src array.RecordReader = in
-			if cliout.IsTerminal(os.Stderr) {
-				p := newProgress(in)
-				defer p.stop()
-				src = p
-			}
 			// A missing table is created from the input's schema in the
 			// upsert's own commit, so a failed first upsert leaves no table.
 			opts := deltalite.UpsertOptions{
 				PrimaryKeys: pks, DeleteColumn: deleteCol, AppID: appID, AppVersion: appVersion,
-				CommitMetadata: anyMap(metadata), PruneStrategy: pruneStrategy,
+				CommitMetadata: metadata, PruneStrategy: pruneStrategy,
 				PartitionBy: partitionBy, CreateIfMissing: true, StorageOptions: so,
 			}
 			stats, err := deltalite.Upsert(ctx, args[0], src, opts)

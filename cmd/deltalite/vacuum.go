@@ -36,11 +36,11 @@ only the files of expired removes the log still has, without listing the storage
 can no longer be read once their files are gone.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			metadata, err := keyValues("--metadata", meta)
+			metadata, err := commitMetadata(meta)
 			if err != nil {
 				return err
 			}
-			opts := deltalite.VacuumOptions{NoEnforceRetention: noEnforce, DryRun: dryRun, Lite: lite, CommitMetadata: anyMap(metadata)}
+			opts := deltalite.VacuumOptions{NoEnforceRetention: noEnforce, DryRun: dryRun, Lite: lite, CommitMetadata: metadata}
 			if cmd.Flags().Changed("retention-hours") {
 				opts.RetentionHours = vacuum.Hours(hours)
 			}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -108,11 +109,7 @@ the table from the input's schema when it does not exist.
 			if err != nil {
 				return err
 			}
-			metadata, err := keyValues("--metadata", meta)
-			if err != nil {
-				return err
-			}
-			so, err := storageOptions(cmd)
+			metadata, so, err := commitFlags(cmd, meta)
 			if err != nil {
 				return err
 			}
@@ -121,19 +118,13 @@ the table from the input's schema when it does not exist.
 			if t, err := deltalite.Open(cmd.Context(), args[0], deltalite.WithStorageOptions(so)); err == nil {
 				like, _ = t.Schema()
 			}
-			in, err := openInput(cmd.Context(), input, format, like)
+			in, src, err := openSource(cmd.Context(), input, format, like)
 			if err != nil {
 				return err
 			}
 			defer in.Close()
 			if in.rows == 0 {
 				return noRows(cmd, input, asJSON, "nothing written")
-			}
-			var src array.RecordReader = in
-			if cliout.IsTerminal(os.Stderr) {
-				p := newProgress(in)
-				defer p.stop()
-				src = p
 			}
 			res, err := deltalite.Write(cmd.Context(), args[0], src, deltalite.WriteOptions{
 				Mode:           deltalite.WriteMode(mode),
@@ -142,7 +133,7 @@ the table from the input's schema when it does not exist.
 				ReplaceWhere:   replaceWhere,
 				Properties:     properties,
 				Compression:    compression,
-				CommitMetadata: anyMap(metadata),
+				CommitMetadata: metadata,
 				StorageOptions: so,
 			})
 			if err != nil && schemaMode == "" {
@@ -237,15 +228,18 @@ func leadingKey(kv string) string {
 	return ""
 }
 
-func anyMap(m map[string]string) map[string]any {
-	if len(m) == 0 {
-		return nil
+// commitMetadata is the --metadata KEY=VALUE flags as a commit's metadata
+// (nil when none is given).
+func commitMetadata(meta []string) (map[string]any, error) {
+	kvs, err := keyValues("--metadata", meta)
+	if err != nil || len(kvs) == 0 {
+		return nil, err
 	}
-	out := make(map[string]any, len(m))
-	for k, v := range m {
+	out := make(map[string]any, len(kvs))
+	for k, v := range kvs {
 		out[k] = v
 	}
-	return out
+	return out, nil
 }
 
 // progress wraps a record stream and prints a progress line on standard
@@ -255,6 +249,25 @@ type progress struct {
 	rows  atomic.Int64
 	done  chan struct{}
 	start time.Time
+}
+
+// openSource opens an operation's input as openInput does, its rows
+// counted on a terminal's standard error; closing the input ends the count.
+func openSource(ctx context.Context, path, format string, like *arrow.Schema) (*input, array.RecordReader, error) {
+	in, err := openInput(ctx, path, format, like)
+	if err != nil {
+		return nil, nil, err
+	}
+	if !cliout.IsTerminal(os.Stderr) {
+		return in, in, nil
+	}
+	p := newProgress(in)
+	closeFile := in.close
+	in.close = func() error {
+		p.stop()
+		return closeFile()
+	}
+	return in, p, nil
 }
 
 func newProgress(rr array.RecordReader) *progress {
