@@ -6,7 +6,6 @@ import (
 	"errors"
 	"io"
 	"iter"
-	"net/http"
 	"strings"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
@@ -154,15 +153,8 @@ func (b *azureBackend) classify(err error) errClass {
 	}
 	var re *azcore.ResponseError
 	if errors.As(err, &re) {
-		switch re.StatusCode {
-		case http.StatusNotFound:
-			return classNotFound
-		case http.StatusPreconditionFailed:
-			return classExists
-		case http.StatusUnauthorized, http.StatusForbidden:
-			return classDenied
-		case http.StatusNotImplemented:
-			return classUnsupported
+		if c, ok := statusClass(re.StatusCode); ok {
+			return c
 		}
 	}
 	return netClass(err)

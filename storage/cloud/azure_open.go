@@ -60,11 +60,7 @@ const azureCredentialHint = "AZURE_STORAGE_ACCOUNT_KEY, AZURE_STORAGE_SAS_TOKEN,
 // newAzureStore opens az://container/path, azure://, adl://, abfs[s]:// and
 // abfs[s]://container@account.dfs.core.windows.net/path.
 func newAzureStore(_ context.Context, u *url.URL, given map[string]string, getenv func(string) string) (*store, error) {
-	loc, err := parseLocation(u)
-	if err != nil {
-		return nil, err
-	}
-	cfg, err := azureOptions.resolve(given, getenv)
+	loc, cfg, err := azureOptions.open(u, given, getenv)
 	if err != nil {
 		return nil, err
 	}
@@ -72,14 +68,7 @@ func newAzureStore(_ context.Context, u *url.URL, given map[string]string, geten
 	if err != nil {
 		return nil, err
 	}
-	if emulator && !cfg.has(optAllowHTTP) {
-		cfg.values[optAllowHTTP] = "true"
-	}
-	cs, err := cfg.clientSettings()
-	if err != nil {
-		return nil, err
-	}
-	mp, err := cfg.multipart()
+	cs, mp, err := cfg.transport(emulator)
 	if err != nil {
 		return nil, err
 	}

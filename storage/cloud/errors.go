@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"net/http"
 	"net/url"
 	"strings"
 	"syscall"
@@ -27,6 +28,22 @@ const (
 	classUnsupported          // the server does not implement the request
 	classCanceled             // the caller's context ended
 )
+
+// statusClass is the class of an HTTP status that every backend's SDK
+// error means alike; ok is false for the others.
+func statusClass(status int) (c errClass, ok bool) {
+	switch status {
+	case http.StatusNotFound:
+		return classNotFound, true
+	case http.StatusPreconditionFailed:
+		return classExists, true
+	case http.StatusUnauthorized, http.StatusForbidden:
+		return classDenied, true
+	case http.StatusNotImplemented:
+		return classUnsupported, true
+	}
+	return classOther, false
+}
 
 // netClass classifies the failures every HTTP client shares; backends call
 // it for errors their service codes do not explain.

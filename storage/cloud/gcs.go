@@ -183,18 +183,11 @@ func (b *gcsBackend) classify(err error) errClass {
 	}
 	var ge *googleapi.Error
 	if errors.As(err, &ge) {
-		switch ge.Code {
-		case http.StatusPreconditionFailed:
-			return classExists
-		case http.StatusNotFound:
-			if strings.Contains(strings.ToLower(ge.Message), "bucket") {
-				return classNoBucket
-			}
-			return classNotFound
-		case http.StatusUnauthorized, http.StatusForbidden:
-			return classDenied
-		case http.StatusNotImplemented:
-			return classUnsupported
+		if ge.Code == http.StatusNotFound && strings.Contains(strings.ToLower(ge.Message), "bucket") {
+			return classNoBucket
+		}
+		if c, ok := statusClass(ge.Code); ok {
+			return c
 		}
 	}
 	return netClass(err)

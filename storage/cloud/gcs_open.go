@@ -43,23 +43,12 @@ const gcsCredentialHint = "GOOGLE_SERVICE_ACCOUNT / GOOGLE_SERVICE_ACCOUNT_KEY /
 
 // newGCSStore opens gs://bucket/path.
 func newGCSStore(ctx context.Context, u *url.URL, given map[string]string, getenv func(string) string) (*store, error) {
-	loc, err := parseLocation(u)
-	if err != nil {
-		return nil, err
-	}
-	cfg, err := gcsOptions.resolve(given, getenv)
+	loc, cfg, err := gcsOptions.open(u, given, getenv)
 	if err != nil {
 		return nil, err
 	}
 	emulator := cfg.str(gcsEmulatorHost)
-	if emulator != "" && !cfg.has(optAllowHTTP) {
-		cfg.values[optAllowHTTP] = "true" // emulators speak plain http
-	}
-	cs, err := cfg.clientSettings()
-	if err != nil {
-		return nil, err
-	}
-	mp, err := cfg.multipart()
+	cs, mp, err := cfg.transport(emulator != "")
 	if err != nil {
 		return nil, err
 	}

@@ -1,6 +1,7 @@
 package cloud
 
 import (
+	"net/url"
 	"slices"
 	"strconv"
 	"strings"
@@ -200,4 +201,30 @@ func (c *config) invalid(key, want string) error {
 		return errs.New(errs.InvalidArgument, "", "storage option %s is malformed: want %s", key, want)
 	}
 	return errs.New(errs.InvalidArgument, "", "storage option %s=%q is malformed: want %s", key, c.values[key], want)
+}
+
+// open is where a store opens and with what: the URL's location and the
+// options resolved over the environment.
+func (s *optionSet) open(u *url.URL, given map[string]string, getenv func(string) string) (location, *config, error) {
+	loc, err := parseLocation(u)
+	if err != nil {
+		return loc, nil, err
+	}
+	cfg, err := s.resolve(given, getenv)
+	return loc, cfg, err
+}
+
+// transport is the HTTP client settings and the upload plan every store
+// takes from its options. An emulator allows plain http unless the
+// options say otherwise: emulators speak it.
+func (c *config) transport(emulator bool) (clientSettings, uploadPlan, error) {
+	if emulator && !c.has(optAllowHTTP) {
+		c.values[optAllowHTTP] = "true"
+	}
+	cs, err := c.clientSettings()
+	if err != nil {
+		return cs, uploadPlan{}, err
+	}
+	mp, err := c.multipart()
+	return cs, mp, err
 }

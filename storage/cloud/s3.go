@@ -215,19 +215,13 @@ func (b *s3Backend) classify(err error) errClass {
 	}
 	var re *awshttp.ResponseError
 	if errors.As(err, &re) {
-		switch re.HTTPStatusCode() {
-		case http.StatusNotFound:
-			return classNotFound
-		case http.StatusPreconditionFailed:
-			return classExists
-		case http.StatusConflict:
+		if re.HTTPStatusCode() == http.StatusConflict {
 			// Other 409s on a write are transient server-side races too
 			// (a gateway creating the same parent directory twice).
 			return classConflict
-		case http.StatusUnauthorized, http.StatusForbidden:
-			return classDenied
-		case http.StatusNotImplemented:
-			return classUnsupported
+		}
+		if c, ok := statusClass(re.HTTPStatusCode()); ok {
+			return c
 		}
 	}
 	return netClass(err)

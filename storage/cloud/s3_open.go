@@ -55,19 +55,11 @@ const s3CredentialHint = "AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY / AWS_SESSIO
 // newS3Store opens s3://bucket/path (or s3a://). getenv supplies the
 // environment (os.Getenv outside tests).
 func newS3Store(ctx context.Context, u *url.URL, given map[string]string, getenv func(string) string) (*store, error) {
-	loc, err := parseLocation(u)
+	loc, cfg, err := s3Options.open(u, given, getenv)
 	if err != nil {
 		return nil, err
 	}
-	cfg, err := s3Options.resolve(given, getenv)
-	if err != nil {
-		return nil, err
-	}
-	cs, err := cfg.clientSettings()
-	if err != nil {
-		return nil, err
-	}
-	mp, err := cfg.multipart()
+	cs, mp, err := cfg.transport(false)
 	if err != nil {
 		return nil, err
 	}
