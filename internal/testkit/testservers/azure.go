@@ -2,7 +2,6 @@ package testservers
 
 import (
 	"fmt"
-	"os"
 	"os/exec"
 	"strconv"
 	"testing"
@@ -26,32 +25,15 @@ const (
 // first use.
 func Azurite(t testing.TB) *AzureServer {
 	t.Helper()
-	bin := findTool("DELTALITE_AZURITE_BLOB", "npm/node_modules/.bin/azurite-blob")
-	if bin == "" {
-		missing(t, "Azurite (Azure Blob server)")
-	}
-	return once(t, "azurite", func() (*AzureServer, func(), error) {
-		port, err := freePort()
-		if err != nil {
-			return nil, nil, err
-		}
-		dir, err := os.MkdirTemp("", "deltalite-azurite-")
-		if err != nil {
-			return nil, nil, err
-		}
+	azurite := tool{"azurite", "DELTALITE_AZURITE_BLOB", "npm/node_modules/.bin/azurite-blob", "Azurite (Azure Blob server)"}
+	return external(t, azurite, 60*time.Second, func(bin string, port int, dir string) (*AzureServer, *exec.Cmd) {
 		cmd := exec.Command(bin, "--blobHost", "127.0.0.1", "--blobPort", strconv.Itoa(port),
 			"--inMemoryPersistence", "--skipApiVersionCheck", "--silent")
 		cmd.Dir = dir
-		p, err := startProcess(cmd, port, 60*time.Second)
-		if err != nil {
-			os.RemoveAll(dir)
-			return nil, nil, err
-		}
-		srv := &AzureServer{
+		return &AzureServer{
 			Endpoint: fmt.Sprintf("http://127.0.0.1:%d/%s", port, azuriteAccount),
 			Account:  azuriteAccount,
 			Key:      azuriteKey,
-		}
-		return srv, func() { p.stop(); os.RemoveAll(dir) }, nil
+		}, cmd
 	})
 }

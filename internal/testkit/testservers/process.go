@@ -112,6 +112,40 @@ func findTool(envName string, underCache ...string) string {
 	return ""
 }
 
+// tool is a server program the rigs run: its name, the variable that may
+// point at it, its place under the cache, and what a skip calls it.
+type tool struct{ name, env, underCache, what string }
+
+// external returns the server of this test binary that tool runs,
+// starting it on first use (the test skips when tool is not installed) on
+// a free port with a fresh directory, removed when the server stops.
+// command is its command line and what the tests are told about it.
+func external[T any](t testing.TB, tool tool, wait time.Duration, command func(bin string, port int, dir string) (T, *exec.Cmd)) T {
+	t.Helper()
+	bin := findTool(tool.env, tool.underCache)
+	if bin == "" {
+		missing(t, tool.what)
+	}
+	return once(t, tool.name, func() (T, func(), error) {
+		var srv T
+		port, err := freePort()
+		if err != nil {
+			return srv, nil, err
+		}
+		dir, err := os.MkdirTemp("", "deltalite-"+tool.name+"-")
+		if err != nil {
+			return srv, nil, err
+		}
+		srv, cmd := command(bin, port, dir)
+		p, err := startProcess(cmd, port, wait)
+		if err != nil {
+			os.RemoveAll(dir)
+			return srv, nil, err
+		}
+		return srv, func() { p.stop(); os.RemoveAll(dir) }, nil
+	})
+}
+
 // freePort asks the kernel for a free port on 127.0.0.1.
 func freePort() (int, error) {
 	l, err := net.Listen("tcp", "127.0.0.1:0")

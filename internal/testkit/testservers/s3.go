@@ -24,19 +24,8 @@ type S3Server struct {
 // first use.
 func S3(t testing.TB) *S3Server {
 	t.Helper()
-	bin := findTool("DELTALITE_VERSITYGW", "bin/versitygw")
-	if bin == "" {
-		missing(t, "versitygw (S3 server)")
-	}
-	return once(t, "versitygw", func() (*S3Server, func(), error) {
-		port, err := freePort()
-		if err != nil {
-			return nil, nil, err
-		}
-		root, err := os.MkdirTemp("", "deltalite-versitygw-")
-		if err != nil {
-			return nil, nil, err
-		}
+	versitygw := tool{"versitygw", "DELTALITE_VERSITYGW", "bin/versitygw", "versitygw (S3 server)"}
+	return external(t, versitygw, 30*time.Second, func(bin string, port int, root string) (*S3Server, *exec.Cmd) {
 		srv := &S3Server{
 			Endpoint:  fmt.Sprintf("http://127.0.0.1:%d", port),
 			AccessKey: "deltalite-test-access",
@@ -46,12 +35,7 @@ func S3(t testing.TB) *S3Server {
 		}
 		cmd := exec.Command(bin, "--port", "127.0.0.1:"+strconv.Itoa(port), "--quiet", "posix", root)
 		cmd.Env = append(os.Environ(), "ROOT_ACCESS_KEY="+srv.AccessKey, "ROOT_SECRET_KEY="+srv.SecretKey)
-		p, err := startProcess(cmd, port, 30*time.Second)
-		if err != nil {
-			os.RemoveAll(root)
-			return nil, nil, err
-		}
-		return srv, func() { p.stop(); os.RemoveAll(root) }, nil
+		return srv, cmd
 	})
 }
 
