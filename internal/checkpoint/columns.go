@@ -67,6 +67,44 @@ func nullStr(int) (string, bool) { return "", false }
 // copied into one Go string and each row is a substring of it: one
 // allocation per column and batch instead of one per row, and nothing keeps
 // pointing into Arrow buffers after the batch is released.
+// fields binds the fields of an action's struct column s by name, each
+// named col.name in errors; err is the first error, in binding order.
+type fields struct {
+	key, col string
+	s        *array.Struct
+	parent   *fields // a nested struct's errors are its parent's
+	err      error
+}
+
+// nested binds the fields of s, the struct field name of f's column.
+func (f *fields) nested(name string, s *array.Struct) *fields {
+	return &fields{key: f.key, col: f.col + "." + name, s: s, parent: f}
+}
+
+func (f *fields) keep(err error) {
+	switch {
+	case f.parent != nil:
+		f.parent.keep(err)
+	case f.err == nil:
+		f.err = err
+	}
+}
+
+// field binds field name of f's column with the decoder col (stringCol,
+// intCol, ...).
+func field[F any](f *fields, name string, col func(key, col string, a arrow.Array) (F, error)) F {
+	fn, err := col(f.key, f.col+"."+name, child(f.s, name))
+	f.keep(err)
+	return fn
+}
+
+// deletionVector binds the deletionVector field of f's column.
+func (f *fields) deletionVector() *dvDec {
+	d, err := newDVDec(f.key, f.col, f.s)
+	f.keep(err)
+	return d
+}
+
 func stringCol(key, col string, a arrow.Array) (strFn, error) {
 	switch c := a.(type) {
 	case nil:

@@ -173,55 +173,6 @@ func (d *batchDecoder) decode(out []protocol.Action) ([]protocol.Action, error) 
 	return out, nil
 }
 
-// dvDec decodes a deletionVector struct.
-type dvDec struct {
-	s                       *array.Struct
-	storageType, pathOrDv   strFn
-	offset, size, cardinals intFn
-}
-
-func newDVDec(key, col string, parent *array.Struct) (*dvDec, error) {
-	s, err := structChild(key, col, parent, "deletionVector")
-	if err != nil || s == nil {
-		return nil, err
-	}
-	col += ".deletionVector"
-	d := &dvDec{s: s}
-	var e [5]error
-	d.storageType, e[0] = stringCol(key, col+".storageType", child(s, "storageType"))
-	d.pathOrDv, e[1] = stringCol(key, col+".pathOrInlineDv", child(s, "pathOrInlineDv"))
-	d.offset, e[2] = intCol(key, col+".offset", child(s, "offset"))
-	d.size, e[3] = intCol(key, col+".sizeInBytes", child(s, "sizeInBytes"))
-	d.cardinals, e[4] = intCol(key, col+".cardinality", child(s, "cardinality"))
-	return d, firstErr(e[:])
-}
-
-func (d *dvDec) row(i int) *protocol.DeletionVector {
-	if d == nil || !valid(d.s, i) {
-		return nil
-	}
-	dv := &protocol.DeletionVector{}
-	dv.StorageType, _ = d.storageType(i)
-	dv.PathOrInlineDv, _ = d.pathOrDv(i)
-	if off, ok := d.offset(i); ok {
-		o := int32(off)
-		dv.Offset = &o
-	}
-	size, _ := d.size(i)
-	dv.SizeInBytes = int32(size)
-	dv.Cardinality, _ = d.cardinals(i)
-	return dv
-}
-
-func firstErr(es []error) error {
-	for _, e := range es {
-		if e != nil {
-			return e
-		}
-	}
-	return nil
-}
-
 func optInt(f intFn, i int) *int64 {
 	if v, ok := f(i); ok {
 		return &v

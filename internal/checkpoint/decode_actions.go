@@ -35,21 +35,21 @@ func (alwaysNull) IsNull(int) bool { return true }
 
 func newAddDec(key string, s *array.Struct) (*addDec, error) {
 	d := &addDec{key: key, s: s}
-	var e [11]error
-	d.path, e[0] = stringCol(key, "add.path", child(s, "path"))
-	d.stats, e[1] = stringCol(key, "add.stats", child(s, "stats"))
-	d.clustering, e[2] = stringCol(key, "add.clusteringProvider", child(s, "clusteringProvider"))
+	f := &fields{key: key, col: "add", s: s}
+	d.path = field(f, "path", stringCol)
+	d.stats = field(f, "stats", stringCol)
+	d.clustering = field(f, "clusteringProvider", stringCol)
 	pvArr := child(s, "partitionValues")
-	d.pv, e[3] = mapCol(key, "add.partitionValues", pvArr)
-	d.tags, e[4] = mapCol(key, "add.tags", child(s, "tags"))
-	d.size, e[5] = intCol(key, "add.size", child(s, "size"))
-	d.mtime, e[6] = intCol(key, "add.modificationTime", child(s, "modificationTime"))
-	d.rowID, e[7] = intCol(key, "add.baseRowId", child(s, "baseRowId"))
-	d.rowCV, e[8] = intCol(key, "add.defaultRowCommitVersion", child(s, "defaultRowCommitVersion"))
-	d.dataChange, e[9] = boolCol(key, "add.dataChange", child(s, "dataChange"))
-	d.dv, e[10] = newDVDec(key, "add", s)
-	if err := firstErr(e[:]); err != nil {
-		return nil, err
+	d.pv = field(f, "partitionValues", mapCol)
+	d.tags = field(f, "tags", mapCol)
+	d.size = field(f, "size", intCol)
+	d.mtime = field(f, "modificationTime", intCol)
+	d.rowID = field(f, "baseRowId", intCol)
+	d.rowCV = field(f, "defaultRowCommitVersion", intCol)
+	d.dataChange = field(f, "dataChange", boolCol)
+	d.dv = f.deletionVector()
+	if f.err != nil {
+		return nil, f.err
 	}
 	if l, ok := pvArr.(interface{ ValueOffsets(int) (int64, int64) }); ok {
 		d.pvList = l
@@ -120,19 +120,19 @@ type removeDec struct {
 
 func newRemoveDec(key string, s *array.Struct) (*removeDec, error) {
 	d := &removeDec{key: key, s: s}
-	var e [11]error
-	d.path, e[0] = stringCol(key, "remove.path", child(s, "path"))
-	d.stats, e[1] = stringCol(key, "remove.stats", child(s, "stats"))
-	d.pv, e[2] = mapCol(key, "remove.partitionValues", child(s, "partitionValues"))
-	d.tags, e[3] = mapCol(key, "remove.tags", child(s, "tags"))
-	d.delTS, e[4] = intCol(key, "remove.deletionTimestamp", child(s, "deletionTimestamp"))
-	d.size, e[5] = intCol(key, "remove.size", child(s, "size"))
-	d.rowID, e[6] = intCol(key, "remove.baseRowId", child(s, "baseRowId"))
-	d.rowCV, e[7] = intCol(key, "remove.defaultRowCommitVersion", child(s, "defaultRowCommitVersion"))
-	d.dataChange, e[8] = boolCol(key, "remove.dataChange", child(s, "dataChange"))
-	d.extended, e[9] = boolCol(key, "remove.extendedFileMetadata", child(s, "extendedFileMetadata"))
-	d.dv, e[10] = newDVDec(key, "remove", s)
-	return d, firstErr(e[:])
+	f := &fields{key: key, col: "remove", s: s}
+	d.path = field(f, "path", stringCol)
+	d.stats = field(f, "stats", stringCol)
+	d.pv = field(f, "partitionValues", mapCol)
+	d.tags = field(f, "tags", mapCol)
+	d.delTS = field(f, "deletionTimestamp", intCol)
+	d.size = field(f, "size", intCol)
+	d.rowID = field(f, "baseRowId", intCol)
+	d.rowCV = field(f, "defaultRowCommitVersion", intCol)
+	d.dataChange = field(f, "dataChange", boolCol)
+	d.extended = field(f, "extendedFileMetadata", boolCol)
+	d.dv = f.deletionVector()
+	return d, f.err
 }
 
 func (d *removeDec) row(i int) (*protocol.Remove, error) {
@@ -170,17 +170,18 @@ func newMetaDec(key string, s *array.Struct) (*metaDec, error) {
 	if err != nil {
 		return nil, err
 	}
-	var e [9]error
-	d.id, e[0] = stringCol(key, "metaData.id", child(s, "id"))
-	d.name, e[1] = stringCol(key, "metaData.name", child(s, "name"))
-	d.desc, e[2] = stringCol(key, "metaData.description", child(s, "description"))
-	d.provider, e[3] = stringCol(key, "metaData.format.provider", child(format, "provider"))
-	d.options, e[4] = mapCol(key, "metaData.format.options", child(format, "options"))
-	d.schemaString, e[5] = stringCol(key, "metaData.schemaString", child(s, "schemaString"))
-	d.partCols, e[6] = listCol(key, "metaData.partitionColumns", child(s, "partitionColumns"))
-	d.config, e[7] = mapCol(key, "metaData.configuration", child(s, "configuration"))
-	d.created, e[8] = intCol(key, "metaData.createdTime", child(s, "createdTime"))
-	return d, firstErr(e[:])
+	f := &fields{key: key, col: "metaData", s: s}
+	fm := f.nested("format", format)
+	d.id = field(f, "id", stringCol)
+	d.name = field(f, "name", stringCol)
+	d.desc = field(f, "description", stringCol)
+	d.provider = field(fm, "provider", stringCol)
+	d.options = field(fm, "options", mapCol)
+	d.schemaString = field(f, "schemaString", stringCol)
+	d.partCols = field(f, "partitionColumns", listCol)
+	d.config = field(f, "configuration", mapCol)
+	d.created = field(f, "createdTime", intCol)
+	return d, f.err
 }
 
 func (d *metaDec) row(i int) *protocol.Metadata {
@@ -215,12 +216,12 @@ type protoDec struct {
 
 func newProtoDec(key string, s *array.Struct) (*protoDec, error) {
 	d := &protoDec{key: key, s: s}
-	var e [4]error
-	d.reader, e[0] = intCol(key, "protocol.minReaderVersion", child(s, "minReaderVersion"))
-	d.writer, e[1] = intCol(key, "protocol.minWriterVersion", child(s, "minWriterVersion"))
-	d.readerFeats, e[2] = listCol(key, "protocol.readerFeatures", child(s, "readerFeatures"))
-	d.writerFeats, e[3] = listCol(key, "protocol.writerFeatures", child(s, "writerFeatures"))
-	return d, firstErr(e[:])
+	f := &fields{key: key, col: "protocol", s: s}
+	d.reader = field(f, "minReaderVersion", intCol)
+	d.writer = field(f, "minWriterVersion", intCol)
+	d.readerFeats = field(f, "readerFeatures", listCol)
+	d.writerFeats = field(f, "writerFeatures", listCol)
+	return d, f.err
 }
 
 func (d *protoDec) row(i int) (*protocol.Protocol, error) {
@@ -246,11 +247,11 @@ type txnDec struct {
 
 func newTxnDec(key string, s *array.Struct) (*txnDec, error) {
 	d := &txnDec{key: key, s: s}
-	var e [3]error
-	d.appID, e[0] = stringCol(key, "txn.appId", child(s, "appId"))
-	d.version, e[1] = intCol(key, "txn.version", child(s, "version"))
-	d.lastU, e[2] = intCol(key, "txn.lastUpdated", child(s, "lastUpdated"))
-	return d, firstErr(e[:])
+	f := &fields{key: key, col: "txn", s: s}
+	d.appID = field(f, "appId", stringCol)
+	d.version = field(f, "version", intCol)
+	d.lastU = field(f, "lastUpdated", intCol)
+	return d, f.err
 }
 
 func (d *txnDec) row(i int) (*protocol.Txn, error) {
@@ -273,11 +274,11 @@ type domainDec struct {
 
 func newDomainDec(key string, s *array.Struct) (*domainDec, error) {
 	d := &domainDec{key: key, s: s}
-	var e [3]error
-	d.domain, e[0] = stringCol(key, "domainMetadata.domain", child(s, "domain"))
-	d.config, e[1] = stringCol(key, "domainMetadata.configuration", child(s, "configuration"))
-	d.removed, e[2] = boolCol(key, "domainMetadata.removed", child(s, "removed"))
-	return d, firstErr(e[:])
+	f := &fields{key: key, col: "domainMetadata", s: s}
+	d.domain = field(f, "domain", stringCol)
+	d.config = field(f, "configuration", stringCol)
+	d.removed = field(f, "removed", boolCol)
+	return d, f.err
 }
 
 func (d *domainDec) row(i int) (*protocol.DomainMetadata, error) {
@@ -299,10 +300,10 @@ type cpmDec struct {
 
 func newCpmDec(key string, s *array.Struct) (*cpmDec, error) {
 	d := &cpmDec{s: s}
-	var e [2]error
-	d.version, e[0] = intCol(key, "checkpointMetadata.version", child(s, "version"))
-	d.tags, e[1] = mapCol(key, "checkpointMetadata.tags", child(s, "tags"))
-	return d, firstErr(e[:])
+	f := &fields{key: key, col: "checkpointMetadata", s: s}
+	d.version = field(f, "version", intCol)
+	d.tags = field(f, "tags", mapCol)
+	return d, f.err
 }
 
 func (d *cpmDec) row(i int) *protocol.CheckpointMetadata {
@@ -322,12 +323,12 @@ type sidecarDec struct {
 
 func newSidecarDec(key string, s *array.Struct) (*sidecarDec, error) {
 	d := &sidecarDec{key: key, s: s}
-	var e [4]error
-	d.path, e[0] = stringCol(key, "sidecar.path", child(s, "path"))
-	d.size, e[1] = intCol(key, "sidecar.sizeInBytes", child(s, "sizeInBytes"))
-	d.mtime, e[2] = intCol(key, "sidecar.modificationTime", child(s, "modificationTime"))
-	d.tags, e[3] = mapCol(key, "sidecar.tags", child(s, "tags"))
-	return d, firstErr(e[:])
+	f := &fields{key: key, col: "sidecar", s: s}
+	d.path = field(f, "path", stringCol)
+	d.size = field(f, "sizeInBytes", intCol)
+	d.mtime = field(f, "modificationTime", intCol)
+	d.tags = field(f, "tags", mapCol)
+	return d, f.err
 }
 
 func (d *sidecarDec) row(i int) (*protocol.Sidecar, error) {
@@ -340,4 +341,43 @@ func (d *sidecarDec) row(i int) (*protocol.Sidecar, error) {
 	sc.ModificationTime, _ = d.mtime(i)
 	sc.Tags = d.tags(i)
 	return sc, nil
+}
+
+// dvDec decodes a deletionVector struct.
+type dvDec struct {
+	s                       *array.Struct
+	storageType, pathOrDv   strFn
+	offset, size, cardinals intFn
+}
+
+func newDVDec(key, col string, parent *array.Struct) (*dvDec, error) {
+	s, err := structChild(key, col, parent, "deletionVector")
+	if err != nil || s == nil {
+		return nil, err
+	}
+	f := &fields{key: key, col: col + ".deletionVector", s: s}
+	d := &dvDec{s: s}
+	d.storageType = field(f, "storageType", stringCol)
+	d.pathOrDv = field(f, "pathOrInlineDv", stringCol)
+	d.offset = field(f, "offset", intCol)
+	d.size = field(f, "sizeInBytes", intCol)
+	d.cardinals = field(f, "cardinality", intCol)
+	return d, f.err
+}
+
+func (d *dvDec) row(i int) *protocol.DeletionVector {
+	if d == nil || !valid(d.s, i) {
+		return nil
+	}
+	dv := &protocol.DeletionVector{}
+	dv.StorageType, _ = d.storageType(i)
+	dv.PathOrInlineDv, _ = d.pathOrDv(i)
+	if off, ok := d.offset(i); ok {
+		o := int32(off)
+		dv.Offset = &o
+	}
+	size, _ := d.size(i)
+	dv.SizeInBytes = int32(size)
+	dv.Cardinality, _ = d.cardinals(i)
+	return dv
 }
