@@ -5,11 +5,13 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 
+	"github.com/deltalite-go/deltalite/internal/datafile"
 	"github.com/deltalite-go/deltalite/internal/errs"
 	"github.com/deltalite-go/deltalite/internal/expr"
+	"github.com/deltalite-go/deltalite/internal/op"
+	"github.com/deltalite-go/deltalite/internal/rewrite"
 	"github.com/deltalite-go/deltalite/internal/stats"
 	"github.com/deltalite-go/deltalite/protocol"
-	"github.com/deltalite-go/deltalite/scan"
 	"github.com/deltalite-go/deltalite/schema"
 	"github.com/deltalite-go/deltalite/snapshot"
 )
@@ -82,30 +84,39 @@ func (w *job) rowCheck(ctx context.Context, sc *schema.Struct, md *protocol.Meta
 	}, nil
 }
 
-// keptRows streams the rows of the partly selected files that the
-// replace-where predicate does not select, for writing again.
-func (w *job) keptRows(ctx context.Context, emit func(arrow.RecordBatch) error) error {
-	if len(w.rewrite) == 0 {
-		return nil
+// replaceRows hands the spine (op.Write) the change of an overwrite with a
+// replace-where predicate: the files it selects whole leave, the files it
+// selects in part (w.rewrite) lose the rows it selects, and the source
+// rows come in. It keeps the removes for the commit.
+func (w *job) replaceRows(ctx context.Context, sc *schema.Struct, source func(func(arrow.RecordBatch) error) error) ([]*protocol.Add, error) {
+	var drop []*protocol.Add
+	for _, f := range w.snap.Files() {
+		if w.replaceWhere.decide(f) == expr.True {
+			drop = append(drop, f)
+		}
 	}
-	_, batches, err := scan.New(w.snap, scan.WithFiles(w.rewrite...)).Records(ctx)
+	// Kept rows take the written schema when the write evolves it.
+	evolved := sc.JSON() != w.snap.Schema().JSON()
+	rows := func(ctx context.Context, b rewrite.Batch) (rewrite.Output, error) {
+		keep, _, err := rewrite.Select(ctx, b.Rec, w.replaceWhere.pred, false)
+		if err != nil {
+			return rewrite.Output{}, errs.Wrap(errs.InvalidArgument, b.File.Path, err, "evaluating the replace-where predicate")
+		}
+		out := rewrite.Output{Keep: keep}
+		if evolved {
+			if out.Replace, err = datafile.Conform(b.Rec, sc, w.wo.Allocator); err != nil {
+				return rewrite.Output{}, err
+			}
+		}
+		return out, nil
+	}
+	insert := func(_ context.Context, write func(arrow.RecordBatch) error) error { return source(write) }
+	written, err := op.Write(ctx, w.snap, op.Change{Drop: drop, Files: w.rewrite, Rows: rows, Insert: insert}, rewrite.Options{
+		Schema: sc, Store: w.st, TargetFileSize: w.wo.TargetFileSize, Compression: w.wo.Compression, Allocator: w.wo.Allocator,
+	})
 	if err != nil {
-		return err
+		return nil, err
 	}
-	for rec, err := range batches {
-		if err != nil {
-			return err
-		}
-		kept, err := expr.FilterNot(ctx, rec, w.replaceWhere.pred)
-		if err != nil {
-			return errs.Wrap(errs.Internal, w.st.URL(), err, "filtering rows to keep")
-		}
-		w.copiedRows += kept.NumRows()
-		err = emit(kept)
-		kept.Release()
-		if err != nil {
-			return err
-		}
-	}
-	return nil
+	w.copiedRows, w.replaced = written.RowsKept, written.Removes
+	return written.Adds, nil
 }

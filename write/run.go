@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 
 	"github.com/deltalite-go/deltalite/internal/arrowmem"
@@ -105,7 +106,8 @@ type job struct {
 	// rewrite the files it selects in part (their other rows are kept).
 	replaceWhere *replaceWhere
 	rewrite      []*protocol.Add
-	copiedRows   int64 // rows of w.rewrite written again
+	copiedRows   int64              // rows of w.rewrite written again
+	replaced     []*protocol.Remove // the removes of the replace-where's change (op.Write)
 	// ignore is the IgnoreWhere predicate bound to the table the write
 	// decided to append to.
 	ignore *ignoreWhere
@@ -276,9 +278,15 @@ func (w *job) commit(ctx context.Context, snap *snapshot.Snapshot, md *protocol.
 		} else {
 			t.ReadPredicate(w.replaceWhere.selects, w.replaceWhere.pred.String())
 		}
-		now := time.Now().UnixMilli()
-		for _, f := range removes {
-			t.Add(protocol.Action{Remove: protocol.RemoveOf(f, now)})
+		if w.replaced != nil {
+			for _, r := range w.replaced {
+				t.Add(protocol.Action{Remove: r})
+			}
+		} else {
+			now := time.Now().UnixMilli()
+			for _, f := range removes {
+				t.Add(protocol.Action{Remove: protocol.RemoveOf(f, now)})
+			}
 		}
 		res.FilesRemoved = len(removes)
 		w.removalMetrics(metrics, snap, removes)
@@ -432,8 +440,54 @@ func (w *job) metadataFor(snap *snapshot.Snapshot) (*protocol.Metadata, error) {
 	return snap.Metadata().WithSchema(next, snap.ColumnMapping()), nil
 }
 
-// writeFiles streams the source through the data-file writer.
+// writeFiles streams the source through the data-file writer; an
+// overwrite with a replace-where predicate hands the spine its change
+// (replaceRows).
 func (w *job) writeFiles(ctx context.Context, sc *schema.Struct, md *protocol.Metadata, res *Result) ([]*protocol.Add, error) {
+	check, err := w.rowCheck(ctx, sc, md)
+	if err != nil {
+		return nil, err
+	}
+	source := func(write func(arrow.RecordBatch) error) error {
+		for w.src.Next() {
+			rec, err := datafile.Conform(w.src.RecordBatch(), sc, w.wo.Allocator)
+			if err == nil && check != nil {
+				err = check(rec)
+			}
+			if err == nil {
+				err = write(rec)
+			}
+			if rec != nil {
+				res.RowsWritten += rec.NumRows()
+				rec.Release()
+			}
+			if err != nil {
+				return err
+			}
+		}
+		if err := w.src.Err(); err != nil {
+			return errs.Wrap(errs.InvalidArgument, w.st.URL(), err, "reading the source")
+		}
+		return nil
+	}
+	var adds []*protocol.Add
+	if w.replaceWhere != nil {
+		adds, err = w.replaceRows(ctx, sc, source)
+	} else {
+		adds, err = w.appendRows(ctx, sc, md, source)
+	}
+	if err != nil {
+		return nil, err
+	}
+	for _, a := range adds {
+		res.BytesWritten += a.Size
+	}
+	res.FilesAdded = len(adds)
+	return adds, nil
+}
+
+// appendRows writes the source rows into new data files.
+func (w *job) appendRows(ctx context.Context, sc *schema.Struct, md *protocol.Metadata, source func(func(arrow.RecordBatch) error) error) ([]*protocol.Add, error) {
 	if len(md.PartitionColumns) == 0 {
 		// One open file: the writer's buffers bound what it holds, the row
 		// group being encoded (and its encoded pages) included. A write to
@@ -459,32 +513,7 @@ func (w *job) writeFiles(ctx context.Context, sc *schema.Struct, md *protocol.Me
 	if err != nil {
 		return nil, err
 	}
-	check, err := w.rowCheck(ctx, sc, md)
-	if err != nil {
-		return nil, err
-	}
-	for w.src.Next() {
-		rec, err := datafile.Conform(w.src.RecordBatch(), sc, w.wo.Allocator)
-		if err == nil && check != nil {
-			err = check(rec)
-		}
-		if err == nil {
-			err = fw.Write(rec)
-		}
-		if rec != nil {
-			res.RowsWritten += rec.NumRows()
-			rec.Release()
-		}
-		if err != nil {
-			_ = fw.Abort(ctx)
-			return nil, err
-		}
-	}
-	if err := w.src.Err(); err != nil {
-		_ = fw.Abort(ctx)
-		return nil, errs.Wrap(errs.InvalidArgument, w.st.URL(), err, "reading the source")
-	}
-	if err := w.keptRows(ctx, fw.Write); err != nil {
+	if err := source(fw.Write); err != nil {
 		_ = fw.Abort(ctx)
 		return nil, err
 	}
@@ -493,10 +522,6 @@ func (w *job) writeFiles(ctx context.Context, sc *schema.Struct, md *protocol.Me
 		_ = fw.Abort(ctx)
 		return nil, err
 	}
-	for _, a := range adds {
-		res.BytesWritten += a.Size
-	}
-	res.FilesAdded = len(adds)
 	return adds, nil
 }
 

@@ -26,6 +26,9 @@ type Options struct {
 	// Store receives the data files (default the snapshot's store); pass
 	// storage.WithUploads to size cloud uploads.
 	Store storage.Store
+	// Compression of the written files (datafile.Options.Compression;
+	// default snappy).
+	Compression string
 	// TargetFileSize is the size of written files; 0 takes the table's
 	// delta.targetFileSize, else 100 MiB.
 	TargetFileSize int64

@@ -101,6 +101,7 @@ func Run(ctx context.Context, snap *snapshot.Snapshot, files []*protocol.Add, fn
 		ColumnMapping:     snap.ColumnMapping(),
 		Properties:        propertiesOf(snap),
 		TargetFileSize:    c.TargetFileSize,
+		Compression:       c.Compression,
 		MaxUnwrittenBytes: c.writerBuf,
 		DataChange:        !c.Rearrange,
 		Expected:          c.Expected,
