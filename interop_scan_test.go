@@ -8,7 +8,6 @@ import (
 	"testing"
 
 	"github.com/deltalite-go/deltalite"
-	"github.com/deltalite-go/deltalite/internal/expr"
 	"github.com/deltalite-go/deltalite/internal/testkit/arrowrows"
 	"github.com/deltalite-go/deltalite/internal/testkit/peers"
 	"github.com/deltalite-go/deltalite/scan"
@@ -110,11 +109,7 @@ func TestScanWhereAgreesWithSpark(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, p := range []string{"day IS NULL", "id > 210"} {
-		pred, err := expr.ParsePredicate(p, tb.DeltaSchema())
-		if err != nil {
-			t.Fatal(err)
-		}
-		e, err := tb.Scan(scan.WithPredicate(pred)).Explain(context.Background())
+		e, err := tb.Scan(scan.WithWhere(p)).Explain(context.Background())
 		if err != nil {
 			t.Fatal(err)
 		}

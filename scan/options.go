@@ -5,6 +5,7 @@ import (
 
 	"github.com/deltalite-go/deltalite/internal/arrowmem"
 	"github.com/deltalite-go/deltalite/internal/expr"
+	"github.com/deltalite-go/deltalite/internal/scanhook"
 	"github.com/deltalite-go/deltalite/protocol"
 )
 
@@ -23,7 +24,7 @@ type Scan struct {
 	chosen        bool
 	columns       []string // nil: every column, in schema order
 	filters       []Filter
-	given         []*expr.Bound // predicates given bound (WithPredicate)
+	given         []*expr.Bound // predicates the engine gave bound (withBound)
 	wheres        []string      // SQL predicates, bound when the scan is planned
 	batchSize     int
 	limit         int64 // < 0: no limit
@@ -91,25 +92,26 @@ func WithFilters(f ...Filter) Option {
 // WithWhere adds a SQL predicate in Spark's syntax, e.g.
 // "day >= '2026-01-01' AND score > 8"; a row is returned only if it IS
 // TRUE for the row. It is bound against the source's schema when the scan
-// is planned (an error then names what does not parse or bind), and
-// decided and evaluated as WithPredicate's.
+// is planned (an error then names what does not parse or bind). Files
+// whose partition values and statistics rule out every row are not read;
+// the rows of the others are filtered. The predicate may read columns the
+// scan does not return.
 func WithWhere(sql string) Option {
 	return func(s *Scan) { s.wheres = append(s.wheres, sql) }
 }
 
-// WithPredicate adds a SQL predicate already bound against the source's
-// schema (the engine's operations and CLI bind theirs to name the flag or
-// argument in errors; callers outside this module use WithWhere); a row is returned only if it IS TRUE (neither
-// false nor null) for the row. Files whose partition values and statistics
-// rule out every row are not read; the rows of the others are filtered.
-// The predicate may read columns the scan does not return. A nil predicate
-// is ignored.
-func WithPredicate(p *expr.Bound) Option {
+// withBound adds a predicate the engine bound itself (scanhook.WithBound):
+// decided and evaluated as WithWhere's. A nil predicate is ignored.
+func withBound(p *expr.Bound) Option {
 	return func(s *Scan) {
 		if p != nil {
 			s.given = append(s.given, p)
 		}
 	}
+}
+
+func init() {
+	scanhook.WithBound = func(p *expr.Bound) any { return withBound(p) }
 }
 
 // WithBatchSize sets the number of rows per record batch read from a file

@@ -48,7 +48,7 @@ func TestPredicatePrunesAndFilters(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			p := mustPredicate(t, c.src, c.where)
-			e, err := New(c.src, WithPredicate(p)).Explain(context.Background())
+			e, err := New(c.src, withBound(p)).Explain(context.Background())
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -60,7 +60,7 @@ func TestPredicatePrunesAndFilters(t *testing.T) {
 					t.Errorf("skip reason %q does not name the predicate", sk.Reason)
 				}
 			}
-			if got := strings.Join(values(t, c.src, "number", WithPredicate(p)), " "); got != c.numbers {
+			if got := strings.Join(values(t, c.src, "number", withBound(p)), " "); got != c.numbers {
 				t.Errorf("numbers %q, want %q", got, c.numbers)
 			}
 		})
@@ -72,12 +72,12 @@ func TestPredicatePrunesAndFilters(t *testing.T) {
 func TestPredicateOnColumnsNotSelected(t *testing.T) {
 	basic := openTable(t, "dat/basic_partitioned/delta")
 	p := mustPredicate(t, basic, "letter IN ('a', 'c') AND number >= 3")
-	rows := readRows(t, basic, WithColumns("a_float"), WithPredicate(p))
+	rows := readRows(t, basic, WithColumns("a_float"), withBound(p))
 	if got := strings.Join(rows, " "); got != "a_float=3.3 a_float=4.4" {
 		t.Errorf("rows %q", got)
 	}
 	// No column at all: only the count of matching rows.
-	s := New(basic, WithColumns(), WithPredicate(p))
+	s := New(basic, WithColumns(), withBound(p))
 	sc, seq, err := s.Records(context.Background())
 	if err != nil {
 		t.Fatal(err)
@@ -99,7 +99,7 @@ func TestPredicateOnColumnsNotSelected(t *testing.T) {
 func TestPredicateAllMatchAndLimit(t *testing.T) {
 	basic := openTable(t, "dat/basic_partitioned/delta")
 	p := mustPredicate(t, basic, "letter >= 'b'")
-	plan, err := New(basic, WithPredicate(p)).Plan(context.Background())
+	plan, err := New(basic, withBound(p)).Plan(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -109,7 +109,7 @@ func TestPredicateAllMatchAndLimit(t *testing.T) {
 		}
 	}
 	mixed := mustPredicate(t, basic, "number <> 3")
-	got := values(t, basic, "number", WithPredicate(mixed), WithLimit(5), WithParallelism(1), WithBatchSize(1))
+	got := values(t, basic, "number", withBound(mixed), WithLimit(5), WithParallelism(1), WithBatchSize(1))
 	if len(got) != 5 || strings.Contains(strings.Join(got, " "), "3") {
 		t.Errorf("limit 5 with a predicate: %v", got)
 	}
@@ -120,15 +120,15 @@ func TestPredicateAllMatchAndLimit(t *testing.T) {
 func TestPredicateColumnMapping(t *testing.T) {
 	parts := openTable(t, "delta-rs/table_with_column_mapping")
 	p := mustPredicate(t, parts, "`Company Very Short` = 'BME'")
-	if files, skipped := planned(t, New(parts, WithPredicate(p)), ""); len(files) != 1 || skipped == 0 {
+	if files, skipped := planned(t, New(parts, withBound(p)), ""); len(files) != 1 || skipped == 0 {
 		t.Errorf("partition predicate: %d files read, %d skipped", len(files), skipped)
 	}
-	if got := strings.Join(values(t, parts, "Super Name", WithPredicate(p)), " "); got != `"Timothy Lamb"` {
+	if got := strings.Join(values(t, parts, "Super Name", withBound(p)), " "); got != `"Timothy Lamb"` {
 		t.Errorf("rows %s", got)
 	}
 	data := openTable(t, "golden/data-skipping-basic-stats-all-types-columnmapping-name/delta")
 	for where, files := range map[string]int{"as_int = 0": 1, "as_int > 0": 0, "as_string < '0'": 0, "as_date = '2000-01-01'": 1} {
-		if got, _ := planned(t, New(data, WithPredicate(mustPredicate(t, data, where))), ""); len(got) != files {
+		if got, _ := planned(t, New(data, withBound(mustPredicate(t, data, where))), ""); len(got) != files {
 			t.Errorf("%s: %d files read, want %d", where, len(got), files)
 		}
 	}
@@ -137,7 +137,7 @@ func TestPredicateColumnMapping(t *testing.T) {
 func TestPredicateWithDeletionVector(t *testing.T) {
 	src := openTable(t, "delta-rs/table-with-dv-small") // values 1-8 live, 0 and 9 deleted
 	p := mustPredicate(t, src, "value < 3 OR value > 7")
-	if got := strings.Join(values(t, src, "value", WithPredicate(p)), " "); got != "1 2 8" {
+	if got := strings.Join(values(t, src, "value", withBound(p)), " "); got != "1 2 8" {
 		t.Errorf("values %q, want 1 2 8", got)
 	}
 }
@@ -149,14 +149,14 @@ func TestPredicateErrors(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = New(basic, WithPredicate(p)).Plan(context.Background())
+	_, err = New(basic, withBound(p)).Plan(context.Background())
 	if !errors.Is(err, errs.ErrInvalidArgument) || !strings.Contains(err.Error(), "nope") {
 		t.Errorf("predicate on a column the table lacks: %v", err)
 	}
 	// A row that fails to evaluate (ANSI division by zero) ends the scan
 	// with an error naming the file.
 	div := mustPredicate(t, basic, "number / (number - number) > 1")
-	_, seq, err := New(basic, WithPredicate(div)).Records(context.Background())
+	_, seq, err := New(basic, withBound(div)).Records(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -138,27 +138,26 @@ func writeScan(dest *cliout.Destination, format string, sc *arrow.Schema, batche
 	return more, sink.Close()
 }
 
-// scanPredicates binds --where and the --partition shorthands against the
-// table; a row must satisfy all of them.
+// scanPredicates checks --where and the --partition shorthands against the
+// table, so that an error names its flag, and gives them to the scan as
+// SQL text; a row must satisfy all of them.
 func scanPredicates(snap *snapshot.Snapshot, where string, partitions []string) ([]scan.Option, error) {
 	var opts []scan.Option
 	if strings.TrimSpace(where) != "" {
-		pred, err := expr.ParsePredicate(where, snap.Schema())
-		if err != nil {
+		if _, err := expr.ParsePredicate(where, snap.Schema()); err != nil {
 			return nil, fmt.Errorf("--where: %w", err)
 		}
-		opts = append(opts, scan.WithPredicate(pred))
+		opts = append(opts, scan.WithWhere(where))
 	}
 	for _, p := range partitions {
 		e, err := partitionPredicate(p, snap.PartitionColumns())
 		if err != nil {
 			return nil, err
 		}
-		pred, err := expr.BindTable(e, snap.Schema())
-		if err != nil {
+		if _, err := expr.BindTable(e, snap.Schema()); err != nil {
 			return nil, fmt.Errorf("--partition %q: %w", p, err)
 		}
-		opts = append(opts, scan.WithPredicate(pred))
+		opts = append(opts, scan.WithWhere(e.String()))
 	}
 	return opts, nil
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/deltalite-go/deltalite/internal/datafile"
 	"github.com/deltalite-go/deltalite/internal/errs"
 	"github.com/deltalite-go/deltalite/internal/expr"
+	"github.com/deltalite-go/deltalite/internal/scanhook"
 	"github.com/deltalite-go/deltalite/protocol"
 	"github.com/deltalite-go/deltalite/scan"
 	"github.com/deltalite-go/deltalite/schema"
@@ -311,7 +312,7 @@ func Matching(ctx context.Context, snap *snapshot.Snapshot, files []*protocol.Ad
 			hit[i] = hit[i] || rec.NumRows() > 0
 			rec.Release()
 			return nil
-		}, scan.WithColumns(), scan.WithPredicate(pred), scan.WithLimit(1))
+		}, scan.WithColumns(), scanhook.WithBound(pred).(scan.Option), scan.WithLimit(1))
 	})
 	if err != nil {
 		return nil, err
