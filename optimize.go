@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/deltalite-go/deltalite/optimize"
+	"github.com/deltalite-go/deltalite/scan"
 )
 
 // OptimizeOptions configure a compaction; see package optimize for every
@@ -18,7 +19,9 @@ type OptimizeStats = optimize.Stats
 
 // OptimizeFilter is one delta-rs-style partition filter (column, op,
 // value) of OptimizeOptions.PartitionFilters.
-type OptimizeFilter = optimize.Filter
+//
+// Deprecated: use scan.Filter.
+type OptimizeFilter = scan.Filter
 
 // Optimize compacts the small files of the table's partitions into files
 // near the target size (OPTIMIZE), with dataChange=false, and moves the

@@ -7,6 +7,7 @@ import (
 	"github.com/deltalite-go/deltalite"
 	"github.com/deltalite-go/deltalite/iohandler"
 	"github.com/deltalite-go/deltalite/partitions"
+	"github.com/deltalite-go/deltalite/scan"
 	"github.com/deltalite-go/deltalite/vacuum"
 )
 
@@ -19,7 +20,7 @@ type DeltaHandler interface {
 	IOHandler
 	ResolveTableURI(asset string, md map[string]string) (string, error)
 	TablePartitionPredicate(ctx context.Context, asset string, md map[string]string, def partitions.Definition, keys []string) (string, error)
-	TablePartitionFilters(ctx context.Context, asset string, md map[string]string, def partitions.Definition, keys []string) ([][]partitions.Filter, error)
+	TablePartitionFilters(ctx context.Context, asset string, md map[string]string, def partitions.Definition, keys []string) ([][]scan.Filter, error)
 	StorageOptions() map[string]string
 	ResolvedProperties(asset string, md map[string]string) (iohandler.WriterProperties, iohandler.CommitProperties, error)
 }
@@ -102,7 +103,7 @@ func (c *Context) PartitionPredicate() (string, error) {
 
 // PartitionFilters are the run's partition keys as delta-rs partition
 // filters (one conjunction per key), typed as PartitionPredicate.
-func (c *Context) PartitionFilters() ([][]partitions.Filter, error) {
+func (c *Context) PartitionFilters() ([][]scan.Filter, error) {
 	h, err := c.keyed("partition_filters")
 	if err != nil {
 		return nil, err
@@ -176,13 +177,7 @@ func runOptimize(c *ActionContext) (ActionResult, error) {
 		if err != nil {
 			return ActionResult{}, err
 		}
-		for _, conj := range dnf {
-			fs := make([]deltalite.OptimizeFilter, len(conj))
-			for i, f := range conj {
-				fs[i] = deltalite.OptimizeFilter{Column: f.Column, Op: f.Op, Value: f.Value}
-			}
-			opts.PartitionFilters = append(opts.PartitionFilters, fs)
-		}
+		opts.PartitionFilters = append(opts.PartitionFilters, dnf...)
 	}
 	wp, cp, err := c.properties()
 	if err != nil {

@@ -16,6 +16,7 @@ import (
 	"github.com/deltalite-go/deltalite/internal/errs"
 	"github.com/deltalite-go/deltalite/merge"
 	"github.com/deltalite-go/deltalite/partitions"
+	"github.com/deltalite-go/deltalite/scan"
 	"github.com/deltalite-go/deltalite/schema"
 	"github.com/deltalite-go/deltalite/write"
 )
@@ -204,7 +205,7 @@ func (h *Handler) PartitionPredicate(md map[string]string, def partitions.Defini
 // PartitionFilters are the keys as delta-rs partition filters in DNF, one
 // conjunction per key (for optimize), with string bounds as
 // PartitionPredicate's.
-func (h *Handler) PartitionFilters(md map[string]string, def partitions.Definition, keys []string) ([][]partitions.Filter, error) {
+func (h *Handler) PartitionFilters(md map[string]string, def partitions.Definition, keys []string) ([][]scan.Filter, error) {
 	_, p, err := h.keyScope("", md, def, keys, "partition_filters")
 	if err != nil {
 		return nil, err
@@ -230,7 +231,7 @@ func (h *Handler) TablePartitionPredicate(ctx context.Context, asset string, md 
 
 // TablePartitionFilters is PartitionFilters typed as
 // TablePartitionPredicate.
-func (h *Handler) TablePartitionFilters(ctx context.Context, asset string, md map[string]string, def partitions.Definition, keys []string) ([][]partitions.Filter, error) {
+func (h *Handler) TablePartitionFilters(ctx context.Context, asset string, md map[string]string, def partitions.Definition, keys []string) ([][]scan.Filter, error) {
 	s, p, err := h.keyScope(asset, md, def, keys, "partition_filters")
 	if err != nil {
 		return nil, err
@@ -244,7 +245,7 @@ func (h *Handler) TablePartitionFilters(ctx context.Context, asset string, md ma
 
 // filters are the scope's keys as DNF filters, typed against sc when not
 // nil.
-func (p *partitionScope) filters(asset string, def partitions.Definition, sc *schema.Struct) ([][]partitions.Filter, error) {
+func (p *partitionScope) filters(asset string, def partitions.Definition, sc *schema.Struct) ([][]scan.Filter, error) {
 	f, err := partitions.Filters(def, p.expr, p.keys, sc)
 	if err != nil {
 		return nil, errs.Wrap(errs.InvalidArgument, "", err, "asset %q: partition keys %q", asset, p.keys)

@@ -20,6 +20,7 @@ import (
 	"github.com/deltalite-go/deltalite/internal/testkit/tablerows"
 	"github.com/deltalite-go/deltalite/optimize"
 	"github.com/deltalite-go/deltalite/protocol"
+	"github.com/deltalite-go/deltalite/scan"
 )
 
 var testSchema = arrow.NewSchema([]arrow.Field{
@@ -238,12 +239,12 @@ func TestPartitionSelection(t *testing.T) {
 	}{
 		{"where", optimize.Options{Predicate: "p = 'a' OR p > 'c'"}, map[string]int{"a": 1, "b": 2, "c": 2, "d": 1},
 			`["p = 'a' OR p > 'c'"]`},
-		{"in", optimize.Options{PartitionFilters: [][]optimize.Filter{{{Column: "p", Op: "in", Value: []string{"b", "c"}}}}},
+		{"in", optimize.Options{PartitionFilters: [][]scan.Filter{{{Column: "p", Op: "in", Value: []string{"b", "c"}}}}},
 			map[string]int{"a": 2, "b": 1, "c": 1, "d": 2}, `["p IN ('b', 'c')"]`},
-		{"dnf", optimize.Options{PartitionFilters: [][]optimize.Filter{
+		{"dnf", optimize.Options{PartitionFilters: [][]scan.Filter{
 			{{Column: "p", Op: "=", Value: "a"}}, {{Column: "p", Op: ">=", Value: "c"}, {Column: "p", Op: "not in", Value: []any{"c"}}}}},
 			map[string]int{"a": 1, "b": 2, "c": 2, "d": 1}, ""},
-		{"both", optimize.Options{Predicate: "p != 'a'", PartitionFilters: [][]optimize.Filter{{{Column: "p", Op: "<", Value: "c"}}}},
+		{"both", optimize.Options{Predicate: "p != 'a'", PartitionFilters: [][]scan.Filter{{{Column: "p", Op: "<", Value: "c"}}}},
 			map[string]int{"a": 2, "b": 1, "c": 2, "d": 2}, ""},
 	}
 	for _, c := range cases {
@@ -297,7 +298,7 @@ func TestTypedPartitionFilter(t *testing.T) {
 			appendRows(t, dir, `[{"id":`+itoa(i)+`,"p":"x","q":`+q+`}]`, "q")
 		}
 	}
-	s := run(t, dir, optimize.Options{PartitionFilters: [][]optimize.Filter{{{Column: "q", Op: ">", Value: 9}}}})
+	s := run(t, dir, optimize.Options{PartitionFilters: [][]scan.Filter{{{Column: "q", Op: ">", Value: 9}}}})
 	if got := filesByPartition(t, dir, "q"); got["10"] != 1 || got["9"] != 3 {
 		t.Fatalf("files per partition %v (%s)", got, s)
 	}
@@ -316,9 +317,9 @@ func TestBadSelection(t *testing.T) {
 		{optimize.Options{Predicate: "p = 'a' AND s = 'x'"}, "s is not one"},
 		{optimize.Options{Predicate: "p = "}, "OPTIMIZE predicate"},
 		{optimize.Options{Predicate: "nope = 1"}, "nope"},
-		{optimize.Options{PartitionFilters: [][]optimize.Filter{{{Column: "p", Op: "like", Value: "a"}}}}, `operator "like" of column p`},
-		{optimize.Options{PartitionFilters: [][]optimize.Filter{{{Column: "p", Op: "in", Value: "a"}}}}, "needs a list"},
-		{optimize.Options{PartitionFilters: [][]optimize.Filter{{{Column: "id", Op: "=", Value: "1"}}}}, "id is not one"},
+		{optimize.Options{PartitionFilters: [][]scan.Filter{{{Column: "p", Op: "like", Value: "a"}}}}, `operator "like" of column p`},
+		{optimize.Options{PartitionFilters: [][]scan.Filter{{{Column: "p", Op: "in", Value: "a"}}}}, "needs a list"},
+		{optimize.Options{PartitionFilters: [][]scan.Filter{{{Column: "id", Op: "=", Value: "1"}}}}, "id is not one"},
 		{optimize.Options{TargetFileSize: -1}, "TargetFileSize must not be negative"},
 	} {
 		_, err := open(t, dir).Optimize(context.Background(), c.opt)

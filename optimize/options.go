@@ -6,6 +6,7 @@ import (
 
 	"github.com/deltalite-go/deltalite/internal/extsort"
 	"github.com/deltalite-go/deltalite/limits"
+	"github.com/deltalite-go/deltalite/scan"
 )
 
 // Defaults of the options.
@@ -39,7 +40,7 @@ type Options struct {
 	// satisfy them, as delta-rs's partition_filters: the outer slice is
 	// OR, each inner slice AND (disjunctive normal form). With Predicate, a
 	// partition must satisfy both.
-	PartitionFilters [][]Filter
+	PartitionFilters [][]scan.Filter
 	// TargetFileSize is the size of the files written, and files at or
 	// above it are left alone; 0 takes the table's delta.targetFileSize,
 	// else 100 MiB.
@@ -123,15 +124,10 @@ func (o Options) Normalized() Options {
 	return o
 }
 
-// Filter is one partition filter of Options.PartitionFilters: Column Op
-// Value, with Op one of =, !=, <, <=, >, >=, in, not in. Value is the
-// partition value as text (a string, or a number or bool rendered as
-// text); in and not in take a []string (or []any of such values).
-type Filter struct {
-	Column string
-	Op     string
-	Value  any
-}
+// Filter is one partition filter of Options.PartitionFilters.
+//
+// Deprecated: use scan.Filter.
+type Filter = scan.Filter
 
 // Progress reports a running compaction after each bin.
 type Progress struct {

@@ -10,6 +10,7 @@ import (
 	"github.com/deltalite-go/deltalite/internal/expr"
 	"github.com/deltalite-go/deltalite/internal/stats"
 	"github.com/deltalite-go/deltalite/protocol"
+	"github.com/deltalite-go/deltalite/scan"
 	"github.com/deltalite-go/deltalite/snapshot"
 )
 
@@ -25,7 +26,7 @@ type selection struct {
 
 // selectPartitions binds Where and the DNF partition filters to snap's
 // schema; both may name partition columns only.
-func selectPartitions(snap *snapshot.Snapshot, where string, filters [][]Filter) (selection, error) {
+func selectPartitions(snap *snapshot.Snapshot, where string, filters [][]scan.Filter) (selection, error) {
 	var sel selection
 	var parts []expr.Expr
 	if strings.TrimSpace(where) != "" {
@@ -39,9 +40,9 @@ func selectPartitions(snap *snapshot.Snapshot, where string, filters [][]Filter)
 	for i, conj := range filters {
 		var ands []expr.Expr
 		for j, f := range conj {
-			e, err := f.expr()
+			e, err := expr.FilterExpr(f.Column, f.Op, f.Value)
 			if err != nil {
-				return sel, errs.New(errs.InvalidArgument, "", "partition filter [%d][%d]: %v", i, j, err)
+				return sel, errs.Wrap(errs.InvalidArgument, "", err, "partition filter [%d][%d]", i, j)
 			}
 			ands = append(ands, e)
 		}
@@ -95,74 +96,6 @@ func partitionList(cols []string) string {
 // keeps reports whether the selection holds a's partition.
 func (s selection) keeps(a *protocol.Add) bool {
 	return s.pred == nil || expr.EvalPartition(s.pred, a.PartitionValues) == expr.True
-}
-
-// filterOps are the operators of a Filter and their SQL form.
-var filterOps = map[string]expr.Op{"=": expr.Eq, "!=": expr.Ne, "<": expr.Lt, "<=": expr.Le, ">": expr.Gt, ">=": expr.Ge}
-
-// expr is the filter as an expression: Column Op 'Value', the value as a
-// string literal that binding casts to the column's type.
-func (f Filter) expr() (expr.Expr, error) {
-	if f.Column == "" {
-		return nil, fmt.Errorf("a filter needs a column")
-	}
-	col := &expr.Column{Parts: []string{f.Column}}
-	op := strings.ToLower(strings.Join(strings.Fields(f.Op), " "))
-	switch op {
-	case "in", "not in":
-		vals, ok := listOf(f.Value)
-		if !ok {
-			return nil, fmt.Errorf("%s %s needs a list of values, got %T", f.Column, op, f.Value)
-		}
-		if len(vals) == 0 {
-			return nil, fmt.Errorf("%s %s needs at least one value", f.Column, op)
-		}
-		in := &expr.In{X: col, Not: op == "not in"}
-		for _, v := range vals {
-			in.List = append(in.List, &expr.Literal{Kind: expr.LitString, Text: v})
-		}
-		return in, nil
-	}
-	sqlOp, ok := filterOps[op]
-	if !ok {
-		return nil, fmt.Errorf("operator %q of column %s is not one of =, !=, <, <=, >, >=, in, not in", f.Op, f.Column)
-	}
-	v, ok := scalar(f.Value)
-	if !ok {
-		return nil, fmt.Errorf("%s %s needs one value, got %T", f.Column, f.Op, f.Value)
-	}
-	return &expr.Binary{Op: sqlOp, L: col, R: &expr.Literal{Kind: expr.LitString, Text: v}}, nil
-}
-
-// scalar is a filter value as partition text.
-func scalar(v any) (string, bool) {
-	switch v := v.(type) {
-	case string:
-		return v, true
-	case fmt.Stringer:
-		return v.String(), true
-	case bool, int, int8, int16, int32, int64, uint, uint8, uint16, uint32, uint64, float32, float64:
-		return fmt.Sprint(v), true
-	}
-	return "", false
-}
-
-func listOf(v any) ([]string, bool) {
-	switch v := v.(type) {
-	case []string:
-		return v, true
-	case []any:
-		out := make([]string, len(v))
-		for i, x := range v {
-			s, ok := scalar(x)
-			if !ok {
-				return nil, false
-			}
-			out[i] = s
-		}
-		return out, true
-	}
-	return nil, false
 }
 
 // partition is the live files of one selected partition, oldest first.

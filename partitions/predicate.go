@@ -1,9 +1,6 @@
 package partitions
 
 import (
-	"bytes"
-	"encoding/json"
-	"fmt"
 	"slices"
 	"strconv"
 	"strings"
@@ -12,49 +9,15 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 
 	"github.com/deltalite-go/deltalite/internal/expr"
+	"github.com/deltalite-go/deltalite/scan"
 	"github.com/deltalite-go/deltalite/schema"
 )
 
-// Filter is one condition of a delta-rs partition filter; it marshals to
-// JSON as [column, op, value]. Op is =, >=, < (Filters writes no other).
-// Value is a string, or an int64 for an integer column.
-type Filter struct {
-	Column, Op string
-	Value      any
-}
-
-// MarshalJSON writes [column, op, value], with > and < as they are.
-func (f Filter) MarshalJSON() ([]byte, error) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode([]any{f.Column, f.Op, f.Value}); err != nil {
-		return nil, err
-	}
-	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
-}
-
-// UnmarshalJSON reads [column, op, value].
-func (f *Filter) UnmarshalJSON(b []byte) error {
-	var parts []any
-	if err := json.Unmarshal(b, &parts); err != nil {
-		return err
-	}
-	col, okc := partsAt(parts, 0).(string)
-	op, oko := partsAt(parts, 1).(string)
-	if len(parts) != 3 || !okc || !oko {
-		return fmt.Errorf("a partition filter is [column, op, value], got %s", truncate(b))
-	}
-	*f = Filter{Column: col, Op: op, Value: parts[2]}
-	return nil
-}
-
-func partsAt(p []any, i int) any {
-	if i < len(p) {
-		return p[i]
-	}
-	return nil
-}
+// Filter is one condition of a delta-rs partition filter; Filters writes
+// only =, >= and <, with a string value, or an int64 for an integer column.
+//
+// Deprecated: use scan.Filter.
+type Filter = scan.Filter
 
 // Columns returns the table columns def's dimensions are stored in, as e
 // maps them: the one column of a single dimension definition, or each
@@ -223,7 +186,7 @@ func Predicate(def Definition, e Expr, keys []string, sc *schema.Struct) (string
 // Filters returns the same partitions as delta-rs partition filters in
 // disjunctive normal form: one conjunction per key, dimensions in name
 // order.
-func Filters(def Definition, e Expr, keys []string, sc *schema.Struct) ([][]Filter, error) {
+func Filters(def Definition, e Expr, keys []string, sc *schema.Struct) ([][]scan.Filter, error) {
 	dims, err := dimensions(def, e, sc)
 	if err != nil {
 		return nil, err
@@ -232,23 +195,23 @@ func Filters(def Definition, e Expr, keys []string, sc *schema.Struct) ([][]Filt
 	if err != nil {
 		return nil, err
 	}
-	out := make([][]Filter, 0, len(rows))
+	out := make([][]scan.Filter, 0, len(rows))
 	for _, row := range rows {
-		var conj []Filter
+		var conj []scan.Filter
 		for i, d := range dims {
 			if w, ok := d.def.(*TimeWindow); ok {
 				lo, hi, err := d.timeBounds(w, row[i])
 				if err != nil {
 					return nil, err
 				}
-				conj = append(conj, Filter{d.col, ">=", lo.value}, Filter{d.col, "<", hi.value})
+				conj = append(conj, scan.Filter{Column: d.col, Op: ">=", Value: lo.value}, scan.Filter{Column: d.col, Op: "<", Value: hi.value})
 				continue
 			}
 			v, err := d.keyValue(row[i])
 			if err != nil {
 				return nil, err
 			}
-			conj = append(conj, Filter{d.col, "=", v.value})
+			conj = append(conj, scan.Filter{Column: d.col, Op: "=", Value: v.value})
 		}
 		out = append(out, conj)
 	}

@@ -1,6 +1,8 @@
 package scan
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
 	"strings"
 
@@ -9,10 +11,12 @@ import (
 	"github.com/deltalite-go/deltalite/schema"
 )
 
-// Op is a filter operator, spelled as in delta-rs partition filters.
-type Op string
+// Op is a filter operator, spelled as in delta-rs partition filters: a
+// string, so that a filter's operator may come from anywhere text does.
+type Op = string
 
-// Filter operators.
+// Filter operators. Filters also accept them in any case and "==", "<>"
+// and "not_in".
 const (
 	Eq    Op = "="
 	Ne    Op = "!="
@@ -24,61 +28,50 @@ const (
 	NotIn Op = "not in"
 )
 
-// Filter is one condition on a top-level column: Column Op Values, as in
-// delta-rs partition_filters ("year", "=", "2021"). Values are text, parsed
-// with the column's Delta type ("2021-09-08", "1.50", "true"); comparisons
-// take one value, In and NotIn any number.
+// Filter is one delta-rs filter on a top-level column: Column Op Value, as
+// in delta-rs partition_filters ("year", "=", "2021"). A comparison takes
+// one Value: text parsed with the column's Delta type ("2021-09-08",
+// "1.50", "true"), or a number or bool (taken as its text). In and NotIn
+// take a non-empty []string (or []any of such values). It marshals to JSON
+// as delta-rs writes it: [column, op, value].
 //
-// Nulls follow SQL: a null never satisfies a filter, not even != or not in.
-// A filter is sugar for the expr predicate it builds (WithPredicate): both
-// are decided and evaluated by the same code.
+// The scan (WithFilters), OPTIMIZE's partition filters and the partition
+// filters of package partitions all take this type. Nulls follow SQL: a
+// null never satisfies a filter, not even != or not in. A filter is
+// decided and evaluated by the same code as a SQL predicate (WithWhere).
 type Filter struct {
 	Column string
 	Op     Op
-	Values []string
+	Value  any
 }
 
-// NewFilter builds a filter from delta-rs style parts; op is matched
-// case-insensitively and also accepts "==", "<>" and "not_in".
+// NewFilter builds a filter from delta-rs style parts, checked: op is
+// matched case-insensitively and also accepts "==", "<>" and "not_in"; a
+// comparison takes exactly one value, in and not in at least one.
 func NewFilter(column, op string, values ...string) (Filter, error) {
-	o, ok := parseOp(op)
+	o, ok := expr.FilterOp(op)
 	if !ok {
-		return Filter{}, errs.New(errs.InvalidArgument, "", "unknown filter operator %q (want =, !=, <, <=, >, >=, in, not in)", op)
+		return Filter{}, errs.New(errs.InvalidArgument, "", "unknown filter operator %q (want %s)", op, expr.FilterOps)
 	}
-	f := Filter{Column: column, Op: o, Values: append([]string(nil), values...)}
-	if err := f.checkArity(); err != nil {
+	f := Filter{Column: column, Op: o, Value: append([]string(nil), values...)}
+	if o != In && o != NotIn && len(values) == 1 {
+		f.Value = values[0]
+	}
+	if _, err := expr.FilterExpr(f.Column, f.Op, f.Value); err != nil {
 		return Filter{}, err
 	}
 	return f, nil
 }
 
-func parseOp(s string) (Op, bool) {
-	switch strings.Join(strings.Fields(strings.ToLower(s)), " ") {
-	case "=", "==":
-		return Eq, true
-	case "!=", "<>":
-		return Ne, true
-	case "<":
-		return Lt, true
-	case "<=":
-		return Le, true
-	case ">":
-		return Gt, true
-	case ">=":
-		return Ge, true
-	case "in":
-		return In, true
-	case "not in", "not_in", "notin":
-		return NotIn, true
-	}
-	return "", false
-}
-
+// String renders the filter as column, operator and quoted values.
 func (f Filter) String() string {
-	if f.Op == In || f.Op == NotIn {
-		return fmt.Sprintf("%s %s (%s)", f.Column, f.Op, strings.Join(quoteAll(f.Values), ", "))
+	if v, ok := f.Value.([]string); ok {
+		return fmt.Sprintf("%s %s (%s)", f.Column, f.Op, strings.Join(quoteAll(v), ", "))
 	}
-	return fmt.Sprintf("%s %s %s", f.Column, f.Op, strings.Join(quoteAll(f.Values), ", "))
+	if v, ok := f.Value.(string); ok {
+		return fmt.Sprintf("%s %s %q", f.Column, f.Op, v)
+	}
+	return fmt.Sprintf("%s %s %v", f.Column, f.Op, f.Value)
 }
 
 func quoteAll(vs []string) []string {
@@ -89,27 +82,41 @@ func quoteAll(vs []string) []string {
 	return out
 }
 
-func (f Filter) checkArity() error {
-	switch f.Op {
-	case In, NotIn:
-		return nil
-	case Eq, Ne, Lt, Le, Gt, Ge:
-		if len(f.Values) != 1 {
-			return errs.New(errs.InvalidArgument, "", "filter %s needs exactly one value, got %d", f.Column+" "+string(f.Op), len(f.Values))
-		}
-		return nil
-	}
-	return errs.New(errs.InvalidArgument, "", "unknown filter operator %q", f.Op)
-}
-
-// predicate is the expr predicate the filter stands for: the column
-// compared with its values as string literals, which binding parses with
-// the column's type, so filters and SQL predicates share one evaluator and
-// one file pruner.
-func (f Filter) predicate(sc *schema.Struct) (*expr.Bound, error) {
-	if err := f.checkArity(); err != nil {
+// MarshalJSON writes [column, op, value], with > and < as they are.
+func (f Filter) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode([]any{f.Column, f.Op, f.Value}); err != nil {
 		return nil, err
 	}
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
+}
+
+// UnmarshalJSON reads [column, op, value].
+func (f *Filter) UnmarshalJSON(b []byte) error {
+	var parts []any
+	if err := json.Unmarshal(b, &parts); err != nil {
+		return err
+	}
+	if len(parts) == 3 {
+		col, okc := parts[0].(string)
+		op, oko := parts[1].(string)
+		if okc && oko {
+			*f = Filter{Column: col, Op: op, Value: parts[2]}
+			return nil
+		}
+	}
+	const max = 80
+	if len(b) > max {
+		b = append(b[:max:max], "..."...)
+	}
+	return fmt.Errorf("a filter is [column, op, value], got %s", b)
+}
+
+// predicate is the expr predicate the filter stands for (expr.FilterExpr),
+// bound to sc: the column must be a top-level, non-nested column.
+func (f Filter) predicate(sc *schema.Struct) (*expr.Bound, error) {
 	fld := sc.Field(f.Column)
 	if fld == nil {
 		return nil, errs.New(errs.InvalidArgument, "", "filter %s: no column %q in the table", f, f.Column)
@@ -121,17 +128,9 @@ func (f Filter) predicate(sc *schema.Struct) (*expr.Bound, error) {
 	if p, ok := fld.Type.(*schema.Primitive); ok && p.Name == schema.Variant {
 		return nil, errs.New(errs.InvalidArgument, "", "filter %s: variant column %q cannot be compared", f, fld.Name)
 	}
-	col := &expr.Column{Parts: []string{fld.Name}}
-	lits := make([]expr.Expr, len(f.Values))
-	for i, v := range f.Values {
-		lits[i] = &expr.Literal{Kind: expr.LitString, Text: v}
-	}
-	var e expr.Expr
-	switch f.Op {
-	case In, NotIn:
-		e = &expr.In{X: col, List: lits, Not: f.Op == NotIn}
-	default:
-		e = &expr.Binary{Op: exprOps[f.Op], L: col, R: lits[0]}
+	e, err := expr.FilterExpr(fld.Name, f.Op, f.Value)
+	if err != nil {
+		return nil, err
 	}
 	b, err := expr.BindTable(e, sc)
 	if err != nil {
@@ -139,5 +138,3 @@ func (f Filter) predicate(sc *schema.Struct) (*expr.Bound, error) {
 	}
 	return b, nil
 }
-
-var exprOps = map[Op]expr.Op{Eq: expr.Eq, Ne: expr.Ne, Lt: expr.Lt, Le: expr.Le, Gt: expr.Gt, Ge: expr.Ge}

@@ -238,12 +238,13 @@ func TestStatisticsSkippingEdges(t *testing.T) {
 func TestFilterErrors(t *testing.T) {
 	src := openTable(t, "dat/multi_partitioned_2/delta")
 	bad := []Filter{
-		{Column: "nope", Op: Eq, Values: []string{"1"}},
-		{Column: "amount", Op: Eq, Values: []string{"abc"}},
-		{Column: "time", Op: Gt, Values: []string{"yesterday"}},
-		{Column: "bool", Op: Eq, Values: []string{"true", "false"}},
-		{Column: "bool", Op: "~", Values: []string{"true"}},
-		{Column: "amount", Op: Lt, Values: nil},
+		{Column: "nope", Op: Eq, Value: "1"},
+		{Column: "amount", Op: Eq, Value: "abc"},
+		{Column: "time", Op: Gt, Value: "yesterday"},
+		{Column: "bool", Op: Eq, Value: []string{"true", "false"}},
+		{Column: "bool", Op: "~", Value: "true"},
+		{Column: "amount", Op: Lt, Value: nil},
+		{Column: "bool", Op: In, Value: []string{}},
 	}
 	for _, f := range bad {
 		_, err := New(src, WithFilters(f)).Plan(context.Background())
@@ -255,7 +256,7 @@ func TestFilterErrors(t *testing.T) {
 		t.Errorf("operator like: %v", err)
 	}
 	nested := openTable(t, "dat/nested_types/delta")
-	if _, err := New(nested, WithFilters(Filter{Column: "struct", Op: Eq, Values: []string{"1"}})).Plan(context.Background()); !errors.Is(err, errs.ErrInvalidArgument) {
+	if _, err := New(nested, WithFilters(Filter{Column: "struct", Op: Eq, Value: "1"})).Plan(context.Background()); !errors.Is(err, errs.ErrInvalidArgument) {
 		t.Errorf("filter on a struct: %v", err)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/deltalite-go/deltalite/partitions"
+	"github.com/deltalite-go/deltalite/scan"
 	"github.com/deltalite-go/deltalite/schema"
 )
 
@@ -67,8 +68,8 @@ bounds are strings in the key format; with it they are typed against the table's
 			enc := json.NewEncoder(cmd.OutOrStdout())
 			enc.SetEscapeHTML(false)
 			return enc.Encode(struct {
-				Predicate string                `json:"predicate"`
-				Filters   [][]partitions.Filter `json:"filters"`
+				Predicate string          `json:"predicate"`
+				Filters   [][]scan.Filter `json:"filters"`
 			}{pred, filters})
 		},
 	}
