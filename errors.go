@@ -41,3 +41,25 @@ func KindOf(err error) (kind ErrorKind, ok bool) {
 	}
 	return errs.Internal, true
 }
+
+// NewError returns an *Error of kind's Kind (kind is one of the sentinels
+// above) with a formatted message, for code built on this module (an
+// integration, a handler) whose errors callers match like this module's.
+// Path names the file or table involved; path and message are redacted as
+// RedactURL does.
+func NewError(kind *Error, path, format string, args ...any) *Error {
+	return errs.New(kind.Kind, path, format, args...)
+}
+
+// WrapError returns an *Error around err (nil for a nil err), redacted as
+// NewError's, whose message adds what the caller was doing. If err already
+// holds an *Error its kind is kept (the innermost classification wins);
+// else a canceled context is ErrCanceled; else the kind is kind's.
+func WrapError(kind *Error, path string, err error, format string, args ...any) error {
+	return errs.Wrap(kind.Kind, path, err, format, args...)
+}
+
+// RedactURL returns s, a URL or a message holding URLs, with each URL's
+// user part and secret-looking query parameters (SAS signatures, tokens)
+// replaced by "[REDACTED]", as every Error's message is.
+func RedactURL(s string) string { return errs.RedactURL(s) }

@@ -196,3 +196,25 @@ func TestKindOf(t *testing.T) {
 		t.Errorf("foreign: %v, %v", k, ok)
 	}
 }
+
+// Code built on the module (the integration modules) makes errors callers
+// match like the module's own, with credentials redacted.
+func TestNewError(t *testing.T) {
+	err := deltalite.NewError(deltalite.ErrInvalidArgument, "s3://key:secret@b/t", "mode %q", "upsert")
+	if !errors.Is(err, deltalite.ErrInvalidArgument) || err.Error() != `invalid argument: s3://[REDACTED]@b/t: mode "upsert"` {
+		t.Errorf("NewError: %v", err)
+	}
+	wrapped := deltalite.WrapError(deltalite.ErrInternal, "t", err, "writing")
+	if !errors.Is(wrapped, deltalite.ErrInvalidArgument) || wrapped.Error() != `invalid argument: t: writing: s3://[REDACTED]@b/t: mode "upsert"` {
+		t.Errorf("WrapError keeps the inner kind: %v", wrapped)
+	}
+	if err := deltalite.WrapError(deltalite.ErrInternal, "t", context.Canceled, "writing"); !errors.Is(err, deltalite.ErrCanceled) {
+		t.Errorf("WrapError of a canceled context: %v", err)
+	}
+	if deltalite.WrapError(deltalite.ErrInternal, "", nil, "x") != nil {
+		t.Error("WrapError(nil) is not nil")
+	}
+	if got := deltalite.RedactURL("see az://user:pw1234@acct/c"); got != "see az://[REDACTED]@acct/c" {
+		t.Errorf("RedactURL: %s", got)
+	}
+}

@@ -16,7 +16,6 @@ import (
 	"github.com/duckdb/duckdb-go/v2"
 
 	"github.com/deltalite-go/deltalite"
-	"github.com/deltalite-go/deltalite/internal/errs"
 	"github.com/deltalite-go/deltalite/protocol"
 	"github.com/deltalite-go/deltalite/scan"
 	"github.com/deltalite-go/deltalite/schema"
@@ -248,7 +247,7 @@ func bind(ctx context.Context, opts ScanOptions, named map[string]any, args []an
 	if err != nil {
 		return nil, err
 	}
-	s := &source{ctx: ctx, table: t, base: base, uri: errs.RedactURL(uri), filter: filter, stats: opts.Stats, fields: sc.Fields()}
+	s := &source{ctx: ctx, table: t, base: base, uri: deltalite.RedactURL(uri), filter: filter, stats: opts.Stats, fields: sc.Fields()}
 	for _, f := range s.fields {
 		ti, err := typeInfo(f.Type)
 		if err != nil {

@@ -152,34 +152,11 @@ func goValue(a arrow.Array, i int) any {
 		return nil
 	}
 	switch a := a.(type) {
-	case *array.Boolean:
-		return a.Value(i)
-	case *array.Int8:
-		return a.Value(i)
-	case *array.Int16:
-		return a.Value(i)
-	case *array.Int32:
-		return a.Value(i)
-	case *array.Int64:
-		return a.Value(i)
-	case *array.Float32:
-		return a.Value(i)
-	case *array.Float64:
-		return a.Value(i)
-	case *array.String:
-		return a.Value(i)
-	case *array.LargeString:
-		return a.Value(i)
-	case *array.StringView:
-		return a.Value(i)
-	case *array.Binary:
-		return a.Value(i)
-	case *array.LargeBinary:
-		return a.Value(i)
-	case *array.BinaryView:
-		return a.Value(i)
-	case *array.FixedSizeBinary:
-		return a.Value(i)
+	case *array.Boolean, *array.Int8, *array.Int16, *array.Int32, *array.Int64, *array.Float32, *array.Float64,
+		*array.String, *array.LargeString, *array.StringView,
+		*array.Binary, *array.LargeBinary, *array.BinaryView, *array.FixedSizeBinary:
+		// duckdb-go takes these as the Go values Arrow holds.
+		return a.(interface{ ValueAsAny(int) any }).ValueAsAny(i)
 	case *array.Date32:
 		return a.Value(i).ToTime()
 	case *array.Timestamp:

@@ -7,7 +7,7 @@ import (
 	"strconv"
 
 	"github.com/apache/spark-connect-go/spark/sql"
-	"github.com/deltalite-go/deltalite/internal/errs"
+	"github.com/deltalite-go/deltalite"
 	"github.com/deltalite-go/deltalite/iohandler"
 	"github.com/deltalite-go/deltalite/write"
 )
@@ -48,12 +48,12 @@ func (*TypeHandler) Handles(t reflect.Type) bool {
 func (h *TypeHandler) Write(ctx context.Context, req *iohandler.WriteRequest, v any) (iohandler.Metadata, error) {
 	df, ok := v.(sql.DataFrame)
 	if !ok {
-		return nil, errs.New(errs.InvalidArgument, "", "asset %q: the Spark handler stores a sql.DataFrame, not a %T", req.Asset, v)
+		return nil, deltalite.NewError(deltalite.ErrInvalidArgument, "", "asset %q: the Spark handler stores a sql.DataFrame, not a %T", req.Asset, v)
 	}
 	if req.Mode == iohandler.ModeMerge {
 		res, err := Merge(ctx, h.session, df, req.TableURI, MergeOptions{Spec: *req.Merge, PartitionBy: req.PartitionBy, Properties: req.TableConfig})
 		if err != nil {
-			return nil, errs.Wrap(errs.Internal, "", err, "asset %q", req.Asset)
+			return nil, deltalite.WrapError(deltalite.ErrInternal, "", err, "asset %q", req.Asset)
 		}
 		return mergeMetadata(res)
 	}
@@ -68,7 +68,7 @@ func (h *TypeHandler) Write(ctx context.Context, req *iohandler.WriteRequest, v 
 	res, err := Write(ctx, h.session, df, req.TableURI, WriteOptions{Mode: mode, SchemaMode: write.SchemaMode(req.SchemaMode),
 		PartitionBy: req.PartitionBy, ReplaceWhere: req.ReplaceWhere, Properties: req.TableConfig})
 	if err != nil {
-		return nil, errs.Wrap(errs.Internal, "", err, "asset %q", req.Asset)
+		return nil, deltalite.WrapError(deltalite.ErrInternal, "", err, "asset %q", req.Asset)
 	}
 	md := iohandler.Metadata{iohandler.OutSkipped: res.Skipped}
 	// As the seed's Spark path: the rows written, from the commit's
@@ -88,7 +88,7 @@ func mergeMetadata(res Result) (iohandler.Metadata, error) {
 	}
 	js, err := json.Marshal(res.Metrics)
 	if err != nil {
-		return nil, errs.Wrap(errs.Internal, "", err, "merge metrics")
+		return nil, deltalite.WrapError(deltalite.ErrInternal, "", err, "merge metrics")
 	}
 	return iohandler.Metadata{
 		iohandler.OutNumRows:       num("numTargetRowsInserted") + num("numTargetRowsUpdated"),
@@ -102,7 +102,7 @@ func mergeMetadata(res Result) (iohandler.Metadata, error) {
 func (h *TypeHandler) Read(ctx context.Context, req *iohandler.ReadRequest, t reflect.Type) (any, error) {
 	df, err := Read(ctx, h.session, req.TableURI, ReadOptions{Version: req.Version, Columns: req.Columns, Predicate: req.Predicate})
 	if err != nil {
-		return nil, errs.Wrap(errs.Internal, "", err, "asset %q", req.Asset)
+		return nil, deltalite.WrapError(deltalite.ErrInternal, "", err, "asset %q", req.Asset)
 	}
 	return df, nil
 }

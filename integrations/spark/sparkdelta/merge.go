@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/apache/spark-connect-go/spark/sql"
-	"github.com/deltalite-go/deltalite/internal/errs"
+	"github.com/deltalite-go/deltalite"
 	"github.com/deltalite-go/deltalite/merge"
 )
 
@@ -29,41 +29,41 @@ type MergeOptions struct {
 // and the NOT MATCHED BY SOURCE clauses, as iohandler does.
 func Merge(ctx context.Context, s sql.SparkSession, source sql.DataFrame, uri string, o MergeOptions) (Result, error) {
 	if strings.TrimSpace(uri) == "" {
-		return Result{}, errs.New(errs.InvalidArgument, "", "sparkdelta: Merge needs a table URI")
+		return Result{}, deltalite.NewError(deltalite.ErrInvalidArgument, "", "sparkdelta: Merge needs a table URI")
 	}
 	clauses, err := o.Spec.Plan()
 	if err != nil {
-		return Result{}, errs.Wrap(errs.InvalidArgument, uri, err, "sparkdelta: merge")
+		return Result{}, deltalite.WrapError(deltalite.ErrInvalidArgument, uri, err, "sparkdelta: merge")
 	}
 	var srcCols []string
 	for _, c := range clauses {
 		if len(c.Except) > 0 {
 			if srcCols, err = source.Columns(ctx); err != nil {
-				return Result{}, errs.Wrap(errs.Internal, uri, err, "sparkdelta: the merge source's columns")
+				return Result{}, deltalite.WrapError(deltalite.ErrInternal, uri, err, "sparkdelta: the merge source's columns")
 			}
 			break
 		}
 	}
 	exists, _, err := tableDetail(ctx, s, uri)
 	if err != nil {
-		return Result{}, errs.Wrap(errs.Internal, uri, err, "sparkdelta: looking for the table")
+		return Result{}, deltalite.WrapError(deltalite.ErrInternal, uri, err, "sparkdelta: looking for the table")
 	}
 	if !exists && !slices.ContainsFunc(clauses, func(c merge.Clause) bool { return c.When == merge.NotMatched }) {
-		return Result{}, errs.New(errs.TableNotFound, uri, "there is no Delta table here and the merge has no insert clause to create it from; write it first (mode overwrite)")
+		return Result{}, deltalite.NewError(deltalite.ErrTableNotFound, uri, "there is no Delta table here and the merge has no insert clause to create it from; write it first (mode overwrite)")
 	}
 	view, drop, err := tempView(ctx, s, source)
 	if err != nil {
-		return Result{}, errs.Wrap(errs.Internal, uri, err, "sparkdelta: merging")
+		return Result{}, deltalite.WrapError(deltalite.ErrInternal, uri, err, "sparkdelta: merging")
 	}
 	defer drop()
 	if !exists {
 		create := writeStatement(uri, view, false, "", WriteOptions{PartitionBy: o.PartitionBy, Properties: o.Properties}) + " LIMIT 0"
 		if err := exec(ctx, s, create); err != nil {
-			return Result{}, errs.Wrap(errs.Internal, uri, err, "sparkdelta: creating the table the merge inserts into")
+			return Result{}, deltalite.WrapError(deltalite.ErrInternal, uri, err, "sparkdelta: creating the table the merge inserts into")
 		}
 	}
 	if err := exec(ctx, s, mergeStatement(uri, view, o.Spec, clauses, srcCols)); err != nil {
-		return Result{}, errs.Wrap(errs.Internal, uri, err, "sparkdelta: merging with Spark")
+		return Result{}, deltalite.WrapError(deltalite.ErrInternal, uri, err, "sparkdelta: merging with Spark")
 	}
 	return lastCommit(ctx, s, uri)
 }

@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"github.com/apache/spark-connect-go/spark/sql"
-	"github.com/deltalite-go/deltalite/internal/errs"
+	"github.com/deltalite-go/deltalite"
 )
 
 // ReadOptions select what Read reads.
@@ -31,13 +31,13 @@ type ReadOptions struct {
 // the DataFrame is executed.
 func Read(ctx context.Context, s sql.SparkSession, uri string, o ReadOptions) (sql.DataFrame, error) {
 	if strings.TrimSpace(uri) == "" {
-		return nil, errs.New(errs.InvalidArgument, "", "sparkdelta: Read needs a table URI")
+		return nil, deltalite.NewError(deltalite.ErrInvalidArgument, "", "sparkdelta: Read needs a table URI")
 	}
 	if o.Version != nil && o.Timestamp != "" {
-		return nil, errs.New(errs.InvalidArgument, uri, "sparkdelta: give a version or a timestamp to read, not both")
+		return nil, deltalite.NewError(deltalite.ErrInvalidArgument, uri, "sparkdelta: give a version or a timestamp to read, not both")
 	}
 	if o.Version != nil && *o.Version < 0 {
-		return nil, errs.New(errs.InvalidArgument, uri, "sparkdelta: version %d is negative; table versions start at 0", *o.Version)
+		return nil, deltalite.NewError(deltalite.ErrInvalidArgument, uri, "sparkdelta: version %d is negative; table versions start at 0", *o.Version)
 	}
 	r := s.Read().Format("delta")
 	if o.Version != nil {
@@ -48,11 +48,11 @@ func Read(ctx context.Context, s sql.SparkSession, uri string, o ReadOptions) (s
 	}
 	df, err := r.Load(uri)
 	if err != nil {
-		return nil, errs.Wrap(errs.Internal, uri, err, "sparkdelta: reading")
+		return nil, deltalite.WrapError(deltalite.ErrInternal, uri, err, "sparkdelta: reading")
 	}
 	if strings.TrimSpace(o.Predicate) != "" {
 		if df, err = df.Where(ctx, o.Predicate); err != nil {
-			return nil, errs.Wrap(errs.InvalidArgument, uri, err, "sparkdelta: filtering by %q", o.Predicate)
+			return nil, deltalite.WrapError(deltalite.ErrInvalidArgument, uri, err, "sparkdelta: filtering by %q", o.Predicate)
 		}
 	}
 	if len(o.Columns) > 0 {
@@ -61,7 +61,7 @@ func Read(ctx context.Context, s sql.SparkSession, uri string, o ReadOptions) (s
 			cols[i] = quoteIdent(c)
 		}
 		if df, err = df.SelectExpr(ctx, cols...); err != nil {
-			return nil, errs.Wrap(errs.InvalidArgument, uri, err, "sparkdelta: selecting columns %q", o.Columns)
+			return nil, deltalite.WrapError(deltalite.ErrInvalidArgument, uri, err, "sparkdelta: selecting columns %q", o.Columns)
 		}
 	}
 	return df, nil

@@ -19,7 +19,6 @@ import (
 	"github.com/deltalite-go/deltalite"
 	"github.com/deltalite-go/deltalite/integrations/spark/internal/sparktest"
 	"github.com/deltalite-go/deltalite/integrations/spark/sparkdelta"
-	"github.com/deltalite-go/deltalite/internal/errs"
 	"github.com/deltalite-go/deltalite/internal/testkit/arrowrows"
 	"github.com/deltalite-go/deltalite/merge"
 	"github.com/deltalite-go/deltalite/write"
@@ -134,7 +133,7 @@ func TestSparkWritesDeltaliteReads(t *testing.T) {
 
 	// error and ignore on an existing table change nothing; other modes are refused.
 	_, err = sparkdelta.Write(ctx, s, frame(t, s, row{9, "a", "no"}), uri, sparkdelta.WriteOptions{Mode: write.ModeError})
-	if !errors.Is(err, errs.ErrTableExists) {
+	if !errors.Is(err, deltalite.ErrTableExists) {
 		t.Errorf("mode error on an existing table: %v, want ErrTableExists", err)
 	}
 	res, err = sparkdelta.Write(ctx, s, frame(t, s, row{9, "a", "no"}), uri, sparkdelta.WriteOptions{Mode: write.ModeIgnore})
@@ -147,7 +146,7 @@ func TestSparkWritesDeltaliteReads(t *testing.T) {
 	}
 
 	_, err = sparkdelta.Write(ctx, s, frame(t, s, row{9, "a", "no"}), uri, sparkdelta.WriteOptions{Mode: write.ModeAppend, PartitionBy: []string{"v"}})
-	if !errors.Is(err, errs.ErrSchemaMismatch) || !strings.Contains(err.Error(), "the table is partitioned by [p], not [v]") {
+	if !errors.Is(err, deltalite.ErrSchemaMismatch) || !strings.Contains(err.Error(), "the table is partitioned by [p], not [v]") {
 		t.Errorf("append with other partition columns: %v", err)
 	}
 

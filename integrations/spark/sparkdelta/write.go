@@ -8,7 +8,7 @@ import (
 	"strings"
 
 	"github.com/apache/spark-connect-go/spark/sql"
-	"github.com/deltalite-go/deltalite/internal/errs"
+	"github.com/deltalite-go/deltalite"
 	"github.com/deltalite-go/deltalite/write"
 )
 
@@ -69,7 +69,7 @@ func checkMode(m write.Mode) (write.Mode, error) {
 	case write.ModeOverwrite, write.ModeAppend, write.ModeError, write.ModeIgnore:
 		return m, nil
 	}
-	return "", errs.New(errs.InvalidArgument, "", "Spark does not support the write mode %s (use overwrite, append, error or ignore)", m)
+	return "", deltalite.NewError(deltalite.ErrInvalidArgument, "", "Spark does not support the write mode %s (use overwrite, append, error or ignore)", m)
 }
 
 // Write writes df to the Delta table at uri with Spark. Spark moves the
@@ -80,49 +80,49 @@ func Write(ctx context.Context, s sql.SparkSession, df sql.DataFrame, uri string
 		return Result{}, err
 	}
 	if strings.TrimSpace(uri) == "" {
-		return Result{}, errs.New(errs.InvalidArgument, "", "sparkdelta: Write needs a table URI")
+		return Result{}, deltalite.NewError(deltalite.ErrInvalidArgument, "", "sparkdelta: Write needs a table URI")
 	}
 	switch o.SchemaMode {
 	case write.SchemaStrict, write.SchemaMerge:
 	case write.SchemaOverwrite:
 		if mode != write.ModeOverwrite {
-			return Result{}, errs.New(errs.InvalidArgument, uri, "schema mode overwrite needs mode overwrite")
+			return Result{}, deltalite.NewError(deltalite.ErrInvalidArgument, uri, "schema mode overwrite needs mode overwrite")
 		}
 		if o.ReplaceWhere != "" {
-			return Result{}, errs.New(errs.InvalidArgument, uri, "schema mode overwrite replaces the whole table; it cannot be limited by a replace-where predicate")
+			return Result{}, deltalite.NewError(deltalite.ErrInvalidArgument, uri, "schema mode overwrite replaces the whole table; it cannot be limited by a replace-where predicate")
 		}
 	default:
-		return Result{}, errs.New(errs.InvalidArgument, uri, "unknown schema mode %q (use merge or overwrite)", o.SchemaMode)
+		return Result{}, deltalite.NewError(deltalite.ErrInvalidArgument, uri, "unknown schema mode %q (use merge or overwrite)", o.SchemaMode)
 	}
 	if o.ReplaceWhere != "" && mode != write.ModeOverwrite {
-		return Result{}, errs.New(errs.InvalidArgument, uri, "a replace-where predicate needs mode overwrite")
+		return Result{}, deltalite.NewError(deltalite.ErrInvalidArgument, uri, "a replace-where predicate needs mode overwrite")
 	}
 	exists, partitionBy, err := tableDetail(ctx, s, uri)
 	if err != nil {
-		return Result{}, errs.Wrap(errs.Internal, uri, err, "sparkdelta: looking for the table")
+		return Result{}, deltalite.WrapError(deltalite.ErrInternal, uri, err, "sparkdelta: looking for the table")
 	}
 	if exists {
 		switch mode {
 		case write.ModeError:
-			return Result{}, errs.New(errs.TableExists, uri, "a Delta table exists here; use mode append, overwrite or ignore")
+			return Result{}, deltalite.NewError(deltalite.ErrTableExists, uri, "a Delta table exists here; use mode append, overwrite or ignore")
 		case write.ModeIgnore:
 			v, err := currentVersion(ctx, s, uri)
 			return Result{Skipped: true, Version: v}, err
 		}
 		// A schema overwrite replaces the partitioning too.
 		if len(o.PartitionBy) > 0 && o.SchemaMode != write.SchemaOverwrite && !slices.Equal(partitionBy, o.PartitionBy) {
-			return Result{}, errs.New(errs.SchemaMismatch, uri, "the table is partitioned by [%s], not [%s]",
+			return Result{}, deltalite.NewError(deltalite.ErrSchemaMismatch, uri, "the table is partitioned by [%s], not [%s]",
 				strings.Join(partitionBy, ", "), strings.Join(o.PartitionBy, ", "))
 		}
 	}
 	view, drop, err := tempView(ctx, s, df)
 	if err != nil {
-		return Result{}, errs.Wrap(errs.Internal, uri, err, "sparkdelta: writing")
+		return Result{}, deltalite.WrapError(deltalite.ErrInternal, uri, err, "sparkdelta: writing")
 	}
 	defer drop()
 	stmt := writeStatement(uri, view, exists, mode, o)
 	if err := exec(ctx, s, stmt); err != nil {
-		return Result{}, errs.Wrap(errs.Internal, uri, err, "sparkdelta: writing with Spark")
+		return Result{}, deltalite.WrapError(deltalite.ErrInternal, uri, err, "sparkdelta: writing with Spark")
 	}
 	return lastCommit(ctx, s, uri)
 }
@@ -167,20 +167,20 @@ func writeStatement(uri, view string, exists bool, mode write.Mode, o WriteOptio
 func lastCommit(ctx context.Context, s sql.SparkSession, uri string) (Result, error) {
 	df, err := s.Sql(ctx, "DESCRIBE HISTORY "+tableRef(uri)+" LIMIT 1")
 	if err != nil {
-		return Result{}, errs.Wrap(errs.Internal, uri, err, "sparkdelta: reading the table's history")
+		return Result{}, deltalite.WrapError(deltalite.ErrInternal, uri, err, "sparkdelta: reading the table's history")
 	}
 	rows, err := df.Collect(ctx)
 	if err != nil {
-		return Result{}, errs.Wrap(errs.Internal, uri, err, "sparkdelta: reading the table's history")
+		return Result{}, deltalite.WrapError(deltalite.ErrInternal, uri, err, "sparkdelta: reading the table's history")
 	}
 	if len(rows) != 1 {
-		return Result{}, errs.New(errs.Internal, uri, "sparkdelta: the table's history has %d rows for LIMIT 1", len(rows))
+		return Result{}, deltalite.NewError(deltalite.ErrInternal, uri, "sparkdelta: the table's history has %d rows for LIMIT 1", len(rows))
 	}
 	row := rows[0]
 	r := Result{Metrics: map[string]string{}}
 	var ok bool
 	if r.Version, ok = row.Value("version").(int64); !ok {
-		return Result{}, errs.New(errs.Internal, uri, "sparkdelta: the history's version is a %T", row.Value("version"))
+		return Result{}, deltalite.NewError(deltalite.ErrInternal, uri, "sparkdelta: the history's version is a %T", row.Value("version"))
 	}
 	r.Operation, _ = row.Value("operation").(string)
 	switch m := row.Value("operationMetrics").(type) {
