@@ -13,7 +13,7 @@ import (
 	"github.com/deltalite-go/deltalite"
 	"github.com/deltalite-go/deltalite/asset"
 	"github.com/deltalite-go/deltalite/asset/state"
-	"github.com/deltalite-go/deltalite/internal/cliout"
+	"github.com/deltalite-go/deltalite/cliout"
 	"github.com/deltalite-go/deltalite/iohandler"
 	"github.com/deltalite-go/deltalite/partitions"
 )

@@ -17,7 +17,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/deltalite-go/deltalite"
-	"github.com/deltalite-go/deltalite/internal/cliout"
+	"github.com/deltalite-go/deltalite/cliout"
 	"github.com/deltalite-go/deltalite/scan"
 )
 

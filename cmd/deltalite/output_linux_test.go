@@ -11,7 +11,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"github.com/deltalite-go/deltalite/internal/cliout"
+	"github.com/deltalite-go/deltalite/cliout"
 )
 
 // openPty returns both ends of a new pseudo-terminal.

@@ -20,9 +20,9 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/spf13/pflag"
 
+	"github.com/deltalite-go/deltalite"
+	"github.com/deltalite-go/deltalite/cliout"
 	duckdbio "github.com/deltalite-go/deltalite/integrations/duckdb"
-	"github.com/deltalite-go/deltalite/internal/cliout"
-	"github.com/deltalite-go/deltalite/internal/errs"
 	_ "github.com/deltalite-go/deltalite/storage/cloud" // s3://, az://, gs:// tables
 )
 
@@ -42,7 +42,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		// DuckDB's messages quote the SQL, which may hold a URL with
 		// credentials.
 		if err != nil && !errors.Is(err, pflag.ErrHelp) {
-			err = errors.New(errs.RedactURL(err.Error()))
+			err = errors.New(deltalite.RedactURL(err.Error()))
 		}
 	}()
 	fs := pflag.NewFlagSet(name, pflag.ContinueOnError)

@@ -29,7 +29,7 @@ SET custom_extension_repository = '%s';
 SET autoinstall_extension_repository = '%s';
 SELECT * FROM read_csv('s3://bucket/x.csv')`, t.TempDir(), repo.URL, repo.URL)
 	start := time.Now()
-	out, _, err := deltalite(t, "", "-c", q, "--format", "csv")
+	out, _, err := runCommand(t, "", "-c", q, "--format", "csv")
 	took := time.Since(start)
 	if err == nil || !strings.Contains(err.Error(), "httpfs") || !strings.Contains(err.Error(), "installs and loads no extension by itself") {
 		t.Fatalf("read_csv('s3://...'): %q, %v; want an error naming the httpfs extension and saying why it is not loaded", out, err)
@@ -41,7 +41,7 @@ SELECT * FROM read_csv('s3://bucket/x.csv')`, t.TempDir(), repo.URL, repo.URL)
 		t.Fatalf("the refusal took %s, want it at once", took)
 	}
 	// The settings themselves, as a session sees them.
-	out, _, err = deltalite(t, "", "-c", "SELECT current_setting('autoinstall_known_extensions') AS i, current_setting('autoload_known_extensions') AS l", "--format", "csv")
+	out, _, err = runCommand(t, "", "-c", "SELECT current_setting('autoinstall_known_extensions') AS i, current_setting('autoload_known_extensions') AS l", "--format", "csv")
 	if err != nil || out != "i,l\nfalse,false\n" {
 		t.Fatalf("settings: %q, %v; want both false", out, err)
 	}

@@ -93,14 +93,14 @@ func TestDeltaScanOnS3(t *testing.T) {
 	}
 	check := func(how string, extra ...string) {
 		t.Helper()
-		out, stderr, err := deltalite(t, "", append([]string{"-c", query, "--format", "csv"}, extra...)...)
+		out, stderr, err := runCommand(t, "", append([]string{"-c", query, "--format", "csv"}, extra...)...)
 		if err != nil || out != "id,day\n1,mon\n2,tue\n3,wed\n" {
 			t.Fatalf("%s: %q, %v", how, out, err)
 		}
 		if strings.Contains(out+stderr, srv.SecretKey) {
 			t.Fatalf("%s: the secret was shown", how)
 		}
-		out, _, err = deltalite(t, "", append([]string{"-c", old, "--format", "csv"}, extra...)...)
+		out, _, err = runCommand(t, "", append([]string{"-c", old, "--format", "csv"}, extra...)...)
 		if err != nil || out != "n\n2\n" {
 			t.Fatalf("%s, version 0: %q, %v", how, out, err)
 		}
@@ -113,7 +113,7 @@ func TestDeltaScanOnS3(t *testing.T) {
 
 	// A wrong secret fails, naming neither it nor the right one.
 	wrong := "wrong-" + hex.EncodeToString(b)
-	_, _, err = deltalite(t, "", "-c", query, "--storage-option", "AWS_SECRET_ACCESS_KEY="+wrong)
+	_, _, err = runCommand(t, "", "-c", query, "--storage-option", "AWS_SECRET_ACCESS_KEY="+wrong)
 	if err == nil || strings.Contains(err.Error(), wrong) || strings.Contains(err.Error(), srv.SecretKey) || !strings.Contains(err.Error(), bucket) {
 		t.Fatalf("wrong secret: %v; want an error naming the table without a secret", err)
 	}

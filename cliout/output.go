@@ -68,6 +68,8 @@ func Format(format, output string, terminal bool) (string, error) {
 	return format, nil
 }
 
+// NewSink writes batches of schema sc to w in format: "table", "csv",
+// "ndjson" or "parquet" (as Format settles it).
 func NewSink(format string, w io.Writer, sc *arrow.Schema) (Sink, error) {
 	switch format {
 	case "table":
@@ -111,7 +113,12 @@ type tableSink struct {
 // cellText flattens what would break a row onto several lines.
 var cellText = strings.NewReplacer("\t", " ", "\n", " ", "\r", " ")
 
-func NewTableSink(w io.Writer, sc *arrow.Schema, maxRows int64, flush bool) *tableSink {
+// NewTableSink prints batches of schema sc to w as aligned columns, at
+// most maxRows rows (< 0: all; past them Write returns ErrSinkFull), laid
+// out a chunk of rows at a time so that memory stays bounded; with flush,
+// w is flushed after every chunk (when it has a Flush method), for a
+// reader watching the rows arrive.
+func NewTableSink(w io.Writer, sc *arrow.Schema, maxRows int64, flush bool) Sink {
 	return &tableSink{w: w, schema: sc, maxRows: maxRows, flush: flush, widths: make([]int, sc.NumFields())}
 }
 

@@ -33,7 +33,7 @@ func OpenDestination(name string, stdout io.Writer) (*Destination, error) {
 	return &Destination{Writer: bufio.NewWriterSize(tmp, 256<<10), tmp: tmp, name: name}, nil
 }
 
-// finish flushes the output; for a file it renames the temporary file into
+// Finish flushes the output; for a file it renames the temporary file into
 // place when ok, and removes it otherwise (the file already there, if any,
 // is left as it was).
 func (d *Destination) Finish(ok bool) error {

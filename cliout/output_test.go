@@ -27,7 +27,7 @@ func TestTableSinkStreams(t *testing.T) {
 	if got := out.String(); got != "word\na\ntab here\nnull\n" {
 		t.Errorf("after one batch: %q", got)
 	}
-	capped := NewTableSink(&out, sc, 2, false)
+	capped := NewTableSink(&out, sc, 2, false).(*tableSink)
 	if err := capped.Write(rec); err != ErrSinkFull || !capped.more || capped.printed != 2 {
 		t.Errorf("a third row past a cap of 2: %v, %d printed", err, capped.printed)
 	}
