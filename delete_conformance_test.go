@@ -146,11 +146,10 @@ func TestDMLOnSparkCheckConstraint(t *testing.T) {
 	mustUpdate(t, tb, map[string]string{"int": "int - 20"}, "", 4)
 }
 
-// TestDMLRefusesSparkFeatureTables: Spark's tables with a generated column
-// and with change data feed are refused by DELETE and UPDATE, naming the
-// feature, and left unchanged.
+// TestDMLRefusesSparkFeatureTables: Spark's table with a generated column
+// is refused by DELETE and UPDATE, naming the feature, and left unchanged.
 func TestDMLRefusesSparkFeatureTables(t *testing.T) {
-	for table, feature := range map[string]string{"generated_columns": "generatedColumns", "cdf": "changeDataFeed"} {
+	for table, feature := range map[string]string{"generated_columns": "generatedColumns"} {
 		dst := copyCorpus(t, table)
 		tb := openT(t, dst)
 		v, before := tb.Version(), readRows(t, dst)
@@ -166,5 +165,31 @@ func TestDMLRefusesSparkFeatureTables(t *testing.T) {
 			t.Errorf("%s: a refused operation committed", table)
 		}
 		arrowrows.Diff(t, readRows(t, dst), before)
+	}
+}
+
+// TestDMLOnSparkChangeFeedTable: on Spark's table with the change data
+// feed, an UPDATE of every row commits change data files beside its data
+// files and keeps the rows; a DELETE of every row removes whole files and
+// writes none (readers take the removes).
+func TestDMLOnSparkChangeFeedTable(t *testing.T) {
+	dst := copyCorpus(t, "cdf")
+	tb := openT(t, dst)
+	before := readRows(t, dst)
+	col := tb.DeltaSchema().Fields[0].Name
+	us, err := tb.Update(context.Background(), deltalite.UpdateOptions{Set: map[string]string{col: col}, All: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if us.ChangeFilesAdded == 0 || us.RowsUpdated != int64(len(before)) {
+		t.Errorf("update: %d change files for %d rows updated, want some for %d", us.ChangeFilesAdded, us.RowsUpdated, len(before))
+	}
+	arrowrows.Diff(t, readRows(t, dst), before)
+	ds, err := tb.Delete(context.Background(), deltalite.DeleteOptions{All: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ds.ChangeFilesAdded != 0 || ds.RowsDeleted != int64(len(before)) {
+		t.Errorf("delete: %d change files, %d rows deleted, want none and %d", ds.ChangeFilesAdded, ds.RowsDeleted, len(before))
 	}
 }

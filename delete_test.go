@@ -163,8 +163,7 @@ func TestDeleteRefusals(t *testing.T) {
 		t.Errorf("unknown column: %v", err)
 	}
 	for prop, feature := range map[string]string{
-		"delta.appendOnly":           "appendOnly",
-		"delta.enableChangeDataFeed": "changeDataFeed",
+		"delta.appendOnly": "appendOnly",
 	} {
 		d := dmlTable(t, map[string]string{prop: "true"}, dmlRows...)
 		before := readRows(t, d)

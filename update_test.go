@@ -123,7 +123,7 @@ func TestUpdateRefusals(t *testing.T) {
 	}
 	arrowrows.Diff(t, readRows(t, dir), before)
 
-	for prop, feature := range map[string]string{"delta.appendOnly": "appendOnly", "delta.enableChangeDataFeed": "changeDataFeed"} {
+	for prop, feature := range map[string]string{"delta.appendOnly": "appendOnly"} {
 		d := dmlTable(t, map[string]string{prop: "true"}, dmlRows...)
 		_, err := openT(t, d).Update(context.Background(), deltalite.UpdateOptions{Set: map[string]string{"x": "0"}, All: true})
 		if !errors.Is(err, deltalite.ErrUnsupportedTable) || !strings.Contains(err.Error(), feature) {

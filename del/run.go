@@ -30,6 +30,7 @@ func Run(ctx context.Context, snap *snapshot.Snapshot, opt Options) (Stats, *sna
 	}
 	o := op.Operation(txn.OpDelete, pred)
 	o.ChecksConstraints = true // the rows a delete keeps are unchanged, so they still hold
+	o.WritesChangeData = true  // through op.Write
 	return op.Operate(ctx, snap, o, op.ChangesRows, opt.CommitMaxRetries, func(ctx context.Context, snap *snapshot.Snapshot) (Stats, *snapshot.Snapshot, error) {
 		return attempt(ctx, snap, pred, o, opt, start)
 	})
@@ -76,6 +77,7 @@ func attempt(ctx context.Context, snap *snapshot.Snapshot, pred *expr.Bound, o t
 	s.FilesAdded = w.FilesAdded
 	s.BytesRemoved += w.BytesRemoved
 	s.BytesAdded = w.BytesAdded
+	s.ChangeFilesAdded = len(w.CDC)
 	if s.FilesRemoved == 0 {
 		s.Version = snap.Version()
 		s.ExecutionDuration = time.Since(start)
@@ -84,7 +86,7 @@ func attempt(ctx context.Context, snap *snapshot.Snapshot, pred *expr.Bound, o t
 	s.ExecutionDuration = time.Since(start)
 	c := op.Commit{
 		Op: o, Options: txn.Options{MaxRetries: opt.CommitMaxRetries, Metadata: opt.CommitMetadata},
-		ReadFiles: append(whole, files...), Removes: w.Removes, Adds: w.Adds, Metrics: s.Metrics(),
+		ReadFiles: append(whole, files...), Removes: w.Removes, Adds: w.Adds, CDC: w.CDC, Metrics: s.Metrics(),
 	}
 	plan.ReadSet(&c, pred)
 	post, v, err := c.Run(ctx, snap)

@@ -24,6 +24,9 @@ type Stats struct {
 	FilesScanned int
 	BytesRemoved int64
 	BytesAdded   int64
+	// ChangeFilesAdded are the change data files written (a table with
+	// the change data feed on).
+	ChangeFilesAdded int
 	// ExecutionDuration is the whole call; ScanDuration planning and
 	// finding the files with matching rows; RewriteDuration writing the
 	// rows kept.
@@ -38,7 +41,7 @@ func (s Stats) Metrics() map[string]any {
 		"numRemovedFiles":     s.FilesRemoved,
 		"numAddedFiles":       s.FilesAdded,
 		"numCopiedRows":       s.RowsCopied,
-		"numAddedChangeFiles": 0,
+		"numAddedChangeFiles": s.ChangeFilesAdded,
 		"numRemovedBytes":     s.BytesRemoved,
 		"numAddedBytes":       s.BytesAdded,
 		"executionTimeMs":     s.ExecutionDuration.Milliseconds(),
@@ -78,7 +81,7 @@ func (s Stats) MarshalJSON() ([]byte, error) {
 	return json.Marshal(statsJSON{
 		Version: s.Version, NumDeletedRows: s.RowsDeleted, NumRemovedFiles: s.FilesRemoved, NumAddedFiles: s.FilesAdded,
 		NumCopiedRows: s.RowsCopied, NumFilesScanned: s.FilesScanned, NumRemovedBytes: s.BytesRemoved,
-		NumAddedBytes: s.BytesAdded, ExecutionTimeMS: s.ExecutionDuration.Milliseconds(),
+		NumAddedBytes: s.BytesAdded, NumAddedChangeFiles: s.ChangeFilesAdded, ExecutionTimeMS: s.ExecutionDuration.Milliseconds(),
 		ScanTimeMS: s.ScanDuration.Milliseconds(), RewriteTimeMS: s.RewriteDuration.Milliseconds(),
 	})
 }
@@ -93,7 +96,7 @@ func (s *Stats) UnmarshalJSON(b []byte) error {
 	*s = Stats{
 		Version: j.Version, RowsDeleted: j.NumDeletedRows, FilesRemoved: j.NumRemovedFiles, FilesAdded: j.NumAddedFiles,
 		RowsCopied: j.NumCopiedRows, FilesScanned: j.NumFilesScanned, BytesRemoved: j.NumRemovedBytes,
-		BytesAdded: j.NumAddedBytes, ExecutionDuration: ms(j.ExecutionTimeMS), ScanDuration: ms(j.ScanTimeMS),
+		BytesAdded: j.NumAddedBytes, ChangeFilesAdded: j.NumAddedChangeFiles, ExecutionDuration: ms(j.ExecutionTimeMS), ScanDuration: ms(j.ScanTimeMS),
 		RewriteDuration: ms(j.RewriteTimeMS),
 	}
 	return nil

@@ -173,6 +173,7 @@ func (j *joiner) keyColumns(ctx context.Context, rec arrow.RecordBatch, target b
 type batchResult struct {
 	keep    []bool
 	replace arrow.RecordBatch
+	updated []bool // the rows an update clause gave new values; nil: none
 	Counts
 }
 
@@ -351,6 +352,12 @@ func (j *joiner) apply(ctx context.Context, tb arrow.RecordBatch) (res batchResu
 			continue
 		}
 		res.TargetRowsUpdated += cnt
+		if res.updated == nil {
+			res.updated = make([]bool, n)
+		}
+		for _, r := range rows {
+			res.updated[r] = true
+		}
 		in, err := j.takeInputs(ctx, c.When, tb, rows, srcRows)
 		if err != nil {
 			return res, err

@@ -85,7 +85,8 @@ func Run(ctx context.Context, snap *snapshot.Snapshot, src array.RecordReader, o
 		return Stats{}, nil, err
 	}
 	o := p.operation(opt.Predicate)
-	check := op.Writes // inserts alone are an append
+	o.WritesChangeData = true // through op.Write
+	check := op.Writes        // inserts alone are an append
 	if p.rewritesRows() {
 		check = op.ChangesRows
 	}
@@ -241,7 +242,7 @@ func (r *runner) attempt(ctx context.Context, snap *snapshot.Snapshot) (s Stats,
 		mu.Lock()
 		cnt.add(res.Counts)
 		mu.Unlock()
-		return rewrite.Output{Keep: res.keep, Replace: res.replace, Changed: res.TargetRowsUpdated}, nil
+		return rewrite.Output{Keep: res.keep, Replace: res.replace, Updated: res.updated}, nil
 	}
 	insert := func(ctx context.Context, write func(arrow.RecordBatch) error) error {
 		if inserts == nil {
@@ -269,13 +270,14 @@ func (r *runner) attempt(ctx context.Context, snap *snapshot.Snapshot) (s Stats,
 	s.OutputRows = res.RowsKept + res.RowsAppended
 	s.TargetFilesAdded, s.TargetFilesRemoved = len(res.Adds), len(res.Removes)
 	s.TargetBytesAdded, s.TargetBytesRemoved = res.BytesAdded, res.BytesRemoved
+	s.TargetChangeFilesAdded = len(res.CDC)
 
 	commitStart := time.Now()
 	s.ExecutionDuration = time.Since(scanStart)
 	post, v, err := op.Commit{
 		Op: r.op, Options: txn.Options{MaxRetries: r.opt.CommitMaxRetries, Metadata: r.opt.CommitMetadata},
 		Read: inScope, ReadDescription: "the files the merge's source and conditions may touch",
-		ReadFiles: scope, Removes: res.Removes, Adds: res.Adds, Metrics: s.Metrics(),
+		ReadFiles: scope, Removes: res.Removes, Adds: res.Adds, CDC: res.CDC, Metrics: s.Metrics(),
 		NewMetadata: md, AppID: r.opt.AppID, AppVersion: r.opt.AppVersion,
 	}.Run(ctx, snap)
 	s.CommitDuration = time.Since(commitStart)

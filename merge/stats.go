@@ -61,6 +61,9 @@ type Stats struct {
 	TargetFilesRemoved int   `json:"num_target_files_removed"`
 	TargetBytesAdded   int64 `json:"num_target_bytes_added"`
 	TargetBytesRemoved int64 `json:"num_target_bytes_removed"`
+	// TargetChangeFilesAdded are the change data files written (a table
+	// with the change data feed on).
+	TargetChangeFilesAdded int `json:"num_target_change_files_added"`
 
 	// Durations: the whole merge, finding the files to rewrite (pruning
 	// and probing), rewriting and committing.
@@ -130,7 +133,7 @@ func (s Stats) Metrics() map[string]any {
 		"numTargetFilesRemoved":                  s.TargetFilesRemoved,
 		"numTargetBytesAdded":                    s.TargetBytesAdded,
 		"numTargetBytesRemoved":                  s.TargetBytesRemoved,
-		"numTargetChangeFilesAdded":              0,
+		"numTargetChangeFilesAdded":              s.TargetChangeFilesAdded,
 		"executionTimeMs":                        s.ExecutionDuration.Milliseconds(),
 		"scanTimeMs":                             s.ScanDuration.Milliseconds(),
 		"rewriteTimeMs":                          s.RewriteDuration.Milliseconds(),

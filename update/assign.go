@@ -169,7 +169,13 @@ func assign(pred *expr.Bound, sets []assignment, checks []check) rewrite.Func {
 			out.Release()
 			return rewrite.Output{}, err
 		}
-		return rewrite.Output{Replace: out, Changed: matched}, nil
+		if sel == nil { // every row matched
+			sel = make([]bool, n)
+			for i := range sel {
+				sel[i] = true
+			}
+		}
+		return rewrite.Output{Replace: out, Updated: sel}, nil
 	}
 }
 

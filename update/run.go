@@ -34,7 +34,8 @@ func Run(ctx context.Context, snap *snapshot.Snapshot, opt Options) (Stats, *sna
 	}
 	o := op.Operation(txn.OpUpdate, pred)
 	checks, ok := bindConstraints(snap)
-	o.ChecksConstraints = ok // else the table's CHECK constraints refuse the update by name
+	o.ChecksConstraints = ok  // else the table's CHECK constraints refuse the update by name
+	o.WritesChangeData = true // through op.Write
 	return op.Operate(ctx, snap, o, op.ChangesRows, opt.CommitMaxRetries, func(ctx context.Context, snap *snapshot.Snapshot) (Stats, *snapshot.Snapshot, error) {
 		return attempt(ctx, snap, pred, sets, checks, o, opt, start)
 	})
@@ -69,6 +70,7 @@ func attempt(ctx context.Context, snap *snapshot.Snapshot, pred *expr.Bound, set
 	s.RowsCopied = res.RowsCopied()
 	s.FilesRemoved, s.FilesAdded = res.FilesRead, res.FilesAdded
 	s.BytesRemoved, s.BytesAdded = res.BytesRemoved, res.BytesAdded
+	s.ChangeFilesAdded = len(res.CDC)
 	s.ExecutionDuration = time.Since(start)
 	if len(files) == 0 {
 		s.Version = snap.Version()
@@ -76,7 +78,7 @@ func attempt(ctx context.Context, snap *snapshot.Snapshot, pred *expr.Bound, set
 	}
 	c := op.Commit{
 		Op: o, Options: txn.Options{MaxRetries: opt.CommitMaxRetries, Metadata: opt.CommitMetadata},
-		ReadFiles: files, Removes: res.Removes, Adds: res.Adds, Metrics: s.Metrics(),
+		ReadFiles: files, Removes: res.Removes, Adds: res.Adds, CDC: res.CDC, Metrics: s.Metrics(),
 	}
 	plan.ReadSet(&c, pred)
 	post, v, err := c.Run(ctx, snap)

@@ -22,6 +22,9 @@ type Stats struct {
 	FilesScanned int
 	BytesRemoved int64
 	BytesAdded   int64
+	// ChangeFilesAdded are the change data files written (a table with
+	// the change data feed on).
+	ChangeFilesAdded int
 	// ExecutionDuration is the whole call; ScanDuration planning and
 	// finding the files with matching rows; RewriteDuration writing them.
 	ExecutionDuration, ScanDuration, RewriteDuration time.Duration
@@ -35,7 +38,7 @@ func (s Stats) Metrics() map[string]any {
 		"numCopiedRows":       s.RowsCopied,
 		"numAddedFiles":       s.FilesAdded,
 		"numRemovedFiles":     s.FilesRemoved,
-		"numAddedChangeFiles": 0,
+		"numAddedChangeFiles": s.ChangeFilesAdded,
 		"numAddedBytes":       s.BytesAdded,
 		"numRemovedBytes":     s.BytesRemoved,
 		"executionTimeMs":     s.ExecutionDuration.Milliseconds(),
@@ -74,7 +77,7 @@ type statsJSON struct {
 func (s Stats) MarshalJSON() ([]byte, error) {
 	return json.Marshal(statsJSON{
 		Version: s.Version, NumUpdatedRows: s.RowsUpdated, NumCopiedRows: s.RowsCopied, NumAddedFiles: s.FilesAdded,
-		NumRemovedFiles: s.FilesRemoved, NumFilesScanned: s.FilesScanned, NumAddedBytes: s.BytesAdded,
+		NumRemovedFiles: s.FilesRemoved, NumFilesScanned: s.FilesScanned, NumAddedBytes: s.BytesAdded, NumAddedChangeFiles: s.ChangeFilesAdded,
 		NumRemovedBytes: s.BytesRemoved, ExecutionTimeMS: s.ExecutionDuration.Milliseconds(),
 		ScanTimeMS: s.ScanDuration.Milliseconds(), RewriteTimeMS: s.RewriteDuration.Milliseconds(),
 	})
@@ -89,7 +92,7 @@ func (s *Stats) UnmarshalJSON(b []byte) error {
 	ms := func(v int64) time.Duration { return time.Duration(v) * time.Millisecond }
 	*s = Stats{
 		Version: j.Version, RowsUpdated: j.NumUpdatedRows, RowsCopied: j.NumCopiedRows, FilesAdded: j.NumAddedFiles,
-		FilesRemoved: j.NumRemovedFiles, FilesScanned: j.NumFilesScanned, BytesAdded: j.NumAddedBytes,
+		FilesRemoved: j.NumRemovedFiles, FilesScanned: j.NumFilesScanned, BytesAdded: j.NumAddedBytes, ChangeFilesAdded: j.NumAddedChangeFiles,
 		BytesRemoved: j.NumRemovedBytes, ExecutionDuration: ms(j.ExecutionTimeMS), ScanDuration: ms(j.ScanTimeMS),
 		RewriteDuration: ms(j.RewriteTimeMS),
 	}

@@ -298,14 +298,17 @@ func (w *Writer) finish(p *partition) error {
 	p.done += size
 	w.stored = append(w.stored, f.key)
 	w.syncs.start(f.key)
-	w.adds = append(w.adds, &protocol.Add{
+	a := &protocol.Add{
 		Path:             protocol.EncodePath(f.key),
 		PartitionValues:  maps.Clone(p.values),
 		Size:             size,
 		ModificationTime: w.Now().UnixMilli(),
 		DataChange:       w.DataChange,
-		Stats:            f.stats.JSON(),
-	})
+	}
+	if !w.ChangeData {
+		a.Stats = f.stats.JSON()
+	}
+	w.adds = append(w.adds, a)
 	return nil
 }
 

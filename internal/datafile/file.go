@@ -44,11 +44,14 @@ const gatherSize = 64 << 10
 // createFile starts a data file of p, choosing a name no object has, with
 // properties suited to p's buffered rows.
 func (w *Writer) createFile(p *partition) (*dataFile, error) {
-	dir := p.dir
+	dir, name := p.dir, "part-%05d-%s-c000%s.parquet"
+	if w.ChangeData {
+		dir, name = ChangeDataDir+dir, "cdc-%05d-%s.c000%s.parquet"
+	}
 	var key string
 	for attempt := 0; ; attempt++ {
 		w.counter++
-		key = dir + fmt.Sprintf("part-%05d-%s-c000%s.parquet", w.counter-1, newUUID(), w.codec.ext)
+		key = dir + fmt.Sprintf(name, w.counter-1, newUUID(), w.codec.ext)
 		_, err := w.st.Head(w.ctx, key)
 		if errors.Is(err, storage.ErrNotExist) {
 			break

@@ -74,6 +74,12 @@ type Options struct {
 	EncodeWorkers int
 	// DataChange is copied to every add action.
 	DataChange bool
+	// ChangeData writes change data files of the change data feed
+	// instead of data files: under _change_data/ (then the partition
+	// directories), named cdc-NNNNN-<uuid>.c000.<codec>.parquet as Spark
+	// names them, without statistics. Close returns them as add actions
+	// all the same; the caller commits them as cdc actions.
+	ChangeData bool
 	// Allocator allocates Arrow and Parquet buffers (default arrowmem.Default,
 	// which reuses the page, dictionary and compression buffers that every
 	// column chunk would otherwise take fresh from the Go heap).
@@ -206,3 +212,6 @@ func partitionable(t schema.Type) bool {
 	}
 	return false
 }
+
+// ChangeDataDir is the folder of a table's change data files.
+const ChangeDataDir = "_change_data/"

@@ -2,12 +2,15 @@ package op
 
 import (
 	"context"
+	"slices"
+	"sync/atomic"
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
 
 	"github.com/deltalite-go/deltalite/internal/errs"
 	"github.com/deltalite-go/deltalite/internal/rewrite"
+	"github.com/deltalite-go/deltalite/internal/txn"
 	"github.com/deltalite-go/deltalite/protocol"
 	"github.com/deltalite-go/deltalite/snapshot"
 )
@@ -21,10 +24,10 @@ type Change struct {
 	// whole file.
 	Drop []*protocol.Add
 	// Files are the files some rows of which leave or change. Rows decides
-	// each of their batches (rewrite.Func): the rows Keep leaves out
-	// leave; row i of Replace, when given, is the new value of the batch's
-	// row i (an update of the row at that position) and Changed counts
-	// them.
+	// each of their batches (rewrite.Func, rewrite.Output): the rows Keep
+	// leaves out leave; a row Updated marks is updated, Replace's row at
+	// its position holding its new values; the other rows stay as they
+	// are.
 	Files []*protocol.Add
 	Rows  rewrite.Func
 	// Insert writes the rows that come in (MERGE's inserts): it is called
@@ -43,25 +46,42 @@ type Written struct {
 	Removes []*protocol.Remove
 	// Adds are the data files written.
 	Adds []*protocol.Add
+	// CDC are the change data files written, on a table with the change
+	// data feed on.
+	CDC []*protocol.CDC
 	// Counts are the rewrite's of the Files (the Drop files are in none of
-	// them: they were not read).
+	// them, even when their rows were read for the change data feed).
 	rewrite.Counts
 }
 
 // Write writes ch to the table snap shows, within opt (rewrite.Options;
-// its Append and Rearrange come from ch). It is the one place that decides
-// how a row change is written, from the change and the table's features:
-// the rows that stay and the new values of changed rows are written into
-// new data files and the touched files are removed (copy-on-write), for
-// every table this engine writes today. Tables whose features would need
-// more from a row change (change data files, deletion vectors, row ids)
-// are refused before an attempt by Operate's check (txn.CheckRewrite)
-// until Write writes them. On error nothing it wrote is left behind.
+// its Append, Rearrange and ChangeData come from ch and the table). It is
+// the one place that decides how a row change is written, from the change
+// and the table's features:
+//
+//   - the rows that stay and the new values of updated rows are written
+//     into new data files and the touched files are removed
+//     (copy-on-write);
+//   - with the change data feed on (txn.ChangeDataFeed), the change rows
+//     go to change data files in the same commit, as Spark writes them:
+//     deletes, update pre- and post-images, inserts. A commit with change
+//     data files is the whole feed of its version for readers, so the
+//     Drop files' rows are then read and written as deletes too; a change
+//     that only drops whole files writes none (readers take the removes).
+//
+// Tables whose features would need more from a row change (deletion
+// vectors, row ids) are refused before an attempt by Operate's check
+// (txn.CheckRewrite) until Write writes them. On error nothing it wrote is
+// left behind.
 func Write(ctx context.Context, snap *snapshot.Snapshot, ch Change, opt rewrite.Options) (Written, error) {
 	if opt.Append != nil {
 		return Written{}, errs.New(errs.Internal, "", "a change's inserted rows are its Insert, not rewrite.Options.Append")
 	}
 	opt.Append, opt.Rearrange = ch.Insert, ch.Rearrange
+	opt.ChangeData = !ch.Rearrange && txn.ChangeDataFeed(snap.Metadata()) && (len(ch.Files) > 0 || ch.Insert != nil)
+	if opt.ChangeData && len(ch.Drop) > 0 {
+		return writeDropping(ctx, snap, ch, opt)
+	}
 	res, err := rewrite.Run(ctx, snap, ch.Files, ch.Rows, opt)
 	if err != nil {
 		return Written{}, err
@@ -71,7 +91,7 @@ func Write(ctx context.Context, snap *snapshot.Snapshot, ch Change, opt rewrite.
 		now = opt.Now
 	}
 	at := now().UnixMilli()
-	w := Written{Adds: res.Adds, Counts: res.Counts, Removes: make([]*protocol.Remove, 0, len(ch.Drop)+len(res.Removes))}
+	w := Written{Adds: res.Adds, CDC: res.CDC, Counts: res.Counts, Removes: make([]*protocol.Remove, 0, len(ch.Drop)+len(res.Removes))}
 	for _, a := range ch.Drop {
 		r := protocol.RemoveOf(a, at)
 		r.DataChange = !ch.Rearrange
@@ -79,4 +99,36 @@ func Write(ctx context.Context, snap *snapshot.Snapshot, ch Change, opt rewrite.
 	}
 	w.Removes = append(w.Removes, res.Removes...)
 	return w, nil
+}
+
+// writeDropping writes a change whose Drop files' rows must reach the
+// change data files: they are read with the Files, every row leaving, and
+// left out of the counts again.
+func writeDropping(ctx context.Context, snap *snapshot.Snapshot, ch Change, opt rewrite.Options) (Written, error) {
+	drop := make(map[*protocol.Add]bool, len(ch.Drop))
+	for _, a := range ch.Drop {
+		drop[a] = true
+	}
+	var dropRows, dropBatches atomic.Int64
+	rows := func(ctx context.Context, b rewrite.Batch) (rewrite.Output, error) {
+		if !drop[b.File] {
+			return ch.Rows(ctx, b)
+		}
+		dropRows.Add(b.Rec.NumRows())
+		dropBatches.Add(1)
+		return rewrite.Output{Keep: make([]bool, b.Rec.NumRows())}, nil
+	}
+	res, err := rewrite.Run(ctx, snap, append(slices.Clip(ch.Drop), ch.Files...), rows, opt)
+	if err != nil {
+		return Written{}, err
+	}
+	c := res.Counts
+	c.FilesRead -= len(ch.Drop)
+	c.RowsRead -= dropRows.Load()
+	c.RowsDropped -= dropRows.Load()
+	c.Batches -= dropBatches.Load()
+	for _, a := range ch.Drop {
+		c.BytesRemoved -= a.Size
+	}
+	return Written{Removes: res.Removes, Adds: res.Adds, CDC: res.CDC, Counts: c}, nil
 }

@@ -2,6 +2,7 @@ package op
 
 import (
 	"context"
+	"slices"
 
 	"github.com/deltalite-go/deltalite/internal/datafile"
 	"github.com/deltalite-go/deltalite/internal/txn"
@@ -23,7 +24,9 @@ type Commit struct {
 	ReadFiles []*protocol.Add
 	Removes   []*protocol.Remove
 	Adds      []*protocol.Add
-	Metrics   map[string]any
+	// CDC are the change data files of the change (op.Written.CDC).
+	CDC     []*protocol.CDC
+	Metrics map[string]any
 	// NewMetadata, when set, is committed before the files: the table's
 	// metadata with a schema the operation evolved.
 	NewMetadata *protocol.Metadata
@@ -52,6 +55,9 @@ func (c Commit) Run(ctx context.Context, snap *snapshot.Snapshot) (*snapshot.Sna
 	for _, a := range c.Adds {
 		t.Add(protocol.Action{Add: a})
 	}
+	for _, f := range c.CDC {
+		t.Add(protocol.Action{CDC: f})
+	}
 	if c.AppID != "" {
 		t.SetAppTxn(c.AppID, c.AppVersion)
 	}
@@ -59,7 +65,11 @@ func (c Commit) Run(ctx context.Context, snap *snapshot.Snapshot) (*snapshot.Sna
 	res, err := t.Commit(ctx)
 	if err != nil {
 		if txn.NotLanded(err) {
-			datafile.DeleteAdded(context.WithoutCancel(ctx), snap.Store(), c.Adds)
+			written := slices.Clip(c.Adds)
+			for _, f := range c.CDC {
+				written = append(written, &protocol.Add{Path: f.Path})
+			}
+			datafile.DeleteAdded(context.WithoutCancel(ctx), snap.Store(), written)
 		}
 		return nil, 0, err
 	}

@@ -12,14 +12,16 @@
 // and calls fn once per decoded batch. fn answers with an Output: which
 // rows to keep (Keep; nil keeps all), optionally a replacement batch of
 // the same rows with new values (Replace; written instead of the batch,
-// Keep applied to it) and how many rows it changed. That one shape serves
-// the three users:
+// Keep applied to it) and which rows it updated (Updated): per row, whether
+// it leaves, stays or is updated in place. That one shape serves every
+// user:
 //
 //   - DELETE: Keep = the rows whose predicate IS NOT TRUE.
 //   - UPDATE: Replace = the batch with new values in the matching rows,
-//     Changed = their count; a changed partition column moves its row to
+//     Updated = those rows; a changed partition column moves its row to
 //     another partition (the writer partitions every row by its values).
-//   - MERGE: Keep drops deleted rows, Replace carries updated ones, and
+//   - MERGE: Keep drops deleted rows, Replace and Updated carry updated
+//     ones, and
 //     Options.Append writes inserted rows after the files, through the
 //     same writer (so they land in their partitions' files).
 //

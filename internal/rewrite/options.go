@@ -51,6 +51,11 @@ type Options struct {
 	// function that writes more rows (the Schema's Arrow form) through the
 	// same writer: MERGE's inserted rows. The batches stay the caller's.
 	Append func(ctx context.Context, write func(arrow.RecordBatch) error) error
+	// ChangeData also writes the change data feed (a table with
+	// delta.enableChangeDataFeed): every row that leaves as a delete, every
+	// updated row as its pre- and post-image, every appended row as an
+	// insert, into change data files (Result.CDC) beside the data files.
+	ChangeData bool
 	// Rearrange marks the removes and adds dataChange=false: the rows are
 	// written again unchanged, only their files change (compaction), so
 	// that readers of the change feed and concurrent appends ignore them.

@@ -25,17 +25,23 @@ type Batch struct {
 	Rec  arrow.RecordBatch
 }
 
-// Output is what to write for a Batch.
+// Output is what to write for a Batch: the batch's part of a row change,
+// row by row. Row i of the batch leaves when Keep[i] is false; otherwise
+// it is written again, with Replace's row i in its place when Replace is
+// given, and Updated[i] says that this is an update of the row (new
+// values), not a copy. Inserted rows come through Options.Append.
 type Output struct {
 	// Keep marks the rows to write, one entry per row; nil keeps every row.
-	// The others are dropped.
+	// The others leave.
 	Keep []bool
 	// Replace, when set, is written instead of Rec: the same rows, in the
 	// same order, with new values where they changed (Keep applies to it).
-	// The engine releases it.
+	// It may also only change the rows' shape (Options.Schema). The engine
+	// releases it.
 	Replace arrow.RecordBatch
-	// Changed counts the kept rows whose values Replace changed.
-	Changed int64
+	// Updated marks the kept rows whose values Replace changed, one entry
+	// per row; nil: none.
+	Updated []bool
 }
 
 // Func decides a batch. It is called from several goroutines at once (one
@@ -67,13 +73,16 @@ type Result struct {
 	Removes []*protocol.Remove
 	// Adds are the written files.
 	Adds []*protocol.Add
+	// CDC are the change data files written with Options.ChangeData.
+	CDC []*protocol.CDC
 	Counts
 }
 
 // item is a batch on its way to the writer.
 type item struct {
-	rec  arrow.RecordBatch
-	keep []bool // nil: every row
+	rec    arrow.RecordBatch
+	keep   []bool // nil: every row
+	change bool   // change rows, for the change data writer
 }
 
 // Run rewrites files of snap through fn (see the package doc) and returns
@@ -96,6 +105,29 @@ func Run(ctx context.Context, snap *snapshot.Snapshot, files []*protocol.Add, fn
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
+	writerBuf := c.writerBuf
+	var ch *changes
+	var cw *datafile.Writer
+	if c.ChangeData {
+		// The change rows share the writers' half of the buffer.
+		writerBuf = max(c.writerBuf*3/4, 256<<10)
+		if ch, err = newChanges(c.Schema, c.Allocator); err != nil {
+			return Result{}, err
+		}
+		cw, err = datafile.NewWriter(ctx, c.Store, datafile.Options{
+			Schema: ch.schema, PartitionColumns: snap.PartitionColumns(), ColumnMapping: snap.ColumnMapping(),
+			Properties: propertiesOf(snap), TargetFileSize: c.TargetFileSize, Compression: c.Compression,
+			MaxUnwrittenBytes: max(c.writerBuf/4, 256<<10), ChangeData: true, Allocator: c.Allocator, EncodeWorkers: 1,
+		})
+		if err != nil {
+			return Result{}, err
+		}
+		defer func() {
+			if err != nil {
+				_ = cw.Abort(context.WithoutCancel(ctx))
+			}
+		}()
+	}
 	w, err := datafile.NewWriter(ctx, c.Store, datafile.Options{
 		Schema:            c.Schema,
 		PartitionColumns:  snap.PartitionColumns(),
@@ -103,7 +135,7 @@ func Run(ctx context.Context, snap *snapshot.Snapshot, files []*protocol.Add, fn
 		Properties:        propertiesOf(snap),
 		TargetFileSize:    c.TargetFileSize,
 		Compression:       c.Compression,
-		MaxUnwrittenBytes: c.writerBuf,
+		MaxUnwrittenBytes: writerBuf,
 		DataChange:        !c.Rearrange,
 		Expected:          c.Expected,
 		Allocator:         c.Allocator,
@@ -123,15 +155,15 @@ func Run(ctx context.Context, snap *snapshot.Snapshot, files []*protocol.Add, fn
 	}()
 	items := make(chan item)
 	werr := make(chan error, 1)
-	go func() { werr <- drain(w, items, cancel) }()
+	go func() { werr <- drain(w, cw, items, cancel) }()
 
 	n := counters{schema: c.Schema}
 	r := &reader{c: c, snap: snap}
 	ferr := r.forEach(ctx, files, func(ctx context.Context, _ int, a *protocol.Add) error {
-		return r.read(ctx, a, func(rec arrow.RecordBatch) error { return apply(ctx, fn, a, rec, items, &n) })
+		return r.read(ctx, a, func(rec arrow.RecordBatch) error { return apply(ctx, fn, a, rec, items, &n, ch) })
 	})
 	if ferr == nil && c.Append != nil {
-		ferr = callAppend(ctx, c.Append, items, &n)
+		ferr = callAppend(ctx, c.Append, items, &n, ch)
 	}
 	if ferr == nil && n.nulls.Any() {
 		ferr = errs.New(errs.SchemaMismatch, "", "null values in non-nullable columns: %s (over every row the operation would write); "+
@@ -144,11 +176,18 @@ func Run(ctx context.Context, snap *snapshot.Snapshot, files []*protocol.Add, fn
 	if ferr != nil {
 		return Result{}, ferr
 	}
+	var cdc []*protocol.Add
+	if cw != nil {
+		if cdc, err = cw.Close(); err != nil {
+			return Result{}, err
+		}
+	}
 	adds, err := w.Close()
 	if err != nil {
+		datafile.DeleteAdded(context.WithoutCancel(ctx), c.Store, cdc)
 		return Result{}, err
 	}
-	res = Result{Adds: adds, Counts: Counts{
+	res = Result{Adds: adds, CDC: cdcActions(cdc), Counts: Counts{
 		FilesRead: len(files), FilesAdded: len(adds), RowsRead: n.read.Load(), RowsKept: n.kept.Load(),
 		RowsChanged: n.changed.Load(), RowsDropped: n.dropped.Load(), RowsAppended: n.appended.Load(),
 		Batches: n.batches.Load(),
@@ -184,13 +223,13 @@ func (n *counters) refused(rec arrow.RecordBatch, keep []bool) bool {
 
 // apply runs fn on one batch and sends what it keeps to the writer. It
 // owns rec.
-func apply(ctx context.Context, fn Func, a *protocol.Add, rec arrow.RecordBatch, items chan<- item, n *counters) error {
+func apply(ctx context.Context, fn Func, a *protocol.Add, rec arrow.RecordBatch, items chan<- item, n *counters, ch *changes) error {
 	out, err := fn(ctx, Batch{File: a, Rec: rec})
 	rows := int(rec.NumRows())
 	data := rec
 	if out.Replace != nil {
 		data = out.Replace
-		rec.Release()
+		defer rec.Release() // the change rows' pre-images are its rows
 	}
 	if err == nil && int(data.NumRows()) != rows {
 		err = errs.New(errs.Internal, a.Path, "a rewrite replaced a batch of %d rows with %d rows", rows, data.NumRows())
@@ -198,11 +237,14 @@ func apply(ctx context.Context, fn Func, a *protocol.Add, rec arrow.RecordBatch,
 	if err == nil && out.Keep != nil && len(out.Keep) != rows {
 		err = errs.New(errs.Internal, a.Path, "a rewrite kept %d entries for a batch of %d rows", len(out.Keep), rows)
 	}
+	if err == nil && out.Updated != nil && (len(out.Updated) != rows || out.Replace == nil) {
+		err = errs.New(errs.Internal, a.Path, "a rewrite marked %d updated rows of a batch of %d rows (replaced: %t)", len(out.Updated), rows, out.Replace != nil)
+	}
 	if err != nil {
 		data.Release()
 		return err
 	}
-	kept := int64(rows)
+	kept, changed := int64(rows), int64(0)
 	if out.Keep != nil {
 		kept = 0
 		for _, k := range out.Keep {
@@ -211,11 +253,23 @@ func apply(ctx context.Context, fn Func, a *protocol.Add, rec arrow.RecordBatch,
 			}
 		}
 	}
+	for i, u := range out.Updated {
+		if u && (out.Keep == nil || out.Keep[i]) {
+			changed++
+		}
+	}
 	n.read.Add(int64(rows))
 	n.batches.Add(1)
 	n.kept.Add(kept)
-	n.changed.Add(out.Changed)
+	n.changed.Add(changed)
 	n.dropped.Add(int64(rows) - kept)
+	if ch != nil {
+		// Change rows hold their own references to the columns.
+		if err := sendChanges(ctx, ch, rec, data, out, rows, items); err != nil {
+			data.Release()
+			return err
+		}
+	}
 	if kept == 0 || n.refused(data, out.Keep) {
 		data.Release()
 		return nil
@@ -227,8 +281,42 @@ func apply(ctx context.Context, fn Func, a *protocol.Add, rec arrow.RecordBatch,
 	return send(ctx, items, it)
 }
 
+// sendChanges hands the writer the change rows of one batch: the rows that
+// leave as deletes, the updated rows' old values (from rec) and new ones
+// (from data).
+func sendChanges(ctx context.Context, ch *changes, rec, data arrow.RecordBatch, out Output, rows int, items chan<- item) error {
+	leave := make([]bool, rows)
+	updated := make([]bool, rows)
+	anyLeave, anyUpdated := false, false
+	for i := range rows {
+		kept := out.Keep == nil || out.Keep[i]
+		leave[i] = !kept
+		updated[i] = kept && out.Updated != nil && out.Updated[i]
+		anyLeave = anyLeave || leave[i]
+		anyUpdated = anyUpdated || updated[i]
+	}
+	for _, c := range []struct {
+		on   bool
+		src  arrow.RecordBatch
+		sel  []bool
+		kind string
+	}{{anyLeave, rec, leave, ChangeDelete}, {anyUpdated, rec, updated, ChangePreimage}, {anyUpdated, data, updated, ChangePostimage}} {
+		if !c.on {
+			continue
+		}
+		cr, err := ch.rows(c.src, c.kind)
+		if err != nil {
+			return err
+		}
+		if err := send(ctx, items, item{rec: cr, keep: c.sel, change: true}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // callAppend lets the caller write more rows through the writer.
-func callAppend(ctx context.Context, fn func(context.Context, func(arrow.RecordBatch) error) error, items chan<- item, n *counters) (err error) {
+func callAppend(ctx context.Context, fn func(context.Context, func(arrow.RecordBatch) error) error, items chan<- item, n *counters, ch *changes) (err error) {
 	defer func() {
 		if v := recover(); v != nil {
 			err = errs.Recovered(errs.Internal, "", "rewrite append", v)
@@ -241,6 +329,15 @@ func callAppend(ctx context.Context, fn func(context.Context, func(arrow.RecordB
 		n.appended.Add(rec.NumRows())
 		if n.refused(rec, nil) {
 			return nil
+		}
+		if ch != nil {
+			cr, err := ch.rows(rec, ChangeInsert)
+			if err != nil {
+				return err
+			}
+			if err := send(ctx, items, item{rec: cr, change: true}); err != nil {
+				return err
+			}
 		}
 		rec.Retain()
 		return send(ctx, items, item{rec: rec})
@@ -262,10 +359,14 @@ func send(ctx context.Context, items chan<- item, it item) error {
 // drain writes batches until items closes. After a failure it keeps
 // receiving (releasing what arrives) so that readers never block, and
 // stops them.
-func drain(w *datafile.Writer, items <-chan item, stop func()) (err error) {
+func drain(w, cw *datafile.Writer, items <-chan item, stop func()) (err error) {
 	for it := range items {
 		if err == nil {
-			err = writeItem(w, it)
+			if it.change {
+				err = writeItem(cw, it)
+			} else {
+				err = writeItem(w, it)
+			}
 			if err != nil {
 				stop()
 			}

@@ -187,10 +187,10 @@ func TestReplaceMovesPartitionAndAppend(t *testing.T) {
 		pb := array.NewStringBuilder(memory.DefaultAllocator)
 		defer xb.Release()
 		defer pb.Release()
-		var changed int64
+		updated := make([]bool, n)
 		for i := range n {
 			if ids.Value(i)%2 == 0 {
-				changed++
+				updated[i] = true
 				if xs.IsNull(i) {
 					xb.AppendNull()
 				} else {
@@ -209,7 +209,7 @@ func TestReplaceMovesPartitionAndAppend(t *testing.T) {
 		x, p := xb.NewArray(), pb.NewArray()
 		defer x.Release()
 		defer p.Release()
-		return rewrite.Output{Replace: array.NewRecordBatch(b.Rec.Schema(), []arrow.Array{b.Rec.Column(0), x, p}, int64(n)), Changed: changed}, nil
+		return rewrite.Output{Replace: array.NewRecordBatch(b.Rec.Schema(), []arrow.Array{b.Rec.Column(0), x, p}, int64(n)), Updated: updated}, nil
 	}
 	ins, _, _ := array.RecordFromJSON(memory.DefaultAllocator, testSchema, strings.NewReader(`[{"id":9,"x":9,"p":"d"}]`))
 	defer ins.Release()

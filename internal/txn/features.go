@@ -53,10 +53,14 @@ var writerFeatures = map[string]func(*tableView) string{
 	// operations that rewrite files keeping some of their rows (readers
 	// would see the kept rows deleted and inserted again).
 	"changeDataFeed": func(v *tableView) string {
-		if !changeDataFeed(v.md) {
+		if !ChangeDataFeed(v.md) {
 			return ""
 		}
 		switch {
+		case v.op.WritesChangeData && mappingNone(v.md):
+			return ""
+		case v.op.WritesChangeData:
+			return "changeDataFeed (delta.enableChangeDataFeed is true with column mapping, whose change data files this engine does not write yet)"
 		case v.op.Name == OpDelete, v.op.Name == OpUpdate, v.op.Name == OpMerge:
 			return "changeDataFeed (delta.enableChangeDataFeed is true and " + v.op.Name + " would need change data files)"
 		case v.op.RewritesRows:
@@ -173,8 +177,9 @@ func appendOnly(md *protocol.Metadata) bool {
 	return propOn(md, protocol.PropAppendOnly)
 }
 
-// changeDataFeed reads delta.enableChangeDataFeed or its legacy name.
-func changeDataFeed(md *protocol.Metadata) bool {
+// ChangeDataFeed reads delta.enableChangeDataFeed or its legacy name:
+// whether row changes must be written to the change data feed.
+func ChangeDataFeed(md *protocol.Metadata) bool {
 	return propOn(md, protocol.PropEnableChangeDataFeed) || propOn(md, protocol.PropEnableChangeDataCapture)
 }
 
@@ -229,4 +234,10 @@ func uniq(s []string) []string {
 		}
 	}
 	return out
+}
+
+// mappingNone reports a table without column mapping.
+func mappingNone(md *protocol.Metadata) bool {
+	m, err := schema.ParseMode(md.Configuration[protocol.PropColumnMappingMode])
+	return err == nil && m == schema.MappingNone
 }

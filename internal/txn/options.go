@@ -17,9 +17,12 @@ type Operation struct {
 	// RewritesRows marks a commit that removes files and adds back some
 	// of their rows (a replace-where that selects part of a file). Not
 	// written to the log; with change data feed on, such a commit needs
-	// change data files, which this engine does not write, so it is
-	// refused.
+	// change data files, so it is refused unless WritesChangeData.
 	RewritesRows bool
+	// WritesChangeData marks an operation that writes its row changes
+	// through the spine (op.Write), which writes change data files on a
+	// table with the change data feed on. Not written to the log.
+	WritesChangeData bool
 	// ChecksConstraints marks an operation that holds every row it writes
 	// to the table's CHECK constraints (or writes only rows the table
 	// already held, unchanged), so that the checkConstraints feature does

@@ -1,0 +1,121 @@
+package deltalite_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/deltalite-go/deltalite"
+	"github.com/deltalite-go/deltalite/internal/testkit/peers"
+	"github.com/deltalite-go/deltalite/merge"
+	"github.com/deltalite-go/deltalite/protocol"
+)
+
+// changeFeedHistory writes a partitioned table with the change data feed
+// on and changes it with DELETE, UPDATE and MERGE (versions 1 to 4); it
+// returns the change rows each version should have, as Spark's
+// table_changes renders (id, name, day, _change_type, _commit_version).
+func changeFeedHistory(t *testing.T) (string, []string) {
+	t.Helper()
+	ctx := context.Background()
+	dir := t.TempDir()
+	_, err := deltalite.Write(ctx, dir, people(t, []int64{1, 2, 3, 4, 5, 6}, []string{"a", "b", "c", "d", "e", "f"},
+		[]string{"d1", "d1", "d1", "d2", "d2", "d2"}), deltalite.WriteOptions{
+		PartitionBy: []string{"day"}, Properties: map[string]string{protocol.PropEnableChangeDataFeed: "true"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tb := openT(t, dir)
+	// Version 1: day d2's file holds only matching rows (dropped whole by
+	// its statistics), d1's only one: one commit with change data files
+	// for all four deleted rows.
+	if _, err := tb.Delete(ctx, deltalite.DeleteOptions{Predicate: "id >= 4 OR id = 2"}); err != nil {
+		t.Fatal(err)
+	}
+	// Version 2: an update's pre- and post-image.
+	if _, err := tb.Update(ctx, deltalite.UpdateOptions{Predicate: "id = 3", Set: map[string]string{"name": "'C'"}}); err != nil {
+		t.Fatal(err)
+	}
+	// Version 3: a merge that deletes, updates and inserts.
+	if _, err := tb.Merge(ctx, people(t, []int64{1, 3, 7}, []string{"del", "x", "g"}, []string{"d1", "d1", "d3"}), deltalite.MergeOptions{
+		Predicate: "t.id = s.id AND t.day = s.day",
+		Clauses: []merge.Clause{
+			{When: merge.Matched, Predicate: "s.name = 'del'", Action: merge.Delete},
+			{When: merge.Matched, Action: merge.UpdateAll},
+			{When: merge.NotMatched, Action: merge.InsertAll},
+		}}); err != nil {
+		t.Fatal(err)
+	}
+	// Version 4: a delete of whole files writes no change data: readers
+	// take the removed files' rows as deleted.
+	if _, err := tb.Delete(ctx, deltalite.DeleteOptions{Predicate: "day = 'd3'"}); err != nil {
+		t.Fatal(err)
+	}
+	change := func(id int64, name, day, kind string, v int64) string {
+		return fmt.Sprintf("_change_type=%q, _commit_version=%d, day=%q, id=%d, name=%q", kind, v, day, id, name)
+	}
+	want := []string{
+		change(2, "b", "d1", "delete", 1), change(4, "d", "d2", "delete", 1), change(5, "e", "d2", "delete", 1), change(6, "f", "d2", "delete", 1),
+		change(3, "c", "d1", "update_preimage", 2), change(3, "C", "d1", "update_postimage", 2),
+		change(1, "a", "d1", "delete", 3), change(3, "C", "d1", "update_preimage", 3), change(3, "x", "d1", "update_postimage", 3), change(7, "g", "d3", "insert", 3),
+		change(7, "g", "d3", "delete", 4),
+	}
+	slices.Sort(want)
+	return dir, want
+}
+
+// TestChangeDataFilesAsSparkWrites: the change data files of a DELETE,
+// UPDATE and MERGE sit under _change_data/ in partition folders, one cdc
+// action each, in the commit of the change; a delete of whole files has
+// none.
+func TestChangeDataFilesAsSparkWrites(t *testing.T) {
+	dir, _ := changeFeedHistory(t)
+	for v, want := range map[int64]bool{1: true, 2: true, 3: true, 4: false} {
+		data, err := os.ReadFile(filepath.Join(dir, protocol.CommitKey(v)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		actions, err := protocol.DecodeCommit(data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var cdc []*protocol.CDC
+		for _, a := range actions {
+			if a.CDC != nil {
+				cdc = append(cdc, a.CDC)
+			}
+		}
+		if (len(cdc) > 0) != want {
+			t.Errorf("version %d: %d cdc actions, want some: %t", v, len(cdc), want)
+		}
+		for _, c := range cdc {
+			day := c.PartitionValues["day"]
+			if !strings.HasPrefix(c.Path, "_change_data/day="+day+"/cdc-") || c.DataChange || c.Size <= 0 {
+				t.Errorf("version %d: cdc action %+v", v, c)
+			}
+			if _, err := os.Stat(filepath.Join(dir, c.Path)); err != nil {
+				t.Errorf("version %d: %v", v, err)
+			}
+		}
+	}
+}
+
+// TestSparkReadsOurChangeFeed: Spark's table_changes over our DELETE,
+// UPDATE and MERGE on a change-data-feed table gives exactly the rows
+// each changed.
+func TestSparkReadsOurChangeFeed(t *testing.T) {
+	if testing.Short() {
+		t.Skip("interop with Spark: not in -short mode")
+	}
+	dir, want := changeFeedHistory(t)
+	res := peers.Spark(t).Run(t, peers.Op{"op": "sql", "path": dir,
+		"sql": "SELECT id, name, day, _change_type, _commit_version FROM table_changes_by_path('" + dir + "', 1)"})
+	got := res[0].Table(t).Lines(t)
+	if !slices.Equal(got, want) {
+		t.Errorf("Spark's table_changes:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
