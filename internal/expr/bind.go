@@ -285,18 +285,33 @@ func bindLiteral(e *Literal) (node, error) {
 // boolOperand binds an operand of a logical operator; NULL becomes a
 // boolean null.
 func (b *binder) boolOperand(e Expr) (node, error) {
+	return b.typedOperand(e, tBool, "a boolean", false)
+}
+
+// stringOperand binds an operand that a string function or LIKE takes;
+// other atomic types are cast to string, as Spark does implicitly.
+func (b *binder) stringOperand(e Expr) (node, error) {
+	return b.typedOperand(e, tString, "a string", true)
+}
+
+// typedOperand binds an operand that must be of the primitive type want
+// (named what in the error): NULL becomes a null of want and, with
+// castAtomic, any other atomic type is cast to want implicitly.
+func (b *binder) typedOperand(e Expr, want schema.Type, what string, castAtomic bool) (node, error) {
 	n, err := b.bind(e)
 	if err != nil {
 		return nil, err
 	}
 	t := n.Type()
-	if isVoid(t) {
-		return b.coerce(n, tBool, e)
+	switch {
+	case isType(t, primName(want)):
+		return n, nil
+	case isVoid(t):
+		return b.coerce(n, want, e)
+	case castAtomic && isAtomic(t):
+		return b.fold(&castN{x: n, t: want, implicit: true}, e)
 	}
-	if !isBool(t) {
-		return nil, errAt(e, "%s is of type %s where a boolean is needed", e, typeName(t))
-	}
-	return n, nil
+	return nil, errAt(e, "%s is of type %s where %s is needed", e, typeName(t), what)
 }
 
 func (b *binder) unary(e *Unary) (node, error) {
@@ -683,26 +698,6 @@ func (b *binder) between(e *Between) (node, error) {
 		return nil, err
 	}
 	return b.fold(&betweenN{x: ns[0], lo: ns[1], hi: ns[2], not: e.Not}, e)
-}
-
-// stringOperand binds an operand that a string function or LIKE takes;
-// other atomic types are cast to string, as Spark does implicitly.
-func (b *binder) stringOperand(e Expr) (node, error) {
-	n, err := b.bind(e)
-	if err != nil {
-		return nil, err
-	}
-	t := n.Type()
-	if isString(t) {
-		return n, nil
-	}
-	if !isAtomic(t) {
-		return nil, errAt(e, "%s is of type %s where a string is needed", e, typeName(t))
-	}
-	if isVoid(t) {
-		return b.coerce(n, tString, e)
-	}
-	return b.fold(&castN{x: n, t: tString, implicit: true}, e)
 }
 
 func (b *binder) like(e *Like) (node, error) {

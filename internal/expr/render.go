@@ -183,55 +183,27 @@ func render(sb *strings.Builder, e Expr) {
 		sb.WriteString(" " + string(e.Op) + " ")
 		operand(sb, e.R, bp)
 	case *In:
-		operand(sb, e.X, bpPredicate-1)
-		if e.Not {
-			sb.WriteString(" NOT")
-		}
-		sb.WriteString(" IN (")
-		for i, x := range e.List {
-			if i > 0 {
-				sb.WriteString(", ")
-			}
-			render(sb, x)
-		}
-		sb.WriteByte(')')
+		subject(sb, e.X, "", e.Not, " IN ")
+		renderList(sb, e.List)
 	case *Between:
-		operand(sb, e.X, bpPredicate-1)
-		if e.Not {
-			sb.WriteString(" NOT")
-		}
-		sb.WriteString(" BETWEEN ")
+		subject(sb, e.X, "", e.Not, " BETWEEN ")
 		operand(sb, e.Lo, bpPredicate)
 		sb.WriteString(" AND ")
 		operand(sb, e.Hi, bpPredicate)
 	case *IsNull:
-		operand(sb, e.X, bpPredicate-1)
-		sb.WriteString(" IS ")
-		if e.Not {
-			sb.WriteString("NOT ")
-		}
-		sb.WriteString("NULL")
+		subject(sb, e.X, " IS", e.Not, " NULL")
 	case *IsBool:
-		operand(sb, e.X, bpPredicate-1)
-		sb.WriteString(" IS ")
-		if e.Not {
-			sb.WriteString("NOT ")
-		}
+		word := " FALSE"
 		if e.Value {
-			sb.WriteString("TRUE")
-		} else {
-			sb.WriteString("FALSE")
+			word = " TRUE"
 		}
+		subject(sb, e.X, " IS", e.Not, word)
 	case *Like:
-		operand(sb, e.X, bpPredicate-1)
-		if e.Not {
-			sb.WriteString(" NOT")
-		}
+		word := " LIKE "
 		if e.Fold {
-			sb.WriteString(" ILIKE ")
-		} else {
-			sb.WriteString(" LIKE ")
+			word = " ILIKE "
 		}
+		subject(sb, e.X, "", e.Not, word)
 		operand(sb, e.Pattern, bpPredicate)
 		if e.Escape != 0 {
 			sb.WriteString(" ESCAPE " + quoteString(string(e.Escape)))
@@ -242,14 +214,7 @@ func render(sb *strings.Builder, e Expr) {
 		sb.WriteString(" AS " + typeSQL(e.Type) + ")")
 	case *Call:
 		sb.WriteString(e.Name)
-		sb.WriteByte('(')
-		for i, a := range e.Args {
-			if i > 0 {
-				sb.WriteString(", ")
-			}
-			render(sb, a)
-		}
-		sb.WriteByte(')')
+		renderList(sb, e.Args)
 	case *Case:
 		sb.WriteString("CASE")
 		if e.Operand != nil {
@@ -288,3 +253,27 @@ func (e *Like) String() string    { return renderString(e) }
 func (e *Cast) String() string    { return renderString(e) }
 func (e *Call) String() string    { return renderString(e) }
 func (e *Case) String() string    { return renderString(e) }
+
+// renderList writes the expressions comma-separated in parentheses, as an
+// IN list and a call's arguments stand.
+func renderList(sb *strings.Builder, xs []Expr) {
+	sb.WriteByte('(')
+	for i, x := range xs {
+		if i > 0 {
+			sb.WriteString(", ")
+		}
+		render(sb, x)
+	}
+	sb.WriteByte(')')
+}
+
+// subject writes the left operand of a predicate (IN, BETWEEN, LIKE, IS)
+// and its keywords: the ones before NOT, NOT when negated, the rest.
+func subject(sb *strings.Builder, x Expr, before string, not bool, after string) {
+	operand(sb, x, bpPredicate-1)
+	sb.WriteString(before)
+	if not {
+		sb.WriteString(" NOT")
+	}
+	sb.WriteString(after)
+}
