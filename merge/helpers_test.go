@@ -12,8 +12,12 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/compute/exec"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
+	"github.com/deltalite-go/deltalite/internal/testkit/jsonrows"
 	"github.com/deltalite-go/deltalite/schema"
 )
+
+// The shared rig builds the tests' batches.
+var batch = jsonrows.Batch
 
 // cols builds a schema from "name type" pairs, every column nullable.
 func cols(specs ...string) *schema.Struct {
@@ -28,21 +32,6 @@ func cols(specs ...string) *schema.Struct {
 		s.Fields = append(s.Fields, &schema.Field{Name: name, Type: t, Nullable: true})
 	}
 	return s
-}
-
-// batch builds a record batch of s from a JSON array of rows; the caller
-// releases it.
-func batch(t *testing.T, mem memory.Allocator, s *schema.Struct, rows string) arrow.RecordBatch {
-	t.Helper()
-	as, err := schema.ToArrow(s, schema.ArrowOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	rec, _, err := array.RecordFromJSON(mem, as, strings.NewReader(rows))
-	if err != nil {
-		t.Fatalf("rows %s: %v", rows, err)
-	}
-	return rec
 }
 
 // merged runs the join core over the target rows (split into batches of

@@ -14,6 +14,7 @@ import (
 
 	"github.com/deltalite-go/deltalite/internal/datafile"
 	"github.com/deltalite-go/deltalite/internal/testkit/arrowrows"
+	"github.com/deltalite-go/deltalite/internal/testkit/jsonrows"
 	"github.com/deltalite-go/deltalite/internal/txn"
 	"github.com/deltalite-go/deltalite/limits"
 	"github.com/deltalite-go/deltalite/metrics"
@@ -24,22 +25,8 @@ import (
 	"github.com/deltalite-go/deltalite/storage"
 )
 
-// fields builds a schemaString from "name type [not null]" specs.
-func fields(spec ...string) string {
-	var parts []string
-	for _, s := range spec {
-		name, rest, _ := strings.Cut(s, " ")
-		nullable := "true"
-		if strings.HasSuffix(rest, " not null") {
-			rest, nullable = strings.TrimSuffix(rest, " not null"), "false"
-		}
-		if !strings.HasPrefix(rest, "{") {
-			rest = `"` + rest + `"`
-		}
-		parts = append(parts, `{"name":"`+name+`","type":`+rest+`,"nullable":`+nullable+`,"metadata":{}}`)
-	}
-	return `{"type":"struct","fields":[` + strings.Join(parts, ",") + `]}`
-}
+// The shared rig builds the tests' schemas.
+var fields = jsonrows.Fields
 
 // table is a test table on local disk.
 type table struct {
@@ -106,11 +93,7 @@ func (tb *table) arrowSchema() *arrow.Schema {
 // batchOf builds a batch from JSON rows.
 func batchOf(t testing.TB, as *arrow.Schema, rows string) arrow.RecordBatch {
 	t.Helper()
-	rec, _, err := array.RecordFromJSON(memory.DefaultAllocator, as, strings.NewReader(rows))
-	if err != nil {
-		t.Fatalf("batch from JSON: %v", err)
-	}
-	return rec
+	return jsonrows.Record(t, memory.DefaultAllocator, as, rows)
 }
 
 // appendFile commits the rows as a blind append, one write per call

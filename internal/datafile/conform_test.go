@@ -13,6 +13,7 @@ import (
 
 	"github.com/deltalite-go/deltalite/internal/errs"
 	"github.com/deltalite-go/deltalite/internal/testkit/arrowrows"
+	"github.com/deltalite-go/deltalite/internal/testkit/jsonrows"
 	"github.com/deltalite-go/deltalite/schema"
 	"github.com/deltalite-go/deltalite/storage"
 )
@@ -20,11 +21,7 @@ import (
 // jsonBatch builds a batch of an explicit Arrow schema from JSON rows.
 func jsonBatch(t *testing.T, mem memory.Allocator, fields []arrow.Field, rows string) arrow.RecordBatch {
 	t.Helper()
-	rec, _, err := array.RecordFromJSON(mem, arrow.NewSchema(fields, nil), strings.NewReader(rows))
-	if err != nil {
-		t.Fatalf("batch from JSON: %v", err)
-	}
-	return rec
+	return jsonrows.Record(t, mem, arrow.NewSchema(fields, nil), rows)
 }
 
 func nullable(name string, dt arrow.DataType) arrow.Field {

@@ -4,20 +4,26 @@ import (
 	"context"
 	"io"
 	"sort"
-	"strings"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
-	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/apache/arrow-go/v18/parquet/file"
 
 	"github.com/deltalite-go/deltalite/internal/stats"
 	"github.com/deltalite-go/deltalite/internal/testkit/arrowrows"
+	"github.com/deltalite-go/deltalite/internal/testkit/jsonrows"
 	"github.com/deltalite-go/deltalite/protocol"
 	"github.com/deltalite-go/deltalite/scan"
 	"github.com/deltalite-go/deltalite/schema"
 	"github.com/deltalite-go/deltalite/storage"
+)
+
+// The shared rig builds the tests' schemas and batches.
+var (
+	fields     = jsonrows.Fields
+	mustSchema = jsonrows.Schema
+	batch      = jsonrows.Batch
 )
 
 // addsSource is a scan.Source over the adds of one write, with no log.
@@ -34,47 +40,6 @@ func (s *addsSource) Schema() *schema.Struct     { return s.sc }
 func (s *addsSource) PartitionColumns() []string { return s.parts }
 func (s *addsSource) ColumnMapping() schema.Mode { return s.mode }
 func (s *addsSource) Files() []*protocol.Add     { return s.files }
-
-func mustSchema(t testing.TB, js string) *schema.Struct {
-	t.Helper()
-	sc, err := schema.Parse(js)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return sc
-}
-
-// fields builds a schemaString from "name type [not null]" lines, with
-// types in Delta's JSON spelling (nested types as JSON objects).
-func fields(spec ...string) string {
-	var parts []string
-	for _, s := range spec {
-		name, rest, _ := strings.Cut(s, " ")
-		nullable := "true"
-		if strings.HasSuffix(rest, " not null") {
-			rest, nullable = strings.TrimSuffix(rest, " not null"), "false"
-		}
-		if !strings.HasPrefix(rest, "{") {
-			rest = `"` + rest + `"`
-		}
-		parts = append(parts, `{"name":"`+name+`","type":`+rest+`,"nullable":`+nullable+`,"metadata":{}}`)
-	}
-	return `{"type":"struct","fields":[` + strings.Join(parts, ",") + `]}`
-}
-
-// batch builds a batch of the table's logical Arrow schema from JSON rows.
-func batch(t testing.TB, mem memory.Allocator, sc *schema.Struct, rows string) arrow.RecordBatch {
-	t.Helper()
-	as, err := schema.ToArrow(sc, schema.ArrowOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	rec, _, err := array.RecordFromJSON(mem, as, strings.NewReader(rows))
-	if err != nil {
-		t.Fatalf("batch from JSON: %v", err)
-	}
-	return rec
-}
 
 // writeAll writes the batches with a new Writer and returns the adds.
 func writeAll(t testing.TB, st storage.Store, opt Options, recs ...arrow.RecordBatch) []*protocol.Add {

@@ -152,14 +152,21 @@ func TestEscapePathName(t *testing.T) {
 var everyPartitionType = fields("b byte", "s short", "i integer", "l long", "f float", "d double",
 	"dec decimal(7,3)", "ok boolean", "bin binary", "day date", "ts timestamp", "ntz timestamp_ntz", "str string", "v long")
 
-func TestPartitionByEveryType(t *testing.T) {
-	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
-	defer mem.AssertSize(t, 0)
-	sc := mustSchema(t, everyPartitionType)
+// everyPartitionColumn names the partition columns of everyPartitionType:
+// all but the last, the data column.
+func everyPartitionColumn(sc *schema.Struct) []string {
 	var parts []string
 	for _, f := range sc.Fields[:len(sc.Fields)-1] {
 		parts = append(parts, f.Name)
 	}
+	return parts
+}
+
+func TestPartitionByEveryType(t *testing.T) {
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer mem.AssertSize(t, 0)
+	sc := mustSchema(t, everyPartitionType)
+	parts := everyPartitionColumn(sc)
 	rec := batch(t, mem, sc, `[
 	{"b":1,"s":2,"i":3,"l":4,"f":1.5,"d":-0.25,"dec":"1.500","ok":true,"bin":"YS9i","day":"2024-01-02","ts":"2024-01-02T03:04:05.123456Z","ntz":"2024-01-02T03:04:05","str":"x","v":1},
 	{"b":1,"s":2,"i":3,"l":4,"f":1.5,"d":-0.25,"dec":"1.500","ok":true,"bin":"YS9i","day":"2024-01-02","ts":"2024-01-02T03:04:05.123456Z","ntz":"2024-01-02T03:04:05","str":"x","v":2},

@@ -192,10 +192,7 @@ func hostileTable(t *testing.T, mem memory.Allocator) writtenTable {
 // partitionTypesTable is partitioned by a column of every partitionable type.
 func partitionTypesTable(t *testing.T, mem memory.Allocator) writtenTable {
 	sc := mustSchema(t, everyPartitionType)
-	var parts []string
-	for _, f := range sc.Fields[:len(sc.Fields)-1] {
-		parts = append(parts, f.Name)
-	}
+	parts := everyPartitionColumn(sc)
 	rec := batch(t, mem, sc, `[
 	{"b":1,"s":2,"i":3,"l":4,"f":1.5,"d":-0.25,"dec":"1.500","ok":true,"bin":"YS9i","day":"2024-01-02","ts":"2024-01-02T03:04:05.123456Z","ntz":"2024-01-02T03:04:05","str":"x","v":1},
 	{"b":null,"s":null,"i":null,"l":null,"f":null,"d":null,"dec":null,"ok":null,"bin":null,"day":null,"ts":null,"ntz":null,"str":null,"v":3},

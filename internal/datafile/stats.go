@@ -116,21 +116,21 @@ func (s *leafStats) add(l *statLeaf, arr arrow.Array, valid []bool, prefixLen in
 	}
 	switch a := arr.(type) {
 	case *array.Int8:
-		s.ints(intMinMax(a.Int8Values(), valid))
+		addInts(s, a.Int8Values(), valid)
 	case *array.Int16:
-		s.ints(intMinMax(a.Int16Values(), valid))
+		addInts(s, a.Int16Values(), valid)
 	case *array.Int32:
-		s.ints(intMinMax(a.Int32Values(), valid))
+		addInts(s, a.Int32Values(), valid)
 	case *array.Int64:
-		s.ints(intMinMax(a.Int64Values(), valid))
+		addInts(s, a.Int64Values(), valid)
 	case *array.Date32:
-		s.ints(intMinMax(a.Date32Values(), valid))
+		addInts(s, a.Date32Values(), valid)
 	case *array.Timestamp:
-		s.ints(intMinMax(a.TimestampValues(), valid))
+		addInts(s, a.TimestampValues(), valid)
 	case *array.Float32:
-		s.floats(floatMinMax(a.Float32Values(), valid))
+		addFloats(s, a.Float32Values(), valid)
 	case *array.Float64:
-		s.floats(floatMinMax(a.Float64Values(), valid))
+		addFloats(s, a.Float64Values(), valid)
 	case *array.Decimal128:
 		s.decimals(a, valid)
 	case *array.Boolean:
@@ -150,10 +150,13 @@ func (s *leafStats) add(l *statLeaf, arr arrow.Array, valid []bool, prefixLen in
 	}
 }
 
-func (s *leafStats) ints(lo, hi int64, ok bool) {
+// addInts widens the batch's integer bounds into s.
+func addInts[T ~int8 | ~int16 | ~int32 | ~int64](s *leafStats, vals []T, valid []bool) {
+	mn, mx, ok, _ := minMax(vals, valid)
 	if !ok {
 		return
 	}
+	lo, hi := int64(mn), int64(mx)
 	if !s.seen {
 		s.imin, s.imax, s.seen = lo, hi, true
 		return
@@ -161,30 +164,25 @@ func (s *leafStats) ints(lo, hi int64, ok bool) {
 	s.imin, s.imax = min(s.imin, lo), max(s.imax, hi)
 }
 
-func intMinMax[T ~int8 | ~int16 | ~int32 | ~int64](vals []T, valid []bool) (lo, hi int64, ok bool) {
-	var mn, mx T
-	for i, v := range vals {
-		if valid != nil && !valid[i] {
-			continue
-		}
-		if !ok {
-			mn, mx, ok = v, v, true
-			continue
-		}
-		if v < mn {
-			mn = v
-		}
-		if v > mx {
-			mx = v
-		}
+// addFloats widens the batch's float bounds into s and records a NaN.
+// Zeros compare equal, so the bounds are widened to -0.0 and +0.0 later.
+func addFloats[T ~float32 | ~float64](s *leafStats, vals []T, valid []bool) {
+	mn, mx, ok, nan := minMax(vals, valid)
+	s.nan = s.nan || nan
+	if !ok {
+		return
 	}
-	return int64(mn), int64(mx), ok
+	lo, hi := float64(mn), float64(mx)
+	if !s.seen {
+		s.fmin, s.fmax, s.seen = lo, hi, true
+		return
+	}
+	s.fmin, s.fmax = math.Min(s.fmin, lo), math.Max(s.fmax, hi)
 }
 
-// floatMinMax ignores NaN for the bounds and reports whether it saw one.
-// Zeros compare equal, so the bounds are widened to -0.0 and +0.0 later.
-func floatMinMax[T float32 | float64](vals []T, valid []bool) (lo, hi float64, ok, nan bool) {
-	var mn, mx T
+// minMax returns the bounds of the valid values, ignoring NaN (and
+// reporting whether it saw one); ok is false when no value counted.
+func minMax[T ~int8 | ~int16 | ~int32 | ~int64 | ~float32 | ~float64](vals []T, valid []bool) (mn, mx T, ok, nan bool) {
 	for i, v := range vals {
 		if valid != nil && !valid[i] {
 			continue
@@ -204,19 +202,7 @@ func floatMinMax[T float32 | float64](vals []T, valid []bool) (lo, hi float64, o
 			mx = v
 		}
 	}
-	return float64(mn), float64(mx), ok, nan
-}
-
-func (s *leafStats) floats(lo, hi float64, ok, nan bool) {
-	s.nan = s.nan || nan
-	if !ok {
-		return
-	}
-	if !s.seen {
-		s.fmin, s.fmax, s.seen = lo, hi, true
-		return
-	}
-	s.fmin, s.fmax = math.Min(s.fmin, lo), math.Max(s.fmax, hi)
+	return mn, mx, ok, nan
 }
 
 func (s *leafStats) decimals(a *array.Decimal128, valid []bool) {

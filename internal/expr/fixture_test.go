@@ -9,7 +9,14 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
+	"github.com/deltalite-go/deltalite/internal/testkit/jsonrows"
 	"github.com/deltalite-go/deltalite/schema"
+)
+
+// The shared rig builds the tests' schemas and batches.
+var (
+	mustSchema = jsonrows.Schema
+	batch      = jsonrows.Batch
 )
 
 // allTypesSchema has a column of every primitive type, a decimal, a struct
@@ -42,29 +49,6 @@ const allTypesRows = `[
 {"b":true,"i8":127,"i16":32767,"i32":2147483647,"i64":9223372036854775807,"f32":0.1,"f64":0.1,"dec":"99999999.99","s":"a%b_c","bin":"AP8=","d":"1969-12-31","ts":"1969-12-31T23:59:59.999999Z","ntz":"1970-01-01T00:00:00","st":{"x":3,"y":null},"My Col":"c"},
 {"b":false,"i8":0,"i16":0,"i32":0,"i64":0,"f32":0,"f64":-0.0,"dec":"0.00","s":"","bin":"AA==","d":"2000-02-29","ts":"2000-02-29T00:00:00Z","ntz":"2000-02-29T00:00:00","st":{"x":null,"y":null},"My Col":""}
 ]`
-
-func mustSchema(t testing.TB, js string) *schema.Struct {
-	t.Helper()
-	sc, err := schema.Parse(js)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return sc
-}
-
-// batch builds a record batch of the schema's Arrow form from JSON rows.
-func batch(t testing.TB, mem memory.Allocator, sc *schema.Struct, rows string) arrow.RecordBatch {
-	t.Helper()
-	as, err := schema.ToArrow(sc, schema.ArrowOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	rec, _, err := array.RecordFromJSON(mem, as, strings.NewReader(rows))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return rec
-}
 
 func allTypes(t testing.TB) (*schema.Struct, arrow.RecordBatch) {
 	t.Helper()
