@@ -67,7 +67,8 @@ type agg struct {
 
 func aggregate(cr *Case, engine string) agg {
 	var a agg
-	var op, wall, cpu, rss, by, del, fa, fad, frm []float64
+	var s runproc.Samples
+	var del, after []float64
 	for _, run := range cr.Runs {
 		if run.Engine != engine {
 			continue
@@ -77,20 +78,15 @@ func aggregate(cr *Case, engine string) agg {
 			a.lastError = run.Error
 			continue
 		}
-		op = append(op, run.OpS)
-		wall = append(wall, run.WallS)
-		cpu = append(cpu, run.CPUS())
-		rss = append(rss, float64(run.MaxRSSKiB)/1024)
-		by = append(by, float64(run.Volume.BytesAdded))
+		s.Add(run.Measured, run.Volume)
 		del = append(del, float64(len(run.Deleted)))
-		fa = append(fa, float64(run.FilesAfter))
-		fad = append(fad, float64(run.Volume.FilesAdded))
-		frm = append(frm, float64(run.Volume.FilesRemoved))
+		after = append(after, float64(run.FilesAfter))
 	}
-	m := runproc.Median
-	a.n = len(wall)
-	a.op, a.wall, a.cpu, a.rss, a.bytes, a.deleted = m(op), m(wall), m(cpu), m(rss), m(by), m(del)
-	a.filesAfter, a.filesAdded, a.filesRemove = m(fa), m(fad), m(frm)
+	m := s.Medians()
+	a.n = m.N
+	a.op, a.wall, a.cpu, a.rss, a.bytes = m.OpS, m.WallS, m.CPUS, m.RSSMiB, m.BytesAdded
+	a.filesAdded, a.filesRemove = m.FilesAdded, m.FilesRemoved
+	a.deleted, a.filesAfter = runproc.Median(del), runproc.Median(after)
 	return a
 }
 

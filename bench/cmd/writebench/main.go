@@ -239,20 +239,15 @@ type agg struct {
 }
 
 func aggregate(r *Report, cs, engine string) agg {
-	var op, wall, cpu, rss, by, fi []float64
+	var s runproc.Samples
 	for _, run := range r.Runs {
 		if run.Case != cs || run.Engine != engine || run.Error != "" {
 			continue
 		}
-		op = append(op, run.OpS)
-		wall = append(wall, run.WallS)
-		cpu = append(cpu, run.CPUS())
-		rss = append(rss, float64(run.MaxRSSKiB)/1024)
-		by = append(by, float64(run.Volume.BytesAdded))
-		fi = append(fi, float64(run.Volume.FilesAdded))
+		s.Add(run.Measured, run.Volume)
 	}
-	m := runproc.Median
-	return agg{n: len(op), op: m(op), wall: m(wall), cpu: m(cpu), rss: m(rss), bytes: m(by), files: m(fi)}
+	m := s.Medians()
+	return agg{n: m.N, op: m.OpS, wall: m.WallS, cpu: m.CPUS, rss: m.RSSMiB, bytes: m.BytesAdded, files: m.FilesAdded}
 }
 
 func caseLabel(cs string, in Input) string {

@@ -21,3 +21,32 @@ func (s Sample) Measured() Measured {
 
 // CPUS is user + system time in seconds.
 func (m Measured) CPUS() float64 { return m.UserS + m.SysS }
+
+// Medians are the medians of runs' figures and of what they wrote.
+type Medians struct {
+	N                                    int
+	OpS, WallS, CPUS, RSSMiB             float64
+	BytesAdded, FilesAdded, FilesRemoved float64
+}
+
+// Samples collects the figures of runs, for their medians.
+type Samples struct {
+	op, wall, cpu, rss, bytes, added, removed []float64
+}
+
+// Add counts one run.
+func (s *Samples) Add(m Measured, v Volume) {
+	s.op = append(s.op, m.OpS)
+	s.wall = append(s.wall, m.WallS)
+	s.cpu = append(s.cpu, m.CPUS())
+	s.rss = append(s.rss, float64(m.MaxRSSKiB)/1024)
+	s.bytes = append(s.bytes, float64(v.BytesAdded))
+	s.added = append(s.added, float64(v.FilesAdded))
+	s.removed = append(s.removed, float64(v.FilesRemoved))
+}
+
+// Medians are the medians of the runs added (zeros for none).
+func (s *Samples) Medians() Medians {
+	return Medians{N: len(s.op), OpS: Median(s.op), WallS: Median(s.wall), CPUS: Median(s.cpu), RSSMiB: Median(s.rss),
+		BytesAdded: Median(s.bytes), FilesAdded: Median(s.added), FilesRemoved: Median(s.removed)}
+}
