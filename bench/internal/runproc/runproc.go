@@ -71,15 +71,7 @@ func Run(argv []string, env []string, logTo *os.File) (Sample, error) {
 // command's --json output): it returns the last line of stdout as it is
 // and leaves s.Result empty.
 func RunLine(argv []string, env []string, logTo *os.File) (Sample, []byte, error) {
-	cmd := exec.Command(argv[0], argv[1:]...)
-	cmd.Env = append(os.Environ(), env...)
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout = &stdout
-	if logTo != nil {
-		cmd.Stderr = teeWriter{&stderr, logTo}
-	} else {
-		cmd.Stderr = &stderr
-	}
+	cmd, stdout, stderr := command(argv, env, logTo)
 	s := Sample{LoadBefore: Load1()}
 	start := time.Now()
 	err := cmd.Run()
@@ -94,28 +86,36 @@ func RunLine(argv []string, env []string, logTo *os.File) (Sample, []byte, error
 			s.Sys = time.Duration(syscall.TimevalToNsec(ru.Stime))
 		}
 	}
-	if err != nil {
-		return s, nil, fmt.Errorf("%s: %w\n%s", strings.Join(argv, " "), err, LastLines(stderr.String(), 20))
-	}
-	line := bytes.TrimSpace(stdout.Bytes())
-	if i := bytes.LastIndexByte(line, '\n'); i >= 0 {
-		line = line[i+1:]
-	}
-	return s, line, nil
+	line, err := lastLine(argv, err, stdout, stderr)
+	return s, line, err
 }
 
 // Output runs argv and returns its stdout's last line (for helper
 // programs whose resources are not measured).
 func Output(argv []string, logTo *os.File) ([]byte, error) {
-	cmd := exec.Command(argv[0], argv[1:]...)
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout = &stdout
+	cmd, stdout, stderr := command(argv, nil, logTo)
+	return lastLine(argv, cmd.Run(), stdout, stderr)
+}
+
+// command is argv with env added to this process's, its stdout and stderr
+// captured (stderr also copied to logTo when given).
+func command(argv, env []string, logTo *os.File) (cmd *exec.Cmd, stdout, stderr *bytes.Buffer) {
+	cmd = exec.Command(argv[0], argv[1:]...)
+	cmd.Env = append(os.Environ(), env...)
+	stdout, stderr = &bytes.Buffer{}, &bytes.Buffer{}
+	cmd.Stdout = stdout
 	if logTo != nil {
-		cmd.Stderr = teeWriter{&stderr, logTo}
+		cmd.Stderr = teeWriter{stderr, logTo}
 	} else {
-		cmd.Stderr = &stderr
+		cmd.Stderr = stderr
 	}
-	if err := cmd.Run(); err != nil {
+	return cmd, stdout, stderr
+}
+
+// lastLine is the last line of a finished command's stdout, or its error
+// with the end of its stderr.
+func lastLine(argv []string, err error, stdout, stderr *bytes.Buffer) ([]byte, error) {
+	if err != nil {
 		return nil, fmt.Errorf("%s: %w\n%s", strings.Join(argv, " "), err, LastLines(stderr.String(), 20))
 	}
 	line := bytes.TrimSpace(stdout.Bytes())
