@@ -28,7 +28,8 @@ type fileReader struct {
 	emit func(arrow.RecordBatch) bool
 
 	deleted *dv.Bitmap
-	recCol  []int // per bound.read: column of the file batch, -1 if not read by pqarrow
+	only    *dv.Bitmap // with rowsOnly: the positions to read, instead of deleted
+	recCol  []int      // per bound.read: column of the file batch, -1 if not read by pqarrow
 	int96   []*int96Column
 	i96Col  []int         // per bound.read: index in int96, -1 if not an INT96 column
 	values  []any         // per output column: the constant's value (nil: null)
@@ -48,7 +49,9 @@ func (b *bound) readFile(ctx context.Context, task FileTask, emit func(arrow.Rec
 	if err := fr.partitionValues(); err != nil {
 		return err
 	}
-	if d := task.Add.DeletionVector; d != nil {
+	if only, ok := b.rowsOnly[task.Add]; ok {
+		fr.only = only
+	} else if d := task.Add.DeletionVector; d != nil {
 		bm, err := dv.Load(ctx, b.src.Store(), d)
 		if err != nil {
 			key, _ := dv.FileKey(b.src.Store(), d)
@@ -317,6 +320,9 @@ func (fr *fileReader) filter(rec arrow.RecordBatch) (arrow.RecordBatch, error) {
 // selection returns the rows of the batch to keep: nil and n when all are;
 // otherwise the indexes of the rows not deleted.
 func (fr *fileReader) selection(base int64, n int) ([]int32, int) {
+	if fr.only != nil {
+		return fr.onlyRows(base, n)
+	}
 	hasDeleted := false
 	if fr.deleted != nil {
 		for range fr.deleted.Range(uint64(base), uint64(base)+uint64(n)) {
@@ -343,6 +349,19 @@ func (fr *fileReader) selection(base int64, n int) ([]int32, int) {
 		if k {
 			idx = append(idx, int32(i))
 		}
+	}
+	fr.idx = idx
+	if len(idx) == n {
+		return nil, n
+	}
+	return idx, len(idx)
+}
+
+// onlyRows is selection for a file read at chosen positions (rowsOnly).
+func (fr *fileReader) onlyRows(base int64, n int) ([]int32, int) {
+	idx := fr.idx[:0]
+	for pos := range fr.only.Range(uint64(base), uint64(base)+uint64(n)) {
+		idx = append(idx, int32(pos-uint64(base)))
 	}
 	fr.idx = idx
 	if len(idx) == n {

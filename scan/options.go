@@ -4,6 +4,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/deltalite-go/deltalite/internal/arrowmem"
+	"github.com/deltalite-go/deltalite/internal/dv"
 	"github.com/deltalite-go/deltalite/internal/expr"
 	"github.com/deltalite-go/deltalite/internal/scanhook"
 	"github.com/deltalite-go/deltalite/protocol"
@@ -24,8 +25,9 @@ type Scan struct {
 	chosen        bool
 	columns       []string // nil: every column, in schema order
 	filters       []Filter
-	given         []*expr.Bound // predicates the engine gave bound (withBound)
-	wheres        []string      // SQL predicates, bound when the scan is planned
+	given         []*expr.Bound                // predicates the engine gave bound (withBound)
+	rowsOnly      map[*protocol.Add]*dv.Bitmap // files read at these positions only (withRowsOnly)
+	wheres        []string                     // SQL predicates, bound when the scan is planned
 	batchSize     int
 	limit         int64 // < 0: no limit
 	parallelism   int
@@ -110,8 +112,15 @@ func withBound(p *expr.Bound) Option {
 	}
 }
 
+// withRowsOnly reads only the given positions of the given files
+// (scanhook.WithRowsOnly).
+func withRowsOnly(rows map[*protocol.Add]*dv.Bitmap) Option {
+	return func(s *Scan) { s.rowsOnly = rows }
+}
+
 func init() {
 	scanhook.WithBound = func(p *expr.Bound) any { return withBound(p) }
+	scanhook.WithRowsOnly = func(rows map[*protocol.Add]*dv.Bitmap) any { return withRowsOnly(rows) }
 }
 
 // WithBatchSize sets the number of rows per record batch read from a file

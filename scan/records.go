@@ -47,10 +47,18 @@ func (s *Scan) RecordReader(ctx context.Context) (array.RecordReader, error) {
 	if err != nil {
 		return nil, err
 	}
+	return NewRecordReader(sc, seq), nil
+}
+
+// NewRecordReader adapts a batch sequence of schema sc, such as Records
+// returns, to array.RecordReader: each batch is valid until the next call
+// of Next, an error ends the batches (Err), and Release stops the
+// sequence. Release it when done, also when stopping early.
+func NewRecordReader(sc *arrow.Schema, seq iter.Seq2[arrow.RecordBatch, error]) array.RecordReader {
 	next, stop := iter.Pull2(seq)
 	r := &recordReader{schema: sc, next: next, stop: stop}
 	r.refs.Store(1)
-	return r, nil
+	return r
 }
 
 type item struct {

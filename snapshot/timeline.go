@@ -135,18 +135,54 @@ func (tl *timeline) versionAt(ctx context.Context, ts time.Time) (int64, error) 
 	}
 	found := versions[n-1]
 	if found == tl.latest {
-		last, err := tl.at(ctx, found, nil)
-		if err != nil {
+		if err := tl.notAfterLatest(ctx, ts, "or none to read the latest version"); err != nil {
 			return 0, err
-		}
-		if last < target {
-			lt := formatTime(time.UnixMilli(last))
-			return 0, errs.New(errs.InvalidArgument, tl.st.URL(),
-				"timestamp %s is after the latest commit (version %d at %s): use a timestamp at or before %s, or none to read the latest version",
-				formatTime(ts), found, lt, lt)
 		}
 	}
 	return found, nil
+}
+
+// notAfterLatest refuses a ts after the latest commit, as Spark does
+// (DELTA_TIMESTAMP_GREATER_THAN_COMMIT): what that version holds then is
+// not known yet. or is the other choice the caller has.
+func (tl *timeline) notAfterLatest(ctx context.Context, ts time.Time, or string) error {
+	last, err := tl.at(ctx, tl.latest, nil)
+	if err != nil {
+		return err
+	}
+	if last < ts.UnixMilli() {
+		lt := formatTime(time.UnixMilli(last))
+		return errs.New(errs.InvalidArgument, tl.st.URL(),
+			"timestamp %s is after the latest commit (version %d at %s): use a timestamp at or before %s, %s",
+			formatTime(ts), tl.latest, lt, lt, or)
+	}
+	return nil
+}
+
+// versionFrom is the oldest version committed at or after ts, the start
+// of a change data feed read by timestamp (Spark's starting version of a
+// stream): a ts before every commit is the oldest commit, one after the
+// latest commit is refused as versionAt refuses it.
+func (tl *timeline) versionFrom(ctx context.Context, ts time.Time) (int64, error) {
+	if err := tl.notAfterLatest(ctx, ts, "or a version"); err != nil {
+		return 0, err
+	}
+	target := ts.UnixMilli()
+	var searchErr error
+	n := sort.Search(len(tl.versions), func(i int) bool {
+		t, err := tl.at(ctx, tl.versions[i], nil)
+		if err != nil && searchErr == nil {
+			searchErr = err
+		}
+		return err != nil || t >= target
+	})
+	if searchErr != nil {
+		return 0, searchErr
+	}
+	if n == len(tl.versions) {
+		return tl.latest, nil
+	}
+	return tl.versions[n], nil
 }
 
 // earliestRecoverable is the oldest version a snapshot can be built for:

@@ -50,6 +50,16 @@ func (b *Bitmap) Or(o *Bitmap) {
 	b.rb.Or(o.rb)
 }
 
+// AndNot returns a new bitmap of the rows of b that are not in o.
+func (b *Bitmap) AndNot(o *Bitmap) *Bitmap {
+	out := b.Clone()
+	if o != nil && o.rb != nil {
+		out.init()
+		out.rb.AndNot(o.rb)
+	}
+	return out
+}
+
 // Contains reports whether row is deleted.
 func (b *Bitmap) Contains(row uint64) bool {
 	return b != nil && b.rb != nil && b.rb.Contains(row)
