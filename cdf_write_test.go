@@ -9,7 +9,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/apache/arrow-go/v18/arrow"
+
 	"github.com/deltalite-go/deltalite"
+	"github.com/deltalite-go/deltalite/internal/testkit/arrowrows"
 	"github.com/deltalite-go/deltalite/internal/testkit/peers"
 	"github.com/deltalite-go/deltalite/merge"
 	"github.com/deltalite-go/deltalite/protocol"
@@ -117,5 +120,30 @@ func TestSparkReadsOurChangeFeed(t *testing.T) {
 	got := res[0].Table(t).Lines(t)
 	if !slices.Equal(got, want) {
 		t.Errorf("Spark's table_changes:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// TestChangesReadOurChangeFeed: this engine's change feed reader gives the
+// rows each of our DELETE, UPDATE and MERGE changed, as Spark's does.
+func TestChangesReadOurChangeFeed(t *testing.T) {
+	dir, want := changeFeedHistory(t)
+	rr, err := openT(t, dir).Changes(context.Background(), deltalite.ChangesOptions{
+		FromVersion: 1, Columns: []string{"id", "name", "day", "_change_type", "_commit_version"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rr.Release()
+	var recs []arrow.RecordBatch
+	for rr.Next() {
+		rec := rr.RecordBatch()
+		rec.Retain()
+		recs = append(recs, rec)
+	}
+	if err := rr.Err(); err != nil {
+		t.Fatal(err)
+	}
+	got := arrowrows.Rows(recs...)
+	if !slices.Equal(got, want) {
+		t.Errorf("Changes:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }
