@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
 
 	"github.com/deltalite-go/deltalite"
 	"github.com/deltalite-go/deltalite/internal/testkit/arrowrows"
@@ -19,7 +20,8 @@ import (
 )
 
 // changeFeedHistory writes a partitioned table with the change data feed
-// on and changes it with DELETE, UPDATE and MERGE (versions 1 to 4); it
+// on and changes it with DELETE, UPDATE, MERGE and replace-where
+// overwrites (versions 1 to 6); it
 // returns the change rows each version should have, as Spark's
 // table_changes renders (id, name, day, _change_type, _commit_version).
 func changeFeedHistory(t *testing.T) (string, []string) {
@@ -44,7 +46,7 @@ func changeFeedHistory(t *testing.T) (string, []string) {
 		t.Fatal(err)
 	}
 	// Version 3: a merge that deletes, updates and inserts.
-	if _, err := tb.Merge(ctx, people(t, []int64{1, 3, 7}, []string{"del", "x", "g"}, []string{"d1", "d1", "d3"}), deltalite.MergeOptions{
+	if _, err := tb.Merge(ctx, people(t, []int64{1, 3, 7, 8}, []string{"del", "x", "g", "h"}, []string{"d1", "d1", "d3", "d1"}), deltalite.MergeOptions{
 		Predicate: "t.id = s.id AND t.day = s.day",
 		Clauses: []merge.Clause{
 			{When: merge.Matched, Predicate: "s.name = 'del'", Action: merge.Delete},
@@ -58,14 +60,27 @@ func changeFeedHistory(t *testing.T) (string, []string) {
 	if _, err := tb.Delete(ctx, deltalite.DeleteOptions{Predicate: "day = 'd3'"}); err != nil {
 		t.Fatal(err)
 	}
+	// Version 5: a replace-where that keeps part of a file (ids 3 and 8):
+	// its deletes and inserts (Spark writes no update images for it).
+	// Version 6: one of a whole partition writes none.
+	for _, w := range []struct {
+		where string
+		rows  array.RecordReader
+	}{{"id = 3", people(t, []int64{3}, []string{"y"}, []string{"d1"})}, {"day = 'd9'", people(t, []int64{9}, []string{"n"}, []string{"d9"})}} {
+		if _, err := deltalite.Write(ctx, dir, w.rows, deltalite.WriteOptions{Mode: deltalite.ModeOverwrite, ReplaceWhere: w.where}); err != nil {
+			t.Fatal(err)
+		}
+	}
 	change := func(id int64, name, day, kind string, v int64) string {
 		return fmt.Sprintf("_change_type=%q, _commit_version=%d, day=%q, id=%d, name=%q", kind, v, day, id, name)
 	}
 	want := []string{
 		change(2, "b", "d1", "delete", 1), change(4, "d", "d2", "delete", 1), change(5, "e", "d2", "delete", 1), change(6, "f", "d2", "delete", 1),
 		change(3, "c", "d1", "update_preimage", 2), change(3, "C", "d1", "update_postimage", 2),
-		change(1, "a", "d1", "delete", 3), change(3, "C", "d1", "update_preimage", 3), change(3, "x", "d1", "update_postimage", 3), change(7, "g", "d3", "insert", 3),
+		change(1, "a", "d1", "delete", 3), change(3, "C", "d1", "update_preimage", 3), change(3, "x", "d1", "update_postimage", 3), change(7, "g", "d3", "insert", 3), change(8, "h", "d1", "insert", 3),
 		change(7, "g", "d3", "delete", 4),
+		change(3, "x", "d1", "delete", 5), change(3, "y", "d1", "insert", 5),
+		change(9, "n", "d9", "insert", 6),
 	}
 	slices.Sort(want)
 	return dir, want
@@ -77,7 +92,7 @@ func changeFeedHistory(t *testing.T) (string, []string) {
 // none.
 func TestChangeDataFilesAsSparkWrites(t *testing.T) {
 	dir, _ := changeFeedHistory(t)
-	for v, want := range map[int64]bool{1: true, 2: true, 3: true, 4: false} {
+	for v, want := range map[int64]bool{1: true, 2: true, 3: true, 4: false, 5: true, 6: false} {
 		data, err := os.ReadFile(filepath.Join(dir, protocol.CommitKey(v)))
 		if err != nil {
 			t.Fatal(err)

@@ -142,27 +142,38 @@ func TestReplaceKeepsFeaturesAndChecksProperties(t *testing.T) {
 	}
 }
 
-// TestChangeDataFeedRefusesRowRewrites: with change data feed on, a
-// replace-where that keeps some rows of the files it removes needs change
-// data files, which this engine does not write: it is refused naming the
-// property, and the table (log and data files) stays as it was. Whole-file
-// replacements (a partition predicate, a data predicate whose statistics
-// select whole files) and full overwrites go through.
-func TestChangeDataFeedRefusesRowRewrites(t *testing.T) {
+// TestChangeDataFeedRowRewrites: with change data feed on, a replace-where
+// that keeps some rows of the files it removes writes change data files;
+// with column mapping too it is refused naming the property, and the table
+// (log and data files) stays as it was. Whole-file replacements (a
+// partition predicate, a data predicate whose statistics select whole
+// files) and full overwrites go through.
+func TestChangeDataFeedRowRewrites(t *testing.T) {
 	ctx := context.Background()
 	uri := t.TempDir()
 	cdf := map[string]string{"delta.enableChangeDataFeed": "true"}
 	mustWrite(t, uri, people(t, []int64{1, 2}, []string{"a", "b"}, []string{"d1", "d1"}),
 		deltalite.WriteOptions{PartitionBy: []string{"day"}, Properties: cdf})
 	mustWrite(t, uri, people(t, []int64{3, 4}, []string{"c", "d"}, []string{"d2", "d2"}), deltalite.WriteOptions{Mode: deltalite.ModeAppend})
-	before := listFiles(t, uri)
-	_, err := deltalite.Write(ctx, uri, people(t, []int64{1}, []string{"e"}, []string{"d1"}),
+	// A replace-where that keeps part of a file writes its change data.
+	mustWrite(t, uri, people(t, []int64{1}, []string{"e"}, []string{"d1"}),
+		deltalite.WriteOptions{Mode: deltalite.ModeOverwrite, ReplaceWhere: "id = 1"})
+	if cdc, _ := filepath.Glob(filepath.Join(uri, "_change_data", "day=d1", "cdc-*.parquet")); len(cdc) != 1 {
+		t.Fatalf("change data files of the row rewrite: %v", cdc)
+	}
+	// With column mapping this engine writes no change data yet: refused,
+	// and the table is left as it was.
+	mapped := t.TempDir()
+	mustWrite(t, mapped, people(t, []int64{1, 2}, []string{"a", "b"}, []string{"d1", "d1"}),
+		deltalite.WriteOptions{Properties: map[string]string{"delta.enableChangeDataFeed": "true", "delta.columnMapping.mode": "name"}})
+	before := listFiles(t, mapped)
+	_, err := deltalite.Write(ctx, mapped, people(t, []int64{1}, []string{"e"}, []string{"d1"}),
 		deltalite.WriteOptions{Mode: deltalite.ModeOverwrite, ReplaceWhere: "id = 1"})
 	if !errors.Is(err, deltalite.ErrUnsupportedTable) || !strings.Contains(err.Error(), "delta.enableChangeDataFeed") ||
-		!strings.Contains(err.Error(), "keeping some of their rows") {
-		t.Fatalf("row rewrite under CDF: %v", err)
+		!strings.Contains(err.Error(), "column mapping") {
+		t.Fatalf("row rewrite under CDF with column mapping: %v", err)
 	}
-	if after := listFiles(t, uri); !slices.Equal(before, after) {
+	if after := listFiles(t, mapped); !slices.Equal(before, after) {
 		t.Fatalf("refused replace-where changed the table: %v -> %v", before, after)
 	}
 	// Whole files: by partition, by statistics, and the whole table.

@@ -117,15 +117,6 @@ func (w *job) replaceRows(ctx context.Context, sc *schema.Struct, source func(fu
 	if err != nil {
 		return nil, err
 	}
-	// A write commits no change data files: on a table with the change
-	// data feed on, its commit is refused when it kept rows of a file
-	// (txn's changeDataFeed rule), and without kept rows the feed is its
-	// adds and removes.
-	cdc := make([]*protocol.Add, len(written.CDC))
-	for i, f := range written.CDC {
-		cdc[i] = &protocol.Add{Path: f.Path}
-	}
-	datafile.DeleteAdded(ctx, w.st, cdc)
-	w.copiedRows, w.replaced = written.RowsKept, written.Removes
+	w.copiedRows, w.replaced, w.cdc = written.RowsKept, written.Removes, written.CDC
 	return written.Adds, nil
 }

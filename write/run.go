@@ -108,6 +108,7 @@ type job struct {
 	rewrite      []*protocol.Add
 	copiedRows   int64              // rows of w.rewrite written again
 	replaced     []*protocol.Remove // the removes of the replace-where's change (op.Write)
+	cdc          []*protocol.CDC    // and its change data files
 	// ignore is the IgnoreWhere predicate bound to the table the write
 	// decided to append to.
 	ignore *ignoreWhere
@@ -161,6 +162,12 @@ func (w *job) update(ctx context.Context) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	// What a failed commit leaves to delete: the data files and the
+	// change data files.
+	written := slices.Clip(adds)
+	for _, f := range w.cdc {
+		written = append(written, &protocol.Add{Path: f.Path})
+	}
 	op.RewritesRows = w.copiedRows > 0
 	if snap.IsEmpty() && len(adds) == 0 && op.Name == txn.OpWrite {
 		op = txn.Operation{Name: txn.OpCreateTable, Parameters: map[string]any{"partitionBy": md.PartitionColumns}}
@@ -168,7 +175,7 @@ func (w *job) update(ctx context.Context) (*Result, error) {
 	for {
 		p, err := w.commitPinned(ctx, snap, md, op, adds, res)
 		if err == nil && p.skipped != nil {
-			datafile.DeleteAdded(ctx, w.st, adds)
+			datafile.DeleteAdded(ctx, w.st, written)
 			return &Result{Version: p.skipped.Version(), Skipped: true, post: p.skipped}, nil
 		}
 		if err == nil {
@@ -181,7 +188,7 @@ func (w *job) update(ctx context.Context) (*Result, error) {
 			var skip bool
 			if snap, md, skip, err = w.onCreatedFirst(ctx, snap); err == nil {
 				if skip {
-					datafile.DeleteAdded(ctx, w.st, adds)
+					datafile.DeleteAdded(ctx, w.st, written)
 					return &Result{Version: snap.Version(), Skipped: true, post: snap}, nil
 				}
 				res.Created, res.FilesRemoved = false, 0
@@ -189,10 +196,10 @@ func (w *job) update(ctx context.Context) (*Result, error) {
 				continue
 			}
 			// The commit did not land: another writer's table was there.
-			datafile.DeleteAdded(ctx, w.st, adds)
+			datafile.DeleteAdded(ctx, w.st, written)
 			return nil, err
 		}
-		discard(ctx, w.st, adds, err)
+		discard(ctx, w.st, written, err)
 		return nil, err
 	}
 }
@@ -259,6 +266,7 @@ func (w *job) operation(snap *snapshot.Snapshot) txn.Operation {
 	op := txn.Operation{Name: txn.OpWrite, Parameters: map[string]any{"mode": mode, "partitionBy": snap.PartitionColumns()}}
 	if w.replaceWhere != nil {
 		op.Parameters["predicate"] = w.replaceWhere.pred.String()
+		op.WritesChangeData = true // its row change goes through op.Write
 	}
 	return op
 }
@@ -296,6 +304,9 @@ func (w *job) commit(ctx context.Context, snap *snapshot.Snapshot, md *protocol.
 		t.SetBlindAppend(md == snap.Metadata())
 	}
 	t.Add(addActions(adds)...)
+	for _, f := range w.cdc {
+		t.Add(protocol.Action{CDC: f})
+	}
 	if w.wo.AppID != "" {
 		t.SetAppTxn(w.wo.AppID, w.wo.AppVersion)
 	}
@@ -343,7 +354,7 @@ func (w *job) removalMetrics(m map[string]any, snap *snapshot.Snapshot, removes 
 	}
 	m["numRemovedFiles"], m["numRemovedBytes"] = len(removes), bytes
 	if w.replaceWhere != nil {
-		m["numCopiedRows"], m["numAddedChangeFiles"] = w.copiedRows, 0
+		m["numCopiedRows"], m["numAddedChangeFiles"] = w.copiedRows, len(w.cdc)
 		if rowsKnown {
 			m["numDeletedRows"] = rows - w.copiedRows
 		}

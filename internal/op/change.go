@@ -66,8 +66,9 @@ type Written struct {
 //     go to change data files in the same commit, as Spark writes them:
 //     deletes, update pre- and post-images, inserts. A commit with change
 //     data files is the whole feed of its version for readers, so the
-//     Drop files' rows are then read and written as deletes too; a change
-//     that only drops whole files writes none (readers take the removes).
+//     Drop files' rows are then read and written as deletes too. A change
+//     that keeps no part of a file (it drops whole files, inserts) writes
+//     none, as Spark writes none: readers take its removes and adds.
 //
 // Tables whose features would need more from a row change (deletion
 // vectors, row ids) are refused before an attempt by Operate's check
@@ -78,7 +79,7 @@ func Write(ctx context.Context, snap *snapshot.Snapshot, ch Change, opt rewrite.
 		return Written{}, errs.New(errs.Internal, "", "a change's inserted rows are its Insert, not rewrite.Options.Append")
 	}
 	opt.Append, opt.Rearrange = ch.Insert, ch.Rearrange
-	opt.ChangeData = !ch.Rearrange && txn.ChangeDataFeed(snap.Metadata()) && (len(ch.Files) > 0 || ch.Insert != nil)
+	opt.ChangeData = !ch.Rearrange && len(ch.Files) > 0 && txn.ChangeDataFeed(snap.Metadata())
 	if opt.ChangeData && len(ch.Drop) > 0 {
 		return writeDropping(ctx, snap, ch, opt)
 	}
