@@ -9,11 +9,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 
 	"github.com/deltalite-go/deltalite"
-	"github.com/deltalite-go/deltalite/internal/testkit/arrowrows"
 	"github.com/deltalite-go/deltalite/internal/testkit/peers"
 	"github.com/deltalite-go/deltalite/merge"
 	"github.com/deltalite-go/deltalite/protocol"
@@ -93,14 +91,7 @@ func changeFeedHistory(t *testing.T) (string, []string) {
 func TestChangeDataFilesAsSparkWrites(t *testing.T) {
 	dir, _ := changeFeedHistory(t)
 	for v, want := range map[int64]bool{1: true, 2: true, 3: true, 4: false, 5: true, 6: false} {
-		data, err := os.ReadFile(filepath.Join(dir, protocol.CommitKey(v)))
-		if err != nil {
-			t.Fatal(err)
-		}
-		actions, err := protocol.DecodeCommit(data)
-		if err != nil {
-			t.Fatal(err)
-		}
+		actions := decodedCommit(t, dir, v)
 		var cdc []*protocol.CDC
 		for _, a := range actions {
 			if a.CDC != nil {
@@ -142,22 +133,8 @@ func TestSparkReadsOurChangeFeed(t *testing.T) {
 // rows each of our DELETE, UPDATE and MERGE changed, as Spark's does.
 func TestChangesReadOurChangeFeed(t *testing.T) {
 	dir, want := changeFeedHistory(t)
-	rr, err := openT(t, dir).Changes(context.Background(), deltalite.ChangesOptions{
+	got := changeRows(t, dir, deltalite.ChangesOptions{
 		FromVersion: 1, Columns: []string{"id", "name", "day", "_change_type", "_commit_version"}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rr.Release()
-	var recs []arrow.RecordBatch
-	for rr.Next() {
-		rec := rr.RecordBatch()
-		rec.Retain()
-		recs = append(recs, rec)
-	}
-	if err := rr.Err(); err != nil {
-		t.Fatal(err)
-	}
-	got := arrowrows.Rows(recs...)
 	if !slices.Equal(got, want) {
 		t.Errorf("Changes:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}

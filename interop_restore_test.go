@@ -19,6 +19,19 @@ import (
 // commitMetricNames are the operationMetrics keys of commit v.
 func commitMetricNames(t *testing.T, dir string, v int64) (string, []string) {
 	t.Helper()
+	for _, a := range decodedCommit(t, dir, v) {
+		if a.CommitInfo != nil {
+			m, _ := a.CommitInfo.Raw["operationMetrics"].(map[string]any)
+			return a.CommitInfo.Operation, slices.Sorted(maps.Keys(m))
+		}
+	}
+	t.Fatalf("commit %d has no commitInfo", v)
+	return "", nil
+}
+
+// decodedCommit is the actions of commit v of the table in dir.
+func decodedCommit(t *testing.T, dir string, v int64) []protocol.Action {
+	t.Helper()
 	data, err := os.ReadFile(filepath.Join(dir, protocol.CommitKey(v)))
 	if err != nil {
 		t.Fatal(err)
@@ -27,14 +40,7 @@ func commitMetricNames(t *testing.T, dir string, v int64) (string, []string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, a := range actions {
-		if a.CommitInfo != nil {
-			m, _ := a.CommitInfo.Raw["operationMetrics"].(map[string]any)
-			return a.CommitInfo.Operation, slices.Sorted(maps.Keys(m))
-		}
-	}
-	t.Fatalf("commit %d has no commitInfo", v)
-	return "", nil
+	return actions
 }
 
 // missingFrom lists the names of want not in got.

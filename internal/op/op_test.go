@@ -13,6 +13,7 @@ import (
 
 	"github.com/deltalite-go/deltalite/internal/errs"
 	"github.com/deltalite-go/deltalite/internal/op"
+	"github.com/deltalite-go/deltalite/internal/testkit/jsonrows"
 	"github.com/deltalite-go/deltalite/internal/txn"
 	"github.com/deltalite-go/deltalite/snapshot"
 	"github.com/deltalite-go/deltalite/storage"
@@ -32,10 +33,7 @@ func newTable(t *testing.T) *snapshot.Snapshot {
 		t.Fatal(err)
 	}
 	snap := empty(t, st, "p")
-	rec, _, err := array.RecordFromJSON(memory.DefaultAllocator, testSchema, strings.NewReader(`[{"id":1,"p":"a"},{"id":2,"p":"a"},{"id":3,"p":"b"}]`))
-	if err != nil {
-		t.Fatal(err)
-	}
+	rec := jsonrows.Record(t, memory.DefaultAllocator, testSchema, `[{"id":1,"p":"a"},{"id":2,"p":"a"},{"id":3,"p":"b"}]`)
 	rr, _ := array.NewRecordReader(testSchema, []arrow.RecordBatch{rec})
 	if _, snap, err = write.Run(context.Background(), snap, rr, write.Options{Mode: write.ModeAppend}); err != nil {
 		t.Fatal(err)
