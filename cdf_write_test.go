@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 
 	"github.com/deltalite-go/deltalite"
@@ -138,4 +139,64 @@ func TestChangesReadOurChangeFeed(t *testing.T) {
 	if !slices.Equal(got, want) {
 		t.Errorf("Changes:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
+}
+
+// TestUpsertWritesChangeFeed: an upsert into a change-data-feed table
+// writes its updates as pre- and post-images, its inserts (into a new
+// partition too) and the deletes of its delete column, which this
+// engine's reader and Spark's table_changes both read back.
+func TestUpsertWritesChangeFeed(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	if _, err := deltalite.Write(ctx, dir, people(t, []int64{1, 2, 3}, []string{"a", "b", "c"}, []string{"d1", "d1", "d2"}),
+		deltalite.WriteOptions{PartitionBy: []string{"day"}, Properties: map[string]string{protocol.PropEnableChangeDataFeed: "true"}}); err != nil {
+		t.Fatal(err)
+	}
+	src := fromJSON(t, arrow.NewSchema([]arrow.Field{
+		{Name: "id", Type: arrow.PrimitiveTypes.Int64, Nullable: true},
+		{Name: "name", Type: arrow.BinaryTypes.String, Nullable: true},
+		{Name: "day", Type: arrow.BinaryTypes.String, Nullable: true},
+		{Name: "gone", Type: arrow.FixedWidthTypes.Boolean, Nullable: true},
+	}, nil), `[{"id":2,"name":"B","day":"d1","gone":false},{"id":4,"name":"d","day":"d1","gone":false},
+		{"id":5,"name":"e","day":"d3","gone":false},{"id":3,"name":"c","day":"d2","gone":true}]`)
+	s, err := openT(t, dir).Upsert(ctx, src, deltalite.UpsertOptions{PrimaryKeys: []string{"id"}, PartitionBy: []string{"day"}, DeleteColumn: "gone"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.RowsUpdated != 1 || s.RowsInserted != 2 || s.RowsDeleted != 1 {
+		t.Fatalf("upsert: %s", s)
+	}
+	change := func(id int64, name, day, kind string) string {
+		return fmt.Sprintf("_change_type=%q, _commit_version=1, day=%q, id=%d, name=%q", kind, day, id, name)
+	}
+	want := []string{change(2, "b", "d1", "update_preimage"), change(2, "B", "d1", "update_postimage"),
+		change(4, "d", "d1", "insert"), change(5, "e", "d3", "insert"), change(3, "c", "d2", "delete")}
+	slices.Sort(want)
+	cols := []string{"id", "name", "day", "_change_type", "_commit_version"}
+	if got := changeRows(t, dir, deltalite.ChangesOptions{FromVersion: 1, Columns: cols}); !slices.Equal(got, want) {
+		t.Errorf("Changes:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	if cdc := countCDC(t, dir, 1); cdc == 0 {
+		t.Error("the upsert's commit has no cdc action")
+	}
+	if testing.Short() {
+		return
+	}
+	res := peers.Spark(t).Run(t, peers.Op{"op": "sql", "path": dir,
+		"sql": "SELECT id, name, day, _change_type, _commit_version FROM table_changes_by_path('" + dir + "', 1)"})
+	if got := res[0].Table(t).Lines(t); !slices.Equal(got, want) {
+		t.Errorf("Spark's table_changes:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// countCDC counts the cdc actions of commit v.
+func countCDC(t *testing.T, dir string, v int64) int {
+	t.Helper()
+	n := 0
+	for _, a := range decodedCommit(t, dir, v) {
+		if a.CDC != nil {
+			n++
+		}
+	}
+	return n
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/deltalite-go/deltalite/internal/op"
+	"github.com/deltalite-go/deltalite/internal/rewrite"
 	"github.com/deltalite-go/deltalite/internal/txn"
 	"github.com/deltalite-go/deltalite/protocol"
 	"github.com/deltalite-go/deltalite/snapshot"
@@ -30,7 +31,7 @@ func (c *config) operation() txn.Operation {
 		matched = []map[string]any{{"actionType": "delete", "predicate": del}, {"actionType": "update"}}
 		notMatched = []map[string]any{{"actionType": "insert", "predicate": "NOT " + del}}
 	}
-	return txn.Operation{Name: txn.OpMerge, Parameters: map[string]any{
+	return txn.Operation{Name: txn.OpMerge, WritesChangeData: true, Parameters: map[string]any{
 		"predicate":                    strings.Join(conds, " AND "),
 		"matchedPredicates":            matched,
 		"notMatchedPredicates":         notMatched,
@@ -66,6 +67,7 @@ func (r *run) commit(ctx context.Context, s *Stats) (*snapshot.Snapshot, int64, 
 			bytesRemoved += f.add.Size
 		}
 	}
+	cm.CDC = rewrite.CDCActions(r.changeFiles())
 	for _, p := range r.parts {
 		cm.Adds = append(cm.Adds, p.adds...)
 		for _, a := range p.adds {
@@ -73,19 +75,20 @@ func (r *run) commit(ctx context.Context, s *Stats) (*snapshot.Snapshot, int64, 
 		}
 	}
 	cm.Metrics = map[string]any{
-		"numSourceRows":         s.SourceRows,
-		"numTargetRowsInserted": s.RowsInserted,
-		"numTargetRowsUpdated":  s.RowsUpdated,
-		"numTargetRowsDeleted":  s.RowsDeleted,
-		"numTargetRowsCopied":   s.RowsCopied,
-		"numOutputRows":         s.RowsInserted + s.RowsUpdated + s.RowsCopied,
-		"numTargetFilesAdded":   s.FilesAdded,
-		"numTargetFilesRemoved": s.FilesRemoved,
-		"numTargetBytesAdded":   bytesAdded,
-		"numTargetBytesRemoved": bytesRemoved,
-		"numTargetFilesProbed":  s.FilesProbed,
-		"scanTimeMs":            s.PlanDuration.Milliseconds(),
-		"rewriteTimeMs":         s.RewriteDuration.Milliseconds(),
+		"numSourceRows":             s.SourceRows,
+		"numTargetRowsInserted":     s.RowsInserted,
+		"numTargetRowsUpdated":      s.RowsUpdated,
+		"numTargetRowsDeleted":      s.RowsDeleted,
+		"numTargetRowsCopied":       s.RowsCopied,
+		"numOutputRows":             s.RowsInserted + s.RowsUpdated + s.RowsCopied,
+		"numTargetFilesAdded":       s.FilesAdded,
+		"numTargetFilesRemoved":     s.FilesRemoved,
+		"numTargetBytesAdded":       bytesAdded,
+		"numTargetBytesRemoved":     bytesRemoved,
+		"numTargetFilesProbed":      s.FilesProbed,
+		"numTargetChangeFilesAdded": len(cm.CDC),
+		"scanTimeMs":                s.PlanDuration.Milliseconds(),
+		"rewriteTimeMs":             s.RewriteDuration.Milliseconds(),
 	}
 	return cm.Run(ctx, r.snap)
 }

@@ -7,6 +7,7 @@ import (
 	"sync/atomic"
 
 	"github.com/deltalite-go/deltalite/internal/errs"
+	"github.com/deltalite-go/deltalite/internal/rewrite"
 	"github.com/deltalite-go/deltalite/limits"
 	"github.com/deltalite-go/deltalite/protocol"
 	"github.com/deltalite-go/deltalite/snapshot"
@@ -26,6 +27,7 @@ type part struct {
 
 	files   []*fileWork // every live file of the partition
 	adds    []*protocol.Add
+	cdc     []*protocol.Add // change data files, with the change data feed
 	updated atomic.Int64
 	deleted atomic.Int64
 	copied  atomic.Int64
@@ -33,7 +35,7 @@ type part struct {
 
 // reset forgets what one attempt planned and wrote.
 func (p *part) reset() {
-	p.files, p.adds = nil, nil
+	p.files, p.adds, p.cdc = nil, nil, nil
 	p.updated.Store(0)
 	p.deleted.Store(0)
 	p.copied.Store(0)
@@ -63,6 +65,9 @@ type run struct {
 	budget        *limits.Budget
 	snap          *snapshot.Snapshot // the snapshot the current attempt reads
 	out           storage.Store      // the table's store, with the call's upload sizes
+	// changes, when set, makes the attempt write the change data feed: the
+	// table has it on and the attempt rewrites a file.
+	changes *rewrite.Changes
 }
 
 // listFiles gives every touched partition its live files, in one pass over

@@ -13,6 +13,7 @@ import (
 
 	"github.com/deltalite-go/deltalite/internal/datafile"
 	"github.com/deltalite-go/deltalite/internal/errs"
+	"github.com/deltalite-go/deltalite/internal/rewrite"
 	"github.com/deltalite-go/deltalite/internal/stats"
 	"github.com/deltalite-go/deltalite/limits"
 	"github.com/deltalite-go/deltalite/scan"
@@ -33,9 +34,10 @@ const (
 
 // item is a batch on its way to a partition's writer.
 type item struct {
-	rec  arrow.RecordBatch
-	keep []bool              // the rows to write; nil: all
-	res  *limits.Reservation // released once the writer took the batch; may be nil
+	rec    arrow.RecordBatch
+	keep   []bool              // the rows to write; nil: all
+	res    *limits.Reservation // released once the writer took the batch; may be nil
+	change bool                // change rows, for the change data writer
 }
 
 // batchTarget is the decoded size of one rewrite batch: the budget shared
@@ -159,9 +161,26 @@ func (r *run) rewritePartition(ctx context.Context, p *part) (err error) {
 	if err != nil {
 		return err
 	}
+	var cw *datafile.Writer
+	if r.changes != nil {
+		cw, err = datafile.NewWriter(ctx, r.out, datafile.Options{
+			Schema: r.changes.Schema(), PartitionColumns: r.snap.PartitionColumns(), ColumnMapping: c.mode,
+			Properties: properties(r.snap), TargetFileSize: c.TargetFileSize, MaxUnwrittenBytes: max(c.writerBuf/4, 256<<10),
+			EncodeWorkers: 1, ChangeData: true, Allocator: c.mem,
+		})
+		if err != nil {
+			_ = w.Abort(context.WithoutCancel(ctx))
+			return err
+		}
+		defer func() {
+			if err != nil {
+				_ = cw.Abort(context.WithoutCancel(ctx))
+			}
+		}()
+	}
 	items := make(chan item)
 	werr := make(chan error, 1)
-	go func() { werr <- writeLoop(w, items, cancel) }()
+	go func() { werr <- writeLoop(w, cw, items, cancel) }()
 	defer func() {
 		if err != nil {
 			_ = w.Abort(context.WithoutCancel(ctx))
@@ -180,8 +199,15 @@ func (r *run) rewritePartition(ctx context.Context, p *part) (err error) {
 	if ferr != nil {
 		return ferr
 	}
+	if cw != nil {
+		if p.cdc, err = cw.Close(); err != nil {
+			return err
+		}
+	}
 	adds, err := w.Close()
 	if err != nil {
+		datafile.DeleteAdded(context.WithoutCancel(ctx), r.out, p.cdc)
+		p.cdc = nil
 		return err
 	}
 	p.adds = adds
@@ -259,7 +285,7 @@ func (e *outputEstimate) expectation(map[string]string) datafile.Expectation {
 
 // writeLoop writes batches until items closes. After a failure it keeps
 // draining (releasing what arrives) so producers never block.
-func writeLoop(w *datafile.Writer, items <-chan item, stop func()) (err error) {
+func writeLoop(w, cw *datafile.Writer, items <-chan item, stop func()) (err error) {
 	defer func() {
 		if v := recover(); v != nil {
 			err = errs.Recovered(errs.Internal, "", "writing", v)
@@ -272,10 +298,14 @@ func writeLoop(w *datafile.Writer, items <-chan item, stop func()) (err error) {
 	}()
 	for it := range items {
 		if err == nil {
+			to := w
+			if it.change {
+				to = cw
+			}
 			if it.keep != nil {
-				err = w.WriteSelected(it.rec, it.keep)
+				err = to.WriteSelected(it.rec, it.keep)
 			} else {
-				err = w.Write(it.rec)
+				err = to.Write(it.rec)
 			}
 			if err != nil {
 				stop()
@@ -413,6 +443,10 @@ func (r *run) rewriteFile(ctx context.Context, share *limits.Budget, p *part, f 
 		}
 		keep := make([]bool, n) // the writer's from the send on
 		var updated, deleted int64
+		var gone []string // with the change data feed: each row's change
+		if r.changes != nil {
+			gone = make([]string, n)
+		}
 		for i := range keep {
 			keep[i] = true
 			if i < from {
@@ -424,10 +458,20 @@ func (r *run) rewriteFile(ctx context.Context, share *limits.Budget, p *part, f 
 			}
 			keep[i] = false
 			p.keys.markMatched(e)
+			kind := rewrite.ChangePreimage
 			if p.keys.isDelete(e) {
 				deleted++
+				kind = rewrite.ChangeDelete
 			} else {
 				updated++
+			}
+			if gone != nil {
+				gone[i] = kind
+			}
+		}
+		if updated+deleted > 0 && gone != nil {
+			if err := r.sendChanges(ctx, rec, gone, items, rewrite.ChangeDelete, rewrite.ChangePreimage); err != nil {
+				return err
 			}
 		}
 		p.updated.Add(updated)
@@ -480,6 +524,12 @@ func (r *run) sourceRows(ctx context.Context, share *limits.Budget, p *part, ite
 		if err != nil {
 			return errs.Wrap(errs.Internal, "", err, "selecting source rows")
 		}
+		if r.changes != nil {
+			if err := r.sourceChanges(ctx, p, out, items); err != nil {
+				out.Release()
+				return err
+			}
+		}
 		return send(ctx, items, item{rec: out})
 	}
 	for _, sel := range p.sels {
@@ -525,4 +575,51 @@ func takeRows(ctx context.Context, mem memory.Allocator, rec arrow.RecordBatch, 
 		cols[i] = a
 	}
 	return array.NewRecordBatch(rec.Schema(), cols, int64(len(rows))), nil
+}
+
+// sendChanges hands the change writer the rows of rec whose kind of
+// change kinds gives, kind by kind in the order listed ("" is no change).
+func (r *run) sendChanges(ctx context.Context, rec arrow.RecordBatch, kinds []string, items chan<- item, order ...string) error {
+	for _, kind := range order {
+		sel := make([]bool, len(kinds))
+		some := false
+		for i, k := range kinds {
+			sel[i] = k == kind
+			some = some || sel[i]
+		}
+		if !some {
+			continue
+		}
+		cr, err := r.changes.Rows(rec, kind)
+		if err != nil {
+			return err
+		}
+		if err := send(ctx, items, item{rec: cr, keep: sel, change: true}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// sourceChanges hands the change writer the partition's source rows of
+// out (none of them deletes): a row whose key matched a table row is its
+// update's post-image, any other an insert. The files are read by now, so
+// the matches are final.
+func (r *run) sourceChanges(ctx context.Context, p *part, out arrow.RecordBatch, items chan<- item) error {
+	cols := make([]arrow.Array, len(r.c.keyIdx))
+	for j, idx := range r.c.keyIdx {
+		cols[j] = out.Column(idx)
+	}
+	b, err := p.keys.set.Bind(cols)
+	if err != nil {
+		return errs.Wrap(errs.Internal, "", err, "binding source key columns")
+	}
+	kinds := make([]string, out.NumRows())
+	for i := range kinds {
+		kinds[i] = rewrite.ChangeInsert
+		if e := b.Find(i); e >= 0 && bit(p.keys.matched, e) {
+			kinds[i] = rewrite.ChangePostimage
+		}
+	}
+	return r.sendChanges(ctx, out, kinds, items, rewrite.ChangeInsert, rewrite.ChangePostimage)
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/deltalite-go/deltalite/internal/datafile"
 	"github.com/deltalite-go/deltalite/internal/errs"
 	"github.com/deltalite-go/deltalite/internal/op"
+	"github.com/deltalite-go/deltalite/internal/rewrite"
 	"github.com/deltalite-go/deltalite/internal/txn"
 	"github.com/deltalite-go/deltalite/limits"
 	"github.com/deltalite-go/deltalite/metrics"
@@ -176,9 +177,18 @@ func (r *run) attempt(ctx context.Context, s Stats) (Stats, *snapshot.Snapshot, 
 	for _, p := range r.parts {
 		removes += len(p.rewriteFiles())
 	}
+	r.changes = nil
 	if removes > 0 {
 		if err := txn.CheckRewrite(r.snap, r.c.operation()); err != nil {
 			return s, nil, err
+		}
+		// Rewritten files keep rows: the change data feed needs change
+		// files, and then holds every change of the commit (as op.Write).
+		if txn.ChangeDataFeed(r.snap.Metadata()) {
+			var err error
+			if r.changes, err = rewrite.NewChanges(r.c.table, r.c.mem); err != nil {
+				return s, nil, err
+			}
 		}
 	}
 
@@ -186,7 +196,7 @@ func (r *run) attempt(ctx context.Context, s Stats) (Stats, *snapshot.Snapshot, 
 	err := r.rewrite(ctx)
 	adds := r.adds()
 	if err != nil {
-		datafile.DeleteAdded(ctx, r.snap.Store(), adds)
+		datafile.DeleteAdded(ctx, r.snap.Store(), append(adds, r.changeFiles()...))
 		return s, nil, err
 	}
 	s.RewriteDuration += time.Since(t)
@@ -204,6 +214,15 @@ func (r *run) attempt(ctx context.Context, s Stats) (Stats, *snapshot.Snapshot, 
 	}
 	s.Version = v
 	return s, post, nil
+}
+
+// changeFiles are the change data files the attempt wrote.
+func (r *run) changeFiles() []*protocol.Add {
+	var out []*protocol.Add
+	for _, p := range r.parts {
+		out = append(out, p.cdc...)
+	}
+	return out
 }
 
 // adds are the files the attempt wrote.

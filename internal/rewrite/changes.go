@@ -22,16 +22,19 @@ const (
 	ChangePostimage  = "update_postimage"
 )
 
-// changes turns the rows a rewrite removes, updates and appends into
-// change rows: the written schema's columns plus _change_type.
-type changes struct {
+// Changes turns the rows an operation removes, updates and inserts into
+// change rows: the written schema's columns plus _change_type. The row
+// stream uses it with Options.ChangeData; the upsert, which streams its
+// own files, too.
+type Changes struct {
 	target *schema.Struct // the written rows' schema
 	schema *schema.Struct // target with _change_type
 	arrow  *arrow.Schema  // schema's Arrow form
 	mem    memory.Allocator
 }
 
-func newChanges(target *schema.Struct, mem memory.Allocator) (*changes, error) {
+// NewChanges makes the change rows of rows of the target schema.
+func NewChanges(target *schema.Struct, mem memory.Allocator) (*Changes, error) {
 	if target.Field(ChangeTypeColumn) != nil {
 		return nil, errs.New(errs.UnsupportedTable, "", "the table has a column %s, the name the change data feed gives the change type", ChangeTypeColumn)
 	}
@@ -41,12 +44,15 @@ func newChanges(target *schema.Struct, mem memory.Allocator) (*changes, error) {
 	if err != nil {
 		return nil, errs.Wrap(errs.Internal, "", err, "change data schema")
 	}
-	return &changes{target: target, schema: sc, arrow: as, mem: mem}, nil
+	return &Changes{target: target, schema: sc, arrow: as, mem: mem}, nil
 }
 
-// rows is rec (rows of the target schema, or of the table's when the
+// Schema is the change files' schema: the target's with _change_type.
+func (ch *Changes) Schema() *schema.Struct { return ch.schema }
+
+// Rows is rec (rows of the target schema, or of the table's when the
 // operation evolves it) with kind in every row's _change_type.
-func (ch *changes) rows(rec arrow.RecordBatch, kind string) (arrow.RecordBatch, error) {
+func (ch *Changes) Rows(rec arrow.RecordBatch, kind string) (arrow.RecordBatch, error) {
 	data, err := datafile.Conform(rec, ch.target, ch.mem)
 	if err != nil {
 		return nil, err
@@ -61,8 +67,8 @@ func (ch *changes) rows(rec arrow.RecordBatch, kind string) (arrow.RecordBatch, 
 	return array.NewRecordBatch(ch.arrow, cols, data.NumRows()), nil
 }
 
-// cdcActions are the change data files a writer wrote, as cdc actions.
-func cdcActions(adds []*protocol.Add) []*protocol.CDC {
+// CDCActions are the change data files a writer wrote, as cdc actions.
+func CDCActions(adds []*protocol.Add) []*protocol.CDC {
 	out := make([]*protocol.CDC, len(adds))
 	for i, a := range adds {
 		out[i] = &protocol.CDC{Path: a.Path, PartitionValues: a.PartitionValues, Size: a.Size}

@@ -106,16 +106,16 @@ func Run(ctx context.Context, snap *snapshot.Snapshot, files []*protocol.Add, fn
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	writerBuf := c.writerBuf
-	var ch *changes
+	var ch *Changes
 	var cw *datafile.Writer
 	if c.ChangeData {
 		// The change rows share the writers' half of the buffer.
 		writerBuf = max(c.writerBuf*3/4, 256<<10)
-		if ch, err = newChanges(c.Schema, c.Allocator); err != nil {
+		if ch, err = NewChanges(c.Schema, c.Allocator); err != nil {
 			return Result{}, err
 		}
 		cw, err = datafile.NewWriter(ctx, c.Store, datafile.Options{
-			Schema: ch.schema, PartitionColumns: snap.PartitionColumns(), ColumnMapping: snap.ColumnMapping(),
+			Schema: ch.Schema(), PartitionColumns: snap.PartitionColumns(), ColumnMapping: snap.ColumnMapping(),
 			Properties: propertiesOf(snap), TargetFileSize: c.TargetFileSize, Compression: c.Compression,
 			MaxUnwrittenBytes: max(c.writerBuf/4, 256<<10), ChangeData: true, Allocator: c.Allocator, EncodeWorkers: 1,
 		})
@@ -187,7 +187,7 @@ func Run(ctx context.Context, snap *snapshot.Snapshot, files []*protocol.Add, fn
 		datafile.DeleteAdded(context.WithoutCancel(ctx), c.Store, cdc)
 		return Result{}, err
 	}
-	res = Result{Adds: adds, CDC: cdcActions(cdc), Counts: Counts{
+	res = Result{Adds: adds, CDC: CDCActions(cdc), Counts: Counts{
 		FilesRead: len(files), FilesAdded: len(adds), RowsRead: n.read.Load(), RowsKept: n.kept.Load(),
 		RowsChanged: n.changed.Load(), RowsDropped: n.dropped.Load(), RowsAppended: n.appended.Load(),
 		Batches: n.batches.Load(),
@@ -223,7 +223,7 @@ func (n *counters) refused(rec arrow.RecordBatch, keep []bool) bool {
 
 // apply runs fn on one batch and sends what it keeps to the writer. It
 // owns rec.
-func apply(ctx context.Context, fn Func, a *protocol.Add, rec arrow.RecordBatch, items chan<- item, n *counters, ch *changes) error {
+func apply(ctx context.Context, fn Func, a *protocol.Add, rec arrow.RecordBatch, items chan<- item, n *counters, ch *Changes) error {
 	out, err := fn(ctx, Batch{File: a, Rec: rec})
 	rows := int(rec.NumRows())
 	data := rec
@@ -284,7 +284,7 @@ func apply(ctx context.Context, fn Func, a *protocol.Add, rec arrow.RecordBatch,
 // sendChanges hands the writer the change rows of one batch: the rows that
 // leave as deletes, the updated rows' old values (from rec) and new ones
 // (from data).
-func sendChanges(ctx context.Context, ch *changes, rec, data arrow.RecordBatch, out Output, rows int, items chan<- item) error {
+func sendChanges(ctx context.Context, ch *Changes, rec, data arrow.RecordBatch, out Output, rows int, items chan<- item) error {
 	leave := make([]bool, rows)
 	updated := make([]bool, rows)
 	anyLeave, anyUpdated := false, false
@@ -304,7 +304,7 @@ func sendChanges(ctx context.Context, ch *changes, rec, data arrow.RecordBatch, 
 		if !c.on {
 			continue
 		}
-		cr, err := ch.rows(c.src, c.kind)
+		cr, err := ch.Rows(c.src, c.kind)
 		if err != nil {
 			return err
 		}
@@ -316,7 +316,7 @@ func sendChanges(ctx context.Context, ch *changes, rec, data arrow.RecordBatch, 
 }
 
 // callAppend lets the caller write more rows through the writer.
-func callAppend(ctx context.Context, fn func(context.Context, func(arrow.RecordBatch) error) error, items chan<- item, n *counters, ch *changes) (err error) {
+func callAppend(ctx context.Context, fn func(context.Context, func(arrow.RecordBatch) error) error, items chan<- item, n *counters, ch *Changes) (err error) {
 	defer func() {
 		if v := recover(); v != nil {
 			err = errs.Recovered(errs.Internal, "", "rewrite append", v)
@@ -331,7 +331,7 @@ func callAppend(ctx context.Context, fn func(context.Context, func(arrow.RecordB
 			return nil
 		}
 		if ch != nil {
-			cr, err := ch.rows(rec, ChangeInsert)
+			cr, err := ch.Rows(rec, ChangeInsert)
 			if err != nil {
 				return err
 			}
