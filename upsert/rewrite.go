@@ -146,13 +146,17 @@ func (r *run) rewritePartition(ctx context.Context, p *part) (err error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	out := r.expectOutput(p, files)
+	writerBuf := c.writerBuf
+	if r.changes != nil {
+		writerBuf = max(c.writerBuf*3/4, 256<<10) // the change writer takes the rest
+	}
 	w, err := datafile.NewWriter(ctx, r.out, datafile.Options{
 		Schema:            c.table,
 		PartitionColumns:  r.snap.PartitionColumns(),
 		ColumnMapping:     c.mode,
 		Properties:        properties(r.snap),
 		TargetFileSize:    c.TargetFileSize,
-		MaxUnwrittenBytes: c.writerBuf,
+		MaxUnwrittenBytes: writerBuf,
 		Expected:          out.expectation,
 		EncodeWorkers:     r.encodeWorkers,
 		DataChange:        true,
