@@ -24,8 +24,14 @@
 // table with more partitions than the batch touches (-scoped-partitions)
 // and a DELETE of one partition; the report is renderMerge's.
 //
+// With -suite cdf it measures what the change data feed costs (cdf.go):
+// this engine's upsert and upsert MERGE on a copy of the table with
+// delta.enableChangeDataFeed=true against the same on a plain copy, and
+// delta-rs MERGE on a CDF copy; the report is renderCDF's.
+//
 //	upsertbench -sizes 62500,250000,1000000 [-cases spread,clustered] [-reps 1] [-payload 4500] [-rust-python PY]
 //	upsertbench -suite merge -sizes 62500,250000,1000000 [-cases merge-upsert,merge-conditional,merge-scoped,delete]
+//	upsertbench -suite cdf -sizes 62500 [-cases cdf-upsert,cdf-merge]
 package main
 
 import (
@@ -57,14 +63,21 @@ const (
 	engineGoMerge      = "deltalite MERGE"
 	engineDelete       = "delta-rs DELETE"
 	engineGoDelete     = "deltalite DELETE"
+	// The cdf suite's engines: the same programs on a copy with the
+	// change data feed enabled (enableCDF).
+	engineUpsertCDF  = "deltalite upsert, CDF"
+	engineGoMergeCDF = "deltalite MERGE, CDF"
+	engineMergeCDF   = "delta-rs MERGE, CDF"
 )
 
 // allEngines is every engine in the order of the report's tables.
-var allEngines = []string{engineMerge, engineMergeLiteral, engineRust, engineUpsert, engineGoMerge, engineDelete, engineGoDelete}
+var allEngines = []string{engineMerge, engineMergeLiteral, engineRust, engineUpsert, engineGoMerge, engineDelete, engineGoDelete,
+	engineUpsertCDF, engineGoMergeCDF, engineMergeCDF}
 
 // runDir is the suffix of an engine's copy of the base table.
 var runDir = map[string]string{engineMerge: "merge", engineMergeLiteral: "merge-literal", engineRust: "rust", engineUpsert: "go",
-	engineGoMerge: "go-merge", engineDelete: "delete", engineGoDelete: "go-delete"}
+	engineGoMerge: "go-merge", engineDelete: "delete", engineGoDelete: "go-delete",
+	engineUpsertCDF: "go-cdf", engineGoMergeCDF: "go-merge-cdf", engineMergeCDF: "merge-cdf"}
 
 // The cases: where the batch's updated keys lie in each touched partition.
 const (
@@ -111,7 +124,7 @@ type config struct {
 	rustPython, rustUpsert                 string
 	chart                                  string
 	keep, dropBase, warm, dropCaches       bool
-	// suite is "" (upsert) or suiteMerge; scopedPartitions is the
+	// suite is "" (upsert), suiteMerge or suiteCDF; scopedPartitions is the
 	// partitions of caseMergeScoped's table.
 	suite            string
 	scopedPartitions int
@@ -238,7 +251,7 @@ type Report struct {
 	Reps          int     `json:"reps"`
 	PageCache     string  `json:"page_cache"`
 	Sizes         []*Size `json:"sizes"`
-	// Suite is "" (the upsert) or suiteMerge; ScopedPartitions the
+	// Suite is "" (the upsert), suiteMerge or suiteCDF; ScopedPartitions the
 	// merge suite's partitions of the merge-scoped table.
 	Suite            string `json:"suite,omitempty"`
 	ScopedPartitions int    `json:"scoped_partitions,omitempty"`
@@ -265,8 +278,10 @@ func main() {
 	flag.StringVar(&sizes, "sizes", "62500,250000,1000000", "rows per touched partition, comma-separated")
 	flag.StringVar(&cases, "cases", "", "where the batch's updated keys lie, comma-separated: "+
 		"spread (evenly over each touched partition), clustered (all in one data file of each touched partition); "+
-		"default both; with -suite merge: "+strings.Join(mergeCases, ", ")+" (default all)")
-	flag.StringVar(&c.suite, "suite", "", `"merge" measures MERGE and DELETE against delta-rs's (bench/merge.sh); default the upsert`)
+		"default both; with -suite merge: "+strings.Join(mergeCases, ", ")+" (default all); with -suite cdf: "+
+		strings.Join(cdfCases, ", ")+" (default both)")
+	flag.StringVar(&c.suite, "suite", "", `"merge" measures MERGE and DELETE against delta-rs's (bench/merge.sh); `+
+		`"cdf" the upsert and MERGE on a table with the change data feed against the same without it and against delta-rs MERGE; default the upsert`)
 	flag.IntVar(&c.scopedPartitions, "scoped-partitions", 8, "merge suite: partitions of the merge-scoped case's table (the batch touches two)")
 	flag.IntVar(&c.payload, "payload", 4500, "payload characters per row")
 	flag.IntVar(&c.partitions, "partitions", 2, "partitions of the table (the batch touches the first two)")
@@ -300,8 +315,11 @@ func main() {
 	case suiteMerge:
 		known = mergeCases
 		c.rustPython = "" // the Rust deltalite has no MERGE
+	case suiteCDF:
+		known = cdfCases
+		c.rustPython = "" // nor a change data feed
 	default:
-		fail(fmt.Errorf("-suite %q: the suites are the upsert's (no -suite) and %q", c.suite, suiteMerge))
+		fail(fmt.Errorf("-suite %q: the suites are the upsert's (no -suite), %q and %q", c.suite, suiteMerge, suiteCDF))
 	}
 	if c.suite == suiteMerge && c.scopedPartitions <= 2 {
 		fail(fmt.Errorf("-scoped-partitions %d: the merge-scoped table needs more partitions than the 2 the batch touches", c.scopedPartitions))
@@ -321,8 +339,8 @@ func main() {
 		if err := c.Outputs.Rerender(&r, func() string { return r.markdown() }); err != nil {
 			fail(err)
 		}
-		if r.Suite == suiteMerge {
-			return
+		if r.Suite != "" {
+			return // the chart is the upsert's
 		}
 		if err := os.WriteFile(c.chart, []byte(chart(&r)), 0o644); err != nil {
 			fail(err)
@@ -359,7 +377,7 @@ func main() {
 	}
 	b, _ := os.ReadFile(c.Outputs.Markdown)
 	fmt.Print(string(b))
-	if r.Suite == suiteMerge {
+	if r.Suite != "" {
 		logf("report: %s, results: %s", c.Outputs.Markdown, c.Outputs.JSON)
 	} else {
 		logf("report: %s, results: %s, chart: %s", c.Outputs.Markdown, c.Outputs.JSON, c.chart)
@@ -376,7 +394,7 @@ func save(c config, r *Report, finished bool) error {
 	if err := c.Outputs.Save(r, r.markdown()); err != nil {
 		return err
 	}
-	if r.Suite == suiteMerge {
+	if r.Suite != "" {
 		return nil // the chart is the upsert's
 	}
 	if err := os.WriteFile(c.chart, []byte(chart(r)), 0o644); err != nil {
@@ -390,8 +408,11 @@ func save(c config, r *Report, finished bool) error {
 
 // markdown is the report of r's suite.
 func (r *Report) markdown() string {
-	if r.Suite == suiteMerge {
+	switch r.Suite {
+	case suiteMerge:
 		return renderMerge(r)
+	case suiteCDF:
+		return renderCDF(r)
 	}
 	return render(r)
 }
@@ -531,6 +552,10 @@ func caseEngines(c config, cs string) []string {
 		return []string{engineMerge, engineGoMerge}
 	case caseDelete:
 		return []string{engineDelete, engineGoDelete}
+	case caseCDFUpsert:
+		return []string{engineUpsert, engineUpsertCDF}
+	case caseCDFMerge:
+		return []string{engineGoMerge, engineGoMergeCDF, engineMergeCDF}
 	}
 	var engines []string
 	for _, e := range allEngines {
@@ -615,7 +640,9 @@ func batch(c config, path string, n int64, clusteredFrom string, man *Manifest) 
 }
 
 // runEngine runs one engine of case cs on a fresh copy of base, then reads
-// what its commits did from the log and fingerprints the result.
+// what its commits did from the log and fingerprints the result. A CDF
+// engine's copy gets the change data feed first, outside the measured run;
+// its commits are those after that one.
 func runEngine(c config, cs, engine, base, batchPath string, baseVersion int64) Run {
 	run := Run{Engine: engine}
 	dir := base + "-run-" + runDir[engine]
@@ -629,6 +656,15 @@ func runEngine(c config, cs, engine, base, batchPath string, baseVersion int64) 
 	}
 	if !c.keep {
 		defer os.RemoveAll(dir)
+	}
+	cdf := slices.Contains(cdfEngines, engine)
+	if cdf {
+		v, err := enableCDF(dir)
+		if err != nil {
+			run.Error = "enabling the change data feed: " + err.Error()
+			return run
+		}
+		baseVersion = v
 	}
 	syscall.Sync()
 	if c.dropCaches {
@@ -648,14 +684,14 @@ func runEngine(c config, cs, engine, base, batchPath string, baseVersion int64) 
 	defer os.Remove(metricsPath)
 	var argv []string
 	switch engine {
-	case engineMerge, engineMergeLiteral:
+	case engineMerge, engineMergeLiteral, engineMergeCDF:
 		argv = []string{c.Python, c.merge, dir, batchPath, "--keys", "id", "--partition-by", partitionColumn, "--metrics", metricsPath}
 		if engine == engineMergeLiteral {
 			argv = append(argv, "--partition-literal")
 		}
 	case engineRust:
 		argv = []string{c.rustPython, c.rustUpsert, dir, batchPath, "--keys", "id", "--partition-by", partitionColumn, "--metrics", metricsPath}
-	case engineUpsert:
+	case engineUpsert, engineUpsertCDF:
 		argv = []string{c.dlops, "upsert", dir, batchPath, "-pk", "id", "-partition-key", partitionColumn, "-metrics", metricsPath}
 	default:
 		var err error
@@ -675,6 +711,10 @@ func runEngine(c config, cs, engine, base, batchPath string, baseVersion int64) 
 	syscall.Sync()
 	if run.Volume, err = runproc.LogVolume(dir, baseVersion); err != nil {
 		run.Error = err.Error()
+		return run
+	}
+	if msg := checkCDC(cdf, run.Volume); msg != "" {
+		run.Error = msg
 		return run
 	}
 	var m EngineMetrics

@@ -53,7 +53,10 @@ func mergeSuiteArgv(c config, cs, engine, dir, batchPath, metricsPath string) ([
 			argv = append(argv, "--matched-condition", mergeCondition)
 		}
 		return argv, nil
-	case engineGoMerge:
+	case engineGoMerge, engineGoMergeCDF:
+		if cs == caseCDFMerge {
+			cs = caseMergeUpsert // the cdf suite's MERGE is the upsert MERGE
+		}
 		spec, err := mergeSpec(cs)
 		if err != nil {
 			return nil, err

@@ -135,3 +135,47 @@ func TestMergeSuiteEnginesAgree(t *testing.T) {
 		}
 	}
 }
+
+// TestCDFSuiteEnginesAgree runs the cdf suite on tiny tables: every engine
+// ends with the expected, equal content; the runs on a CDF copy committed
+// change data files (delta-rs's too) after the one commit that enabled the
+// feed, the plain runs none.
+func TestCDFSuiteEnginesAgree(t *testing.T) {
+	py := peers.Python(t)
+	root := peers.Root(t)
+	c := tinyConfig(t, py, root, t.TempDir())
+	c.fileRows, c.updates, c.inserts = 100, 50, 5
+	c.cases, c.suite = cdfCases, suiteCDF
+	r := &Report{Suite: suiteCDF}
+	if err := measure(c, 200, r); err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Sizes) != len(cdfCases) {
+		t.Fatalf("%d cases measured", len(r.Sizes))
+	}
+	for _, s := range r.Sizes {
+		want := caseEngines(c, s.Case)
+		if len(s.Runs) != len(want) || len(s.Problems) > 0 {
+			t.Errorf("%s: %d runs, want %d; problems %v", s.Case, len(s.Runs), len(want), s.Problems)
+			continue
+		}
+		for _, run := range s.Runs {
+			if run.Checksum.Hash != s.Runs[0].Checksum.Hash || run.Checksum.Rows != 410 {
+				t.Errorf("%s, %s: %d rows, hash %s; want 410 rows (2 x 200 + 2 x 5 inserts), hash %s", s.Case, run.Engine, run.Checksum.Rows, run.Checksum.Hash, s.Runs[0].Checksum.Hash)
+			}
+			cdf := slices.Contains(cdfEngines, run.Engine)
+			if cdf != (run.Volume.CDCFiles > 0) || cdf != (run.Volume.CDCBytes > 0) {
+				t.Errorf("%s, %s: %d cdc files (%d bytes)", s.Case, run.Engine, run.Volume.CDCFiles, run.Volume.CDCBytes)
+			}
+			if run.Volume.Commits != 1 {
+				t.Errorf("%s, %s: %d commits counted, want the operation's one", s.Case, run.Engine, run.Volume.Commits)
+			}
+		}
+	}
+	out := renderCDF(r)
+	for _, want := range []string{"## Targets (issue 25)", "- cdf-merge: peak RSS with the change data feed at most 0.3x delta-rs MERGE's on the CDF table: 200 "} {
+		if !strings.Contains(out, want) {
+			t.Errorf("report lacks %q:\n%s", want, out)
+		}
+	}
+}

@@ -17,6 +17,7 @@ type agg struct {
 	op, wall, cpu, rss                float64 // seconds, seconds, seconds, MiB
 	bytesAdded, bytesRemoved          float64
 	filesAdded, filesRemoved, commits float64
+	cdcFiles, cdcBytes                float64 // change data files the commits wrote
 	// From the engines' metrics files; unknown for older results and for
 	// counts an engine does not report.
 	bytesRead, bytesWritten   known
@@ -61,7 +62,7 @@ func upsertFiles(m *EngineMetrics) (skippedStats, skippedProbe int64, ok bool) {
 }
 
 func aggregate(s *Size, engine string) agg {
-	var op, wall, cpu, rss, ba, br, fa, fr, cm []float64
+	var op, wall, cpu, rss, ba, br, fa, fr, cm, cf, cb []float64
 	var read, written, probed, scanned, skStats, skScan, skProbe []float64
 	some := func(xs *[]float64, v *int64) {
 		if v != nil {
@@ -81,6 +82,8 @@ func aggregate(s *Size, engine string) agg {
 		fa = append(fa, float64(r.Volume.FilesAdded))
 		fr = append(fr, float64(r.Volume.FilesRemoved))
 		cm = append(cm, float64(r.Volume.Commits))
+		cf = append(cf, float64(r.Volume.CDCFiles))
+		cb = append(cb, float64(r.Volume.CDCBytes))
 		if m := r.Metrics; m != nil {
 			read = append(read, float64(m.ReadBytes))
 			written = append(written, float64(m.WrittenBytes))
@@ -95,7 +98,7 @@ func aggregate(s *Size, engine string) agg {
 	m := runproc.Median
 	k := func(xs []float64) known { return known{m(xs), len(xs) > 0} }
 	return agg{n: len(op), op: m(op), wall: m(wall), cpu: m(cpu), rss: m(rss), bytesAdded: m(ba), bytesRemoved: m(br),
-		filesAdded: m(fa), filesRemoved: m(fr), commits: m(cm),
+		filesAdded: m(fa), filesRemoved: m(fr), commits: m(cm), cdcFiles: m(cf), cdcBytes: m(cb),
 		bytesRead: k(read), bytesWritten: k(written), probed: k(probed), scanned: k(scanned),
 		skippedStats: k(skStats), skippedScan: k(skScan), skippedProbe: k(skProbe)}
 }
@@ -381,11 +384,15 @@ func bytesLabel(b float64) string {
 	return sizeLabel(int64(b))
 }
 
-// ratios is the table of this engine's medians over another engine's.
 // ratios renders ours's medians over other's (labelled label) per size.
 func ratios(b *strings.Builder, r *Report, other, ours, label string) {
+	ratiosTitled(b, r, other, ours, "deltalite / "+label)
+}
+
+// ratiosTitled is ratios under the title "Ratios <title>".
+func ratiosTitled(b *strings.Builder, r *Report, other, ours, title string) {
 	p := func(format string, args ...any) { fmt.Fprintf(b, format, args...) }
-	p("**Ratios deltalite / %s** (below 1: deltalite uses less)\n\n", label)
+	p("**Ratios %s** (below 1: deltalite uses less)\n\n", title)
 	p("| rows / partition | peak RSS | process wall | CPU | bytes added | bytes removed | same content |\n|---:|---:|---:|---:|---:|---:|---|\n")
 	for _, s := range r.Sizes {
 		o, u := aggregate(s, other), aggregate(s, ours)

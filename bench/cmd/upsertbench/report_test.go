@@ -1,6 +1,7 @@
 package main
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/deltalite-go/deltalite/bench/internal/report"
@@ -55,4 +56,48 @@ func TestRenderGolden(t *testing.T) {
 	m := &Report{Header: testHeaderUpsert, Suite: suiteMerge, ScopedPartitions: 8, Payload: 4500, Partitions: 2, FileRows: 25_000,
 		Updates: 9000, Inserts: 1000, Reps: 1, Sizes: sizes}
 	report.Golden(t, "testdata/merge.md", m.markdown())
+}
+
+// TestRenderCDFGolden holds the cdf suite's report to testdata and judges
+// issue 25's targets from made-up results: the upsert with the feed within
+// both bounds, MERGE with it over the wall bound and within delta-rs's.
+func TestRenderCDFGolden(t *testing.T) {
+	withCDC := func(r Run, files, bytes int64) Run {
+		r.Volume.CDCFiles, r.Volume.CDCBytes = files, bytes
+		return r
+	}
+	up := size(250_000, detailed(run(engineUpsert, 4, 4, 200, "h"), 1, 1, ""),
+		detailed(withCDC(run(engineUpsertCDF, 5, 5, 210, "h"), 2, 3<<20), 1, 2, "upsert stats"))
+	up.Case = caseCDFUpsert
+	mg := size(250_000, detailed(run(engineGoMerge, 4, 4, 200, "h"), 1, 1, ""),
+		detailed(withCDC(run(engineGoMergeCDF, 6, 5, 230, "h"), 2, 3<<20), 1, 2, ""),
+		detailed(withCDC(run(engineMergeCDF, 10, 8, 1000, "h"), 4, 4<<20), 1, 3, ""))
+	mg.Case = caseCDFMerge
+	r := &Report{Header: testHeaderUpsert, Suite: suiteCDF, Payload: 4500, Partitions: 2, FileRows: 25_000,
+		Updates: 9000, Inserts: 1000, Reps: 1, Sizes: []*Size{up, mg}}
+	out := r.markdown()
+	for _, want := range []string{
+		"- cdf-upsert: process wall with the change data feed at most 1.3x without the change data feed: 250k 1.25 — met.",
+		"- cdf-upsert: peak RSS with the change data feed at most 1.1x without the change data feed: 250k 1.05 — met.",
+		"- cdf-merge: process wall with the change data feed at most 1.3x without the change data feed: 250k 1.50 — **not met**.",
+		"- cdf-merge: peak RSS with the change data feed at most 1.1x without the change data feed: 250k 1.15 — **not met**.",
+		"- cdf-merge: peak RSS with the change data feed at most 0.3x delta-rs MERGE's on the CDF table: 250k 0.23 — met.",
+		"- cdf-merge: process wall with the change data feed at most 1.0x delta-rs MERGE's on the CDF table: 250k 0.60 — met.",
+		"| 250k | 0.0 GiB, 0 files | delta-rs MERGE, CDF | 9.8 | 10.0 | 8.5 | 1000 | 1.00 GiB | 1.00 GiB | 4 / 4 | 4 (4.0 MiB) | — |",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("report lacks %q:\n%s", want, out)
+		}
+	}
+	report.Golden(t, "testdata/cdf.md", out)
+
+	if got := checkCDC(true, runproc.Volume{}); !strings.Contains(got, "no cdc action") {
+		t.Errorf("a CDF run without cdc actions: %q", got)
+	}
+	if got := checkCDC(false, runproc.Volume{CDCFiles: 2}); !strings.Contains(got, "2 cdc actions on a table without") {
+		t.Errorf("a plain run with cdc actions: %q", got)
+	}
+	if got := checkCDC(true, runproc.Volume{CDCFiles: 2}); got != "" {
+		t.Errorf("a CDF run with cdc actions: %q", got)
+	}
 }

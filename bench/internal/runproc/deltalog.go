@@ -19,9 +19,13 @@ type Volume struct {
 	FilesRemoved int64
 	BytesAdded   int64
 	BytesRemoved int64
+	// CDCFiles and CDCBytes are the change data files (cdc actions) the
+	// commits wrote, on a table with the change data feed on.
+	CDCFiles int64 `json:",omitempty"`
+	CDCBytes int64 `json:",omitempty"`
 }
 
-// LogVolume sums the add and remove actions of every JSON commit of the
+// LogVolume sums the add, remove and cdc actions of every JSON commit of the
 // table at dir whose version is above after. A remove without a size is
 // sized from the add of the same path in an earlier commit.
 func LogVolume(dir string, after int64) (Volume, error) {
@@ -64,6 +68,9 @@ func LogVolume(dir string, after int64) (Volume, error) {
 				}
 				v.FilesRemoved++
 				v.BytesRemoved += *size
+			case a.CDC != nil && ver > after:
+				v.CDCFiles++
+				v.CDCBytes += a.CDC.Size
 			}
 			return nil
 		}); err != nil {
@@ -82,6 +89,9 @@ type action struct {
 		Path string `json:"path"`
 		Size *int64 `json:"size"`
 	} `json:"remove"`
+	CDC *struct {
+		Size int64 `json:"size"`
+	} `json:"cdc"`
 }
 
 func eachAction(path string, fn func(action) error) error {
