@@ -10,6 +10,7 @@
 #
 #   bench/merge.sh [--sizes 62500,250000,1000000] [--reps N] [--payload 4500] [other upsertbench flags]
 #   bench/merge.sh --sizes 2000 --reps 1 --payload 200 -file-rows 500 -work /tmp/mb-small --drop-caches=false   # harness check
+#   bench/merge.sh -suite cdf --sizes 62500 --reps 1 -work /tmp/cdfb   # the change data feed's cost: WORK/results-cdf.md
 #   bench/out/bin/upsertbench -h      # every flag
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -331,6 +331,11 @@ func main() {
 	if c.chart == "" {
 		c.chart = filepath.Join(c.Work, "upsert.svg")
 	}
+	if c.suite == suiteCDF {
+		// The merge suite's tables, in the same -work, keep its results.
+		c.Outputs.Markdown = cmp.Or(c.Outputs.Markdown, filepath.Join(c.Work, "results-cdf.md"))
+		c.Outputs.JSON = cmp.Or(c.Outputs.JSON, filepath.Join(c.Work, "results-cdf.json"))
+	}
 	if err := c.Init(); err != nil {
 		fail(err)
 	}
