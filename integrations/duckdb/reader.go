@@ -2,6 +2,7 @@ package duckdbio
 
 import (
 	"context"
+	"iter"
 	"sync"
 	"sync/atomic"
 
@@ -22,6 +23,44 @@ func ScanReader(ctx context.Context, s *scan.Scan) (array.RecordReader, error) {
 	if err != nil {
 		return nil, err
 	}
+	return pump(sc, seq), nil
+}
+
+// goRecordReader is ScanReader for a reader open makes, such as
+// Table.Changes' (a coroutine of iter.Pull2 too): open, every Next and
+// the Release run on the goroutine, and open's error is returned.
+func goRecordReader(open func() (array.RecordReader, error)) (array.RecordReader, error) {
+	opened := make(chan error, 1)
+	var sc *arrow.Schema
+	r := pump(nil, func(yield func(arrow.RecordBatch, error) bool) {
+		rr, err := open()
+		if err != nil {
+			opened <- err
+			return
+		}
+		defer rr.Release()
+		sc = rr.Schema()
+		opened <- nil
+		for rr.Next() {
+			if !yield(rr.RecordBatch(), nil) {
+				return
+			}
+		}
+		if err := rr.Err(); err != nil {
+			yield(nil, err)
+		}
+	})
+	if err := <-opened; err != nil {
+		r.Release()
+		return nil, err
+	}
+	r.schema = sc
+	return r, nil
+}
+
+// pump runs seq on a goroutine of its own and hands its batches over one
+// at a time.
+func pump(sc *arrow.Schema, seq iter.Seq2[arrow.RecordBatch, error]) *goReader {
 	r := &goReader{schema: sc, items: make(chan item), stop: make(chan struct{})}
 	r.refs.Store(1)
 	go func() {
@@ -43,7 +82,7 @@ func ScanReader(ctx context.Context, s *scan.Scan) (array.RecordReader, error) {
 			}
 		}
 	}()
-	return r, nil
+	return r
 }
 
 type item struct {

@@ -36,8 +36,8 @@ type Resource struct {
 
 	once   sync.Once
 	db     *sql.DB
-	raw    string   // the database's delta_scan table function
-	stores sync.Map // URI -> storage.Store open for delta_scan (ScanOptions.stores)
+	fns    functions // the database's table functions
+	stores sync.Map  // URI -> storage.Store open for delta_scan (ScanOptions.stores)
 	err    error
 }
 
@@ -54,15 +54,15 @@ func (r *Resource) open() (*sql.DB, error) {
 			return
 		}
 		r.db = sql.OpenDB(connector)
-		// One table function for the database, with the resource's
-		// options; each session adds its delta_scan macro over it.
+		// One set of table functions for the database, with the
+		// resource's options; each session adds its macros over them.
 		conn, err := r.db.Conn(context.Background())
 		if err != nil {
 			r.err = err
 			return
 		}
 		defer conn.Close()
-		r.raw, r.err = registerScan(conn, ScanOptions{StorageOptions: r.StorageOptions, Stats: r.Stats, stores: &r.stores})
+		r.fns, r.err = registerFunctions(conn, ScanOptions{StorageOptions: r.StorageOptions, Stats: r.Stats, stores: &r.stores})
 	})
 	return r.db, r.err
 }
@@ -116,7 +116,7 @@ func (s *Session) setup(ctx context.Context, r *Resource) error {
 			return fmt.Errorf("memory limit %q: %w", r.MemoryLimit, err)
 		}
 	}
-	return addMacro(ctx, s.conn, r.raw)
+	return addMacros(ctx, s.conn, r.fns)
 }
 
 // Close closes the database; sessions still open fail from then on.

@@ -138,37 +138,67 @@ func (s *Stats) addRows(st *ScanStat, n int) {
 	st.Rows += int64(n)
 }
 
-// RegisterDeltaScan adds the table function delta_scan to conn:
+// RegisterDeltaScan adds the table functions delta_scan and delta_changes
+// to conn:
 //
 //	delta_scan('uri' [, version => N] [, "timestamp" => '...'] [, filter => 'SQL'])
+//	delta_changes('uri', from_version => N | from_timestamp => '...'
+//		[, to_version => M | to_timestamp => '...'] [, filter => 'SQL'])
 //
 // "timestamp" reads the version current at that time (RFC 3339, or a UTC
 // date or timestamp); filter is a predicate in Spark SQL syntax that prunes
 // files by partition values and statistics and filters the rows.
+// delta_changes reads the change data feed as deltalite's Table.Changes.
 func RegisterDeltaScan(ctx context.Context, conn *sql.Conn, opts ScanOptions) error {
-	raw, err := registerScan(conn, opts)
+	fns, err := registerFunctions(conn, opts)
 	if err != nil {
 		return err
 	}
-	return addMacro(ctx, conn, raw)
+	return addMacros(ctx, conn, fns)
 }
 
-// registerScan registers the table function of opts on conn's database
-// and returns its name.
-func registerScan(conn *sql.Conn, opts ScanOptions) (string, error) {
-	varchar, err := duckdb.NewTypeInfo(duckdb.TYPE_VARCHAR)
+// functions are the names of the table functions of one registration.
+type functions struct{ scan, changes string }
+
+// registerFunctions registers the table functions of opts on conn's
+// database and returns their names.
+func registerFunctions(conn *sql.Conn, opts ScanOptions) (functions, error) {
+	n := registrations.Add(1)
+	fns := functions{scan: fmt.Sprintf("%s_%d", RawFunctionName, n), changes: fmt.Sprintf("%s_%d", RawChangesFunctionName, n)}
+	scanFn, err := scanFunction(opts)
 	if err != nil {
-		return "", err
+		return fns, err
 	}
-	bigint, err := duckdb.NewTypeInfo(duckdb.TYPE_BIGINT)
+	if err := duckdb.RegisterTableUDF(conn, fns.scan, scanFn); err != nil {
+		return fns, err
+	}
+	changesFn, err := changesFunction(opts)
 	if err != nil {
-		return "", err
+		return fns, err
 	}
-	boolean, err := duckdb.NewTypeInfo(duckdb.TYPE_BOOLEAN)
+	return fns, duckdb.RegisterTableUDF(conn, fns.changes, changesFn)
+}
+
+// types returns DuckDB's type infos of ts, in order.
+func types(ts ...duckdb.Type) ([]duckdb.TypeInfo, error) {
+	out := make([]duckdb.TypeInfo, len(ts))
+	for i, t := range ts {
+		var err error
+		if out[i], err = duckdb.NewTypeInfo(t); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// scanFunction is delta_scan's table function.
+func scanFunction(opts ScanOptions) (duckdb.ParallelChunkTableFunction, error) {
+	ti, err := types(duckdb.TYPE_VARCHAR, duckdb.TYPE_BIGINT, duckdb.TYPE_BOOLEAN)
 	if err != nil {
-		return "", err
+		return duckdb.ParallelChunkTableFunction{}, err
 	}
-	fn := duckdb.ParallelChunkTableFunction{
+	varchar, bigint, boolean := ti[0], ti[1], ti[2]
+	return duckdb.ParallelChunkTableFunction{
 		Config: duckdb.TableFunctionConfig{
 			Arguments: []duckdb.TypeInfo{varchar},
 			NamedArguments: map[string]duckdb.TypeInfo{
@@ -184,15 +214,39 @@ func registerScan(conn *sql.Conn, opts ScanOptions) (string, error) {
 			}
 			return src, nil
 		},
-	}
-	raw := fmt.Sprintf("%s_%d", RawFunctionName, registrations.Add(1))
-	return raw, duckdb.RegisterTableUDF(conn, raw, fn)
+	}, nil
 }
 
-// addMacro defines delta_scan on conn over the table function raw.
-func addMacro(ctx context.Context, conn *sql.Conn, raw string) error {
-	_, err := conn.ExecContext(ctx, macro(raw))
-	return err
+// addMacros defines delta_scan and delta_changes on conn over the table
+// functions fns.
+func addMacros(ctx context.Context, conn *sql.Conn, fns functions) error {
+	for _, m := range []string{macro(fns.scan), changesMacro(fns.changes)} {
+		if _, err := conn.ExecContext(ctx, m); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// openTable opens the table at uri for a table function of opts: on a
+// store already open for it, else with the storage options.
+func openTable(ctx context.Context, opts ScanOptions, uri string, extra ...deltalite.Option) (*deltalite.Table, error) {
+	open := []deltalite.Option{deltalite.WithStorageOptions(opts.StorageOptions)}
+	if opts.stores != nil {
+		if st, ok := opts.stores.Load(uri); ok {
+			open = []deltalite.Option{deltalite.WithStore(st.(storage.Store))}
+		}
+	}
+	return deltalite.Open(ctx, uri, append(open, extra...)...)
+}
+
+// parseTime reads the timestamp argument arg of a table function.
+func parseTime(arg, ts string) (time.Time, error) {
+	micros, err := schema.ParseTimestamp(ts)
+	if err != nil {
+		return time.Time{}, fmt.Errorf("%s %q: use RFC 3339 (2026-01-02T15:04:05Z) or a UTC date or timestamp (2026-01-02, 2026-01-02 15:04:05)", arg, ts)
+	}
+	return time.UnixMicro(micros).UTC(), nil
 }
 
 // bind opens the table: it reads the log (the schema, for DuckDB's binder),
@@ -202,12 +256,7 @@ func bind(ctx context.Context, opts ScanOptions, named map[string]any, args []an
 	if uri == "" {
 		return nil, errors.New("the first argument is the table URI, e.g. delta_scan('/data/sales')")
 	}
-	open := []deltalite.Option{deltalite.WithStorageOptions(opts.StorageOptions)}
-	if opts.stores != nil {
-		if st, ok := opts.stores.Load(uri); ok {
-			open = []deltalite.Option{deltalite.WithStore(st.(storage.Store))}
-		}
-	}
+	var open []deltalite.Option
 	// The macro's flags say what the caller gave; the values are checked
 	// as given (Open refuses a negative version).
 	version, _ := named["version"].(int64)
@@ -220,13 +269,13 @@ func bind(ctx context.Context, opts ScanOptions, named map[string]any, args []an
 	case hasVersion:
 		open = append(open, deltalite.WithVersion(version))
 	case hasTS:
-		micros, err := schema.ParseTimestamp(ts)
+		at, err := parseTime("timestamp", ts)
 		if err != nil {
-			return nil, fmt.Errorf("timestamp %q: use RFC 3339 (2026-01-02T15:04:05Z) or a UTC date or timestamp (2026-01-02, 2026-01-02 15:04:05)", ts)
+			return nil, err
 		}
-		open = append(open, deltalite.WithTimestamp(time.UnixMicro(micros).UTC()))
+		open = append(open, deltalite.WithTimestamp(at))
 	}
-	t, err := deltalite.Open(ctx, uri, open...)
+	t, err := openTable(ctx, opts, uri, open...)
 	if err != nil {
 		return nil, err
 	}
@@ -248,14 +297,23 @@ func bind(ctx context.Context, opts ScanOptions, named map[string]any, args []an
 		return nil, err
 	}
 	s := &source{ctx: ctx, table: t, base: base, uri: deltalite.RedactURL(uri), filter: filter, stats: opts.Stats, fields: sc.Fields()}
-	for _, f := range s.fields {
+	if s.infos, err = columnInfos(s.fields); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// columnInfos are DuckDB's columns of a function's Arrow fields.
+func columnInfos(fields []arrow.Field) ([]duckdb.ColumnInfo, error) {
+	out := make([]duckdb.ColumnInfo, len(fields))
+	for i, f := range fields {
 		ti, err := typeInfo(f.Type)
 		if err != nil {
 			return nil, fmt.Errorf("column %q: %w", f.Name, err)
 		}
-		s.infos = append(s.infos, duckdb.ColumnInfo{Name: f.Name, T: ti})
+		out[i] = duckdb.ColumnInfo{Name: f.Name, T: ti}
 	}
-	return s, nil
+	return out, nil
 }
 
 // source is one delta_scan call: DuckDB binds it once and runs it once
@@ -284,10 +342,43 @@ type execution struct {
 	next  atomic.Int64 // index of the next file to hand out
 	stat  *ScanStat
 
-	once    sync.Once
+	once sync.Once
+	projection
+}
+
+// projection is what DuckDB asked for of a function's columns, learnt from
+// the first chunk of an execution, and copies batches of those columns
+// into chunks.
+type projection struct {
 	cols    []int // the projected columns, by index in fields
 	writers []writer
 	names   []string
+}
+
+// project learns from a chunk which of fields DuckDB projected: GetVector
+// fails for the others.
+func project(fields []arrow.Field, ch duckdb.DataChunk) projection {
+	var p projection
+	for i, f := range fields {
+		if _, err := ch.GetVector(i); err == nil {
+			p.cols = append(p.cols, i)
+			p.writers = append(p.writers, writerFor(f.Type))
+			p.names = append(p.names, f.Name)
+		}
+	}
+	return p
+}
+
+// fill copies n rows of the reading's batch (the projected columns, in
+// order), from its offset, into ch; it names the column that fails.
+func (p *projection) fill(ch duckdb.DataChunk, r *reading, n int) error {
+	for j, col := range p.cols {
+		if err := p.writers[j](ch, col, r.rec.Column(j), r.off, n); err != nil {
+			return fmt.Errorf("column %q: %w", p.names[j], err)
+		}
+	}
+	r.off += n
+	return ch.SetSize(n)
 }
 
 // local is one thread's state: the file it reads.
@@ -302,6 +393,31 @@ type reading struct {
 	rr  array.RecordReader
 	rec arrow.RecordBatch
 	off int
+}
+
+// next makes rec a batch with rows left from off, taking the reader's next
+// batches as needed; false when there is no reader or it ended (it is then
+// released).
+func (r *reading) next() (bool, error) {
+	for r.rec == nil || r.off >= int(r.rec.NumRows()) {
+		if r.rec != nil {
+			r.rec.Release()
+			r.rec = nil
+		}
+		if r.rr == nil {
+			return false, nil
+		}
+		if r.rr.Next() {
+			r.rec = r.rr.RecordBatch()
+			r.rec.Retain()
+			r.off = 0
+			continue
+		}
+		err := r.rr.Err()
+		r.release()
+		return false, err
+	}
+	return true, nil
 }
 
 func (r *reading) release() {
@@ -367,17 +483,10 @@ func (s *source) NewLocalState() any {
 	return l
 }
 
-// project learns from a chunk which columns DuckDB projected: GetVector
-// fails for the others.
+// project learns the execution's projection from its first chunk.
 func (s *source) project(e *execution, ch duckdb.DataChunk) {
 	e.once.Do(func() {
-		for i, f := range s.fields {
-			if _, err := ch.GetVector(i); err == nil {
-				e.cols = append(e.cols, i)
-				e.writers = append(e.writers, writerFor(f.Type))
-				e.names = append(e.names, f.Name)
-			}
-		}
+		e.projection = project(s.fields, ch)
 		s.stats.setColumns(e.stat, e.names)
 	})
 }
@@ -394,44 +503,29 @@ func (s *source) FillChunk(ls any, ch duckdb.DataChunk) error {
 		return fmt.Errorf("%s(%q): %w", FunctionName, s.uri, e.err)
 	}
 	s.project(e, ch)
-	for l.rec == nil || l.off >= int(l.rec.NumRows()) {
-		if l.rec != nil {
-			l.rec.Release()
-			l.rec = nil
+	for {
+		ok, err := l.next()
+		if err != nil {
+			return fmt.Errorf("%s(%q): %w", FunctionName, s.uri, err)
 		}
-		if l.rr != nil && l.rr.Next() {
-			l.rec = l.rr.RecordBatch()
-			l.rec.Retain()
-			l.off = 0
-			continue
-		}
-		if l.rr != nil {
-			err := l.rr.Err()
-			l.release()
-			if err != nil {
-				return fmt.Errorf("%s(%q): %w", FunctionName, s.uri, err)
-			}
+		if ok {
+			break
 		}
 		i := int(e.next.Add(1) - 1)
 		if i >= len(e.files) {
 			return ch.SetSize(0)
 		}
 		sc := s.base.With(scan.WithColumns(e.names...), scan.WithFiles(e.files[i]))
-		rr, err := ScanReader(s.ctx, sc)
-		if err != nil {
+		if l.rr, err = ScanReader(s.ctx, sc); err != nil {
 			return fmt.Errorf("%s(%q): %w", FunctionName, s.uri, err)
 		}
-		l.rr = rr
 	}
 	n := min(int(l.rec.NumRows())-l.off, duckdb.GetDataChunkCapacity())
-	for j, col := range e.cols {
-		if err := e.writers[j](ch, col, l.rec.Column(j), l.off, n); err != nil {
-			return fmt.Errorf("%s(%q): column %q: %w", FunctionName, s.uri, s.fields[col].Name, err)
-		}
+	if err := e.fill(ch, l.reading, n); err != nil {
+		return fmt.Errorf("%s(%q): %w", FunctionName, s.uri, err)
 	}
-	l.off += n
 	s.stats.addRows(e.stat, n)
-	return ch.SetSize(n)
+	return nil
 }
 
 // numRecords is the row count of a file's statistics, for the estimate of
