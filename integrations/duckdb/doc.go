@@ -1,6 +1,7 @@
 // Package duckdbio runs DuckDB SQL over Delta tables read by deltalite.
 //
-// RegisterDeltaScan adds a table function to a DuckDB connection:
+// RegisterDeltaScan adds the table functions delta_scan and delta_changes to a
+// DuckDB connection:
 //
 //	SELECT day, sum(amount) FROM delta_scan('s3://bucket/sales', filter => 'day >= ''2026-01-01''') GROUP BY day
 //
@@ -17,6 +18,12 @@
 // WithWhere): partition columns prune files exactly, data columns skip files
 // by their statistics, and the rows read are filtered by it. Stats counts
 // the files each scan read and skipped.
+//
+// delta_changes('uri', from_version => N | from_timestamp => '...'
+// [, to_version => M | to_timestamp => '...'] [, filter => 'SQL']) reads the
+// table's change data feed as deltalite's Table.Changes: the table's columns
+// and _change_type, _commit_version, _commit_timestamp, with the same
+// projection pushdown, filter and storage options.
 //
 // A Resource holds DuckDB settings (threads, memory limit, storage options)
 // and hands out Sessions, one DuckDB connection each, to use from one

@@ -63,6 +63,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "usage: %s [-c SQL | FILE.sql] [--format csv|ndjson|parquet|table] [--output F] [--storage-option K=V]... [--stats]\n\n", name)
 		fmt.Fprintln(stderr, "SQL reads Delta tables with delta_scan('uri' [, version => N] [, \"timestamp\" => '...'] [, filter => 'SQL']).")
+		fmt.Fprintln(stderr, "and their change data feed with delta_changes('uri', from_version => N | from_timestamp => '...' [, to_version => M | to_timestamp => '...'] [, filter => 'SQL']).")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
