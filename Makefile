@@ -3,7 +3,7 @@
 #   make test         the full suite: installs the test peers (scripts/setup-test-env.sh),
 #                     then runs every test with the peers required
 #   make test-short   go test without the peers (tests that need them skip)
-#   Both end with a table of the skipped tests and why (internal/testkit/testsummary);
+#   Both end with a table of the skipped tests and why (testkit/testsummary);
 #   make test fails when a test skips for a missing peer or test server.
 #   Both also test each module of INTEGRATIONS (own go.mod, cgo allowed there),
 #   after the core: make test PKG=./scan INTEGRATIONS= tests ./scan alone.
@@ -27,7 +27,7 @@ STATICCHECK_VERSION := v0.8.2
 CACHE_BIN     := $(CURDIR)/.cache/bin
 STATICCHECK   := $(CACHE_BIN)/staticcheck
 TESTSUMMARY   := $(CACHE_BIN)/testsummary
-# The skip messages of internal/testkit/peers and internal/testkit/testservers (SkipPrefix):
+# The skip messages of testkit/peers and testkit/testservers (SkipPrefix):
 # with the peers installed by setup, such a skip means a broken environment.
 REQUIRED_SKIPS := -fail-on-skip-prefix 'missing peer: ' -fail-on-skip-prefix 'missing test server: '
 
@@ -67,7 +67,7 @@ test-short: testsummary
 
 # Always rebuilt: go build's cache makes that a fraction of a second.
 testsummary:
-	$(GO) build -o $(TESTSUMMARY) ./internal/testkit/testsummary
+	$(GO) build -o $(TESTSUMMARY) ./testkit/testsummary
 
 lint: fmt-check vet staticcheck
 

@@ -13,9 +13,9 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 
 	"github.com/deltalite-go/deltalite"
-	"github.com/deltalite-go/deltalite/internal/testkit/peers"
 	"github.com/deltalite-go/deltalite/merge"
 	"github.com/deltalite-go/deltalite/protocol"
+	"github.com/deltalite-go/deltalite/testkit/peers"
 )
 
 // changeFeedHistory writes a partitioned table with the change data feed

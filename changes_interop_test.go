@@ -13,8 +13,8 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 
 	"github.com/deltalite-go/deltalite"
-	"github.com/deltalite-go/deltalite/internal/testkit/arrowrows"
-	"github.com/deltalite-go/deltalite/internal/testkit/peers"
+	"github.com/deltalite-go/deltalite/testkit/arrowrows"
+	"github.com/deltalite-go/deltalite/testkit/peers"
 )
 
 // changeRows reads our change data feed of dir as canonical rows.

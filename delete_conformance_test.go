@@ -9,8 +9,8 @@ import (
 	"testing"
 
 	"github.com/deltalite-go/deltalite"
-	"github.com/deltalite-go/deltalite/internal/testkit/arrowrows"
-	"github.com/deltalite-go/deltalite/internal/testkit/corpus"
+	"github.com/deltalite-go/deltalite/testkit/arrowrows"
+	"github.com/deltalite-go/deltalite/testkit/corpus"
 )
 
 // dmlCorpusCase is a DELETE or UPDATE on a copy of a conformance table

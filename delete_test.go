@@ -16,8 +16,8 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/deltalite-go/deltalite"
-	"github.com/deltalite-go/deltalite/internal/testkit/arrowrows"
 	"github.com/deltalite-go/deltalite/protocol"
+	"github.com/deltalite-go/deltalite/testkit/arrowrows"
 )
 
 var dmlSchema = arrow.NewSchema([]arrow.Field{

@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"github.com/deltalite-go/deltalite"
-	"github.com/deltalite-go/deltalite/internal/testkit/arrowrows"
 	"github.com/deltalite-go/deltalite/protocol"
+	"github.com/deltalite-go/deltalite/testkit/arrowrows"
 )
 
 // TestCheckpointIsWhatReadersUse: after Checkpoint, _last_checkpoint names

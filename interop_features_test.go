@@ -12,7 +12,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 
 	"github.com/deltalite-go/deltalite"
-	"github.com/deltalite-go/deltalite/internal/testkit/peers"
+	"github.com/deltalite-go/deltalite/testkit/peers"
 )
 
 // peopleSpec is people's rows as a peer write step's data.

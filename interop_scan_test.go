@@ -8,9 +8,9 @@ import (
 	"testing"
 
 	"github.com/deltalite-go/deltalite"
-	"github.com/deltalite-go/deltalite/internal/testkit/arrowrows"
-	"github.com/deltalite-go/deltalite/internal/testkit/peers"
 	"github.com/deltalite-go/deltalite/scan"
+	"github.com/deltalite-go/deltalite/testkit/arrowrows"
+	"github.com/deltalite-go/deltalite/testkit/peers"
 )
 
 // scoreRows are rows of a table partitioned by day, with a null day every

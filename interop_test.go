@@ -15,7 +15,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/deltalite-go/deltalite"
-	"github.com/deltalite-go/deltalite/internal/testkit/peers"
+	"github.com/deltalite-go/deltalite/testkit/peers"
 )
 
 // fromJSON builds a one-batch stream from JSON rows.

@@ -13,8 +13,8 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/deltalite-go/deltalite"
-	"github.com/deltalite-go/deltalite/internal/testkit/arrowrows"
 	"github.com/deltalite-go/deltalite/merge"
+	"github.com/deltalite-go/deltalite/testkit/arrowrows"
 )
 
 // dmlReader yields JSON rows of dmlSchema as one batch.

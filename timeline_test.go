@@ -10,9 +10,9 @@ import (
 	"time"
 
 	"github.com/deltalite-go/deltalite"
-	"github.com/deltalite-go/deltalite/internal/testkit/peers"
 	"github.com/deltalite-go/deltalite/protocol"
 	"github.com/deltalite-go/deltalite/snapshot"
+	"github.com/deltalite-go/deltalite/testkit/peers"
 )
 
 // TestTimeTravelAfterLatestCommit: a timestamp after the latest commit is

@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/deltalite-go/deltalite"
-	"github.com/deltalite-go/deltalite/internal/testkit/arrowrows"
+	"github.com/deltalite-go/deltalite/testkit/arrowrows"
 )
 
 func TestUpdateRewritesOnlyFilesWithMatches(t *testing.T) {

@@ -17,11 +17,11 @@ import (
 
 	"github.com/deltalite-go/deltalite"
 	"github.com/deltalite-go/deltalite/asset/state"
-	"github.com/deltalite-go/deltalite/internal/testkit/tablerows"
 	"github.com/deltalite-go/deltalite/iohandler"
 	"github.com/deltalite-go/deltalite/partitions"
 	"github.com/deltalite-go/deltalite/scan"
 	"github.com/deltalite-go/deltalite/snapshot"
+	"github.com/deltalite-go/deltalite/testkit/tablerows"
 )
 
 var ctx = context.Background()

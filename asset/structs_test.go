@@ -7,8 +7,8 @@ import (
 	"time"
 
 	"github.com/deltalite-go/deltalite/asset/state"
-	"github.com/deltalite-go/deltalite/internal/testkit/tablerows"
 	"github.com/deltalite-go/deltalite/partitions"
+	"github.com/deltalite-go/deltalite/testkit/tablerows"
 )
 
 type sale struct {

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/deltalite-go/deltalite/internal/testkit/docblocks"
+	"github.com/deltalite-go/deltalite/testkit/docblocks"
 )
 
 // TestDocsGoBlocks keeps docs/iohandler.md honest: every Go block of it is

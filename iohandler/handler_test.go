@@ -15,9 +15,9 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/deltalite-go/deltalite"
-	"github.com/deltalite-go/deltalite/internal/testkit/arrowrows"
-	"github.com/deltalite-go/deltalite/internal/testkit/tablerows"
 	"github.com/deltalite-go/deltalite/iohandler"
+	"github.com/deltalite-go/deltalite/testkit/arrowrows"
+	"github.com/deltalite-go/deltalite/testkit/tablerows"
 )
 
 var ctx = context.Background()

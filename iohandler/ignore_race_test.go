@@ -10,8 +10,8 @@ import (
 	"time"
 
 	"github.com/deltalite-go/deltalite"
-	"github.com/deltalite-go/deltalite/internal/testkit/tablerows"
 	"github.com/deltalite-go/deltalite/iohandler"
+	"github.com/deltalite-go/deltalite/testkit/tablerows"
 )
 
 // With DELTALITE_TEST_IGNORER set, the test binary is one process of the

@@ -8,10 +8,10 @@ import (
 	"time"
 
 	"github.com/deltalite-go/deltalite"
-	"github.com/deltalite-go/deltalite/internal/testkit/peers"
-	"github.com/deltalite-go/deltalite/internal/testkit/tablerows"
 	"github.com/deltalite-go/deltalite/iohandler"
 	"github.com/deltalite-go/deltalite/partitions"
+	"github.com/deltalite-go/deltalite/testkit/peers"
+	"github.com/deltalite-go/deltalite/testkit/tablerows"
 )
 
 // TestPeersReadHandlerTables: tables written through the handler

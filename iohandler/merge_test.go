@@ -10,8 +10,8 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 
 	"github.com/deltalite-go/deltalite"
-	"github.com/deltalite-go/deltalite/internal/testkit/tablerows"
 	"github.com/deltalite-go/deltalite/iohandler"
+	"github.com/deltalite-go/deltalite/testkit/tablerows"
 )
 
 func mergeHandler(t *testing.T, spec string) *iohandler.Handler {

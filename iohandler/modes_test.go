@@ -14,8 +14,8 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/deltalite-go/deltalite"
-	"github.com/deltalite-go/deltalite/internal/testkit/tablerows"
 	"github.com/deltalite-go/deltalite/iohandler"
+	"github.com/deltalite-go/deltalite/testkit/tablerows"
 )
 
 // kv builds (id long, v string) rows from "id:v" pairs.

@@ -12,8 +12,8 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/compute/exec"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
-	"github.com/deltalite-go/deltalite/internal/testkit/jsonrows"
 	"github.com/deltalite-go/deltalite/schema"
+	"github.com/deltalite-go/deltalite/testkit/jsonrows"
 )
 
 // The shared rig builds the tests' batches.

@@ -11,10 +11,10 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 
-	"github.com/deltalite-go/deltalite/internal/testkit/arrowrows"
-	"github.com/deltalite-go/deltalite/internal/testkit/peers"
 	"github.com/deltalite-go/deltalite/snapshot"
 	"github.com/deltalite-go/deltalite/storage"
+	"github.com/deltalite-go/deltalite/testkit/arrowrows"
+	"github.com/deltalite-go/deltalite/testkit/peers"
 )
 
 // TestSparkAgrees runs MERGE statements through Spark SQL with Delta and

@@ -12,8 +12,8 @@ import (
 	"testing"
 
 	"github.com/deltalite-go/deltalite"
-	"github.com/deltalite-go/deltalite/internal/testkit/arrowrows"
 	"github.com/deltalite-go/deltalite/optimize"
+	"github.com/deltalite-go/deltalite/testkit/arrowrows"
 )
 
 // removals counts, over the whole log, how often each path was removed.

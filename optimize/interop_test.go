@@ -5,9 +5,9 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/deltalite-go/deltalite/internal/testkit/arrowrows"
-	"github.com/deltalite-go/deltalite/internal/testkit/peers"
 	"github.com/deltalite-go/deltalite/optimize"
+	"github.com/deltalite-go/deltalite/testkit/arrowrows"
+	"github.com/deltalite-go/deltalite/testkit/peers"
 )
 
 // deltaRsCompact runs delta-rs's optimize.compact() and returns its metrics.

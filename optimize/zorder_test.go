@@ -15,11 +15,11 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/deltalite-go/deltalite"
-	"github.com/deltalite-go/deltalite/internal/testkit/arrowrows"
 	"github.com/deltalite-go/deltalite/internal/zorder"
 	"github.com/deltalite-go/deltalite/optimize"
 	"github.com/deltalite-go/deltalite/protocol"
 	"github.com/deltalite-go/deltalite/scan"
+	"github.com/deltalite-go/deltalite/testkit/arrowrows"
 )
 
 var zSchema = arrow.NewSchema([]arrow.Field{

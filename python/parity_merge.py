@@ -1,4 +1,4 @@
-"""Reference side of the upsert parity suite (internal/testkit/upserttest): builds a
+"""Reference side of the upsert parity suite (testkit/upserttest): builds a
 Delta table with delta-rs, copies it for the engine under test, then applies
 a sequence of batches with delta-rs MERGE and records the table's content
 after every batch as a canonical document (peerlib/canon.py).

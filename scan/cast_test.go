@@ -16,10 +16,10 @@ import (
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 
 	"github.com/deltalite-go/deltalite/internal/dv"
-	"github.com/deltalite-go/deltalite/internal/testkit/arrowrows"
 	"github.com/deltalite-go/deltalite/protocol"
 	"github.com/deltalite-go/deltalite/schema"
 	"github.com/deltalite-go/deltalite/storage"
+	"github.com/deltalite-go/deltalite/testkit/arrowrows"
 )
 
 // writeParquet writes rec (given as JSON rows of Arrow schema sc) to

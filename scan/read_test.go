@@ -13,9 +13,9 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/deltalite-go/deltalite/internal/errs"
-	"github.com/deltalite-go/deltalite/internal/testkit/arrowrows"
-	"github.com/deltalite-go/deltalite/internal/testkit/corpus"
 	"github.com/deltalite-go/deltalite/schema"
+	"github.com/deltalite-go/deltalite/testkit/arrowrows"
+	"github.com/deltalite-go/deltalite/testkit/corpus"
 )
 
 // readRows scans src with opts and renders the rows canonically, checking

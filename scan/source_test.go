@@ -4,11 +4,11 @@ import (
 	"context"
 	"testing"
 
-	"github.com/deltalite-go/deltalite/internal/testkit/corpus"
 	"github.com/deltalite-go/deltalite/protocol"
 	"github.com/deltalite-go/deltalite/schema"
 	"github.com/deltalite-go/deltalite/snapshot"
 	"github.com/deltalite-go/deltalite/storage"
+	"github.com/deltalite-go/deltalite/testkit/corpus"
 )
 
 // openTable loads the latest snapshot of a conformance table (a path

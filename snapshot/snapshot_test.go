@@ -10,8 +10,8 @@ import (
 	"time"
 
 	"github.com/deltalite-go/deltalite/internal/errs"
-	"github.com/deltalite-go/deltalite/internal/testkit/corpus"
 	"github.com/deltalite-go/deltalite/storage"
+	"github.com/deltalite-go/deltalite/testkit/corpus"
 )
 
 func table(t *testing.T, rel string) storage.Store {

@@ -3,7 +3,7 @@ package upsert
 import (
 	"testing"
 
-	"github.com/deltalite-go/deltalite/internal/testkit/corpus"
+	"github.com/deltalite-go/deltalite/testkit/corpus"
 )
 
 // TestDeletionVectorTable: on a table Spark wrote with a deletion vector,

@@ -13,8 +13,6 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/deltalite-go/deltalite/internal/datafile"
-	"github.com/deltalite-go/deltalite/internal/testkit/arrowrows"
-	"github.com/deltalite-go/deltalite/internal/testkit/jsonrows"
 	"github.com/deltalite-go/deltalite/internal/txn"
 	"github.com/deltalite-go/deltalite/limits"
 	"github.com/deltalite-go/deltalite/metrics"
@@ -23,6 +21,8 @@ import (
 	"github.com/deltalite-go/deltalite/schema"
 	"github.com/deltalite-go/deltalite/snapshot"
 	"github.com/deltalite-go/deltalite/storage"
+	"github.com/deltalite-go/deltalite/testkit/arrowrows"
+	"github.com/deltalite-go/deltalite/testkit/jsonrows"
 )
 
 // The shared rig builds the tests' schemas.

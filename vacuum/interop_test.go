@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/deltalite-go/deltalite"
-	"github.com/deltalite-go/deltalite/internal/testkit/peers"
+	"github.com/deltalite-go/deltalite/testkit/peers"
 	"github.com/deltalite-go/deltalite/vacuum"
 )
 

@@ -3,7 +3,7 @@ package duckdbio_test
 import (
 	"testing"
 
-	"github.com/deltalite-go/deltalite/internal/testkit/docblocks"
+	"github.com/deltalite-go/deltalite/testkit/docblocks"
 )
 
 // TestEnginesDocGoBlocks keeps docs/engines.md honest: each Go block is an

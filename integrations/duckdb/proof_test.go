@@ -12,9 +12,9 @@ import (
 	"github.com/duckdb/duckdb-go/v2"
 
 	"github.com/deltalite-go/deltalite"
-	"github.com/deltalite-go/deltalite/internal/testkit/corpus"
-	"github.com/deltalite-go/deltalite/internal/testkit/peers"
 	"github.com/deltalite-go/deltalite/scan"
+	"github.com/deltalite-go/deltalite/testkit/corpus"
+	"github.com/deltalite-go/deltalite/testkit/peers"
 )
 
 // canonical runs SELECT * FROM source on conn and returns its rows as

@@ -9,7 +9,7 @@ import (
 
 	"github.com/duckdb/duckdb-go/v2"
 
-	"github.com/deltalite-go/deltalite/internal/testkit/corpus"
+	"github.com/deltalite-go/deltalite/testkit/corpus"
 )
 
 // testConn is a connection of a fresh in-memory database with delta_scan.

@@ -12,9 +12,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/deltalite-go/deltalite/internal/testkit/peers"
 	"github.com/deltalite-go/deltalite/protocol"
 	"github.com/deltalite-go/deltalite/storage"
+	"github.com/deltalite-go/deltalite/testkit/peers"
 )
 
 // peerScript reads jobs (a JSON list on stdin) and prints, for each, what
@@ -185,7 +185,7 @@ func TestInteropPeersReadWrittenCheckpoint(t *testing.T) {
 	}
 }
 
-// Spark (Delta Lake, through internal/testkit/peers) reads the same copies to the
+// Spark (Delta Lake, through testkit/peers) reads the same copies to the
 // same rows as the originals.
 func TestInteropSparkReadsWrittenCheckpoint(t *testing.T) {
 	if testing.Short() {

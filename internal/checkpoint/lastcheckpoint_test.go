@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/deltalite-go/deltalite/internal/errs"
-	"github.com/deltalite-go/deltalite/internal/testkit/corpus"
+	"github.com/deltalite-go/deltalite/testkit/corpus"
 )
 
 func TestCanonicalJSONSpecVector(t *testing.T) {

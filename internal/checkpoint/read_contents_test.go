@@ -9,9 +9,9 @@ import (
 	"testing"
 
 	"github.com/deltalite-go/deltalite/internal/errs"
-	"github.com/deltalite-go/deltalite/internal/testkit/corpus"
 	"github.com/deltalite-go/deltalite/protocol"
 	"github.com/deltalite-go/deltalite/storage"
+	"github.com/deltalite-go/deltalite/testkit/corpus"
 )
 
 func TestReadDomainMetadataAndRowTracking(t *testing.T) {

@@ -10,9 +10,9 @@ import (
 	"sort"
 	"testing"
 
-	"github.com/deltalite-go/deltalite/internal/testkit/corpus"
 	"github.com/deltalite-go/deltalite/protocol"
 	"github.com/deltalite-go/deltalite/storage"
+	"github.com/deltalite-go/deltalite/testkit/corpus"
 )
 
 // table opens a corpus table as a local store, skipping when the corpus is

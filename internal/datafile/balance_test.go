@@ -8,9 +8,9 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
-	"github.com/deltalite-go/deltalite/internal/testkit/arrowrows"
 	"github.com/deltalite-go/deltalite/protocol"
 	"github.com/deltalite-go/deltalite/storage"
+	"github.com/deltalite-go/deltalite/testkit/arrowrows"
 )
 
 // balanceBuffer makes row groups of 16 KiB of Arrow data, small against the

@@ -10,8 +10,8 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 
 	"github.com/deltalite-go/deltalite/internal/arrowmem"
-	"github.com/deltalite-go/deltalite/internal/testkit/arrowrows"
 	"github.com/deltalite-go/deltalite/storage"
+	"github.com/deltalite-go/deltalite/testkit/arrowrows"
 )
 
 // gatedStore holds every upload until gate is closed.

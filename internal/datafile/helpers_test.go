@@ -11,12 +11,12 @@ import (
 	"github.com/apache/arrow-go/v18/parquet/file"
 
 	"github.com/deltalite-go/deltalite/internal/stats"
-	"github.com/deltalite-go/deltalite/internal/testkit/arrowrows"
-	"github.com/deltalite-go/deltalite/internal/testkit/jsonrows"
 	"github.com/deltalite-go/deltalite/protocol"
 	"github.com/deltalite-go/deltalite/scan"
 	"github.com/deltalite-go/deltalite/schema"
 	"github.com/deltalite-go/deltalite/storage"
+	"github.com/deltalite-go/deltalite/testkit/arrowrows"
+	"github.com/deltalite-go/deltalite/testkit/jsonrows"
 )
 
 // The shared rig builds the tests' schemas and batches.

@@ -9,10 +9,10 @@ import (
 	pqschema "github.com/apache/arrow-go/v18/parquet/schema"
 
 	"github.com/deltalite-go/deltalite/internal/stats"
-	"github.com/deltalite-go/deltalite/internal/testkit/arrowrows"
 	"github.com/deltalite-go/deltalite/protocol"
 	"github.com/deltalite-go/deltalite/schema"
 	"github.com/deltalite-go/deltalite/storage"
+	"github.com/deltalite-go/deltalite/testkit/arrowrows"
 )
 
 const mappedSchema = `{"type":"struct","fields":[

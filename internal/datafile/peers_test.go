@@ -18,11 +18,11 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/deltalite-go/deltalite/internal/stats"
-	"github.com/deltalite-go/deltalite/internal/testkit/arrowrows"
-	"github.com/deltalite-go/deltalite/internal/testkit/peers"
 	"github.com/deltalite-go/deltalite/protocol"
 	"github.com/deltalite-go/deltalite/schema"
 	"github.com/deltalite-go/deltalite/storage"
+	"github.com/deltalite-go/deltalite/testkit/arrowrows"
+	"github.com/deltalite-go/deltalite/testkit/peers"
 )
 
 // peerSchema has the types delta-rs reads, two partition columns (region

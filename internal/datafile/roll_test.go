@@ -14,11 +14,11 @@ import (
 
 	"github.com/deltalite-go/deltalite/internal/errs"
 	"github.com/deltalite-go/deltalite/internal/stats"
-	"github.com/deltalite-go/deltalite/internal/testkit/arrowrows"
 	"github.com/deltalite-go/deltalite/protocol"
 	"github.com/deltalite-go/deltalite/scan"
 	"github.com/deltalite-go/deltalite/schema"
 	"github.com/deltalite-go/deltalite/storage"
+	"github.com/deltalite-go/deltalite/testkit/arrowrows"
 )
 
 var rollSchema = fields("id long not null", "name string", "value double", "part integer")

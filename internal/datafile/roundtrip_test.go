@@ -5,9 +5,9 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
-	"github.com/deltalite-go/deltalite/internal/testkit/arrowrows"
 	"github.com/deltalite-go/deltalite/schema"
 	"github.com/deltalite-go/deltalite/storage"
+	"github.com/deltalite-go/deltalite/testkit/arrowrows"
 )
 
 // allTypes is a table with a column of every Delta type.

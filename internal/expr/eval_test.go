@@ -10,7 +10,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/deltalite-go/deltalite/internal/errs"
-	"github.com/deltalite-go/deltalite/internal/testkit/arrowrows"
+	"github.com/deltalite-go/deltalite/testkit/arrowrows"
 )
 
 // evalCases: predicate on the allTypes rows -> T/F/N per row, computed by

@@ -16,9 +16,9 @@ import (
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 
 	"github.com/deltalite-go/deltalite/internal/stats"
-	"github.com/deltalite-go/deltalite/internal/testkit/corpus"
 	"github.com/deltalite-go/deltalite/protocol"
 	"github.com/deltalite-go/deltalite/schema"
+	"github.com/deltalite-go/deltalite/testkit/corpus"
 )
 
 const partSchema = `{"type":"struct","fields":[

@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/deltalite-go/deltalite/internal/testkit/peers"
 	"github.com/deltalite-go/deltalite/schema"
+	"github.com/deltalite-go/deltalite/testkit/peers"
 )
 
 // sparkRowsSQL is the columns i8, s, dec, d and f64 of the allTypes rows

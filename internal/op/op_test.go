@@ -13,10 +13,10 @@ import (
 
 	"github.com/deltalite-go/deltalite/internal/errs"
 	"github.com/deltalite-go/deltalite/internal/op"
-	"github.com/deltalite-go/deltalite/internal/testkit/jsonrows"
 	"github.com/deltalite-go/deltalite/internal/txn"
 	"github.com/deltalite-go/deltalite/snapshot"
 	"github.com/deltalite-go/deltalite/storage"
+	"github.com/deltalite-go/deltalite/testkit/jsonrows"
 	"github.com/deltalite-go/deltalite/write"
 )
 

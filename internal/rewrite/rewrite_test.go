@@ -19,12 +19,12 @@ import (
 	"github.com/deltalite-go/deltalite/internal/expr"
 	"github.com/deltalite-go/deltalite/internal/op"
 	"github.com/deltalite-go/deltalite/internal/rewrite"
-	"github.com/deltalite-go/deltalite/internal/testkit/arrowrows"
 	"github.com/deltalite-go/deltalite/internal/txn"
 	"github.com/deltalite-go/deltalite/protocol"
 	"github.com/deltalite-go/deltalite/scan"
 	"github.com/deltalite-go/deltalite/snapshot"
 	"github.com/deltalite-go/deltalite/storage"
+	"github.com/deltalite-go/deltalite/testkit/arrowrows"
 	"github.com/deltalite-go/deltalite/write"
 )
 

@@ -6,9 +6,9 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/deltalite-go/deltalite/internal/testkit/corpus"
 	"github.com/deltalite-go/deltalite/protocol"
 	"github.com/deltalite-go/deltalite/schema"
+	"github.com/deltalite-go/deltalite/testkit/corpus"
 )
 
 // commits returns the last schema and column mapping mode, and all adds, of

@@ -9,7 +9,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 
 	"github.com/deltalite-go/deltalite"
-	"github.com/deltalite-go/deltalite/internal/testkit/peers"
+	"github.com/deltalite-go/deltalite/testkit/peers"
 )
 
 // writeOrders writes orders() to a new Delta table in small batches and

@@ -2,6 +2,6 @@
 DuckDB, polars, Spark) against Delta tables for deltalite's interop tests.
 
 Nothing here is part of the product: the Go tests run these scripts through
-internal/testkit/peers to check that deltalite reads what the peers write and the other
+testkit/peers to check that deltalite reads what the peers write and the other
 way round.
 """

@@ -15,9 +15,9 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/sas"
 
 	"github.com/deltalite-go/deltalite/internal/errs"
-	"github.com/deltalite-go/deltalite/internal/testkit/testservers"
 	"github.com/deltalite-go/deltalite/storage"
 	"github.com/deltalite-go/deltalite/storage/storetest"
+	"github.com/deltalite-go/deltalite/testkit/testservers"
 )
 
 const azureTestContainer = "deltalite-test"

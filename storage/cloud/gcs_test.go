@@ -18,9 +18,9 @@ import (
 	"github.com/fsouza/fake-gcs-server/fakestorage"
 
 	"github.com/deltalite-go/deltalite/internal/errs"
-	"github.com/deltalite-go/deltalite/internal/testkit/testservers"
 	"github.com/deltalite-go/deltalite/storage"
 	"github.com/deltalite-go/deltalite/storage/storetest"
+	"github.com/deltalite-go/deltalite/testkit/testservers"
 )
 
 const gcsTestBucket = "deltalite-test"

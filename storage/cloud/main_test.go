@@ -3,8 +3,8 @@ package cloud
 import (
 	"testing"
 
-	"github.com/deltalite-go/deltalite/internal/testkit/testservers"
 	"github.com/deltalite-go/deltalite/storage/storetest"
+	"github.com/deltalite-go/deltalite/testkit/testservers"
 )
 
 // TestMain routes through storetest.Main (the process race re-executes this

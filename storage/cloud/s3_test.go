@@ -16,9 +16,9 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 
 	"github.com/deltalite-go/deltalite/internal/errs"
-	"github.com/deltalite-go/deltalite/internal/testkit/testservers"
 	"github.com/deltalite-go/deltalite/storage"
 	"github.com/deltalite-go/deltalite/storage/storetest"
+	"github.com/deltalite-go/deltalite/testkit/testservers"
 )
 
 const s3TestBucket = "deltalite-test"

@@ -16,7 +16,7 @@ import (
 
 	"github.com/deltalite-go/deltalite"
 	"github.com/deltalite-go/deltalite/bench/internal/runproc"
-	"github.com/deltalite-go/deltalite/internal/testkit/tablerows"
+	"github.com/deltalite-go/deltalite/testkit/tablerows"
 )
 
 // TestIOBytesCountsReadsAndWrites checks the counters -metrics reports move

@@ -11,7 +11,7 @@ import (
 
 	"github.com/deltalite-go/deltalite/bench/internal/report"
 	"github.com/deltalite-go/deltalite/bench/internal/runproc"
-	"github.com/deltalite-go/deltalite/internal/testkit/peers"
+	"github.com/deltalite-go/deltalite/testkit/peers"
 )
 
 func TestRunOrderRotatesEveryEngineFirst(t *testing.T) {

@@ -5,8 +5,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/deltalite-go/deltalite/internal/testkit/peers"
 	"github.com/deltalite-go/deltalite/merge"
+	"github.com/deltalite-go/deltalite/testkit/peers"
 )
 
 // TestMergeSpecIsTheEnginesUpsert parses each MERGE case's spec as the

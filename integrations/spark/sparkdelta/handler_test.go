@@ -12,9 +12,9 @@ import (
 	"github.com/deltalite-go/deltalite"
 	"github.com/deltalite-go/deltalite/integrations/spark/internal/sparktest"
 	"github.com/deltalite-go/deltalite/integrations/spark/sparkdelta"
-	"github.com/deltalite-go/deltalite/internal/testkit/arrowrows"
 	"github.com/deltalite-go/deltalite/iohandler"
 	"github.com/deltalite-go/deltalite/partitions"
+	"github.com/deltalite-go/deltalite/testkit/arrowrows"
 )
 
 // TestIOHandlerSparkPath runs a keyed asset whose value is a Spark

@@ -19,8 +19,8 @@ import (
 	"github.com/deltalite-go/deltalite"
 	"github.com/deltalite-go/deltalite/integrations/spark/internal/sparktest"
 	"github.com/deltalite-go/deltalite/integrations/spark/sparkdelta"
-	"github.com/deltalite-go/deltalite/internal/testkit/arrowrows"
 	"github.com/deltalite-go/deltalite/merge"
+	"github.com/deltalite-go/deltalite/testkit/arrowrows"
 	"github.com/deltalite-go/deltalite/write"
 )
 

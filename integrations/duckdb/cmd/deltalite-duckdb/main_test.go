@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/deltalite-go/deltalite/internal/testkit/corpus"
+	"github.com/deltalite-go/deltalite/testkit/corpus"
 )
 
 // runCommand runs the command in-process and returns its standard output

@@ -17,8 +17,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/s3/types"
 
 	duckdbio "github.com/deltalite-go/deltalite/integrations/duckdb"
-	"github.com/deltalite-go/deltalite/internal/testkit/testservers"
 	"github.com/deltalite-go/deltalite/storage"
+	"github.com/deltalite-go/deltalite/testkit/testservers"
 	"github.com/deltalite-go/deltalite/write"
 )
 

@@ -19,7 +19,7 @@ import (
 	"time"
 
 	"github.com/apache/spark-connect-go/spark/sql"
-	"github.com/deltalite-go/deltalite/internal/testkit/peers"
+	"github.com/deltalite-go/deltalite/testkit/peers"
 )
 
 var server struct {
