@@ -27,6 +27,7 @@ type Scan struct {
 	filters       []Filter
 	given         []*expr.Bound                // predicates the engine gave bound (withBound)
 	rowsOnly      map[*protocol.Add]*dv.Bitmap // files read at these positions only (withRowsOnly)
+	rowIndex      bool                         // append RowIndexColumn (WithRowIndex)
 	wheres        []string                     // SQL predicates, bound when the scan is planned
 	batchSize     int
 	limit         int64 // < 0: no limit
@@ -69,6 +70,18 @@ func (s *Scan) With(opts ...Option) *Scan {
 // Without this option every column is read in schema order.
 func WithColumns(names ...string) Option {
 	return func(s *Scan) { s.columns = append(make([]string, 0, len(names)), names...) }
+}
+
+// RowIndexColumn is the column WithRowIndex appends: each row's position
+// in its data file, counting rows a deletion vector deletes (Spark's
+// _metadata.row_index).
+const RowIndexColumn = "_metadata.row_index"
+
+// WithRowIndex appends RowIndexColumn (int64, not null) after the selected
+// columns: the physical position of each row in its file, the position a
+// deletion vector names.
+func WithRowIndex() Option {
+	return func(s *Scan) { s.rowIndex = true }
 }
 
 // WithFiles makes the scan read exactly these files, in this order, instead

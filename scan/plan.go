@@ -84,6 +84,7 @@ type outColumn struct {
 	partition bool
 	key       string // partitionValues key
 	read      int    // index in bound.read for data columns
+	rowIndex  bool   // RowIndexColumn
 }
 
 func (s *Scan) bind() (*bound, error) {
@@ -146,6 +147,14 @@ func (s *Scan) bind() (*bound, error) {
 		if err := addOut(f); err != nil {
 			return nil, err
 		}
+	}
+	if s.rowIndex {
+		af := arrow.Field{Name: RowIndexColumn, Type: arrow.PrimitiveTypes.Int64}
+		if sc.Field(RowIndexColumn) != nil {
+			return nil, errs.New(errs.InvalidArgument, "", "the table has a column named %q, which the row index would hide", RowIndexColumn)
+		}
+		arrowFields = append(arrowFields, af)
+		b.out = append(b.out, outColumn{arrow: af, read: -1, rowIndex: true})
 	}
 	b.visible = len(b.out)
 	b.outSchema = arrow.NewSchema(arrowFields, nil)
