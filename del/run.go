@@ -73,12 +73,13 @@ func attempt(ctx context.Context, snap *snapshot.Snapshot, pred *expr.Bound, o t
 	s.RewriteDuration = time.Since(t)
 	s.RowsDeleted += w.RowsDropped
 	s.RowsCopied = w.RowsCopied()
-	s.FilesRemoved = len(w.Removes)
+	s.FilesRemoved = w.FilesRemoved
+	s.DeletionVectorsAdded = w.DeletionVectors
 	s.FilesAdded = w.FilesAdded
 	s.BytesRemoved += w.BytesRemoved
 	s.BytesAdded = w.BytesAdded
 	s.ChangeFilesAdded = len(w.CDC)
-	if s.FilesRemoved == 0 {
+	if len(w.Removes) == 0 {
 		s.Version = snap.Version()
 		s.ExecutionDuration = time.Since(start)
 		return s, snap, nil

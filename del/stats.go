@@ -27,6 +27,10 @@ type Stats struct {
 	// ChangeFilesAdded are the change data files written (a table with
 	// the change data feed on).
 	ChangeFilesAdded int
+	// DeletionVectorsAdded are the files that kept their rows and got a
+	// new deletion vector marking the rows that left (a table with
+	// deletion vectors on).
+	DeletionVectorsAdded int
 	// ExecutionDuration is the whole call; ScanDuration planning and
 	// finding the files with matching rows; RewriteDuration writing the
 	// rows kept.
@@ -37,16 +41,17 @@ type Stats struct {
 // the commit records them.
 func (s Stats) Metrics() map[string]any {
 	return map[string]any{
-		"numDeletedRows":      s.RowsDeleted,
-		"numRemovedFiles":     s.FilesRemoved,
-		"numAddedFiles":       s.FilesAdded,
-		"numCopiedRows":       s.RowsCopied,
-		"numAddedChangeFiles": s.ChangeFilesAdded,
-		"numRemovedBytes":     s.BytesRemoved,
-		"numAddedBytes":       s.BytesAdded,
-		"executionTimeMs":     s.ExecutionDuration.Milliseconds(),
-		"scanTimeMs":          s.ScanDuration.Milliseconds(),
-		"rewriteTimeMs":       s.RewriteDuration.Milliseconds(),
+		"numDeletedRows":          s.RowsDeleted,
+		"numRemovedFiles":         s.FilesRemoved,
+		"numAddedFiles":           s.FilesAdded,
+		"numCopiedRows":           s.RowsCopied,
+		"numAddedChangeFiles":     s.ChangeFilesAdded,
+		"numDeletionVectorsAdded": s.DeletionVectorsAdded,
+		"numRemovedBytes":         s.BytesRemoved,
+		"numAddedBytes":           s.BytesAdded,
+		"executionTimeMs":         s.ExecutionDuration.Milliseconds(),
+		"scanTimeMs":              s.ScanDuration.Milliseconds(),
+		"rewriteTimeMs":           s.RewriteDuration.Milliseconds(),
 	}
 }
 
@@ -62,18 +67,19 @@ func (s Stats) String() string {
 // statsJSON is the JSON form: Spark's metric names in snake_case, with
 // durations in whole milliseconds.
 type statsJSON struct {
-	Version             int64 `json:"version"`
-	NumDeletedRows      int64 `json:"num_deleted_rows"`
-	NumRemovedFiles     int   `json:"num_removed_files"`
-	NumAddedFiles       int   `json:"num_added_files"`
-	NumCopiedRows       int64 `json:"num_copied_rows"`
-	NumAddedChangeFiles int   `json:"num_added_change_files"`
-	NumFilesScanned     int   `json:"num_files_scanned"`
-	NumRemovedBytes     int64 `json:"num_removed_bytes"`
-	NumAddedBytes       int64 `json:"num_added_bytes"`
-	ExecutionTimeMS     int64 `json:"execution_time_ms"`
-	ScanTimeMS          int64 `json:"scan_time_ms"`
-	RewriteTimeMS       int64 `json:"rewrite_time_ms"`
+	Version                 int64 `json:"version"`
+	NumDeletedRows          int64 `json:"num_deleted_rows"`
+	NumRemovedFiles         int   `json:"num_removed_files"`
+	NumAddedFiles           int   `json:"num_added_files"`
+	NumCopiedRows           int64 `json:"num_copied_rows"`
+	NumAddedChangeFiles     int   `json:"num_added_change_files"`
+	NumDeletionVectorsAdded int   `json:"num_deletion_vectors_added"`
+	NumFilesScanned         int   `json:"num_files_scanned"`
+	NumRemovedBytes         int64 `json:"num_removed_bytes"`
+	NumAddedBytes           int64 `json:"num_added_bytes"`
+	ExecutionTimeMS         int64 `json:"execution_time_ms"`
+	ScanTimeMS              int64 `json:"scan_time_ms"`
+	RewriteTimeMS           int64 `json:"rewrite_time_ms"`
 }
 
 // MarshalJSON writes the snake_case form.
@@ -81,7 +87,7 @@ func (s Stats) MarshalJSON() ([]byte, error) {
 	return json.Marshal(statsJSON{
 		Version: s.Version, NumDeletedRows: s.RowsDeleted, NumRemovedFiles: s.FilesRemoved, NumAddedFiles: s.FilesAdded,
 		NumCopiedRows: s.RowsCopied, NumFilesScanned: s.FilesScanned, NumRemovedBytes: s.BytesRemoved,
-		NumAddedBytes: s.BytesAdded, NumAddedChangeFiles: s.ChangeFilesAdded, ExecutionTimeMS: s.ExecutionDuration.Milliseconds(),
+		NumAddedBytes: s.BytesAdded, NumAddedChangeFiles: s.ChangeFilesAdded, NumDeletionVectorsAdded: s.DeletionVectorsAdded, ExecutionTimeMS: s.ExecutionDuration.Milliseconds(),
 		ScanTimeMS: s.ScanDuration.Milliseconds(), RewriteTimeMS: s.RewriteDuration.Milliseconds(),
 	})
 }
@@ -96,7 +102,7 @@ func (s *Stats) UnmarshalJSON(b []byte) error {
 	*s = Stats{
 		Version: j.Version, RowsDeleted: j.NumDeletedRows, FilesRemoved: j.NumRemovedFiles, FilesAdded: j.NumAddedFiles,
 		RowsCopied: j.NumCopiedRows, FilesScanned: j.NumFilesScanned, BytesRemoved: j.NumRemovedBytes,
-		BytesAdded: j.NumAddedBytes, ChangeFilesAdded: j.NumAddedChangeFiles, ExecutionDuration: ms(j.ExecutionTimeMS), ScanDuration: ms(j.ScanTimeMS),
+		BytesAdded: j.NumAddedBytes, ChangeFilesAdded: j.NumAddedChangeFiles, DeletionVectorsAdded: j.NumDeletionVectorsAdded, ExecutionDuration: ms(j.ExecutionTimeMS), ScanDuration: ms(j.ScanTimeMS),
 		RewriteDuration: ms(j.RewriteTimeMS),
 	}
 	return nil

@@ -268,7 +268,8 @@ func (r *runner) attempt(ctx context.Context, snap *snapshot.Snapshot) (s Stats,
 	s.Counts.add(cnt)
 	s.TargetRowsCopied = res.RowsCopied()
 	s.OutputRows = res.RowsKept + res.RowsAppended
-	s.TargetFilesAdded, s.TargetFilesRemoved = len(res.Adds), len(res.Removes)
+	s.TargetFilesAdded, s.TargetFilesRemoved = res.FilesAdded, res.FilesRemoved
+	s.TargetDeletionVectorsAdded = res.DeletionVectors
 	s.TargetBytesAdded, s.TargetBytesRemoved = res.BytesAdded, res.BytesRemoved
 	s.TargetChangeFilesAdded = len(res.CDC)
 

@@ -64,6 +64,10 @@ type Stats struct {
 	// TargetChangeFilesAdded are the change data files written (a table
 	// with the change data feed on).
 	TargetChangeFilesAdded int `json:"num_target_change_files_added"`
+	// TargetDeletionVectorsAdded are the target files that kept their rows
+	// and got a new deletion vector marking the rows that left (a table
+	// with deletion vectors on).
+	TargetDeletionVectorsAdded int `json:"num_target_deletion_vectors_added"`
 
 	// Durations: the whole merge, finding the files to rewrite (pruning
 	// and probing), rewriting and committing.
@@ -134,6 +138,7 @@ func (s Stats) Metrics() map[string]any {
 		"numTargetBytesAdded":                    s.TargetBytesAdded,
 		"numTargetBytesRemoved":                  s.TargetBytesRemoved,
 		"numTargetChangeFilesAdded":              s.TargetChangeFilesAdded,
+		"numTargetDeletionVectorsAdded":          s.TargetDeletionVectorsAdded,
 		"executionTimeMs":                        s.ExecutionDuration.Milliseconds(),
 		"scanTimeMs":                             s.ScanDuration.Milliseconds(),
 		"rewriteTimeMs":                          s.RewriteDuration.Milliseconds(),

@@ -68,7 +68,7 @@ func attempt(ctx context.Context, snap *snapshot.Snapshot, pred *expr.Bound, set
 	s.FilesScanned += len(plan.All)
 	s.RowsUpdated = res.RowsChanged
 	s.RowsCopied = res.RowsCopied()
-	s.FilesRemoved, s.FilesAdded = res.FilesRead, res.FilesAdded
+	s.FilesRemoved, s.FilesAdded, s.DeletionVectorsAdded = res.FilesRemoved, res.FilesAdded, res.DeletionVectors
 	s.BytesRemoved, s.BytesAdded = res.BytesRemoved, res.BytesAdded
 	s.ChangeFilesAdded = len(res.CDC)
 	s.ExecutionDuration = time.Since(start)

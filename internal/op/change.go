@@ -37,6 +37,9 @@ type Change struct {
 	// Rearrange says no row changes, only the files that hold them
 	// (OPTIMIZE): the removes and adds are dataChange=false.
 	Rearrange bool
+	// CopyOnWrite refuses deletion vectors where the table has them on:
+	// the caller's choice (--deletion-vectors=off).
+	CopyOnWrite bool
 }
 
 // Written is a Change as written: the actions of the operation's commit,
@@ -59,8 +62,14 @@ type Written struct {
 // the one place that decides how a row change is written, from the change
 // and the table's features:
 //
-//   - the rows that stay and the new values of updated rows are written
-//     into new data files and the touched files are removed
+//   - on a table with deletion vectors on (txn.DeletionVectors), unless
+//     the change is a rearrangement or asks for CopyOnWrite, the rows that
+//     leave a file and the old rows of updated ones are marked in the
+//     file's deletion vector, the file re-added under its path with it;
+//     only the new values of updated rows are written (a file none of
+//     whose rows stay is removed);
+//   - otherwise the rows that stay and the new values of updated rows are
+//     written into new data files and the touched files are removed
 //     (copy-on-write);
 //   - with the change data feed on (txn.ChangeDataFeed), the change rows
 //     go to change data files in the same commit, as Spark writes them:
@@ -70,8 +79,8 @@ type Written struct {
 //     that keeps no part of a file (it drops whole files, inserts) writes
 //     none, as Spark writes none: readers take its removes and adds.
 //
-// Tables whose features would need more from a row change (deletion
-// vectors, row ids) are refused before an attempt by Operate's check
+// Tables whose features would need more from a row change (row ids) are
+// refused before an attempt by Operate's check
 // (txn.CheckRewrite) until Write writes them. On error nothing it wrote is
 // left behind.
 func Write(ctx context.Context, snap *snapshot.Snapshot, ch Change, opt rewrite.Options) (Written, error) {
@@ -80,6 +89,7 @@ func Write(ctx context.Context, snap *snapshot.Snapshot, ch Change, opt rewrite.
 	}
 	opt.Append, opt.Rearrange = ch.Insert, ch.Rearrange
 	opt.ChangeData = !ch.Rearrange && len(ch.Files) > 0 && txn.ChangeDataFeed(snap.Metadata())
+	opt.DeletionVectors = !ch.Rearrange && !ch.CopyOnWrite && txn.DeletionVectors(snap.Protocol(), snap.Metadata())
 	if opt.ChangeData && len(ch.Drop) > 0 {
 		return writeDropping(ctx, snap, ch, opt)
 	}
@@ -99,6 +109,7 @@ func Write(ctx context.Context, snap *snapshot.Snapshot, ch Change, opt rewrite.
 		w.Removes = append(w.Removes, r)
 	}
 	w.Removes = append(w.Removes, res.Removes...)
+	w.FilesRemoved += len(ch.Drop)
 	return w, nil
 }
 

@@ -2,12 +2,13 @@ package op
 
 import (
 	"context"
-	"slices"
 
 	"github.com/deltalite-go/deltalite/internal/datafile"
+	"github.com/deltalite-go/deltalite/internal/dv"
 	"github.com/deltalite-go/deltalite/internal/txn"
 	"github.com/deltalite-go/deltalite/protocol"
 	"github.com/deltalite-go/deltalite/snapshot"
+	"github.com/deltalite-go/deltalite/storage"
 )
 
 // Commit is the one commit of a row-rewriting operation: what it read (so
@@ -65,11 +66,7 @@ func (c Commit) Run(ctx context.Context, snap *snapshot.Snapshot) (*snapshot.Sna
 	res, err := t.Commit(ctx)
 	if err != nil {
 		if txn.NotLanded(err) {
-			written := slices.Clip(c.Adds)
-			for _, f := range c.CDC {
-				written = append(written, &protocol.Add{Path: f.Path})
-			}
-			datafile.DeleteAdded(context.WithoutCancel(ctx), snap.Store(), written)
+			datafile.DeleteAdded(context.WithoutCancel(ctx), snap.Store(), c.written(snap.Store()))
 		}
 		return nil, 0, err
 	}
@@ -78,4 +75,31 @@ func (c Commit) Run(ctx context.Context, snap *snapshot.Snapshot) (*snapshot.Sna
 		post, _ = snapshot.LoadVersion(context.WithoutCancel(ctx), snap.Store(), res.Version)
 	}
 	return post, res.Version, nil
+}
+
+// written are the files the commit's change wrote, to delete when it does
+// not land: its new data and change data files and the deletion vector
+// files of its re-adds, never the data file a re-add keeps.
+func (c Commit) written(st storage.Store) []*protocol.Add {
+	removed := make(map[string]bool, len(c.Removes))
+	for _, r := range c.Removes {
+		removed[r.Path] = true
+	}
+	out := make([]*protocol.Add, 0, len(c.Adds)+len(c.CDC))
+	for _, a := range c.Adds {
+		if !removed[a.Path] {
+			out = append(out, a)
+			continue
+		}
+		if a.DeletionVector == nil {
+			continue
+		}
+		if key, err := dv.FileKey(st, a.DeletionVector); err == nil && key != "" {
+			out = append(out, &protocol.Add{Path: key})
+		}
+	}
+	for _, f := range c.CDC {
+		out = append(out, &protocol.Add{Path: f.Path})
+	}
+	return out
 }

@@ -56,6 +56,13 @@ type Options struct {
 	// updated row as its pre- and post-image, every appended row as an
 	// insert, into change data files (Result.CDC) beside the data files.
 	ChangeData bool
+	// DeletionVectors marks the rows that leave a file, and the old rows of
+	// updated ones, in the file's deletion vector instead of writing its
+	// other rows again: only updated and appended rows are written, and a
+	// file keeps its path, re-added with the union of its old and new
+	// deletion vectors (a file all of whose rows leave is removed). The
+	// table must support deletion vectors (op.Write decides).
+	DeletionVectors bool
 	// Rearrange marks the removes and adds dataChange=false: the rows are
 	// written again unchanged, only their files change (compaction), so
 	// that readers of the change feed and concurrent appends ignore them.

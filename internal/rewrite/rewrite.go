@@ -5,6 +5,7 @@ import (
 	"sync/atomic"
 
 	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
 
 	"github.com/deltalite-go/deltalite/internal/datafile"
 	"github.com/deltalite-go/deltalite/internal/errs"
@@ -51,16 +52,20 @@ type Func func(ctx context.Context, b Batch) (Output, error)
 
 // Counts are what a rewrite read and wrote.
 type Counts struct {
-	FilesRead    int   // files read and removed
-	FilesAdded   int   // files written
-	RowsRead     int64 // live rows of the files read
-	RowsKept     int64 // rows written again, changed or not
-	RowsChanged  int64 // kept rows with new values
-	RowsDropped  int64 // rows not written again
-	RowsAppended int64 // rows written through Options.Append
-	BytesRemoved int64 // sizes of the files read
-	BytesAdded   int64 // sizes of the files written
-	Batches      int64 // decoded batches of the files read
+	FilesRead    int // files read
+	FilesRemoved int // files removed whole (every file read, but with Options.DeletionVectors)
+	FilesAdded   int // files written
+	// DeletionVectors are the files re-added with a new deletion vector
+	// (Options.DeletionVectors).
+	DeletionVectors int
+	RowsRead        int64 // live rows of the files read
+	RowsKept        int64 // rows written again, changed or not
+	RowsChanged     int64 // kept rows with new values
+	RowsDropped     int64 // rows not written again
+	RowsAppended    int64 // rows written through Options.Append
+	BytesRemoved    int64 // sizes of the files read
+	BytesAdded      int64 // sizes of the files written
+	Batches         int64 // decoded batches of the files read
 }
 
 // RowsCopied are the rows written again unchanged (the write
@@ -69,9 +74,11 @@ func (c Counts) RowsCopied() int64 { return c.RowsKept - c.RowsChanged }
 
 // Result is a rewrite's actions for the caller's commit, and its counts.
 type Result struct {
-	// Removes remove every file read, in the order given.
+	// Removes remove every file read, in the order given (with
+	// Options.DeletionVectors: every file a row left).
 	Removes []*protocol.Remove
-	// Adds are the written files.
+	// Adds are the written files (with Options.DeletionVectors, first the
+	// files re-added with their new deletion vectors).
 	Adds []*protocol.Add
 	// CDC are the change data files written with Options.ChangeData.
 	CDC []*protocol.CDC
@@ -159,8 +166,18 @@ func Run(ctx context.Context, snap *snapshot.Snapshot, files []*protocol.Add, fn
 
 	n := counters{schema: c.Schema}
 	r := &reader{c: c, snap: snap}
-	ferr := r.forEach(ctx, files, func(ctx context.Context, _ int, a *protocol.Add) error {
-		return r.read(ctx, a, func(rec arrow.RecordBatch) error { return apply(ctx, fn, a, rec, items, &n, ch) })
+	var ms []marks // with DeletionVectors: per file, the rows that leave
+	var extra []scan.Option
+	if c.DeletionVectors {
+		ms = make([]marks, len(files))
+		extra = []scan.Option{scan.WithRowIndex()}
+	}
+	ferr := r.forEach(ctx, files, func(ctx context.Context, i int, a *protocol.Add) error {
+		var m *marks
+		if ms != nil {
+			m = &ms[i]
+		}
+		return r.read(ctx, a, func(rec arrow.RecordBatch) error { return apply(ctx, fn, a, rec, items, &n, ch, m) }, extra...)
 	})
 	if ferr == nil && c.Append != nil {
 		ferr = callAppend(ctx, c.Append, items, &n, ch)
@@ -187,18 +204,26 @@ func Run(ctx context.Context, snap *snapshot.Snapshot, files []*protocol.Add, fn
 		datafile.DeleteAdded(context.WithoutCancel(ctx), c.Store, cdc)
 		return Result{}, err
 	}
-	res = Result{Adds: adds, CDC: CDCActions(cdc), Counts: Counts{
-		FilesRead: len(files), FilesAdded: len(adds), RowsRead: n.read.Load(), RowsKept: n.kept.Load(),
-		RowsChanged: n.changed.Load(), RowsDropped: n.dropped.Load(), RowsAppended: n.appended.Load(),
-		Batches: n.batches.Load(),
-	}}
 	now := c.Now().UnixMilli()
-	for _, a := range files {
-		r := protocol.RemoveOf(a, now)
-		r.DataChange = !c.Rearrange
-		res.Removes = append(res.Removes, r)
-		res.BytesRemoved += a.Size
+	if ms != nil {
+		res, _, err = dvActions(ctx, c.Store, files, ms, now)
+		if err != nil {
+			datafile.DeleteAdded(context.WithoutCancel(ctx), c.Store, append(adds, cdc...))
+			return Result{}, err
+		}
+	} else {
+		for _, a := range files {
+			r := protocol.RemoveOf(a, now)
+			r.DataChange = !c.Rearrange
+			res.Removes = append(res.Removes, r)
+			res.BytesRemoved += a.Size
+		}
+		res.FilesRemoved = len(files)
 	}
+	res.Adds, res.CDC = append(res.Adds, adds...), CDCActions(cdc)
+	res.FilesRead, res.FilesAdded = len(files), len(adds)
+	res.RowsRead, res.RowsKept, res.RowsChanged = n.read.Load(), n.kept.Load(), n.changed.Load()
+	res.RowsDropped, res.RowsAppended, res.Batches = n.dropped.Load(), n.appended.Load(), n.batches.Load()
 	for _, a := range adds {
 		res.BytesAdded += a.Size
 	}
@@ -221,9 +246,18 @@ func (n *counters) refused(rec arrow.RecordBatch, keep []bool) bool {
 	return n.nulls.Add(rec, n.schema, keep) || n.nulls.Any()
 }
 
-// apply runs fn on one batch and sends what it keeps to the writer. It
-// owns rec.
-func apply(ctx context.Context, fn Func, a *protocol.Add, rec arrow.RecordBatch, items chan<- item, n *counters, ch *Changes) error {
+// apply runs fn on one batch and sends what it writes to the writer: the
+// rows it keeps, or with m (deletion-vector mode, rec carrying row
+// positions) only its updated rows, the others marked in m. It owns rec.
+func apply(ctx context.Context, fn Func, a *protocol.Add, rec arrow.RecordBatch, items chan<- item, n *counters, ch *Changes, m *marks) error {
+	var pos *array.Int64
+	if m != nil {
+		var err error
+		if rec, pos, err = splitPositions(a, rec); err != nil {
+			return err
+		}
+		defer pos.Release()
+	}
 	out, err := fn(ctx, Batch{File: a, Rec: rec})
 	rows := int(rec.NumRows())
 	data := rec
@@ -260,9 +294,22 @@ func apply(ctx context.Context, fn Func, a *protocol.Add, rec arrow.RecordBatch,
 	}
 	n.read.Add(int64(rows))
 	n.batches.Add(1)
-	n.kept.Add(kept)
-	n.changed.Add(changed)
 	n.dropped.Add(int64(rows) - kept)
+	n.changed.Add(changed)
+	write := out.Keep
+	if m != nil {
+		// The file keeps its rows; those that leave, and the old rows of
+		// updated ones, are marked, and only the updated rows are written.
+		leave, upd := make([]bool, rows), make([]bool, rows)
+		for i := range rows {
+			k := out.Keep == nil || out.Keep[i]
+			upd[i] = k && out.Updated != nil && out.Updated[i]
+			leave[i] = !k || upd[i]
+		}
+		m.mark(pos, leave)
+		write, kept = upd, changed
+	}
+	n.kept.Add(kept)
 	if ch != nil {
 		// Change rows hold their own references to the columns.
 		if err := sendChanges(ctx, ch, rec, data, out, rows, items); err != nil {
@@ -270,13 +317,13 @@ func apply(ctx context.Context, fn Func, a *protocol.Add, rec arrow.RecordBatch,
 			return err
 		}
 	}
-	if kept == 0 || n.refused(data, out.Keep) {
+	if kept == 0 || n.refused(data, write) {
 		data.Release()
 		return nil
 	}
 	it := item{rec: data}
 	if kept < int64(rows) {
-		it.keep = out.Keep
+		it.keep = write
 	}
 	return send(ctx, items, it)
 }

@@ -231,3 +231,20 @@ func parseFloat(s string, single bool) (float64, bool) {
 	}
 	return f, true
 }
+
+// Loosened is an Add.Stats string with tightBounds false: the file's rows
+// are unchanged but a deletion vector now hides some, so its bounds may be
+// wider than its live rows (numRecords stays the physical count). An
+// empty or malformed string stays as it is.
+func Loosened(raw string) string {
+	var m map[string]json.RawMessage
+	if raw == "" || json.Unmarshal([]byte(raw), &m) != nil || m == nil {
+		return raw
+	}
+	m["tightBounds"] = json.RawMessage("false")
+	b, err := json.Marshal(m)
+	if err != nil {
+		return raw
+	}
+	return string(b)
+}

@@ -183,6 +183,19 @@ func ChangeDataFeed(md *protocol.Metadata) bool {
 	return propOn(md, protocol.PropEnableChangeDataFeed) || propOn(md, protocol.PropEnableChangeDataCapture)
 }
 
+// DeletionVectors reports whether a row change to the table is written as
+// deletion vectors, as Spark writes it: the protocol supports the
+// deletionVectors feature and delta.enableDeletionVectors is true (a value
+// that is not a boolean is off: deletion vectors are a choice, not an
+// obligation).
+func DeletionVectors(p *protocol.Protocol, md *protocol.Metadata) bool {
+	if p == nil || md == nil || !p.HasFeature("deletionVectors") {
+		return false
+	}
+	on, err := protocol.Properties(md.Configuration).Bool(protocol.PropEnableDeletionVectors, false)
+	return on && err == nil
+}
+
 // propOn reads a boolean table property that switches on a writer
 // obligation; a value that is not a boolean counts as on, so that a typo
 // never disables an obligation.

@@ -1,0 +1,108 @@
+package rewrite
+
+import (
+	"context"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+
+	"github.com/deltalite-go/deltalite/internal/dv"
+	"github.com/deltalite-go/deltalite/internal/errs"
+	"github.com/deltalite-go/deltalite/internal/stats"
+	"github.com/deltalite-go/deltalite/protocol"
+	"github.com/deltalite-go/deltalite/scan"
+	"github.com/deltalite-go/deltalite/storage"
+)
+
+// marks are, in deletion-vector mode, the positions of one file's rows
+// that leave it (deleted rows and the old rows of updated ones), and how
+// many live rows were read. A file's batches come in order, one at a time.
+type marks struct {
+	leave *dv.Bitmap
+	live  int64
+}
+
+// splitPositions takes the row index column (scan.WithRowIndex, the last)
+// off a batch: the batch the caller decides, and each row's position. It
+// consumes rec.
+func splitPositions(a *protocol.Add, rec arrow.RecordBatch) (arrow.RecordBatch, *array.Int64, error) {
+	last := int(rec.NumCols()) - 1
+	pos, ok := rec.Column(last).(*array.Int64)
+	if last < 0 || !ok || rec.Schema().Field(last).Name != scan.RowIndexColumn {
+		rec.Release()
+		return nil, nil, errs.New(errs.Internal, a.Path, "a deletion-vector rewrite read a batch without row positions")
+	}
+	pos.Retain()
+	fields := rec.Schema().Fields()[:last]
+	out := array.NewRecordBatch(arrow.NewSchema(fields, nil), rec.Columns()[:last], rec.NumRows())
+	rec.Release()
+	return out, pos, nil
+}
+
+// mark records the batch's leaving rows (leave[i]) at their positions.
+func (m *marks) mark(pos *array.Int64, leave []bool) {
+	m.live += int64(pos.Len())
+	for i, l := range leave {
+		if l {
+			if m.leave == nil {
+				m.leave = dv.NewBitmap()
+			}
+			m.leave.Add(uint64(pos.Value(i)))
+		}
+	}
+}
+
+// dvActions are the actions of files whose rows left in deletion-vector
+// mode: a file some rows of which stay is removed and re-added under its
+// path with the union of its old and new deletion vectors (its statistics
+// kept, with loose bounds, as Spark writes them); a file none of whose
+// rows stay is removed; a file no row left is untouched. It returns the
+// keys of the deletion vector files it wrote, for the caller to delete
+// when the commit does not happen.
+func dvActions(ctx context.Context, st storage.Store, files []*protocol.Add, ms []marks, now int64, opts ...dv.WriteOption) (res Result, written []string, err error) {
+	defer func() {
+		if err != nil {
+			if len(written) > 0 {
+				_ = st.Delete(context.WithoutCancel(ctx), written...)
+			}
+			written = nil
+		}
+	}()
+	for i, a := range files {
+		m := ms[i]
+		if m.leave == nil || m.leave.IsEmpty() {
+			continue
+		}
+		union := m.leave
+		var before int64
+		if a.DeletionVector != nil {
+			old, err := dv.Load(ctx, st, a.DeletionVector)
+			if err != nil {
+				return Result{}, written, err
+			}
+			before = int64(old.Cardinality())
+			union = union.Clone()
+			union.Or(old)
+		}
+		r := protocol.RemoveOf(a, now)
+		res.Removes = append(res.Removes, r)
+		if int64(union.Cardinality()) >= m.live+before {
+			res.FilesRemoved++
+			res.BytesRemoved += a.Size
+			continue
+		}
+		d, err := dv.Write(ctx, st, union, opts...)
+		if err != nil {
+			return Result{}, written, err
+		}
+		if key, err := dv.FileKey(st, d); err == nil && key != "" {
+			written = append(written, key)
+		}
+		re := *a
+		re.DeletionVector, re.DataChange, re.ModificationTime = d, true, now
+		re.Stats = stats.Loosened(a.Stats)
+		res.Adds = append(res.Adds, &re)
+		res.DeletionVectors++
+	}
+	return res, written, nil
+}
