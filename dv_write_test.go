@@ -6,6 +6,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+
 	"github.com/deltalite-go/deltalite"
 	"github.com/deltalite-go/deltalite/merge"
 	"github.com/deltalite-go/deltalite/protocol"
@@ -111,5 +114,68 @@ func TestDeletionVectorsWritten(t *testing.T) {
 		if got := peers.ReadTable(t, engine, dir, peers.ReadOptions{}).Lines(t); !slices.Equal(got, want) {
 			t.Errorf("%s reads:\n%s\nwant:\n%s", engine, strings.Join(got, "\n"), strings.Join(want, "\n"))
 		}
+	}
+}
+
+// TestUpsertWritesDeletionVectors: an upsert into a table with deletion
+// vectors (and the change data feed) on marks the replaced and deleted
+// rows instead of rewriting their files, writes only the source rows, and
+// its change feed is the same as copy-on-write's; we, Spark and delta-rs
+// read the same rows, and Spark's table_changes agrees with ours.
+func TestUpsertWritesDeletionVectors(t *testing.T) {
+	ctx := context.Background()
+	src := func() array.RecordReader {
+		return fromJSON(t, arrow.NewSchema([]arrow.Field{
+			{Name: "id", Type: arrow.PrimitiveTypes.Int64, Nullable: true},
+			{Name: "name", Type: arrow.BinaryTypes.String, Nullable: true},
+			{Name: "day", Type: arrow.BinaryTypes.String, Nullable: true},
+			{Name: "gone", Type: arrow.FixedWidthTypes.Boolean, Nullable: true},
+		}, nil), `[{"id":2,"name":"B","day":"d1","gone":false},{"id":4,"name":"d","day":"d1","gone":false},
+			{"id":5,"name":"e","day":"d3","gone":false},{"id":3,"name":"c","day":"d2","gone":true},
+			{"id":6,"name":"F","day":"d2","gone":false}]`)
+	}
+	want := []string{`day="d1", id=1, name="a"`, `day="d1", id=2, name="B"`, `day="d1", id=4, name="d"`,
+		`day="d2", id=6, name="F"`, `day="d2", id=7, name="g"`, `day="d3", id=5, name="e"`}
+	var feeds [2][]string
+	for i, cow := range []bool{false, true} {
+		dir := t.TempDir()
+		if _, err := deltalite.Write(ctx, dir, people(t, []int64{1, 2, 3, 6, 7}, []string{"a", "b", "c", "f", "g"}, []string{"d1", "d1", "d2", "d2", "d2"}),
+			deltalite.WriteOptions{PartitionBy: []string{"day"}, Properties: map[string]string{
+				protocol.PropEnableDeletionVectors: "true", protocol.PropEnableChangeDataFeed: "true"}}); err != nil {
+			t.Fatal(err)
+		}
+		s, err := openT(t, dir).Upsert(ctx, src(), deltalite.UpsertOptions{PrimaryKeys: []string{"id"}, PartitionBy: []string{"day"},
+			DeleteColumn: "gone", CopyOnWrite: cow})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s.RowsUpdated != 2 || s.RowsInserted != 2 || s.RowsDeleted != 1 {
+			t.Fatalf("upsert (copy-on-write %t): %s", cow, s)
+		}
+		if !cow && (s.DeletionVectorsAdded != 2 || s.RowsCopied != 0 || s.FilesRemoved != 0) {
+			t.Errorf("upsert with deletion vectors: %+v, want 2 deletion vectors, no row copied, no file removed", s)
+		}
+		if cow && (s.DeletionVectorsAdded != 0 || s.RowsCopied != 2) {
+			t.Errorf("copy-on-write upsert: %+v, want 2 rows copied", s)
+		}
+		if got := readRows(t, dir); !slices.Equal(got, want) {
+			t.Fatalf("rows (copy-on-write %t):\n%s\nwant:\n%s", cow, strings.Join(got, "\n"), strings.Join(want, "\n"))
+		}
+		feeds[i] = changeRows(t, dir, deltalite.ChangesOptions{FromVersion: 1, Columns: []string{"id", "name", "day", "_change_type"}})
+		if i == 0 && !testing.Short() {
+			for _, engine := range []string{"deltalake", "spark"} {
+				if got := peers.ReadTable(t, engine, dir, peers.ReadOptions{}).Lines(t); !slices.Equal(got, want) {
+					t.Errorf("%s reads:\n%s\nwant:\n%s", engine, strings.Join(got, "\n"), strings.Join(want, "\n"))
+				}
+			}
+			res := peers.Spark(t).Run(t, peers.Op{"op": "sql", "path": dir,
+				"sql": "SELECT id, name, day, _change_type FROM table_changes_by_path('" + dir + "', 1)"})
+			if got := res[0].Table(t).Lines(t); !slices.Equal(got, feeds[0]) {
+				t.Errorf("Spark's table_changes:\n%s\nours:\n%s", strings.Join(got, "\n"), strings.Join(feeds[0], "\n"))
+			}
+		}
+	}
+	if !slices.Equal(feeds[0], feeds[1]) || len(feeds[0]) != 7 {
+		t.Errorf("change feed with deletion vectors:\n%s\ncopy-on-write:\n%s", strings.Join(feeds[0], "\n"), strings.Join(feeds[1], "\n"))
 	}
 }

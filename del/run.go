@@ -66,7 +66,7 @@ func attempt(ctx context.Context, snap *snapshot.Snapshot, pred *expr.Bound, o t
 	s.ScanDuration = time.Since(t)
 
 	t = time.Now()
-	w, err := op.Write(ctx, snap, op.Change{Drop: whole, Files: files, Rows: keepUnmatched(pred)}, ro)
+	w, err := op.Write(ctx, snap, op.Change{Drop: whole, Files: files, Rows: keepUnmatched(pred), CopyOnWrite: opt.CopyOnWrite}, ro)
 	if err != nil {
 		return s, nil, err
 	}

@@ -227,6 +227,11 @@ type Options struct {
 	MaxBufferedBytes                        int64
 	ReadBatchSize                           int
 	TargetFileSize                          int64
+	// CopyOnWrite rewrites the files whose rows change even where the table
+	// has deletion vectors on (delta.enableDeletionVectors), which by
+	// default mark the rows that leave a file instead (the CLI's
+	// --deletion-vectors=off).
+	CopyOnWrite bool
 	// MaxSourceBytes refuses a source whose estimated footprint (its Arrow
 	// bytes and its hash table) exceeds it, with deltalite.ErrSourceTooLarge. 0
 	// takes the process limit (DELTALITE_MAX_SOURCE_BYTES); NoSourceLimit

@@ -257,7 +257,7 @@ func (r *runner) attempt(ctx context.Context, snap *snapshot.Snapshot) (s Stats,
 		}
 		return nil
 	}
-	res, err := op.Write(ctx, snap, op.Change{Files: changed, Rows: fn, Insert: insert}, rewrite.Options{
+	res, err := op.Write(ctx, snap, op.Change{Files: changed, Rows: fn, Insert: insert, CopyOnWrite: r.opt.CopyOnWrite}, rewrite.Options{
 		Schema: r.p.out, Store: out, TargetFileSize: r.opt.TargetFileSize, MaxParallelFiles: r.opt.MaxParallelFiles,
 		MaxBufferedBytes: r.opt.MaxBufferedBytes, ReadBatchSize: r.opt.ReadBatchSize, Budget: r.budget, Allocator: r.c.mem,
 	})

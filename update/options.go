@@ -34,6 +34,11 @@ type Options struct {
 	// TargetFileSize is the size of rewritten files; 0 takes the table's
 	// delta.targetFileSize, else 100 MiB.
 	TargetFileSize int64
+	// CopyOnWrite rewrites the files whose rows change even where the table
+	// has deletion vectors on (delta.enableDeletionVectors), which by
+	// default mark the rows that leave a file instead (the CLI's
+	// --deletion-vectors=off).
+	CopyOnWrite bool
 	// MultipartThreshold and MultipartPartSize size cloud uploads of the
 	// rewritten files, as upsert.Options does; 0 keeps the store's.
 	MultipartThreshold, MultipartPartSize int64

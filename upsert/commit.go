@@ -63,9 +63,14 @@ func (r *run) commit(ctx context.Context, s *Stats) (*snapshot.Snapshot, int64, 
 	for _, p := range r.parts {
 		for _, f := range p.rewriteFiles() {
 			cm.ReadFiles = append(cm.ReadFiles, f.add)
-			cm.Removes = append(cm.Removes, protocol.RemoveOf(f.add, now))
-			bytesRemoved += f.add.Size
+			if !r.dvs {
+				cm.Removes = append(cm.Removes, protocol.RemoveOf(f.add, now))
+				bytesRemoved += f.add.Size
+			}
 		}
+	}
+	if r.dvs {
+		cm.Removes, cm.Adds, bytesRemoved = r.dv.Removes, r.dv.Adds, r.dv.BytesRemoved
 	}
 	cm.CDC = rewrite.CDCActions(r.changeFiles())
 	for _, p := range r.parts {
@@ -75,20 +80,21 @@ func (r *run) commit(ctx context.Context, s *Stats) (*snapshot.Snapshot, int64, 
 		}
 	}
 	cm.Metrics = map[string]any{
-		"numSourceRows":             s.SourceRows,
-		"numTargetRowsInserted":     s.RowsInserted,
-		"numTargetRowsUpdated":      s.RowsUpdated,
-		"numTargetRowsDeleted":      s.RowsDeleted,
-		"numTargetRowsCopied":       s.RowsCopied,
-		"numOutputRows":             s.RowsInserted + s.RowsUpdated + s.RowsCopied,
-		"numTargetFilesAdded":       s.FilesAdded,
-		"numTargetFilesRemoved":     s.FilesRemoved,
-		"numTargetBytesAdded":       bytesAdded,
-		"numTargetBytesRemoved":     bytesRemoved,
-		"numTargetFilesProbed":      s.FilesProbed,
-		"numTargetChangeFilesAdded": len(cm.CDC),
-		"scanTimeMs":                s.PlanDuration.Milliseconds(),
-		"rewriteTimeMs":             s.RewriteDuration.Milliseconds(),
+		"numSourceRows":                 s.SourceRows,
+		"numTargetRowsInserted":         s.RowsInserted,
+		"numTargetRowsUpdated":          s.RowsUpdated,
+		"numTargetRowsDeleted":          s.RowsDeleted,
+		"numTargetRowsCopied":           s.RowsCopied,
+		"numOutputRows":                 s.RowsInserted + s.RowsUpdated + s.RowsCopied,
+		"numTargetFilesAdded":           s.FilesAdded,
+		"numTargetFilesRemoved":         s.FilesRemoved,
+		"numTargetBytesAdded":           bytesAdded,
+		"numTargetBytesRemoved":         bytesRemoved,
+		"numTargetFilesProbed":          s.FilesProbed,
+		"numTargetChangeFilesAdded":     len(cm.CDC),
+		"numTargetDeletionVectorsAdded": s.DeletionVectorsAdded,
+		"scanTimeMs":                    s.PlanDuration.Milliseconds(),
+		"rewriteTimeMs":                 s.RewriteDuration.Milliseconds(),
 	}
 	return cm.Run(ctx, r.snap)
 }

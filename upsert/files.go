@@ -1,6 +1,7 @@
 package upsert
 
 import (
+	"github.com/deltalite-go/deltalite/internal/rewrite"
 	"github.com/deltalite-go/deltalite/protocol"
 	"github.com/deltalite-go/deltalite/storage"
 )
@@ -23,6 +24,9 @@ type fileWork struct {
 	// rows before it lie in row groups the probe cleared.
 	checkFrom int64
 	why       string // why the file was carried over, for tests and traces
+	// marks are the rows that leave the file when the attempt writes
+	// deletion vectors.
+	marks rewrite.Marks
 }
 
 // objectKey resolves an add path to the object key of the data file by

@@ -85,6 +85,11 @@ type Options struct {
 	// TargetFileSize is the size of written files; 0 takes the table's
 	// delta.targetFileSize, else 100 MiB.
 	TargetFileSize int64
+	// CopyOnWrite rewrites the files whose rows change even where the table
+	// has deletion vectors on (delta.enableDeletionVectors), which by
+	// default mark the rows that leave a file instead (the CLI's
+	// --deletion-vectors=off).
+	CopyOnWrite bool
 	// MaxSourceBytes refuses a source whose estimated footprint (its Arrow
 	// bytes, row selections and key sets) exceeds it, with
 	// deltalite.ErrSourceTooLarge. 0 takes the process limit

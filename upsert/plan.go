@@ -68,6 +68,11 @@ type run struct {
 	// changes, when set, makes the attempt write the change data feed: the
 	// table has it on and the attempt rewrites a file.
 	changes *rewrite.Changes
+	// dvs makes the attempt mark the rows that leave a file in its
+	// deletion vector instead of rewriting it (op.WritesDeletionVectors);
+	// dv are then the removes and re-adds of the files rows left.
+	dvs bool
+	dv  rewrite.Result
 }
 
 // listFiles gives every touched partition its live files, in one pass over

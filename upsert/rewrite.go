@@ -232,13 +232,14 @@ type outputEstimate struct {
 	bytesPerRow float64
 	live        int64       // live rows of the rewritten files; -1 unknown
 	read        atomic.Bool // the rewritten files are read: p.copied is final
+	dvs         bool        // the files keep their rows (deletion vectors)
 }
 
 // expectOutput estimates a partition's output from its files' log
 // statistics: the rewritten files', else (an insert into a partition whose
 // files all stay) every live file's.
 func (r *run) expectOutput(p *part, rewritten []*fileWork) *outputEstimate {
-	e := &outputEstimate{p: p, live: -1}
+	e := &outputEstimate{p: p, live: -1, dvs: r.dvs}
 	rows, bytes, ok := r.liveSize(rewritten)
 	if !ok {
 		return e
@@ -277,6 +278,8 @@ func (r *run) liveSize(files []*fileWork) (rows int64, bytes float64, ok bool) {
 func (e *outputEstimate) expectation(map[string]string) datafile.Expectation {
 	var survivors int64
 	switch {
+	case e.dvs:
+		// The files keep their rows: only the source rows are written.
 	case e.read.Load():
 		survivors = e.p.copied.Load()
 	case e.live < 0:
@@ -412,18 +415,39 @@ func (r *run) rewriteFile(ctx context.Context, share *limits.Budget, p *part, f 
 		return errs.Wrap(errs.Canceled, "", err, "rewriting")
 	}
 	defer res.Release()
-	sc := scan.New(r.snap, scan.WithFiles(f.add), scan.WithBatchSize(rows), scan.WithParallelism(1), scan.WithAllocator(c.mem))
-	_, seq, err := sc.Records(ctx)
+	opts := []scan.Option{scan.WithFiles(f.add), scan.WithBatchSize(rows), scan.WithParallelism(1), scan.WithAllocator(c.mem)}
+	keyIdx := c.keyIdx
+	if r.dvs {
+		// The rows that stay are not written again: the keys decide, and
+		// whole rows are read only for the change data feed's images.
+		opts = append(opts, scan.WithRowIndex())
+		if r.changes == nil {
+			names := make([]string, len(c.keyIdx))
+			keyIdx = make([]int, len(c.keyIdx))
+			for j, idx := range c.keyIdx {
+				names[j], keyIdx[j] = c.table.Fields[idx].Name, j
+			}
+			opts = append(opts, scan.WithColumns(names...))
+		}
+	}
+	_, seq, err := scan.New(r.snap, opts...).Records(ctx)
 	if err != nil {
 		return err
 	}
-	cols := make([]arrow.Array, len(c.keyIdx))
+	cols := make([]arrow.Array, len(keyIdx))
 	// Without a deletion vector batch rows are file positions, and rows
 	// before checkFrom need no key check.
 	pos, positional := int64(0), f.add.DeletionVector == nil
 	for rec, err := range seq {
 		if err != nil {
 			return err
+		}
+		var positions *array.Int64
+		if r.dvs {
+			rec.Retain() // the scan releases rec; SplitPositions consumes its reference
+			if rec, positions, err = rewrite.SplitPositions(f.add, rec); err != nil {
+				return err
+			}
 		}
 		n := int(rec.NumRows())
 		if got := recordBytes(rec); got > per {
@@ -438,11 +462,12 @@ func (r *run) rewriteFile(ctx context.Context, share *limits.Budget, p *part, f 
 			from = int(min(f.checkFrom-pos, int64(n)))
 		}
 		pos += int64(n)
-		for j, idx := range c.keyIdx {
+		for j, idx := range keyIdx {
 			cols[j] = rec.Column(idx)
 		}
 		b, err := p.keys.set.Bind(cols)
 		if err != nil {
+			releaseSplit(rec, positions)
 			return errs.Wrap(errs.Internal, f.add.Path, err, "binding key columns")
 		}
 		keep := make([]bool, n) // the writer's from the send on
@@ -475,11 +500,22 @@ func (r *run) rewriteFile(ctx context.Context, share *limits.Budget, p *part, f 
 		}
 		if updated+deleted > 0 && gone != nil {
 			if err := r.sendChanges(ctx, rec, gone, items, rewrite.ChangeDelete, rewrite.ChangePreimage); err != nil {
+				releaseSplit(rec, positions)
 				return err
 			}
 		}
 		p.updated.Add(updated)
 		p.deleted.Add(deleted)
+		if positions != nil {
+			// Deletion vectors: the rows that leave are marked, the others
+			// stay where they are.
+			for i := range keep {
+				keep[i] = !keep[i]
+			}
+			f.marks.Mark(positions, keep)
+			releaseSplit(rec, positions)
+			continue
+		}
 		survivors := int64(n) - updated - deleted
 		p.copied.Add(survivors)
 		if survivors == 0 {
@@ -496,6 +532,14 @@ func (r *run) rewriteFile(ctx context.Context, share *limits.Budget, p *part, f 
 		}
 	}
 	return nil
+}
+
+// releaseSplit releases a batch SplitPositions gave and its positions.
+func releaseSplit(rec arrow.RecordBatch, positions *array.Int64) {
+	if positions != nil {
+		rec.Release()
+		positions.Release()
+	}
 }
 
 // sourceRows sends the partition's source rows that are not deletes,

@@ -177,8 +177,9 @@ func (r *run) attempt(ctx context.Context, s Stats) (Stats, *snapshot.Snapshot, 
 	for _, p := range r.parts {
 		removes += len(p.rewriteFiles())
 	}
-	r.changes = nil
+	r.changes, r.dvs, r.dv = nil, false, rewrite.Result{}
 	if removes > 0 {
+		r.dvs = op.WritesDeletionVectors(r.snap, r.c.CopyOnWrite)
 		if err := txn.CheckRewrite(r.snap, r.c.operation()); err != nil {
 			return s, nil, err
 		}
@@ -199,6 +200,12 @@ func (r *run) attempt(ctx context.Context, s Stats) (Stats, *snapshot.Snapshot, 
 		datafile.DeleteAdded(ctx, r.snap.Store(), append(adds, r.changeFiles()...))
 		return s, nil, err
 	}
+	if r.dvs {
+		if err := r.deletionVectors(ctx); err != nil {
+			datafile.DeleteAdded(ctx, r.snap.Store(), append(adds, r.changeFiles()...))
+			return s, nil, err
+		}
+	}
 	s.RewriteDuration += time.Since(t)
 	r.fill(&s)
 	if len(adds) == 0 && removes == 0 && r.c.AppID == "" && !r.c.AllowEmptyCommit {
@@ -214,6 +221,22 @@ func (r *run) attempt(ctx context.Context, s Stats) (Stats, *snapshot.Snapshot, 
 	}
 	s.Version = v
 	return s, post, nil
+}
+
+// deletionVectors writes the deletion vectors of the files rows left
+// (r.dv), after the rewrite marked them.
+func (r *run) deletionVectors(ctx context.Context) error {
+	var files []*protocol.Add
+	var marks []rewrite.Marks
+	for _, p := range r.parts {
+		for _, f := range p.rewriteFiles() {
+			files = append(files, f.add)
+			marks = append(marks, f.marks)
+		}
+	}
+	var err error
+	r.dv, _, err = rewrite.DeletionVectorActions(ctx, r.out, files, marks, time.Now().UnixMilli())
+	return err
 }
 
 // changeFiles are the change data files the attempt wrote.
@@ -254,6 +277,9 @@ func (r *run) fill(s *Stats) {
 		s.RowsDeleted += p.deleted.Load()
 		s.RowsCopied += p.copied.Load()
 		s.RowsInserted += p.keys.inserted()
+	}
+	if r.dvs {
+		s.FilesRemoved, s.DeletionVectorsAdded = r.dv.FilesRemoved, r.dv.DeletionVectors
 	}
 }
 

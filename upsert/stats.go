@@ -20,6 +20,10 @@ type Stats struct {
 	PartitionsTouched int
 	FilesAdded        int
 	FilesRemoved      int
+	// DeletionVectorsAdded are files that kept their rows and got a new
+	// deletion vector marking the rows that left (a table with deletion
+	// vectors on); FilesRemoved counts only files removed whole then.
+	DeletionVectorsAdded int
 	// FilesCarriedOver are files of touched partitions kept as they are.
 	FilesCarriedOver int
 	// FilesProbed are files whose key columns were read.
@@ -68,6 +72,7 @@ type statsJSON struct {
 	RowsCopied        int64 `json:"rows_copied"`
 	SourceRows        int64 `json:"source_rows"`
 	NullPKRows        int64 `json:"null_pk_rows"`
+	DeletionVectors   int   `json:"deletion_vectors_added,omitempty"`
 	PlanMS            int64 `json:"plan_ms"`
 	RewriteMS         int64 `json:"rewrite_ms"`
 	CommitMS          int64 `json:"commit_ms"`
@@ -79,7 +84,7 @@ func (s Stats) MarshalJSON() ([]byte, error) {
 		Version: s.Version, Skipped: s.Skipped, PartitionsTouched: s.PartitionsTouched,
 		FilesAdded: s.FilesAdded, FilesRemoved: s.FilesRemoved, FilesCarriedOver: s.FilesCarriedOver, FilesProbed: s.FilesProbed,
 		RowsUpdated: s.RowsUpdated, RowsInserted: s.RowsInserted, RowsDeleted: s.RowsDeleted, RowsCopied: s.RowsCopied,
-		SourceRows: s.SourceRows, NullPKRows: s.NullPKRows,
+		SourceRows: s.SourceRows, NullPKRows: s.NullPKRows, DeletionVectors: s.DeletionVectorsAdded,
 		PlanMS: s.PlanDuration.Milliseconds(), RewriteMS: s.RewriteDuration.Milliseconds(), CommitMS: s.CommitDuration.Milliseconds(),
 	})
 }
@@ -94,7 +99,7 @@ func (s *Stats) UnmarshalJSON(b []byte) error {
 		Version: j.Version, Skipped: j.Skipped, PartitionsTouched: j.PartitionsTouched,
 		FilesAdded: j.FilesAdded, FilesRemoved: j.FilesRemoved, FilesCarriedOver: j.FilesCarriedOver, FilesProbed: j.FilesProbed,
 		RowsUpdated: j.RowsUpdated, RowsInserted: j.RowsInserted, RowsDeleted: j.RowsDeleted, RowsCopied: j.RowsCopied,
-		SourceRows: j.SourceRows, NullPKRows: j.NullPKRows,
+		SourceRows: j.SourceRows, NullPKRows: j.NullPKRows, DeletionVectorsAdded: j.DeletionVectors,
 		PlanDuration: time.Duration(j.PlanMS) * time.Millisecond, RewriteDuration: time.Duration(j.RewriteMS) * time.Millisecond,
 		CommitDuration: time.Duration(j.CommitMS) * time.Millisecond,
 	}

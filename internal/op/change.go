@@ -89,7 +89,7 @@ func Write(ctx context.Context, snap *snapshot.Snapshot, ch Change, opt rewrite.
 	}
 	opt.Append, opt.Rearrange = ch.Insert, ch.Rearrange
 	opt.ChangeData = !ch.Rearrange && len(ch.Files) > 0 && txn.ChangeDataFeed(snap.Metadata())
-	opt.DeletionVectors = !ch.Rearrange && !ch.CopyOnWrite && txn.DeletionVectors(snap.Protocol(), snap.Metadata())
+	opt.DeletionVectors = !ch.Rearrange && WritesDeletionVectors(snap, ch.CopyOnWrite)
 	if opt.ChangeData && len(ch.Drop) > 0 {
 		return writeDropping(ctx, snap, ch, opt)
 	}
@@ -111,6 +111,14 @@ func Write(ctx context.Context, snap *snapshot.Snapshot, ch Change, opt rewrite.
 	w.Removes = append(w.Removes, res.Removes...)
 	w.FilesRemoved += len(ch.Drop)
 	return w, nil
+}
+
+// WritesDeletionVectors reports whether a row change to the table snap
+// shows is written as deletion vectors (see Write): the table has them on
+// and the caller did not ask for copy-on-write. The upsert's partition
+// writers, which write around Write, take the same decision here.
+func WritesDeletionVectors(snap *snapshot.Snapshot, copyOnWrite bool) bool {
+	return !copyOnWrite && txn.DeletionVectors(snap.Protocol(), snap.Metadata())
 }
 
 // writeDropping writes a change whose Drop files' rows must reach the

@@ -14,18 +14,18 @@ import (
 	"github.com/deltalite-go/deltalite/storage"
 )
 
-// marks are, in deletion-vector mode, the positions of one file's rows
+// Marks are, in deletion-vector mode, the positions of one file's rows
 // that leave it (deleted rows and the old rows of updated ones), and how
 // many live rows were read. A file's batches come in order, one at a time.
-type marks struct {
+type Marks struct {
 	leave *dv.Bitmap
 	live  int64
 }
 
-// splitPositions takes the row index column (scan.WithRowIndex, the last)
+// SplitPositions takes the row index column (scan.WithRowIndex, the last)
 // off a batch: the batch the caller decides, and each row's position. It
 // consumes rec.
-func splitPositions(a *protocol.Add, rec arrow.RecordBatch) (arrow.RecordBatch, *array.Int64, error) {
+func SplitPositions(a *protocol.Add, rec arrow.RecordBatch) (arrow.RecordBatch, *array.Int64, error) {
 	last := int(rec.NumCols()) - 1
 	pos, ok := rec.Column(last).(*array.Int64)
 	if last < 0 || !ok || rec.Schema().Field(last).Name != scan.RowIndexColumn {
@@ -39,8 +39,8 @@ func splitPositions(a *protocol.Add, rec arrow.RecordBatch) (arrow.RecordBatch, 
 	return out, pos, nil
 }
 
-// mark records the batch's leaving rows (leave[i]) at their positions.
-func (m *marks) mark(pos *array.Int64, leave []bool) {
+// Mark records the batch's leaving rows (leave[i]) at their positions.
+func (m *Marks) Mark(pos *array.Int64, leave []bool) {
 	m.live += int64(pos.Len())
 	for i, l := range leave {
 		if l {
@@ -52,14 +52,14 @@ func (m *marks) mark(pos *array.Int64, leave []bool) {
 	}
 }
 
-// dvActions are the actions of files whose rows left in deletion-vector
+// DeletionVectorActions are the actions of files whose rows left in deletion-vector
 // mode: a file some rows of which stay is removed and re-added under its
 // path with the union of its old and new deletion vectors (its statistics
 // kept, with loose bounds, as Spark writes them); a file none of whose
 // rows stay is removed; a file no row left is untouched. It returns the
 // keys of the deletion vector files it wrote, for the caller to delete
 // when the commit does not happen.
-func dvActions(ctx context.Context, st storage.Store, files []*protocol.Add, ms []marks, now int64, opts ...dv.WriteOption) (res Result, written []string, err error) {
+func DeletionVectorActions(ctx context.Context, st storage.Store, files []*protocol.Add, ms []Marks, now int64, opts ...dv.WriteOption) (res Result, written []string, err error) {
 	defer func() {
 		if err != nil {
 			if len(written) > 0 {

@@ -166,14 +166,14 @@ func Run(ctx context.Context, snap *snapshot.Snapshot, files []*protocol.Add, fn
 
 	n := counters{schema: c.Schema}
 	r := &reader{c: c, snap: snap}
-	var ms []marks // with DeletionVectors: per file, the rows that leave
+	var ms []Marks // with DeletionVectors: per file, the rows that leave
 	var extra []scan.Option
 	if c.DeletionVectors {
-		ms = make([]marks, len(files))
+		ms = make([]Marks, len(files))
 		extra = []scan.Option{scan.WithRowIndex()}
 	}
 	ferr := r.forEach(ctx, files, func(ctx context.Context, i int, a *protocol.Add) error {
-		var m *marks
+		var m *Marks
 		if ms != nil {
 			m = &ms[i]
 		}
@@ -206,7 +206,7 @@ func Run(ctx context.Context, snap *snapshot.Snapshot, files []*protocol.Add, fn
 	}
 	now := c.Now().UnixMilli()
 	if ms != nil {
-		res, _, err = dvActions(ctx, c.Store, files, ms, now)
+		res, _, err = DeletionVectorActions(ctx, c.Store, files, ms, now)
 		if err != nil {
 			datafile.DeleteAdded(context.WithoutCancel(ctx), c.Store, append(adds, cdc...))
 			return Result{}, err
@@ -249,11 +249,11 @@ func (n *counters) refused(rec arrow.RecordBatch, keep []bool) bool {
 // apply runs fn on one batch and sends what it writes to the writer: the
 // rows it keeps, or with m (deletion-vector mode, rec carrying row
 // positions) only its updated rows, the others marked in m. It owns rec.
-func apply(ctx context.Context, fn Func, a *protocol.Add, rec arrow.RecordBatch, items chan<- item, n *counters, ch *Changes, m *marks) error {
+func apply(ctx context.Context, fn Func, a *protocol.Add, rec arrow.RecordBatch, items chan<- item, n *counters, ch *Changes, m *Marks) error {
 	var pos *array.Int64
 	if m != nil {
 		var err error
-		if rec, pos, err = splitPositions(a, rec); err != nil {
+		if rec, pos, err = SplitPositions(a, rec); err != nil {
 			return err
 		}
 		defer pos.Release()
@@ -306,7 +306,7 @@ func apply(ctx context.Context, fn Func, a *protocol.Add, rec arrow.RecordBatch,
 			upd[i] = k && out.Updated != nil && out.Updated[i]
 			leave[i] = !k || upd[i]
 		}
-		m.mark(pos, leave)
+		m.Mark(pos, leave)
 		write, kept = upd, changed
 	}
 	n.kept.Add(kept)
