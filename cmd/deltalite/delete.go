@@ -17,6 +17,7 @@ func newDeleteCmd() *cobra.Command {
 		where       string
 		meta        []string
 		asJSON, all bool
+		dvs         *dvFlag
 	)
 	cmd := &cobra.Command{
 		Use:   "delete TABLE (--where PRED | --all)",
@@ -33,7 +34,7 @@ and its history staying. A delete that removes nothing commits nothing.`,
 			if err != nil {
 				return err
 			}
-			stats, err := t.Delete(cmd.Context(), deltalite.DeleteOptions{Predicate: where, All: all, CommitMetadata: metadata})
+			stats, err := t.Delete(cmd.Context(), deltalite.DeleteOptions{Predicate: where, All: all, CommitMetadata: metadata, CopyOnWrite: dvs.copyOnWrite()})
 			if err != nil {
 				return whereError(where, err)
 			}
@@ -43,6 +44,7 @@ and its history staying. A delete that removes nothing commits nothing.`,
 	f := cmd.Flags()
 	f.StringVar(&where, "where", "", "SQL predicate selecting the rows to delete, e.g. \"day = '2026-01-01'\" (required unless --all)")
 	f.BoolVar(&all, "all", false, "delete every row (instead of --where)")
+	dvs = addDeletionVectorsFlag(f)
 	f.StringArrayVar(&meta, "metadata", nil, "commit metadata KEY=VALUE (repeatable)")
 	f.BoolVar(&asJSON, "json", false, "print the stats as JSON with Spark's metric names")
 	return cmd

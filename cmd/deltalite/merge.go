@@ -17,6 +17,7 @@ func newMergeCmd() *cobra.Command {
 		meta                                                              []string
 		appVersion                                                        int64
 		asJSON                                                            bool
+		dvs                                                               *dvFlag
 	)
 	shorthand := []string{"merge-type", "predicate", "source-alias", "target-alias", "schema-mode"}
 	cmd := &cobra.Command{
@@ -85,6 +86,7 @@ empty source still runs the clauses: a NOT MATCHED BY SOURCE clause acts on ever
 				return err
 			}
 			opts.CommitMetadata, opts.AppID, opts.AppVersion = metadata, appID, appVersion
+			opts.CopyOnWrite = dvs.copyOnWrite()
 			format, err := inputFormat(source, sourceFmt, "--source-format")
 			if err != nil {
 				return err
@@ -107,6 +109,7 @@ empty source still runs the clauses: a NOT MATCHED BY SOURCE clause acts on ever
 		},
 	}
 	f := cmd.Flags()
+	dvs = addDeletionVectorsFlag(f)
 	f.StringVar(&source, "source", "", "source file "+inputFiles+" or - for standard input")
 	f.StringVar(&sourceFmt, "source-format", "", inputFormats+" (default: from the extension)")
 	f.StringVar(&specPath, "spec", "", "JSON merge spec (see above)")

@@ -14,6 +14,7 @@ func newUpdateCmd() *cobra.Command {
 		where       string
 		sets, meta  []string
 		asJSON, all bool
+		dvs         *dvFlag
 	)
 	cmd := &cobra.Command{
 		Use:   `update TABLE --set "col = expr" ... (--where PRED | --all)`,
@@ -46,7 +47,7 @@ update, naming the column and its null rows over every file; nothing changes.`,
 			if err != nil {
 				return err
 			}
-			stats, err := t.Update(cmd.Context(), deltalite.UpdateOptions{Set: set, Predicate: where, All: all, CommitMetadata: metadata})
+			stats, err := t.Update(cmd.Context(), deltalite.UpdateOptions{Set: set, Predicate: where, All: all, CommitMetadata: metadata, CopyOnWrite: dvs.copyOnWrite()})
 			if err != nil {
 				return whereError("", err) // it names the SET or the UPDATE predicate at fault
 			}
@@ -54,6 +55,7 @@ update, naming the column and its null rows over every file; nothing changes.`,
 		},
 	}
 	f := cmd.Flags()
+	dvs = addDeletionVectorsFlag(f)
 	f.StringArrayVar(&sets, "set", nil, `assignment "column = expression" (repeatable)`)
 	f.StringVar(&where, "where", "", "SQL predicate selecting the rows to update, e.g. \"day = '2026-01-01'\" (required unless --all)")
 	f.BoolVar(&all, "all", false, "update every row (instead of --where)")

@@ -17,6 +17,7 @@ func newUpsertCmd() *cobra.Command {
 		pks, partitionBy, meta                           []string
 		appVersion                                       int64
 		asJSON                                           bool
+		dvs                                              *dvFlag
 	)
 	cmd := &cobra.Command{
 		Use:   "upsert TABLE --input FILE --pk id[,k2]",
@@ -65,7 +66,7 @@ exist yet is created from the input's schema (partitioned by --partition-by).
 			opts := deltalite.UpsertOptions{
 				PrimaryKeys: pks, DeleteColumn: deleteCol, AppID: appID, AppVersion: appVersion,
 				CommitMetadata: metadata, PruneStrategy: pruneStrategy,
-				PartitionBy: partitionBy, CreateIfMissing: true, StorageOptions: so,
+				PartitionBy: partitionBy, CreateIfMissing: true, StorageOptions: so, CopyOnWrite: dvs.copyOnWrite(),
 			}
 			stats, err := deltalite.Upsert(ctx, args[0], src, opts)
 			if err != nil {
@@ -80,6 +81,7 @@ exist yet is created from the input's schema (partitioned by --partition-by).
 		},
 	}
 	f := cmd.Flags()
+	dvs = addDeletionVectorsFlag(f)
 	f.StringVar(&input, "input", "", "input file "+inputFiles+" or - for standard input")
 	f.StringVar(&inputFmt, "input-format", "", inputFormats+" (default: from the extension)")
 	f.StringSliceVar(&pks, "pk", nil, "primary key columns (comma-separated)")
