@@ -3,6 +3,7 @@ package deltalite_test
 import (
 	"context"
 	"fmt"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -222,4 +223,62 @@ func TestConcurrentDeletionVectorChanges(t *testing.T) {
 			t.Fatalf("round %d rows:\n%s\nwant:\n%s", round, strings.Join(got, "\n"), strings.Join(want, "\n"))
 		}
 	}
+}
+
+// TestDeletionVectorsTakeTurnsWithSpark: Spark and this engine change the
+// same files' deletion vectors in turn (Spark's DELETE, our upsert,
+// Spark's UPDATE, our DELETE and MERGE), each extending the other's
+// vectors; Spark, delta-rs and we read the same rows after every turn.
+func TestDeletionVectorsTakeTurnsWithSpark(t *testing.T) {
+	if testing.Short() {
+		t.Skip("interop with Spark: not in -short mode")
+	}
+	ctx := context.Background()
+	dir := filepath.Join(t.TempDir(), "t")
+	spark := peers.Spark(t)
+	spark.Run(t,
+		peers.Op{"op": "write", "path": dir, "mode": "append", "partition_by": []string{"day"},
+			"properties": map[string]string{"delta.enableDeletionVectors": "true"},
+			"schema":     []map[string]any{{"name": "id", "type": "long"}, {"name": "name", "type": "string"}, {"name": "day", "type": "string"}},
+			"rows": []map[string]any{
+				{"id": 1, "name": "a", "day": "d1"}, {"id": 2, "name": "b", "day": "d1"}, {"id": 3, "name": "c", "day": "d1"},
+				{"id": 4, "name": "d", "day": "d1"}, {"id": 5, "name": "e", "day": "d2"}, {"id": 6, "name": "f", "day": "d2"},
+			}},
+		peers.Op{"op": "delete", "path": dir, "predicate": "id = 2"},
+	)
+	agree := func(turn string, want []string) {
+		t.Helper()
+		slices.Sort(want)
+		if got := readRows(t, dir); !slices.Equal(got, want) {
+			t.Fatalf("after %s we read:\n%s\nwant:\n%s", turn, strings.Join(got, "\n"), strings.Join(want, "\n"))
+		}
+		if got := spark.Read(t, dir, peers.ReadOptions{}).Lines(t); !slices.Equal(got, want) {
+			t.Errorf("after %s Spark reads:\n%s\nwant:\n%s", turn, strings.Join(got, "\n"), strings.Join(want, "\n"))
+		}
+		if got := peers.ReadTable(t, peers.DeltaRS, dir, peers.ReadOptions{}).Lines(t); !slices.Equal(got, want) {
+			t.Errorf("after %s delta-rs reads:\n%s\nwant:\n%s", turn, strings.Join(got, "\n"), strings.Join(want, "\n"))
+		}
+	}
+	row := func(id int64, name, day string) string { return fmt.Sprintf("day=%q, id=%d, name=%q", day, id, name) }
+	tb := openT(t, dir)
+	us, err := tb.Upsert(ctx, people(t, []int64{3, 7}, []string{"C", "g"}, []string{"d1", "d1"}), deltalite.UpsertOptions{
+		PrimaryKeys: []string{"id"}, PartitionBy: []string{"day"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if us.DeletionVectorsAdded == 0 || us.RowsCopied != 0 {
+		t.Fatalf("our upsert after Spark's DELETE: %+v, want a deletion vector and no row copied", us)
+	}
+	agree("our upsert", []string{row(1, "a", "d1"), row(3, "C", "d1"), row(4, "d", "d1"), row(5, "e", "d2"), row(6, "f", "d2"), row(7, "g", "d1")})
+	spark.Run(t, peers.Op{"op": "sql", "path": dir, "sql": "UPDATE {table} SET name = 'A' WHERE id = 1", "collect": false})
+	agree("Spark's UPDATE", []string{row(1, "A", "d1"), row(3, "C", "d1"), row(4, "d", "d1"), row(5, "e", "d2"), row(6, "f", "d2"), row(7, "g", "d1")})
+	tb = openT(t, dir)
+	if ds, err := tb.Delete(ctx, deltalite.DeleteOptions{Predicate: "id IN (4, 5)"}); err != nil || ds.DeletionVectorsAdded == 0 || ds.RowsCopied != 0 {
+		t.Fatalf("our delete: %+v, %v; want deletion vectors and no row copied", ds, err)
+	}
+	if _, err := tb.Merge(ctx, people(t, []int64{6, 8}, []string{"F", "h"}, []string{"d2", "d2"}), deltalite.MergeOptions{
+		MergeType: merge.TypeUpsert, Predicate: "t.id = s.id AND t.day = s.day"}); err != nil {
+		t.Fatal(err)
+	}
+	agree("our DELETE and MERGE", []string{row(1, "A", "d1"), row(3, "C", "d1"), row(6, "F", "d2"), row(7, "g", "d1"), row(8, "h", "d2")})
 }
