@@ -28,6 +28,12 @@ func seeds(fixed []uint64) []uint64 {
 }
 
 func runSeeds(t *testing.T, fixed []uint64, ops []string, steps int) {
+	runSeedsIn(t, fixed, ops, steps, false)
+}
+
+// runSeedsIn runs the scenarios of the seeds, with deletion vectors on in
+// our copy of the table when dvs (delta-rs rewrites files in its own).
+func runSeedsIn(t *testing.T, fixed []uint64, ops []string, steps int, dvs bool) {
 	for _, seed := range seeds(fixed) {
 		sc := newScenario(seed, ops, steps)
 		t.Run(fmt.Sprintf("seed=%d", seed), func(t *testing.T) {
@@ -35,7 +41,7 @@ func runSeeds(t *testing.T, fixed []uint64, ops []string, steps int) {
 			for _, st := range sc.steps {
 				t.Log(st.label)
 			}
-			runScenario(t, sc)
+			runScenario(t, sc, dvs)
 		})
 	}
 }
@@ -56,6 +62,20 @@ func TestUpdateParity(t *testing.T) {
 // TestMergeParity: random MERGE clause sets, DELETE between them.
 func TestMergeParity(t *testing.T) {
 	runSeeds(t, mergeSeeds, mergeOps, mergeSteps)
+}
+
+// TestDeletionVectorParity: the DELETE, UPDATE and MERGE scenarios with
+// deletion vectors on in our table: the same rows and counts as delta-rs's
+// copy-on-write after every step.
+func TestDeletionVectorParity(t *testing.T) {
+	t.Run("delete", func(t *testing.T) { runSeedsIn(t, []uint64{1, 2, 3}, []string{opDelete}, 4, true) })
+	t.Run("update", func(t *testing.T) {
+		runSeedsIn(t, []uint64{1, 2, 3, 4}, []string{opUpdate, opUpdate, opDelete}, 4, true)
+	})
+	t.Run("merge", func(t *testing.T) { runSeedsIn(t, mergeSeeds, mergeOps, mergeSteps, true) })
+	if !t.Failed() && dvScenarios.Load() == 0 {
+		t.Error("deletion vectors on, and no scenario's commit added one")
+	}
 }
 
 // The MERGE parity scenarios: three MERGE steps in four, DELETE between.

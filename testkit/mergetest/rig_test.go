@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -22,6 +23,7 @@ import (
 	"github.com/deltalite-go/deltalite"
 	"github.com/deltalite-go/deltalite/del"
 	"github.com/deltalite-go/deltalite/merge"
+	"github.com/deltalite-go/deltalite/protocol"
 	"github.com/deltalite-go/deltalite/testkit/arrowrows"
 	"github.com/deltalite-go/deltalite/testkit/peers"
 )
@@ -275,7 +277,7 @@ func ours(ctx context.Context, uri string, sc *scenario, st step) (counts, bool,
 
 // runScenario applies every step to delta-rs's copy and the engine's and
 // compares content and counts after each.
-func runScenario(t *testing.T, sc *scenario) {
+func runScenario(t *testing.T, sc *scenario, dvs bool) {
 	t.Helper()
 	ctx := context.Background()
 	dir := t.TempDir()
@@ -287,6 +289,20 @@ func runScenario(t *testing.T, sc *scenario) {
 	refs, tables := reference(t, sc, dir, skip)
 	refTime := time.Since(started)
 	uri := filepath.Join(dir, "ours")
+	if dvs {
+		tb, err := deltalite.Open(ctx, uri)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := tb.SetProperties(ctx, map[string]string{protocol.PropEnableDeletionVectors: "true"}, deltalite.PropertiesOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		defer func() {
+			if logHasDeletionVector(t, uri) {
+				dvScenarios.Add(1)
+			}
+		}()
+	}
 	prev, version, _ := content(t, uri)
 	started = time.Now()
 	for i, st := range sc.steps {
@@ -408,3 +424,27 @@ func clip(rows []string) string {
 
 // isInvalid reports an invalid-argument error from the engine.
 func isInvalid(err error) bool { return errors.Is(err, deltalite.ErrInvalidArgument) }
+
+// dvScenarios counts the scenarios run with deletion vectors on in which
+// a commit of ours added one.
+var dvScenarios atomic.Int64
+
+// logHasDeletionVector reports whether a commit of the table added a file
+// with a deletion vector.
+func logHasDeletionVector(t *testing.T, uri string) bool {
+	t.Helper()
+	commits, err := filepath.Glob(filepath.Join(uri, "_delta_log", "*.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range commits {
+		b, err := os.ReadFile(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(string(b), `"deletionVector":{`) {
+			return true
+		}
+	}
+	return false
+}
