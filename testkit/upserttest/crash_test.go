@@ -15,6 +15,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 
 	"github.com/deltalite-go/deltalite"
+	"github.com/deltalite-go/deltalite/protocol"
 	"github.com/deltalite-go/deltalite/testkit/peers"
 	"github.com/deltalite-go/deltalite/upsert"
 )
@@ -56,7 +57,14 @@ func newFiles(dir string, known map[string]bool) int {
 // content, or at the next version with the whole batch applied, never in
 // between; delivering the same batch again with the same AppID and
 // AppVersion then converges to exactly one applied commit.
-func TestCrashRedelivery(t *testing.T) {
+func TestCrashRedelivery(t *testing.T) { crashRedelivery(t, false) }
+
+// TestCrashRedeliveryDeletionVectors is TestCrashRedelivery with deletion
+// vectors on: a kill while the upsert writes its deletion vector files, or
+// after, leaves the old table or the new one.
+func TestCrashRedeliveryDeletionVectors(t *testing.T) { crashRedelivery(t, true) }
+
+func crashRedelivery(t *testing.T, dvs bool) {
 	rounds, parts, perPart := 8, 12, 1500
 	if testing.Short() {
 		rounds, parts, perPart = 5, 6, 600
@@ -81,6 +89,16 @@ func TestCrashRedelivery(t *testing.T) {
 	r := rand.New(rand.NewPCG(sc.seed, 1))
 	before := g.m.lines()
 	version := int64(2)
+	if dvs {
+		tb, err := deltalite.Open(ctx, uri)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := tb.SetProperties(ctx, map[string]string{protocol.PropEnableDeletionVectors: "true"}, deltalite.PropertiesOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		version++
+	}
 	var took time.Duration
 	outcomes := map[string]int{}
 	for round := range rounds {

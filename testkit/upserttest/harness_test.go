@@ -17,6 +17,7 @@ import (
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 
 	"github.com/deltalite-go/deltalite"
+	"github.com/deltalite-go/deltalite/protocol"
 	"github.com/deltalite-go/deltalite/testkit/peers"
 	"github.com/deltalite-go/deltalite/testkit/tablerows"
 )
@@ -191,6 +192,9 @@ func sourceReader(t testing.TB, g *gen, bt *batch, withDeletes bool) array.Recor
 // parityResult summarises a run for the test log.
 type parityResult struct {
 	mergeTime, oursTime time.Duration
+	// deletionVectors are the files the engine's upserts gave a deletion
+	// vector (sc.dvs).
+	deletionVectors int
 }
 
 // runParity runs a scenario: the same initial table through delta-rs MERGE
@@ -328,6 +332,12 @@ func runParity(t *testing.T, sc scenario) parityResult {
 		t.Fatal(err)
 	}
 	t.Logf("initial table: %d rows in %d files", len(initLines), tb.Snapshot().NumFiles())
+	if sc.dvs {
+		if err := tb.SetProperties(ctx, map[string]string{protocol.PropEnableDeletionVectors: "true"}, deltalite.PropertiesOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		version++
+	}
 	started := time.Now()
 	for i, bt := range batches {
 		label := fmt.Sprintf("step %d (%s, %d upserts, %d deletes)", i, bt.kind, len(bt.upserts), len(bt.deletes))
@@ -351,6 +361,10 @@ func runParity(t *testing.T, sc scenario) parityResult {
 			t.Fatalf("%s: upsert: %v", label, err)
 		}
 		checkStats(t, label, st, bt, version)
+		res.deletionVectors += st.DeletionVectorsAdded
+		if st.DeletionVectorsAdded > 0 && st.RowsCopied != 0 {
+			t.Errorf("%s: %d rows copied by an upsert that wrote deletion vectors", label, st.RowsCopied)
+		}
 		if bt.rows() > 0 {
 			version++
 		}

@@ -6,6 +6,7 @@ import (
 	"math"
 	"os"
 	"slices"
+	"sync/atomic"
 	"testing"
 
 	"github.com/deltalite-go/deltalite/upsert"
@@ -186,6 +187,28 @@ func TestParity(t *testing.T) {
 			t.Parallel()
 			runParity(t, sc)
 		})
+	}
+}
+
+// TestParityDeletionVectors runs the -short scenarios with deletion
+// vectors on in the engine's table: the same content as the model and
+// delta-rs MERGE after every batch, no row copied.
+func TestParityDeletionVectors(t *testing.T) {
+	var dvs atomic.Int64
+	t.Run("scenarios", func(t *testing.T) {
+		for _, sc := range parityScenarios() {
+			if !shortSet[sc.name] {
+				continue
+			}
+			sc.dvs = true
+			t.Run(sc.name, func(t *testing.T) {
+				t.Parallel()
+				dvs.Add(int64(runParity(t, sc).deletionVectors))
+			})
+		}
+	})
+	if !t.Failed() && dvs.Load() == 0 {
+		t.Error("deletion vectors on, and no upsert wrote one")
 	}
 }
 

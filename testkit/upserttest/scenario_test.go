@@ -46,7 +46,10 @@ var defaultSteps = []stepKind{stepMixed, stepAllUpdate, stepAllInsert, stepMissi
 // scenario is one parity sequence: a table, its initial rows and a
 // sequence of generated batches.
 type scenario struct {
-	name  string
+	name string
+	// dvs turns deletion vectors on in the engine's table before the
+	// batches (delta-rs MERGE rewrites files in its own).
+	dvs   bool
 	keys  []column // primary key columns
 	parts []column // partition columns (none: unpartitioned)
 	// partValues are partition tuples; the first initParts hold the initial
