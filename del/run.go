@@ -52,7 +52,7 @@ func attempt(ctx context.Context, snap *snapshot.Snapshot, pred *expr.Bound, o t
 	}
 	whole, files := plan.All, plan.Some
 	for _, a := range whole {
-		n, counted, err := op.CountRows(ctx, snap, a)
+		n, counted, err := rewrite.CountRows(ctx, snap, a)
 		if err != nil {
 			return s, nil, err
 		}
@@ -66,7 +66,7 @@ func attempt(ctx context.Context, snap *snapshot.Snapshot, pred *expr.Bound, o t
 	s.ScanDuration = time.Since(t)
 
 	t = time.Now()
-	w, err := op.Write(ctx, snap, op.Change{Drop: whole, Files: files, Rows: keepUnmatched(pred), CopyOnWrite: opt.CopyOnWrite}, ro)
+	w, err := op.Write(ctx, snap, op.Change{Drop: whole, Files: files, Rows: keepUnmatched(pred), Where: pred, WhereDeletes: true, CopyOnWrite: opt.CopyOnWrite}, ro)
 	if err != nil {
 		return s, nil, err
 	}

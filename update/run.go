@@ -60,7 +60,7 @@ func attempt(ctx context.Context, snap *snapshot.Snapshot, pred *expr.Bound, set
 	s.ScanDuration = time.Since(t)
 
 	t = time.Now()
-	res, err := op.Write(ctx, snap, op.Change{Files: files, Rows: assign(pred, sets, checks), CopyOnWrite: opt.CopyOnWrite}, ro)
+	res, err := op.Write(ctx, snap, op.Change{Files: files, Rows: assign(pred, sets, checks), Where: pred, CopyOnWrite: opt.CopyOnWrite}, ro)
 	if err != nil {
 		return s, nil, err
 	}

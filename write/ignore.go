@@ -41,7 +41,7 @@ func bindIgnore(ctx context.Context, snap *snapshot.Snapshot, where string) (*ig
 	for _, a := range snap.Files() {
 		switch iw.decide(a) {
 		case expr.True: // every live row matches: skip unless it has none
-			n, _, err := op.CountRows(ctx, snap, a)
+			n, _, err := rewrite.CountRows(ctx, snap, a)
 			if err != nil {
 				return nil, false, err
 			}

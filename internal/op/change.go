@@ -9,6 +9,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 
 	"github.com/deltalite-go/deltalite/internal/errs"
+	"github.com/deltalite-go/deltalite/internal/expr"
 	"github.com/deltalite-go/deltalite/internal/rewrite"
 	"github.com/deltalite-go/deltalite/internal/txn"
 	"github.com/deltalite-go/deltalite/protocol"
@@ -37,6 +38,12 @@ type Change struct {
 	// Rearrange says no row changes, only the files that hold them
 	// (OPTIMIZE): the removes and adds are dataChange=false.
 	Rearrange bool
+	// Where, when set, selects the only rows Rows may change or remove
+	// (those for which it IS TRUE); WhereDeletes says Rows removes each of
+	// them (DELETE). With deletion vectors a file is then read for Where's
+	// columns, and only its selected rows whole (rewrite.Options.Where).
+	Where        *expr.Bound
+	WhereDeletes bool
 	// CopyOnWrite refuses deletion vectors where the table has them on:
 	// the caller's choice (--deletion-vectors=off).
 	CopyOnWrite bool
@@ -87,7 +94,7 @@ func Write(ctx context.Context, snap *snapshot.Snapshot, ch Change, opt rewrite.
 	if opt.Append != nil {
 		return Written{}, errs.New(errs.Internal, "", "a change's inserted rows are its Insert, not rewrite.Options.Append")
 	}
-	opt.Append, opt.Rearrange = ch.Insert, ch.Rearrange
+	opt.Append, opt.Rearrange, opt.Where, opt.WhereDeletes = ch.Insert, ch.Rearrange, ch.Where, ch.WhereDeletes
 	opt.ChangeData = !ch.Rearrange && len(ch.Files) > 0 && txn.ChangeDataFeed(snap.Metadata())
 	opt.DeletionVectors = !ch.Rearrange && WritesDeletionVectors(snap, ch.CopyOnWrite)
 	if opt.ChangeData && len(ch.Drop) > 0 {

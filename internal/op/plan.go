@@ -10,7 +10,6 @@ import (
 	"github.com/deltalite-go/deltalite/internal/stats"
 	"github.com/deltalite-go/deltalite/internal/txn"
 	"github.com/deltalite-go/deltalite/protocol"
-	"github.com/deltalite-go/deltalite/scan"
 	"github.com/deltalite-go/deltalite/snapshot"
 )
 
@@ -56,30 +55,6 @@ func Decide(snap *snapshot.Snapshot, pred *expr.Bound) func(*protocol.Add) expr.
 		}
 		return expr.Decide(pred, f)
 	}
-}
-
-// CountRows is the number of live rows of a file: from its log entry
-// (record count less deletion vector) when it has statistics, else by
-// reading the file's row counts (opened reports that it did).
-func CountRows(ctx context.Context, snap *snapshot.Snapshot, a *protocol.Add) (n int64, opened bool, err error) {
-	if fs := stats.Parse(a.Stats, snap.Schema(), snap.ColumnMapping()); fs != nil && fs.NumRecords >= 0 {
-		n = fs.NumRecords
-		if a.DeletionVector != nil {
-			n -= a.DeletionVector.Cardinality
-		}
-		return n, false, nil
-	}
-	_, seq, err := scan.New(snap, scan.WithFiles(a), scan.WithColumns()).Records(ctx)
-	if err != nil {
-		return 0, true, err
-	}
-	for rec, err := range seq {
-		if err != nil {
-			return 0, true, err
-		}
-		n += rec.NumRows()
-	}
-	return n, true, nil
 }
 
 // Plan is where a predicate's rows are among a snapshot's live files.

@@ -8,9 +8,11 @@ import (
 
 	"github.com/deltalite-go/deltalite/internal/dv"
 	"github.com/deltalite-go/deltalite/internal/errs"
+	"github.com/deltalite-go/deltalite/internal/scanhook"
 	"github.com/deltalite-go/deltalite/internal/stats"
 	"github.com/deltalite-go/deltalite/protocol"
 	"github.com/deltalite-go/deltalite/scan"
+	"github.com/deltalite-go/deltalite/snapshot"
 	"github.com/deltalite-go/deltalite/storage"
 )
 
@@ -86,7 +88,7 @@ func DeletionVectorActions(ctx context.Context, st storage.Store, files []*proto
 		}
 		r := protocol.RemoveOf(a, now)
 		res.Removes = append(res.Removes, r)
-		if int64(union.Cardinality()) >= m.live+before {
+		if int64(union.Cardinality()) >= m.live+before { // every live row left
 			res.FilesRemoved++
 			res.BytesRemoved += a.Size
 			continue
@@ -105,4 +107,67 @@ func DeletionVectorActions(ctx context.Context, st storage.Store, files []*proto
 		res.DeletionVectors++
 	}
 	return res, written, nil
+}
+
+// CountRows is the number of live rows of a file: from its log entry
+// (record count less deletion vector) when it has statistics, else by
+// reading the file's row counts (opened reports that it did).
+func CountRows(ctx context.Context, snap *snapshot.Snapshot, a *protocol.Add) (n int64, opened bool, err error) {
+	if fs := stats.Parse(a.Stats, snap.Schema(), snap.ColumnMapping()); fs != nil && fs.NumRecords >= 0 {
+		n = fs.NumRecords
+		if a.DeletionVector != nil {
+			n -= a.DeletionVector.Cardinality
+		}
+		return n, false, nil
+	}
+	_, seq, err := scan.New(snap, scan.WithFiles(a), scan.WithColumns()).Records(ctx)
+	if err != nil {
+		return 0, true, err
+	}
+	for rec, err := range seq {
+		if err != nil {
+			return 0, true, err
+		}
+		n += rec.NumRows()
+	}
+	return n, true, nil
+}
+
+// markWhere marks the rows of file a that leave it, in deletion-vector
+// mode with Options.Where: a first read of Where's columns finds the
+// selected rows' positions; with WhereDeletes (and no change data to
+// write) they are the leaving rows, else a second read of only those rows
+// hands them, whole, to each (apply), which marks and writes them.
+func (r *reader) markWhere(ctx context.Context, a *protocol.Add, m *Marks, each func(arrow.RecordBatch) error, n *counters) error {
+	sel := dv.NewBitmap()
+	err := r.read(ctx, a, func(rec arrow.RecordBatch) error {
+		defer rec.Release()
+		pos, ok := rec.Column(0).(*array.Int64)
+		if !ok {
+			return errs.New(errs.Internal, a.Path, "a deletion-vector rewrite read a batch without row positions")
+		}
+		for i := range pos.Len() {
+			sel.Add(uint64(pos.Value(i)))
+		}
+		return nil
+	}, scan.WithColumns(), scan.WithRowIndex(), scanhook.WithBound(r.c.Where).(scan.Option))
+	if err != nil {
+		return err
+	}
+	live, _, err := CountRows(ctx, r.snap, a)
+	if err != nil {
+		return err
+	}
+	if k := int64(sel.Cardinality()); k > 0 {
+		if r.c.WhereDeletes && !r.c.ChangeData {
+			m.leave = sel
+			n.read.Add(k)
+			n.dropped.Add(k)
+			n.batches.Add(1)
+		} else {
+			err = r.read(ctx, a, each, scan.WithRowIndex(), scanhook.WithRowsOnly(map[*protocol.Add]*dv.Bitmap{a: sel}).(scan.Option))
+		}
+	}
+	m.live = live
+	return err
 }

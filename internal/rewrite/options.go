@@ -10,6 +10,7 @@ import (
 	"github.com/deltalite-go/deltalite/internal/arrowmem"
 	"github.com/deltalite-go/deltalite/internal/datafile"
 	"github.com/deltalite-go/deltalite/internal/errs"
+	"github.com/deltalite-go/deltalite/internal/expr"
 	"github.com/deltalite-go/deltalite/limits"
 	"github.com/deltalite-go/deltalite/protocol"
 	"github.com/deltalite-go/deltalite/schema"
@@ -63,6 +64,14 @@ type Options struct {
 	// deletion vectors (a file all of whose rows leave is removed). The
 	// table must support deletion vectors (op.Write decides).
 	DeletionVectors bool
+	// Where, when set, selects the only rows the batch function may change
+	// or remove (those for which it IS TRUE), and WhereDeletes says it
+	// removes each of them (DELETE). With DeletionVectors a file is then
+	// read for Where's columns first, and the function sees only the
+	// selected rows (none when WhereDeletes, unless ChangeData needs their
+	// values): the cost follows the change, not the file.
+	Where        *expr.Bound
+	WhereDeletes bool
 	// Rearrange marks the removes and adds dataChange=false: the rows are
 	// written again unchanged, only their files change (compaction), so
 	// that readers of the change feed and concurrent appends ignore them.

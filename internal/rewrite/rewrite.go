@@ -176,6 +176,9 @@ func Run(ctx context.Context, snap *snapshot.Snapshot, files []*protocol.Add, fn
 		var m *Marks
 		if ms != nil {
 			m = &ms[i]
+			if c.Where != nil {
+				return r.markWhere(ctx, a, m, func(rec arrow.RecordBatch) error { return apply(ctx, fn, a, rec, items, &n, ch, m) }, &n)
+			}
 		}
 		return r.read(ctx, a, func(rec arrow.RecordBatch) error { return apply(ctx, fn, a, rec, items, &n, ch, m) }, extra...)
 	})
