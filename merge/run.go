@@ -13,6 +13,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/deltalite-go/deltalite/internal/arrowmem"
+	"github.com/deltalite-go/deltalite/internal/dv"
 	"github.com/deltalite-go/deltalite/internal/errs"
 	"github.com/deltalite-go/deltalite/internal/op"
 	"github.com/deltalite-go/deltalite/internal/rewrite"
@@ -195,7 +196,8 @@ func (r *runner) attempt(ctx context.Context, snap *snapshot.Snapshot) (s Stats,
 		}
 	}
 	s.TargetFilesScanned, s.TargetFilesSkipped = len(scope), len(all)-len(scope)
-	changed, err := r.probe(ctx, snap, scope)
+	dvs := op.WritesDeletionVectors(snap, r.opt.CopyOnWrite)
+	changed, rows, err := r.probe(ctx, snap, scope, dvs)
 	if err != nil {
 		return s, nil, err
 	}
@@ -257,7 +259,7 @@ func (r *runner) attempt(ctx context.Context, snap *snapshot.Snapshot) (s Stats,
 		}
 		return nil
 	}
-	res, err := op.Write(ctx, snap, op.Change{Files: changed, Rows: fn, Insert: insert, CopyOnWrite: r.opt.CopyOnWrite}, rewrite.Options{
+	res, err := op.Write(ctx, snap, op.Change{Files: changed, Rows: fn, Insert: insert, Selected: rows, CopyOnWrite: r.opt.CopyOnWrite}, rewrite.Options{
 		Schema: r.p.out, Store: out, TargetFileSize: r.opt.TargetFileSize, MaxParallelFiles: r.opt.MaxParallelFiles,
 		MaxBufferedBytes: r.opt.MaxBufferedBytes, ReadBatchSize: r.opt.ReadBatchSize, Budget: r.budget, Allocator: r.c.mem,
 	})
@@ -292,15 +294,18 @@ func (r *runner) attempt(ctx context.Context, snap *snapshot.Snapshot) (s Stats,
 // probe reads the columns that decide which rows change of each file in
 // scope and returns the files with a changed row, in scope order. A file
 // is read whole unless a change shows early; either way the source rows
-// it matches are marked. Each reader holds a file permit of the call's
+// it matches are marked. With dvs (deletion vectors) every file is read
+// whole and rows are the positions of each file's changed rows, so that
+// the rewrite reads those rows only. Each reader holds a file permit of the call's
 // budget and bytes for the batches its scan may hold, estimated from the
 // file's size and record count in the log and the share of its columns.
-func (r *runner) probe(ctx context.Context, snap *snapshot.Snapshot, scope []*protocol.Add) ([]*protocol.Add, error) {
+func (r *runner) probe(ctx context.Context, snap *snapshot.Snapshot, scope []*protocol.Add, dvs bool) (_ []*protocol.Add, rows map[*protocol.Add]*dv.Bitmap, _ error) {
 	hit := make([]bool, len(scope))
+	sel := make([]*dv.Bitmap, len(scope))
 	cols := r.p.probeColumns()
-	rows := r.opt.ReadBatchSize
-	if rows == 0 {
-		rows = limits.DefaultReadBatchSize
+	batch := r.opt.ReadBatchSize
+	if batch == 0 {
+		batch = limits.DefaultReadBatchSize
 	}
 	share := float64(max(len(cols), 1)) / float64(max(len(r.p.target.Fields), 1))
 	g, gctx := errgroup.WithContext(ctx)
@@ -317,14 +322,17 @@ func (r *runner) probe(ctx context.Context, snap *snapshot.Snapshot, scope []*pr
 				// Decoded Arrow takes about four times the stored bytes.
 				perRow = 4 * float64(a.Size) / float64(fs.NumRecords) * share
 			}
-			res, err := r.budget.AcquireBytes(gctx, int64(perRow*float64(rows))*probeInFlight)
+			res, err := r.budget.AcquireBytes(gctx, int64(perRow*float64(batch))*probeInFlight)
 			if err != nil {
 				return errs.Wrap(errs.Canceled, "", err, "reading %s", a.Path)
 			}
 			defer res.Release()
-			opts := []scan.Option{scan.WithFiles(a), scan.WithBatchSize(rows), scan.WithParallelism(1), scan.WithAllocator(r.c.mem)}
+			opts := []scan.Option{scan.WithFiles(a), scan.WithBatchSize(batch), scan.WithParallelism(1), scan.WithAllocator(r.c.mem)}
 			if len(cols) > 0 {
 				opts = append(opts, scan.WithColumns(cols...))
+			}
+			if dvs {
+				opts = append(opts, scan.WithRowIndex())
 			}
 			_, seq, err := scan.New(snap, opts...).Records(gctx)
 			if err != nil {
@@ -334,11 +342,30 @@ func (r *runner) probe(ctx context.Context, snap *snapshot.Snapshot, scope []*pr
 				if err != nil {
 					return err
 				}
+				var pos *array.Int64
+				if dvs {
+					rec.Retain() // SplitPositions consumes a reference; the scan releases its own
+					if rec, pos, err = rewrite.SplitPositions(a, rec); err != nil {
+						return err
+					}
+				}
 				fates, err := r.j.decide(gctx, rec)
+				if pos != nil {
+					rec.Release()
+					for k, f := range fates {
+						if f.clause >= 0 {
+							if sel[i] == nil {
+								sel[i] = dv.NewBitmap()
+							}
+							sel[i].Add(uint64(pos.Value(k)))
+						}
+					}
+					pos.Release()
+				}
 				if err != nil {
 					return err
 				}
-				if changes(fates) {
+				if pos == nil && changes(fates) {
 					// The rewrite reads it whole and marks the rest.
 					hit[i] = true
 					return nil
@@ -348,15 +375,21 @@ func (r *runner) probe(ctx context.Context, snap *snapshot.Snapshot, scope []*pr
 		})
 	}
 	if err := g.Wait(); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	var out []*protocol.Add
 	for i, a := range scope {
+		if sel[i] != nil {
+			if rows == nil {
+				rows = map[*protocol.Add]*dv.Bitmap{}
+			}
+			rows[a], hit[i] = sel[i], true
+		}
 		if hit[i] {
 			out = append(out, a)
 		}
 	}
-	return out, nil
+	return out, rows, nil
 }
 
 // probeInFlight is how many batches of one file a first-pass scan holds:

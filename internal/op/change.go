@@ -8,6 +8,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 
+	"github.com/deltalite-go/deltalite/internal/dv"
 	"github.com/deltalite-go/deltalite/internal/errs"
 	"github.com/deltalite-go/deltalite/internal/expr"
 	"github.com/deltalite-go/deltalite/internal/rewrite"
@@ -44,6 +45,10 @@ type Change struct {
 	// columns, and only its selected rows whole (rewrite.Options.Where).
 	Where        *expr.Bound
 	WhereDeletes bool
+	// Selected, when set, are by position the only rows of each of the
+	// Files that Rows may change or remove (MERGE's first pass found them):
+	// with deletion vectors only they are read whole.
+	Selected map[*protocol.Add]*dv.Bitmap
 	// CopyOnWrite refuses deletion vectors where the table has them on:
 	// the caller's choice (--deletion-vectors=off).
 	CopyOnWrite bool
@@ -94,7 +99,7 @@ func Write(ctx context.Context, snap *snapshot.Snapshot, ch Change, opt rewrite.
 	if opt.Append != nil {
 		return Written{}, errs.New(errs.Internal, "", "a change's inserted rows are its Insert, not rewrite.Options.Append")
 	}
-	opt.Append, opt.Rearrange, opt.Where, opt.WhereDeletes = ch.Insert, ch.Rearrange, ch.Where, ch.WhereDeletes
+	opt.Append, opt.Rearrange, opt.Where, opt.WhereDeletes, opt.Selected = ch.Insert, ch.Rearrange, ch.Where, ch.WhereDeletes, ch.Selected
 	opt.ChangeData = !ch.Rearrange && len(ch.Files) > 0 && txn.ChangeDataFeed(snap.Metadata())
 	opt.DeletionVectors = !ch.Rearrange && WritesDeletionVectors(snap, ch.CopyOnWrite)
 	if opt.ChangeData && len(ch.Drop) > 0 {

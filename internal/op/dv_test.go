@@ -11,6 +11,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
+	"github.com/deltalite-go/deltalite/internal/dv"
 	"github.com/deltalite-go/deltalite/internal/op"
 	"github.com/deltalite-go/deltalite/internal/rewrite"
 	"github.com/deltalite-go/deltalite/protocol"
@@ -87,5 +88,15 @@ func TestWriteWhereReadsTheChangeOnly(t *testing.T) {
 	}
 	if seen != 2 || w.RowsChanged != 2 || w.FilesAdded != 1 || w.DeletionVectors != 1 || w.RowsCopied() != 0 {
 		t.Fatalf("update: the batch function saw %d rows; %+v", seen, w.Counts)
+	}
+	// Rows chosen by position (MERGE's first pass): only they are read.
+	seen = 0
+	a := snap.Files()[0]
+	w, err = op.Write(ctx, snap, op.Change{Files: snap.Files(), Rows: update, Selected: map[*protocol.Add]*dv.Bitmap{a: dv.NewBitmap(3, 4, 4999)}}, rewrite.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if seen != 3 || w.RowsChanged != 3 || w.DeletionVectors != 1 || w.Adds[0].DeletionVector.Cardinality != 3 {
+		t.Fatalf("selected rows: the batch function saw %d rows; %+v", seen, w.Counts)
 	}
 }

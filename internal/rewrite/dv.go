@@ -134,23 +134,30 @@ func CountRows(ctx context.Context, snap *snapshot.Snapshot, a *protocol.Add) (n
 }
 
 // markWhere marks the rows of file a that leave it, in deletion-vector
-// mode with Options.Where: a first read of Where's columns finds the
-// selected rows' positions; with WhereDeletes (and no change data to
+// mode with Options.Where or Selected: a first read of Where's columns
+// finds the selected rows' positions (Selected gives them); with WhereDeletes (and no change data to
 // write) they are the leaving rows, else a second read of only those rows
 // hands them, whole, to each (apply), which marks and writes them.
 func (r *reader) markWhere(ctx context.Context, a *protocol.Add, m *Marks, each func(arrow.RecordBatch) error, n *counters) error {
 	sel := dv.NewBitmap()
-	err := r.read(ctx, a, func(rec arrow.RecordBatch) error {
-		defer rec.Release()
-		pos, ok := rec.Column(0).(*array.Int64)
-		if !ok {
-			return errs.New(errs.Internal, a.Path, "a deletion-vector rewrite read a batch without row positions")
+	var err error
+	if r.c.Selected != nil {
+		if s := r.c.Selected[a]; s != nil {
+			sel = s
 		}
-		for i := range pos.Len() {
-			sel.Add(uint64(pos.Value(i)))
-		}
-		return nil
-	}, scan.WithColumns(), scan.WithRowIndex(), scanhook.WithBound(r.c.Where).(scan.Option))
+	} else {
+		err = r.read(ctx, a, func(rec arrow.RecordBatch) error {
+			defer rec.Release()
+			pos, ok := rec.Column(0).(*array.Int64)
+			if !ok {
+				return errs.New(errs.Internal, a.Path, "a deletion-vector rewrite read a batch without row positions")
+			}
+			for i := range pos.Len() {
+				sel.Add(uint64(pos.Value(i)))
+			}
+			return nil
+		}, scan.WithColumns(), scan.WithRowIndex(), scanhook.WithBound(r.c.Where).(scan.Option))
+	}
 	if err != nil {
 		return err
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/deltalite-go/deltalite/internal/arrowmem"
 	"github.com/deltalite-go/deltalite/internal/datafile"
+	"github.com/deltalite-go/deltalite/internal/dv"
 	"github.com/deltalite-go/deltalite/internal/errs"
 	"github.com/deltalite-go/deltalite/internal/expr"
 	"github.com/deltalite-go/deltalite/limits"
@@ -72,6 +73,10 @@ type Options struct {
 	// values): the cost follows the change, not the file.
 	Where        *expr.Bound
 	WhereDeletes bool
+	// Selected, when set, are by position the only rows of each file the
+	// batch function may change or remove; with DeletionVectors only they
+	// are read (a file without an entry is left as it is).
+	Selected map[*protocol.Add]*dv.Bitmap
 	// Rearrange marks the removes and adds dataChange=false: the rows are
 	// written again unchanged, only their files change (compaction), so
 	// that readers of the change feed and concurrent appends ignore them.

@@ -176,7 +176,7 @@ func Run(ctx context.Context, snap *snapshot.Snapshot, files []*protocol.Add, fn
 		var m *Marks
 		if ms != nil {
 			m = &ms[i]
-			if c.Where != nil {
+			if c.Where != nil || c.Selected != nil {
 				return r.markWhere(ctx, a, m, func(rec arrow.RecordBatch) error { return apply(ctx, fn, a, rec, items, &n, ch, m) }, &n)
 			}
 		}
