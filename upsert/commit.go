@@ -4,10 +4,8 @@ import (
 	"context"
 	"fmt"
 	"strings"
-	"time"
 
 	"github.com/deltalite-go/deltalite/internal/op"
-	"github.com/deltalite-go/deltalite/internal/rewrite"
 	"github.com/deltalite-go/deltalite/internal/txn"
 	"github.com/deltalite-go/deltalite/protocol"
 	"github.com/deltalite-go/deltalite/snapshot"
@@ -58,26 +56,14 @@ func (r *run) commit(ctx context.Context, s *Stats) (*snapshot.Snapshot, int64, 
 		ReadDescription: r.readDescription(),
 		AppID:           c.AppID, AppVersion: c.AppVersion,
 	}
-	now := time.Now().UnixMilli()
 	var bytesAdded, bytesRemoved int64
 	for _, p := range r.parts {
 		for _, f := range p.rewriteFiles() {
 			cm.ReadFiles = append(cm.ReadFiles, f.add)
-			if !r.dvs {
-				cm.Removes = append(cm.Removes, protocol.RemoveOf(f.add, now))
-				bytesRemoved += f.add.Size
-			}
 		}
-	}
-	if r.dvs {
-		cm.Removes, cm.Adds, bytesRemoved = r.dv.Removes, r.dv.Adds, r.dv.BytesRemoved
-	}
-	cm.CDC = rewrite.CDCActions(r.changeFiles())
-	for _, p := range r.parts {
-		cm.Adds = append(cm.Adds, p.adds...)
-		for _, a := range p.adds {
-			bytesAdded += a.Size
-		}
+		w := p.written
+		cm.Removes, cm.Adds, cm.CDC = append(cm.Removes, w.Removes...), append(cm.Adds, w.Adds...), append(cm.CDC, w.CDC...)
+		bytesAdded, bytesRemoved = bytesAdded+w.BytesAdded, bytesRemoved+w.BytesRemoved
 	}
 	cm.Metrics = map[string]any{
 		"numSourceRows":                 s.SourceRows,

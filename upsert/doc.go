@@ -9,10 +9,13 @@
 // every key column against the sorted source values of that column, then a
 // probe that reads only the key columns of each remaining file, row group
 // by row group, skipping row groups by their Parquet statistics and bloom
-// filters and honouring deletion vectors. Only files with a hit are
-// rewritten, streamed batch by batch through scan: matched rows are
-// dropped (rows before the probe's first hit need no key check), survivors
-// and then the source rows are written at the target file size. Everything
+// filters and honouring deletion vectors. Each touched partition's change
+// is then written by the operations' spine (internal/op.Write), which
+// decides how: the files with a hit lose their matched rows (rows before
+// the probe's first hit need no key check), copied without them, or, on a
+// table with deletion vectors on, marked in their deletion vectors after a
+// read of the key columns only; the source rows follow at the target file
+// size, with change data files where the table has the feed on. Everything
 // lands in one MERGE commit that records the touched partitions and the
 // rewritten files as read, so upserts into disjoint partitions commit side
 // by side and one that conflicts plans again on the newer table.
@@ -30,11 +33,10 @@
 // key values. What grows with the table never does: the table is read a
 // batch at a time, and every decoded batch holds bytes of a limits.Budget
 // of half of MaxBufferedBytes (under the process limits) from before it is
-// decoded until the writer took it. A reader's reservation covers the
-// batches its scan may hold at once, the survivors on their way to the
-// writer, and its pages and dictionaries, estimated from the footer; batch
-// rows are sized so that every reader of the call fits, and wide files
-// simply run fewer at once. Each partition being rewritten takes an equal
+// decoded until the writer took it (internal/rewrite's readers: a
+// reservation covers the batches a scan may hold at once and the one on
+// its way to the writer, grown to what is decoded; wide files simply run
+// fewer at once). Each partition being rewritten takes an equal
 // share of that half (limits.Budget.Share) and its readers draw only on
 // it, so one partition's readers never hold the bytes another partition's
 // writer waits to be fed with. Survivors reach the writer as slices of the

@@ -1,7 +1,6 @@
 package upsert
 
 import (
-	"github.com/deltalite-go/deltalite/internal/rewrite"
 	"github.com/deltalite-go/deltalite/protocol"
 	"github.com/deltalite-go/deltalite/storage"
 )
@@ -14,19 +13,12 @@ type fileWork struct {
 	// strategies), so it is rewritten.
 	rewrite bool
 	probed  bool
-	// bytesPerRow estimates a decoded row, from the Parquet footer; 0
-	// when unknown.
-	bytesPerRow float64
-	// overhead estimates what a reader of every column holds besides its
-	// batches (pages, dictionaries).
-	overhead int64
 	// checkFrom is the first row position that can hold a source key:
 	// rows before it lie in row groups the probe cleared.
 	checkFrom int64
 	why       string // why the file was carried over, for tests and traces
-	// marks are the rows that leave the file when the attempt writes
-	// deletion vectors.
-	marks rewrite.Marks
+	// next is the position of the next row its rewrite reads.
+	next int64
 }
 
 // objectKey resolves an add path to the object key of the data file by

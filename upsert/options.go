@@ -13,7 +13,6 @@ import (
 	"github.com/deltalite-go/deltalite/internal/txn"
 	"github.com/deltalite-go/deltalite/limits"
 	"github.com/deltalite-go/deltalite/metrics"
-	"github.com/deltalite-go/deltalite/protocol"
 	"github.com/deltalite-go/deltalite/schema"
 	"github.com/deltalite-go/deltalite/snapshot"
 	"github.com/deltalite-go/deltalite/storage"
@@ -148,7 +147,6 @@ type trace struct {
 	rowGroupsRead                                atomic.Int64
 	rowGroupsSkippedStats, rowGroupsSkippedBloom atomic.Int64
 	budget                                       atomic.Pointer[limits.Budget] // the call's budget, once made
-	readerGrowths                                atomic.Int64                  // rewrite readers that outgrew their reservation
 }
 
 // config is Options resolved against a snapshot.
@@ -364,11 +362,6 @@ func columnList(sc *schema.Struct) string {
 		names[i] = f.Name
 	}
 	return strings.Join(quoted(names), ", ")
-}
-
-// properties are the table's configuration as typed properties.
-func properties(snap *snapshot.Snapshot) protocol.Properties {
-	return protocol.Properties(snap.Properties())
 }
 
 // count records into the trace, if any.

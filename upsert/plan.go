@@ -7,9 +7,8 @@ import (
 	"sync/atomic"
 
 	"github.com/deltalite-go/deltalite/internal/errs"
-	"github.com/deltalite-go/deltalite/internal/rewrite"
+	"github.com/deltalite-go/deltalite/internal/op"
 	"github.com/deltalite-go/deltalite/limits"
-	"github.com/deltalite-go/deltalite/protocol"
 	"github.com/deltalite-go/deltalite/snapshot"
 	"github.com/deltalite-go/deltalite/storage"
 )
@@ -26,8 +25,7 @@ type part struct {
 	bloomCache map[string]bloomEntry
 
 	files   []*fileWork // every live file of the partition
-	adds    []*protocol.Add
-	cdc     []*protocol.Add // change data files, with the change data feed
+	written op.Written  // the partition's change as op.Write wrote it
 	updated atomic.Int64
 	deleted atomic.Int64
 	copied  atomic.Int64
@@ -35,7 +33,7 @@ type part struct {
 
 // reset forgets what one attempt planned and wrote.
 func (p *part) reset() {
-	p.files, p.adds, p.cdc = nil, nil, nil
+	p.files, p.written = nil, op.Written{}
 	p.updated.Store(0)
 	p.deleted.Store(0)
 	p.copied.Store(0)
@@ -65,14 +63,13 @@ type run struct {
 	budget        *limits.Budget
 	snap          *snapshot.Snapshot // the snapshot the current attempt reads
 	out           storage.Store      // the table's store, with the call's upload sizes
-	// changes, when set, makes the attempt write the change data feed: the
-	// table has it on and the attempt rewrites a file.
-	changes *rewrite.Changes
-	// dvs makes the attempt mark the rows that leave a file in its
-	// deletion vector instead of rewriting it (op.WritesDeletionVectors);
-	// dv are then the removes and re-adds of the files rows left.
+	// dvs says the attempt's files keep their rows, the rows that leave
+	// marked in deletion vectors (op.WritesDeletionVectors, the decision
+	// op.Write takes).
 	dvs bool
-	dv  rewrite.Result
+	// rewrites says a partition of the attempt rewrites a file (so every
+	// partition writes change data, on a table with the feed on).
+	rewrites bool
 }
 
 // listFiles gives every touched partition its live files, in one pass over

@@ -69,7 +69,6 @@ func (r *run) probeNarrow(ctx context.Context, p *part, fw *fileWork) error {
 	}
 	defer pf.Close()
 	md := pf.MetaData()
-	fw.bytesPerRow, fw.overhead = readCost(md, nil)
 	fr, err := pqarrow.NewFileReader(pf, pqarrow.ArrowReadProperties{BatchSize: int64(c.ReadBatchSize), PreAllocBinaryData: true}, c.mem)
 	if err != nil {
 		return errFallback
@@ -443,20 +442,4 @@ func decodedBytes(cc *metadata.ColumnChunkMetaData, col *pqschema.Column) int64 
 		}
 	}
 	return max(size, width*n)
-}
-
-// footerCost reads a file's footer for its read cost (see readCost);
-// zeros when it cannot (the rewrite's scan then reports the problem).
-func (r *run) footerCost(ctx context.Context, key string) (float64, int64) {
-	rd, err := r.snap.Store().Open(ctx, key)
-	if err != nil {
-		return 0, 0
-	}
-	defer rd.Close()
-	pf, err := file.NewParquetReader(io.NewSectionReader(rd, 0, rd.Size()))
-	if err != nil {
-		return 0, 0
-	}
-	defer pf.Close()
-	return readCost(pf.MetaData(), nil)
 }

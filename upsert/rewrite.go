@@ -13,49 +13,16 @@ import (
 
 	"github.com/deltalite-go/deltalite/internal/datafile"
 	"github.com/deltalite-go/deltalite/internal/errs"
+	"github.com/deltalite-go/deltalite/internal/op"
 	"github.com/deltalite-go/deltalite/internal/rewrite"
 	"github.com/deltalite-go/deltalite/internal/stats"
 	"github.com/deltalite-go/deltalite/limits"
-	"github.com/deltalite-go/deltalite/scan"
+	"github.com/deltalite-go/deltalite/protocol"
 )
 
 // scanInFlight is how many decoded batches of one file a scan holds at
 // most: two queued, one being decoded, one with its consumer.
 const scanInFlight = 4
-
-// readerInFlight adds the survivors on their way to the writer.
-const readerInFlight = scanInFlight + 1
-
-// Bounds of the decoded size of one batch read for a rewrite.
-const (
-	minBatchBytes = 64 << 10
-	maxBatchBytes = 8 << 20
-)
-
-// item is a batch on its way to a partition's writer.
-type item struct {
-	rec    arrow.RecordBatch
-	keep   []bool              // the rows to write; nil: all
-	res    *limits.Reservation // released once the writer took the batch; may be nil
-	change bool                // change rows, for the change data writer
-}
-
-// batchTarget is the decoded size of one rewrite batch: the budget shared
-// by every reader that may run at once, each holding readerInFlight.
-func (r *run) batchTarget() int64 {
-	readers := int64(r.c.MaxParallelPartitions * r.c.MaxParallelFiles)
-	t := r.c.budget.MaxDecodedBytes / (readers * readerInFlight)
-	return min(max(t, minBatchBytes), maxBatchBytes)
-}
-
-// batchRows is how many rows of bytesPerRow make one batch.
-func (r *run) batchRows(bytesPerRow float64) int {
-	if bytesPerRow <= 0 {
-		return r.c.ReadBatchSize
-	}
-	n := int(float64(r.batchTarget()) / bytesPerRow)
-	return min(max(n, 1), r.c.ReadBatchSize)
-}
 
 // rewrite writes every touched partition, MaxParallelPartitions at once,
 // largest first.
@@ -128,9 +95,13 @@ func (r *run) order() []*part {
 	return out
 }
 
-// rewritePartition streams the partition's rewritten files and then its
-// source rows into one writer. On failure the writer's files are deleted.
-func (r *run) rewritePartition(ctx context.Context, p *part) (err error) {
+// rewritePartition writes the partition's change through op.Write: its
+// files that hold a source key lose the rows whose key the source
+// replaces or deletes (Rows), and the source rows that are not deletes
+// come in after them (Insert), into the partition's own files. How (copy-
+// on-write, deletion vectors, change data) is op.Write's decision. On
+// failure nothing it wrote is left.
+func (r *run) rewritePartition(ctx context.Context, p *part) error {
 	c := r.c
 	files := p.rewriteFiles()
 	if len(files) == 0 && p.keys.upserts == 0 {
@@ -143,79 +114,184 @@ func (r *run) rewritePartition(ctx context.Context, p *part) (err error) {
 		return errs.Wrap(errs.Canceled, "", err, "rewriting")
 	}
 	defer held.Release()
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
 	out := r.expectOutput(p, files)
-	writerBuf := c.writerBuf
-	if r.changes != nil {
-		writerBuf = max(c.writerBuf*3/4, 256<<10) // the change writer takes the rest
+	byAdd := make(map[*protocol.Add]*fileWork, len(files))
+	adds := make([]*protocol.Add, len(files))
+	for i, f := range files {
+		byAdd[f.add], adds[i] = f, f.add
 	}
-	w, err := datafile.NewWriter(ctx, r.out, datafile.Options{
-		Schema:            c.table,
-		PartitionColumns:  r.snap.PartitionColumns(),
-		ColumnMapping:     c.mode,
-		Properties:        properties(r.snap),
-		TargetFileSize:    c.TargetFileSize,
-		MaxUnwrittenBytes: writerBuf,
-		Expected:          out.expectation,
-		EncodeWorkers:     r.encodeWorkers,
-		DataChange:        true,
-		Allocator:         c.mem,
+	keys := make([]string, len(c.keyIdx))
+	for j, idx := range c.keyIdx {
+		keys[j] = c.table.Fields[idx].Name
+	}
+	ch := op.Change{Files: adds, Rows: r.leaving(p, byAdd), Decide: keys, CopyOnWrite: c.CopyOnWrite, InCommitWithRewrites: r.rewrites,
+		Insert: func(ctx context.Context, write func(arrow.RecordBatch) error) error {
+			out.read.Store(true) // the files are read: the survivors are counted
+			return r.sourceRows(ctx, share, p, write)
+		},
+		InsertUpdates: func(rec arrow.RecordBatch) ([]bool, error) { return r.postimages(p, rec) },
+	}
+	p.written, err = op.Write(ctx, r.snap, ch, rewrite.Options{
+		Schema: c.table, Store: r.out, TargetFileSize: c.TargetFileSize, MaxParallelFiles: c.MaxParallelFiles,
+		MaxBufferedBytes: 2 * c.writerBuf, ReadBatchSize: c.ReadBatchSize, Budget: share, Allocator: c.mem,
+		Expected: out.expectation, EncodeWorkers: r.encodeWorkers,
 	})
-	if err != nil {
-		return err
-	}
-	var cw *datafile.Writer
-	if r.changes != nil {
-		cw, err = datafile.NewWriter(ctx, r.out, datafile.Options{
-			Schema: r.changes.Schema(), PartitionColumns: r.snap.PartitionColumns(), ColumnMapping: c.mode,
-			Properties: properties(r.snap), TargetFileSize: c.TargetFileSize, MaxUnwrittenBytes: max(c.writerBuf/4, 256<<10),
-			EncodeWorkers: 1, ChangeData: true, Allocator: c.mem,
-		})
+	return err
+}
+
+// leaving decides a batch of a rewritten file: the rows whose key the
+// source holds leave it, as deletes when the source row deletes, else
+// superseded by the source row (an update). Batches of a file come in
+// order, so that rows before the file's checkFrom (in row groups the
+// probe cleared) are kept without a key check.
+func (r *run) leaving(p *part, files map[*protocol.Add]*fileWork) rewrite.Func {
+	return func(ctx context.Context, b rewrite.Batch) (rewrite.Output, error) {
+		f := files[b.File]
+		rec := b.Rec
+		n := int(rec.NumRows())
+		cols := make([]arrow.Array, len(r.c.keyFields))
+		for j, kf := range r.c.keyFields {
+			idx := rec.Schema().FieldIndices(kf.Name)
+			if len(idx) != 1 {
+				return rewrite.Output{}, errs.New(errs.Internal, b.File.Path, "key column %q is not in the batch read", kf.Name)
+			}
+			cols[j] = rec.Column(idx[0])
+		}
+		// Without a deletion vector batch rows are file positions.
+		from := 0
+		if b.File.DeletionVector == nil && f.next < f.checkFrom {
+			from = int(min(f.checkFrom-f.next, int64(n)))
+		}
+		f.next += int64(n)
+		kb, err := p.keys.set.Bind(cols)
 		if err != nil {
-			_ = w.Abort(context.WithoutCancel(ctx))
+			return rewrite.Output{}, errs.Wrap(errs.Internal, b.File.Path, err, "binding key columns")
+		}
+		keep, sup := make([]bool, n), make([]bool, n)
+		var updated, deleted int64
+		for i := range keep {
+			keep[i] = true
+			if i < from {
+				continue
+			}
+			e := kb.Find(i)
+			if e < 0 {
+				continue
+			}
+			keep[i] = false
+			p.keys.markMatched(e)
+			if p.keys.isDelete(e) {
+				deleted++
+			} else {
+				updated++
+				sup[i] = true
+			}
+		}
+		p.updated.Add(updated)
+		p.deleted.Add(deleted)
+		if !r.dvs {
+			p.copied.Add(int64(n) - updated - deleted)
+		}
+		return rewrite.Output{Keep: keep, Superseded: sup}, nil
+	}
+}
+
+// sourceRows writes the partition's source rows that are not deletes,
+// ReadBatchSize at a time, as compact copies so that the writer neither
+// holds nor accounts the whole source batch behind a slice.
+func (r *run) sourceRows(ctx context.Context, share *limits.Budget, p *part, write func(arrow.RecordBatch) error) error {
+	c := r.c
+	cctx := compute.WithAllocator(ctx, c.mem)
+	var res *limits.Reservation
+	defer func() { res.Release() }()
+	idx := make([]int32, 0, min(int64(c.ReadBatchSize), p.rows))
+	flush := func(b int) error {
+		if len(idx) == 0 {
+			return nil
+		}
+		rec := r.src.batches[b]
+		est := recordBytes(rec) * int64(len(idx)) / max(rec.NumRows(), 1)
+		// Held from the copy until the writer took it, and for the next one.
+		var err error
+		if res == nil {
+			res, err = share.AcquireBytes(ctx, est*2)
+		} else if est*2 > res.Bytes() {
+			err = res.Resize(ctx, est*2)
+		}
+		if err != nil {
+			return errs.Wrap(errs.Canceled, "", err, "writing source rows")
+		}
+		out, err := takeRows(cctx, c.mem, rec, idx)
+		idx = idx[:0]
+		if err != nil {
+			return errs.Wrap(errs.Internal, "", err, "selecting source rows")
+		}
+		defer out.Release()
+		return write(out)
+	}
+	for _, sel := range p.sels {
+		for i := 0; i < sel.len(); i++ {
+			row := sel.row(i)
+			if r.src.isDelete(sel.batch, row) {
+				continue
+			}
+			idx = append(idx, int32(row))
+			if len(idx) == c.ReadBatchSize {
+				if err := flush(sel.batch); err != nil {
+					return err
+				}
+			}
+		}
+		if err := flush(sel.batch); err != nil {
 			return err
 		}
-		defer func() {
-			if err != nil {
-				_ = cw.Abort(context.WithoutCancel(ctx))
-			}
-		}()
 	}
-	items := make(chan item)
-	werr := make(chan error, 1)
-	go func() { werr <- writeLoop(w, cw, items, cancel) }()
+	return nil
+}
+
+// takeRows copies the given rows of a batch.
+func takeRows(ctx context.Context, mem memory.Allocator, rec arrow.RecordBatch, rows []int32) (arrow.RecordBatch, error) {
+	b := array.NewInt32Builder(mem)
+	defer b.Release()
+	b.AppendValues(rows, nil)
+	idx := b.NewInt32Array()
+	defer idx.Release()
+	cols := make([]arrow.Array, rec.NumCols())
 	defer func() {
-		if err != nil {
-			_ = w.Abort(context.WithoutCancel(ctx))
+		for _, a := range cols {
+			if a != nil {
+				a.Release()
+			}
 		}
 	}()
-
-	ferr := r.readFiles(ctx, share, p, files, items)
-	if ferr == nil {
-		out.read.Store(true)
-		ferr = r.sourceRows(ctx, share, p, items)
-	}
-	close(items)
-	if err := <-werr; err != nil {
-		return err
-	}
-	if ferr != nil {
-		return ferr
-	}
-	if cw != nil {
-		if p.cdc, err = cw.Close(); err != nil {
-			return err
+	for i := range cols {
+		a, err := compute.TakeArray(ctx, rec.Column(i), idx)
+		if err != nil {
+			return nil, err
 		}
+		cols[i] = a
 	}
-	adds, err := w.Close()
+	return array.NewRecordBatch(rec.Schema(), cols, int64(len(rows))), nil
+}
+
+// postimages marks the source rows of out whose key matched a table row:
+// their change rows are update post-images, the others' inserts. The files
+// are read by now, so the matches are final.
+func (r *run) postimages(p *part, out arrow.RecordBatch) ([]bool, error) {
+	cols := make([]arrow.Array, len(r.c.keyIdx))
+	for j, idx := range r.c.keyIdx {
+		cols[j] = out.Column(idx)
+	}
+	b, err := p.keys.set.Bind(cols)
 	if err != nil {
-		datafile.DeleteAdded(context.WithoutCancel(ctx), r.out, p.cdc)
-		p.cdc = nil
-		return err
+		return nil, errs.Wrap(errs.Internal, "", err, "binding source key columns")
 	}
-	p.adds = adds
-	return nil
+	post := make([]bool, out.NumRows())
+	for i := range post {
+		e := b.Find(i)
+		post[i] = e >= 0 && bit(p.keys.matched, e)
+	}
+	return post, nil
 }
 
 // outputEstimate is what a partition's rewrite is expected to write, so
@@ -288,386 +364,4 @@ func (e *outputEstimate) expectation(map[string]string) datafile.Expectation {
 		survivors = e.live - min(int64(e.p.keys.set.Len()), e.live)
 	}
 	return datafile.Expectation{Rows: survivors + e.p.keys.upserts, BytesPerRow: e.bytesPerRow}
-}
-
-// writeLoop writes batches until items closes. After a failure it keeps
-// draining (releasing what arrives) so producers never block.
-func writeLoop(w, cw *datafile.Writer, items <-chan item, stop func()) (err error) {
-	defer func() {
-		if v := recover(); v != nil {
-			err = errs.Recovered(errs.Internal, "", "writing", v)
-			stop()
-			for it := range items {
-				it.rec.Release()
-				it.res.Release()
-			}
-		}
-	}()
-	for it := range items {
-		if err == nil {
-			to := w
-			if it.change {
-				to = cw
-			}
-			if it.keep != nil {
-				err = to.WriteSelected(it.rec, it.keep)
-			} else {
-				err = to.Write(it.rec)
-			}
-			if err != nil {
-				stop()
-			}
-		}
-		it.rec.Release()
-		it.res.Release()
-	}
-	return err
-}
-
-// send hands a batch to the writer, or gives it back when the partition
-// stopped.
-func send(ctx context.Context, items chan<- item, it item) error {
-	select {
-	case items <- it:
-		return nil
-	case <-ctx.Done():
-		it.rec.Release()
-		it.res.Release()
-		return errs.Wrap(errs.Canceled, "", ctx.Err(), "rewriting")
-	}
-}
-
-// readFiles streams the partition's files to rewrite, MaxParallelFiles at
-// once, each holding a file permit and bytes of the partition's share.
-func (r *run) readFiles(ctx context.Context, share *limits.Budget, p *part, files []*fileWork, items chan<- item) error {
-	if len(files) == 0 {
-		return nil
-	}
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	sem := make(chan struct{}, r.c.MaxParallelFiles)
-	var (
-		wg    sync.WaitGroup
-		mu    sync.Mutex
-		first error
-	)
-	fail := func(err error) {
-		mu.Lock()
-		if first == nil {
-			first = err
-		}
-		mu.Unlock()
-		cancel()
-	}
-	for _, f := range files {
-		select {
-		case sem <- struct{}{}:
-		case <-ctx.Done():
-		}
-		if ctx.Err() != nil {
-			break
-		}
-		release, err := share.AcquireFile(ctx)
-		if err != nil {
-			<-sem
-			fail(errs.Wrap(errs.Canceled, "", err, "rewriting"))
-			break
-		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			defer func() { release(); <-sem }()
-			defer func() {
-				if v := recover(); v != nil {
-					fail(errs.Recovered(errs.Internal, f.add.Path, "rewrite", v))
-				}
-			}()
-			if err := r.rewriteFile(ctx, share, p, f, items); err != nil {
-				fail(err)
-			}
-		}()
-	}
-	wg.Wait()
-	if first != nil {
-		return first
-	}
-	return ctxErr(ctx, "rewriting")
-}
-
-// rewriteFile reads one file through scan (deletion vectors applied,
-// columns conformed to the table) and sends its rows without a source key
-// to the writer. Decoded batches hold a reservation of the budget sized
-// for everything the read has in flight.
-func (r *run) rewriteFile(ctx context.Context, share *limits.Budget, p *part, f *fileWork, items chan<- item) error {
-	c := r.c
-	if f.bytesPerRow == 0 && f.key != "" {
-		f.bytesPerRow, f.overhead = r.footerCost(ctx, f.key)
-	}
-	rows := r.batchRows(f.bytesPerRow)
-	// An eighth of headroom over the estimate: a reader that must grow its
-	// reservation when the share has no bytes free gives it back and waits,
-	// its batches in memory and unaccounted meanwhile.
-	per := max(int64(float64(rows)*f.bytesPerRow)*9/8, minBatchBytes)
-	// The reservation covers the batches in flight and the reader's pages,
-	// so that wide files run fewer at once rather than more memory.
-	res, err := share.AcquireBytes(ctx, per*readerInFlight+f.overhead)
-	if err != nil {
-		return errs.Wrap(errs.Canceled, "", err, "rewriting")
-	}
-	defer res.Release()
-	opts := []scan.Option{scan.WithFiles(f.add), scan.WithBatchSize(rows), scan.WithParallelism(1), scan.WithAllocator(c.mem)}
-	keyIdx := c.keyIdx
-	if r.dvs {
-		// The rows that stay are not written again: the keys decide, and
-		// whole rows are read only for the change data feed's images.
-		opts = append(opts, scan.WithRowIndex())
-		if r.changes == nil {
-			names := make([]string, len(c.keyIdx))
-			keyIdx = make([]int, len(c.keyIdx))
-			for j, idx := range c.keyIdx {
-				names[j], keyIdx[j] = c.table.Fields[idx].Name, j
-			}
-			opts = append(opts, scan.WithColumns(names...))
-		}
-	}
-	_, seq, err := scan.New(r.snap, opts...).Records(ctx)
-	if err != nil {
-		return err
-	}
-	cols := make([]arrow.Array, len(keyIdx))
-	// Without a deletion vector batch rows are file positions, and rows
-	// before checkFrom need no key check.
-	pos, positional := int64(0), f.add.DeletionVector == nil
-	for rec, err := range seq {
-		if err != nil {
-			return err
-		}
-		var positions *array.Int64
-		if r.dvs {
-			rec.Retain() // the scan releases rec; SplitPositions consumes its reference
-			if rec, positions, err = rewrite.SplitPositions(f.add, rec); err != nil {
-				return err
-			}
-		}
-		n := int(rec.NumRows())
-		if got := recordBytes(rec); got > per {
-			per = got * 5 / 4 // headroom: growing may wait for the budget
-			c.count(func(tr *trace) { tr.readerGrowths.Add(1) })
-			if err := res.Resize(ctx, per*readerInFlight+f.overhead); err != nil {
-				return errs.Wrap(errs.Canceled, "", err, "rewriting")
-			}
-		}
-		from := 0
-		if positional && pos < f.checkFrom {
-			from = int(min(f.checkFrom-pos, int64(n)))
-		}
-		pos += int64(n)
-		for j, idx := range keyIdx {
-			cols[j] = rec.Column(idx)
-		}
-		b, err := p.keys.set.Bind(cols)
-		if err != nil {
-			releaseSplit(rec, positions)
-			return errs.Wrap(errs.Internal, f.add.Path, err, "binding key columns")
-		}
-		keep := make([]bool, n) // the writer's from the send on
-		var updated, deleted int64
-		var gone []string // with the change data feed: each row's change
-		if r.changes != nil {
-			gone = make([]string, n)
-		}
-		for i := range keep {
-			keep[i] = true
-			if i < from {
-				continue
-			}
-			e := b.Find(i)
-			if e < 0 {
-				continue
-			}
-			keep[i] = false
-			p.keys.markMatched(e)
-			kind := rewrite.ChangePreimage
-			if p.keys.isDelete(e) {
-				deleted++
-				kind = rewrite.ChangeDelete
-			} else {
-				updated++
-			}
-			if gone != nil {
-				gone[i] = kind
-			}
-		}
-		if updated+deleted > 0 && gone != nil {
-			if err := r.sendChanges(ctx, rec, gone, items, rewrite.ChangeDelete, rewrite.ChangePreimage); err != nil {
-				releaseSplit(rec, positions)
-				return err
-			}
-		}
-		p.updated.Add(updated)
-		p.deleted.Add(deleted)
-		if positions != nil {
-			// Deletion vectors: the rows that leave are marked, the others
-			// stay where they are.
-			for i := range keep {
-				keep[i] = !keep[i]
-			}
-			f.marks.Mark(positions, keep)
-			releaseSplit(rec, positions)
-			continue
-		}
-		survivors := int64(n) - updated - deleted
-		p.copied.Add(survivors)
-		if survivors == 0 {
-			continue
-		}
-		// The writer keeps the survivors as slices of rec: no copy.
-		it := item{rec: rec}
-		if survivors < int64(n) {
-			it.keep = keep
-		}
-		rec.Retain()
-		if err := send(ctx, items, it); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// releaseSplit releases a batch SplitPositions gave and its positions.
-func releaseSplit(rec arrow.RecordBatch, positions *array.Int64) {
-	if positions != nil {
-		rec.Release()
-		positions.Release()
-	}
-}
-
-// sourceRows sends the partition's source rows that are not deletes,
-// ReadBatchSize at a time, as compact copies so that the writer neither
-// holds nor accounts the whole source batch behind a slice.
-func (r *run) sourceRows(ctx context.Context, share *limits.Budget, p *part, items chan<- item) error {
-	c := r.c
-	cctx := compute.WithAllocator(ctx, c.mem)
-	var res *limits.Reservation
-	defer func() { res.Release() }()
-	idx := make([]int32, 0, min(int64(c.ReadBatchSize), p.rows))
-	flush := func(b int) error {
-		if len(idx) == 0 {
-			return nil
-		}
-		rec := r.src.batches[b]
-		est := recordBytes(rec) * int64(len(idx)) / max(rec.NumRows(), 1)
-		// Held from the copy until the writer took it, and for the next one.
-		var err error
-		if res == nil {
-			res, err = share.AcquireBytes(ctx, est*2)
-		} else if est*2 > res.Bytes() {
-			err = res.Resize(ctx, est*2)
-		}
-		if err != nil {
-			return errs.Wrap(errs.Canceled, "", err, "writing source rows")
-		}
-		out, err := takeRows(cctx, c.mem, rec, idx)
-		idx = idx[:0]
-		if err != nil {
-			return errs.Wrap(errs.Internal, "", err, "selecting source rows")
-		}
-		if r.changes != nil {
-			if err := r.sourceChanges(ctx, p, out, items); err != nil {
-				out.Release()
-				return err
-			}
-		}
-		return send(ctx, items, item{rec: out})
-	}
-	for _, sel := range p.sels {
-		for i := 0; i < sel.len(); i++ {
-			row := sel.row(i)
-			if r.src.isDelete(sel.batch, row) {
-				continue
-			}
-			idx = append(idx, int32(row))
-			if len(idx) == c.ReadBatchSize {
-				if err := flush(sel.batch); err != nil {
-					return err
-				}
-			}
-		}
-		if err := flush(sel.batch); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// takeRows copies the given rows of a batch.
-func takeRows(ctx context.Context, mem memory.Allocator, rec arrow.RecordBatch, rows []int32) (arrow.RecordBatch, error) {
-	b := array.NewInt32Builder(mem)
-	defer b.Release()
-	b.AppendValues(rows, nil)
-	idx := b.NewInt32Array()
-	defer idx.Release()
-	cols := make([]arrow.Array, rec.NumCols())
-	defer func() {
-		for _, a := range cols {
-			if a != nil {
-				a.Release()
-			}
-		}
-	}()
-	for i := range cols {
-		a, err := compute.TakeArray(ctx, rec.Column(i), idx)
-		if err != nil {
-			return nil, err
-		}
-		cols[i] = a
-	}
-	return array.NewRecordBatch(rec.Schema(), cols, int64(len(rows))), nil
-}
-
-// sendChanges hands the change writer the rows of rec whose kind of
-// change kinds gives, kind by kind in the order listed ("" is no change).
-func (r *run) sendChanges(ctx context.Context, rec arrow.RecordBatch, kinds []string, items chan<- item, order ...string) error {
-	for _, kind := range order {
-		sel := make([]bool, len(kinds))
-		some := false
-		for i, k := range kinds {
-			sel[i] = k == kind
-			some = some || sel[i]
-		}
-		if !some {
-			continue
-		}
-		cr, err := r.changes.Rows(rec, kind)
-		if err != nil {
-			return err
-		}
-		if err := send(ctx, items, item{rec: cr, keep: sel, change: true}); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// sourceChanges hands the change writer the partition's source rows of
-// out (none of them deletes): a row whose key matched a table row is its
-// update's post-image, any other an insert. The files are read by now, so
-// the matches are final.
-func (r *run) sourceChanges(ctx context.Context, p *part, out arrow.RecordBatch, items chan<- item) error {
-	cols := make([]arrow.Array, len(r.c.keyIdx))
-	for j, idx := range r.c.keyIdx {
-		cols[j] = out.Column(idx)
-	}
-	b, err := p.keys.set.Bind(cols)
-	if err != nil {
-		return errs.Wrap(errs.Internal, "", err, "binding source key columns")
-	}
-	kinds := make([]string, out.NumRows())
-	for i := range kinds {
-		kinds[i] = rewrite.ChangeInsert
-		if e := b.Find(i); e >= 0 && bit(p.keys.matched, e) {
-			kinds[i] = rewrite.ChangePostimage
-		}
-	}
-	return r.sendChanges(ctx, out, kinds, items, rewrite.ChangeInsert, rewrite.ChangePostimage)
 }

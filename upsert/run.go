@@ -8,14 +8,11 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow/array"
 
-	"github.com/deltalite-go/deltalite/internal/datafile"
 	"github.com/deltalite-go/deltalite/internal/errs"
 	"github.com/deltalite-go/deltalite/internal/op"
-	"github.com/deltalite-go/deltalite/internal/rewrite"
 	"github.com/deltalite-go/deltalite/internal/txn"
 	"github.com/deltalite-go/deltalite/limits"
 	"github.com/deltalite-go/deltalite/metrics"
-	"github.com/deltalite-go/deltalite/protocol"
 	"github.com/deltalite-go/deltalite/snapshot"
 	"github.com/deltalite-go/deltalite/storage"
 )
@@ -177,38 +174,21 @@ func (r *run) attempt(ctx context.Context, s Stats) (Stats, *snapshot.Snapshot, 
 	for _, p := range r.parts {
 		removes += len(p.rewriteFiles())
 	}
-	r.changes, r.dvs, r.dv = nil, false, rewrite.Result{}
+	r.dvs, r.rewrites = op.WritesDeletionVectors(r.snap, r.c.CopyOnWrite), removes > 0
 	if removes > 0 {
-		r.dvs = op.WritesDeletionVectors(r.snap, r.c.CopyOnWrite)
 		if err := txn.CheckRewrite(r.snap, r.c.operation()); err != nil {
 			return s, nil, err
-		}
-		// Rewritten files keep rows: the change data feed needs change
-		// files, and then holds every change of the commit (as op.Write).
-		if txn.ChangeDataFeed(r.snap.Metadata()) {
-			var err error
-			if r.changes, err = rewrite.NewChanges(r.c.table, r.c.mem); err != nil {
-				return s, nil, err
-			}
 		}
 	}
 
 	t = time.Now()
-	err := r.rewrite(ctx)
-	adds := r.adds()
-	if err != nil {
-		datafile.DeleteAdded(ctx, r.snap.Store(), append(adds, r.changeFiles()...))
+	if err := r.rewrite(ctx); err != nil {
+		r.deleteWritten(ctx)
 		return s, nil, err
-	}
-	if r.dvs {
-		if err := r.deletionVectors(ctx); err != nil {
-			datafile.DeleteAdded(ctx, r.snap.Store(), append(adds, r.changeFiles()...))
-			return s, nil, err
-		}
 	}
 	s.RewriteDuration += time.Since(t)
 	r.fill(&s)
-	if len(adds) == 0 && removes == 0 && r.c.AppID == "" && !r.c.AllowEmptyCommit {
+	if s.FilesAdded == 0 && removes == 0 && r.c.AppID == "" && !r.c.AllowEmptyCommit {
 		s.Version = r.snap.Version()
 		return s, r.snap, nil
 	}
@@ -223,50 +203,24 @@ func (r *run) attempt(ctx context.Context, s Stats) (Stats, *snapshot.Snapshot, 
 	return s, post, nil
 }
 
-// deletionVectors writes the deletion vectors of the files rows left
-// (r.dv), after the rewrite marked them.
-func (r *run) deletionVectors(ctx context.Context) error {
-	var files []*protocol.Add
-	var marks []rewrite.Marks
+// deleteWritten deletes what the attempt's partitions wrote when it
+// failed in another partition.
+func (r *run) deleteWritten(ctx context.Context) {
 	for _, p := range r.parts {
-		for _, f := range p.rewriteFiles() {
-			files = append(files, f.add)
-			marks = append(marks, f.marks)
-		}
+		op.Commit{Removes: p.written.Removes, Adds: p.written.Adds, CDC: p.written.CDC}.DeleteWritten(ctx, r.snap.Store())
 	}
-	var err error
-	r.dv, _, err = rewrite.DeletionVectorActions(ctx, r.out, files, marks, time.Now().UnixMilli())
-	return err
-}
-
-// changeFiles are the change data files the attempt wrote.
-func (r *run) changeFiles() []*protocol.Add {
-	var out []*protocol.Add
-	for _, p := range r.parts {
-		out = append(out, p.cdc...)
-	}
-	return out
-}
-
-// adds are the files the attempt wrote.
-func (r *run) adds() []*protocol.Add {
-	var out []*protocol.Add
-	for _, p := range r.parts {
-		out = append(out, p.adds...)
-	}
-	return out
 }
 
 // fill counts the attempt's outcome.
 func (r *run) fill(s *Stats) {
-	s.FilesAdded, s.FilesRemoved, s.FilesCarriedOver, s.FilesProbed = 0, 0, 0, 0
+	s.FilesAdded, s.FilesRemoved, s.FilesCarriedOver, s.FilesProbed, s.DeletionVectorsAdded = 0, 0, 0, 0, 0
 	s.RowsUpdated, s.RowsDeleted, s.RowsCopied, s.RowsInserted = 0, 0, 0, 0
 	for _, p := range r.parts {
-		s.FilesAdded += len(p.adds)
+		s.FilesAdded += p.written.FilesAdded
+		s.FilesRemoved += p.written.FilesRemoved
+		s.DeletionVectorsAdded += p.written.DeletionVectors
 		for _, f := range p.files {
-			if f.rewrite {
-				s.FilesRemoved++
-			} else {
+			if !f.rewrite {
 				s.FilesCarriedOver++
 			}
 			if f.probed {
@@ -277,9 +231,6 @@ func (r *run) fill(s *Stats) {
 		s.RowsDeleted += p.deleted.Load()
 		s.RowsCopied += p.copied.Load()
 		s.RowsInserted += p.keys.inserted()
-	}
-	if r.dvs {
-		s.FilesRemoved, s.DeletionVectorsAdded = r.dv.FilesRemoved, r.dv.DeletionVectors
 	}
 }
 

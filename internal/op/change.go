@@ -19,7 +19,7 @@ import (
 
 // Change is what a row-changing operation does to the table, in the one
 // form the spine writes (Write). Every operation describes its effect so:
-// DELETE, UPDATE, MERGE and OPTIMIZE.
+// upsert, DELETE, UPDATE, MERGE, replace-where and OPTIMIZE.
 type Change struct {
 	// Drop are files every live row of which leaves, decided without
 	// reading them (by the log): a DELETE whose predicate holds for the
@@ -36,6 +36,14 @@ type Change struct {
 	// once, after the Files, with a function that writes batches of the
 	// written schema. The batches stay the caller's.
 	Insert func(ctx context.Context, write func(arrow.RecordBatch) error) error
+	// InsertUpdates marks the inserted rows of a batch that are the new
+	// values of rows Rows let go as superseded (rewrite.Output.Superseded;
+	// the upsert's updates), for the change data feed; nil: all inserts.
+	InsertUpdates func(arrow.RecordBatch) ([]bool, error)
+	// Decide, when set, are the only columns Rows reads, and Rows never
+	// replaces a batch (the upsert's keys): with deletion vectors a file is
+	// read for them only.
+	Decide []string
 	// Rearrange says no row changes, only the files that hold them
 	// (OPTIMIZE): the removes and adds are dataChange=false.
 	Rearrange bool
@@ -49,6 +57,11 @@ type Change struct {
 	// Files that Rows may change or remove (MERGE's first pass found them):
 	// with deletion vectors only they are read whole.
 	Selected map[*protocol.Add]*dv.Bitmap
+	// InCommitWithRewrites says the change is one part of a commit another
+	// part of which rewrites files (the upsert writes a change per
+	// partition): with the change data feed on, the commit's change data
+	// files are its whole feed, so this part's inserts need them too.
+	InCommitWithRewrites bool
 	// CopyOnWrite refuses deletion vectors where the table has them on:
 	// the caller's choice (--deletion-vectors=off).
 	CopyOnWrite bool
@@ -99,8 +112,9 @@ func Write(ctx context.Context, snap *snapshot.Snapshot, ch Change, opt rewrite.
 	if opt.Append != nil {
 		return Written{}, errs.New(errs.Internal, "", "a change's inserted rows are its Insert, not rewrite.Options.Append")
 	}
-	opt.Append, opt.Rearrange, opt.Where, opt.WhereDeletes, opt.Selected = ch.Insert, ch.Rearrange, ch.Where, ch.WhereDeletes, ch.Selected
-	opt.ChangeData = !ch.Rearrange && len(ch.Files) > 0 && txn.ChangeDataFeed(snap.Metadata())
+	opt.Append, opt.AppendUpdates, opt.Rearrange, opt.Decide = ch.Insert, ch.InsertUpdates, ch.Rearrange, ch.Decide
+	opt.Where, opt.WhereDeletes, opt.Selected = ch.Where, ch.WhereDeletes, ch.Selected
+	opt.ChangeData = !ch.Rearrange && (len(ch.Files) > 0 || ch.InCommitWithRewrites) && txn.ChangeDataFeed(snap.Metadata())
 	opt.DeletionVectors = !ch.Rearrange && WritesDeletionVectors(snap, ch.CopyOnWrite)
 	if opt.ChangeData && len(ch.Drop) > 0 {
 		return writeDropping(ctx, snap, ch, opt)
@@ -127,8 +141,9 @@ func Write(ctx context.Context, snap *snapshot.Snapshot, ch Change, opt rewrite.
 
 // WritesDeletionVectors reports whether a row change to the table snap
 // shows is written as deletion vectors (see Write): the table has them on
-// and the caller did not ask for copy-on-write. The upsert's partition
-// writers, which write around Write, take the same decision here.
+// and the caller did not ask for copy-on-write. Operations that plan
+// differently with deletion vectors (MERGE's first pass, the upsert's
+// output estimate) ask it.
 func WritesDeletionVectors(snap *snapshot.Snapshot, copyOnWrite bool) bool {
 	return !copyOnWrite && txn.DeletionVectors(snap.Protocol(), snap.Metadata())
 }

@@ -66,7 +66,7 @@ func (c Commit) Run(ctx context.Context, snap *snapshot.Snapshot) (*snapshot.Sna
 	res, err := t.Commit(ctx)
 	if err != nil {
 		if txn.NotLanded(err) {
-			datafile.DeleteAdded(context.WithoutCancel(ctx), snap.Store(), c.written(snap.Store()))
+			c.DeleteWritten(ctx, snap.Store())
 		}
 		return nil, 0, err
 	}
@@ -77,9 +77,15 @@ func (c Commit) Run(ctx context.Context, snap *snapshot.Snapshot) (*snapshot.Sna
 	return post, res.Version, nil
 }
 
-// written are the files the commit's change wrote, to delete when it does
-// not land: its new data and change data files and the deletion vector
-// files of its re-adds, never the data file a re-add keeps.
+// DeleteWritten deletes the files the commit's change wrote, for a commit
+// that did not land (or was never tried): its new data and change data
+// files and the deletion vector files of its re-adds, never the data file
+// a re-add keeps. Files it cannot delete are orphans for vacuum.
+func (c Commit) DeleteWritten(ctx context.Context, st storage.Store) {
+	datafile.DeleteAdded(context.WithoutCancel(ctx), st, c.written(st))
+}
+
+// written are the files DeleteWritten deletes.
 func (c Commit) written(st storage.Store) []*protocol.Add {
 	removed := make(map[string]bool, len(c.Removes))
 	for _, r := range c.Removes {

@@ -53,6 +53,17 @@ type Options struct {
 	// function that writes more rows (the Schema's Arrow form) through the
 	// same writer: MERGE's inserted rows. The batches stay the caller's.
 	Append func(ctx context.Context, write func(arrow.RecordBatch) error) error
+	// AppendUpdates, with ChangeData, marks the appended rows of a batch
+	// that are the new values of rows Output.Superseded let go: their
+	// change rows are update post-images, the others inserts.
+	AppendUpdates func(arrow.RecordBatch) ([]bool, error)
+	// Decide, when set, are the only columns the batch function reads and
+	// it never Replaces a batch (the upsert's keys): with DeletionVectors
+	// and no ChangeData, files are read for these columns only.
+	Decide []string
+	// EncodeWorkers encode a written row group's columns in parallel
+	// (datafile.Options.EncodeWorkers; default 1).
+	EncodeWorkers int
 	// ChangeData also writes the change data feed (a table with
 	// delta.enableChangeDataFeed): every row that leaves as a delete, every
 	// updated row as its pre- and post-image, every appended row as an

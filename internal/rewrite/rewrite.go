@@ -2,6 +2,7 @@ package rewrite
 
 import (
 	"context"
+	"slices"
 	"sync/atomic"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -43,6 +44,10 @@ type Output struct {
 	// Updated marks the kept rows whose values Replace changed, one entry
 	// per row; nil: none.
 	Updated []bool
+	// Superseded marks rows that leave because their new values come in
+	// through Options.Append (the upsert's updates), one entry per row;
+	// nil: none. Their change rows are update pre-images, not deletes.
+	Superseded []bool
 }
 
 // Func decides a batch. It is called from several goroutines at once (one
@@ -147,10 +152,11 @@ func Run(ctx context.Context, snap *snapshot.Snapshot, files []*protocol.Add, fn
 		Expected:          c.Expected,
 		Allocator:         c.Allocator,
 		// Readers decode on goroutines of their own, so one encoder streams
-		// row groups to the file: arrow-go's parallel encoders buffer each
-		// column chunk in memory and regrow it page by page, which cost a
-		// MERGE of 4.5 KB rows more CPU than the parallelism saved.
-		EncodeWorkers: 1,
+		// row groups to the file unless the caller says otherwise:
+		// arrow-go's parallel encoders buffer each column chunk in memory
+		// and regrow it page by page, which cost a MERGE of 4.5 KB rows
+		// more CPU than the parallelism saved.
+		EncodeWorkers: max(c.EncodeWorkers, 1),
 	})
 	if err != nil {
 		return Result{}, err
@@ -171,6 +177,11 @@ func Run(ctx context.Context, snap *snapshot.Snapshot, files []*protocol.Add, fn
 	if c.DeletionVectors {
 		ms = make([]Marks, len(files))
 		extra = []scan.Option{scan.WithRowIndex()}
+		if c.Decide != nil && !c.ChangeData {
+			// The rows that stay are not written again: the deciding
+			// columns are all the function reads.
+			extra = append(extra, scan.WithColumns(c.Decide...))
+		}
 	}
 	ferr := r.forEach(ctx, files, func(ctx context.Context, i int, a *protocol.Add) error {
 		var m *Marks
@@ -183,7 +194,7 @@ func Run(ctx context.Context, snap *snapshot.Snapshot, files []*protocol.Add, fn
 		return r.read(ctx, a, func(rec arrow.RecordBatch) error { return apply(ctx, fn, a, rec, items, &n, ch, m) }, extra...)
 	})
 	if ferr == nil && c.Append != nil {
-		ferr = callAppend(ctx, c.Append, items, &n, ch)
+		ferr = callAppend(ctx, c.Append, c.AppendUpdates, items, &n, ch)
 	}
 	if ferr == nil && n.nulls.Any() {
 		ferr = errs.New(errs.SchemaMismatch, "", "null values in non-nullable columns: %s (over every row the operation would write); "+
@@ -277,6 +288,9 @@ func apply(ctx context.Context, fn Func, a *protocol.Add, rec arrow.RecordBatch,
 	if err == nil && out.Updated != nil && (len(out.Updated) != rows || out.Replace == nil) {
 		err = errs.New(errs.Internal, a.Path, "a rewrite marked %d updated rows of a batch of %d rows (replaced: %t)", len(out.Updated), rows, out.Replace != nil)
 	}
+	if err == nil && out.Superseded != nil && len(out.Superseded) != rows {
+		err = errs.New(errs.Internal, a.Path, "a rewrite marked %d superseded rows of a batch of %d rows", len(out.Superseded), rows)
+	}
 	if err != nil {
 		data.Release()
 		return err
@@ -337,20 +351,24 @@ func apply(ctx context.Context, fn Func, a *protocol.Add, rec arrow.RecordBatch,
 func sendChanges(ctx context.Context, ch *Changes, rec, data arrow.RecordBatch, out Output, rows int, items chan<- item) error {
 	leave := make([]bool, rows)
 	updated := make([]bool, rows)
-	anyLeave, anyUpdated := false, false
+	superseded := make([]bool, rows)
+	anyLeave, anyUpdated, anySuperseded := false, false, false
 	for i := range rows {
 		kept := out.Keep == nil || out.Keep[i]
-		leave[i] = !kept
+		superseded[i] = !kept && out.Superseded != nil && out.Superseded[i]
+		leave[i] = !kept && !superseded[i]
 		updated[i] = kept && out.Updated != nil && out.Updated[i]
 		anyLeave = anyLeave || leave[i]
 		anyUpdated = anyUpdated || updated[i]
+		anySuperseded = anySuperseded || superseded[i]
 	}
 	for _, c := range []struct {
 		on   bool
 		src  arrow.RecordBatch
 		sel  []bool
 		kind string
-	}{{anyLeave, rec, leave, ChangeDelete}, {anyUpdated, rec, updated, ChangePreimage}, {anyUpdated, data, updated, ChangePostimage}} {
+	}{{anyLeave, rec, leave, ChangeDelete}, {anySuperseded, rec, superseded, ChangePreimage},
+		{anyUpdated, rec, updated, ChangePreimage}, {anyUpdated, data, updated, ChangePostimage}} {
 		if !c.on {
 			continue
 		}
@@ -366,7 +384,8 @@ func sendChanges(ctx context.Context, ch *Changes, rec, data arrow.RecordBatch, 
 }
 
 // callAppend lets the caller write more rows through the writer.
-func callAppend(ctx context.Context, fn func(context.Context, func(arrow.RecordBatch) error) error, items chan<- item, n *counters, ch *Changes) (err error) {
+func callAppend(ctx context.Context, fn func(context.Context, func(arrow.RecordBatch) error) error, updates func(arrow.RecordBatch) ([]bool, error),
+	items chan<- item, n *counters, ch *Changes) (err error) {
 	defer func() {
 		if v := recover(); v != nil {
 			err = errs.Recovered(errs.Internal, "", "rewrite append", v)
@@ -381,17 +400,56 @@ func callAppend(ctx context.Context, fn func(context.Context, func(arrow.RecordB
 			return nil
 		}
 		if ch != nil {
-			cr, err := ch.Rows(rec, ChangeInsert)
-			if err != nil {
-				return err
-			}
-			if err := send(ctx, items, item{rec: cr, change: true}); err != nil {
+			if err := sendAppendedChanges(ctx, ch, rec, updates, items); err != nil {
 				return err
 			}
 		}
 		rec.Retain()
 		return send(ctx, items, item{rec: rec})
 	})
+}
+
+// sendAppendedChanges hands the writer the change rows of appended rows:
+// inserts, or post-images where updates (Options.AppendUpdates) marks the
+// new values of superseded rows.
+func sendAppendedChanges(ctx context.Context, ch *Changes, rec arrow.RecordBatch, updates func(arrow.RecordBatch) ([]bool, error), items chan<- item) error {
+	var post []bool
+	if updates != nil {
+		var err error
+		if post, err = updates(rec); err != nil {
+			return err
+		}
+	}
+	if post == nil {
+		cr, err := ch.Rows(rec, ChangeInsert)
+		if err != nil {
+			return err
+		}
+		return send(ctx, items, item{rec: cr, change: true})
+	}
+	if len(post) != int(rec.NumRows()) {
+		return errs.New(errs.Internal, "", "%d update marks for %d appended rows", len(post), rec.NumRows())
+	}
+	ins := make([]bool, len(post))
+	for i, p := range post {
+		ins[i] = !p
+	}
+	for _, c := range []struct {
+		sel  []bool
+		kind string
+	}{{ins, ChangeInsert}, {post, ChangePostimage}} {
+		if !slices.Contains(c.sel, true) {
+			continue
+		}
+		cr, err := ch.Rows(rec, c.kind)
+		if err != nil {
+			return err
+		}
+		if err := send(ctx, items, item{rec: cr, keep: c.sel, change: true}); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // send hands a batch to the writer, or releases it when the rewrite
