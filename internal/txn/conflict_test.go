@@ -2,8 +2,12 @@ package txn
 
 import (
 	"context"
+	"errors"
+	"fmt"
+	"strings"
 	"testing"
 
+	"github.com/deltalite-go/deltalite/internal/errs"
 	"github.com/deltalite-go/deltalite/protocol"
 	"github.com/deltalite-go/deltalite/snapshot"
 	"github.com/deltalite-go/deltalite/storage"
@@ -126,6 +130,22 @@ func mergeInto(part, name string) build {
 	}
 }
 
+// dvReAdd is a DELETE or UPDATE in deletion-vector mode: it read file
+// name and re-adds it under its path with a new deletion vector (seed
+// tells the vectors of two such commits apart), which removes its old add.
+func dvReAdd(name string, seed int) build {
+	return func(e env) *Txn {
+		tx := txnOn(e, OpDelete)
+		f := e.files[name]
+		tx.ReadFiles(f)
+		re := *f
+		off := int32(1 + 100*seed)
+		re.DeletionVector = &protocol.DeletionVector{StorageType: "u", PathOrInlineDv: fmt.Sprintf("ab%018d", seed), Offset: &off, SizeInBytes: 40, Cardinality: 1}
+		tx.Add(removeAction(removeOf(f, true)), addAction(&re))
+		return tx
+	}
+}
+
 func setProperty(e env) *Txn {
 	tx := txnOn(e, OpSetProperties)
 	md := *e.snap.Metadata()
@@ -233,6 +253,18 @@ func TestConflictMatrix(t *testing.T) {
 		{name: "delete vs delete of the same file", winners: []build{removeOnly("a1")}, current: removeOnly("a1"), want: RuleConcurrentDeleteDelete},
 		{name: "delete vs delete of another file", winners: []build{removeOnly("a1")}, current: removeOnly("a2")},
 
+		{name: "DV re-add vs DV re-add of the same file", winners: []build{dvReAdd("a1", 1)}, current: dvReAdd("a1", 2), want: RuleConcurrentDeleteRead},
+		{name: "DV re-add vs delete of the same file", winners: []build{deleteFiles("a1")}, current: dvReAdd("a1", 1), want: RuleConcurrentDeleteRead},
+		{name: "delete vs DV re-add of the same file", winners: []build{dvReAdd("a1", 1)}, current: deleteFiles("a1"), want: RuleConcurrentDeleteRead},
+		{name: "delete without reads vs DV re-add of the same file", winners: []build{dvReAdd("a1", 1)}, current: removeOnly("a1"), want: RuleConcurrentDeleteDelete},
+		{name: "compaction vs DV re-add of its file", winners: []build{dvReAdd("a2", 1)}, current: compaction("a1", "a2"), want: RuleConcurrentDeleteRead},
+		{name: "DV re-add vs compaction of its file", winners: []build{compaction("a1", "a2")}, current: dvReAdd("a1", 1), want: RuleConcurrentDeleteRead},
+		{name: "merge of a partition vs DV re-add in it", winners: []build{dvReAdd("a2", 1)}, current: mergeInto("a", "a1"), want: RuleConcurrentAppend},
+		{name: "DV re-add vs DV re-add of another file", winners: []build{dvReAdd("a2", 1)}, current: dvReAdd("a1", 2)},
+		{name: "DV re-add vs blind append", winners: []build{blindAppend("a")}, current: dvReAdd("a1", 1)},
+		{name: "DV re-add vs blind append (Serializable)", serial: true, winners: []build{blindAppend("a")}, current: dvReAdd("a1", 1)},
+		{name: "blind append vs DV re-add", winners: []build{dvReAdd("a1", 1)}, current: blindAppend("a")},
+
 		{name: "compaction vs blind append", winners: []build{blindAppend("a")}, current: compaction("a1", "a2")},
 		{name: "compaction vs non-blind append (snapshot isolation)", winners: []build{nonBlindAppend("a")}, current: compaction("a1", "a2")},
 		{name: "partition compaction vs non-blind append into it", winners: []build{nonBlindAppend("a")}, current: compactionWhere("a1", "a2")},
@@ -309,5 +341,87 @@ func TestConflictMatrix(t *testing.T) {
 				t.Fatalf("the conflicting commit landed: version %d", v)
 			}
 		})
+	}
+}
+
+// TestDeletionVectorReAddsNeverBothLand: two deletes from one snapshot each
+// re-add file P with a deletion vector of their own. Were both to land, the
+// later vector would replace the earlier and its deleted rows come back.
+// The second fails with a conflict that planning again resolves (the
+// operation then unions its rows with the winner's vector), and the table
+// holds P once, with the winner's vector; a blind append between them
+// conflicts with neither.
+func TestDeletionVectorReAddsNeverBothLand(t *testing.T) {
+	ctx := context.Background()
+	st := storage.NewMemory()
+	files := map[string]*protocol.Add{"a1": addIn("a"), "a2": addIn("a"), "b1": addIn("b")}
+	e := env{snap: create(t, st, tableSpec{partitioned: true}, files["a1"], files["a2"], files["b1"]), files: files}
+	first, second := dvReAdd("a1", 1)(e), dvReAdd("a1", 2)(e)
+	if _, err := blindAppend("a")(e).Commit(ctx); err != nil {
+		t.Fatal(err)
+	}
+	res, err := first.Commit(ctx)
+	if err != nil || res.Version != 2 {
+		t.Fatalf("first DV re-add after a blind append: %v, %+v", err, res)
+	}
+	_, err = second.Commit(ctx)
+	if err == nil {
+		t.Fatal("both DV re-adds of one file landed")
+	}
+	if cf := conflictRule(t, err); cf.Rule != RuleConcurrentDeleteRead || cf.WinningVersion != 2 || !strings.Contains(cf.Detail, files["a1"].Path) {
+		t.Fatalf("conflict %+v, want %s at version 2 naming %s", cf, RuleConcurrentDeleteRead, files["a1"].Path)
+	}
+	if !Replannable(err) || !NotLanded(err) {
+		t.Fatalf("a lost DV race must be replannable and certainly not landed: %v", err)
+	}
+	snap := load(t, st)
+	var entries []*protocol.Add
+	for _, f := range snap.Files() {
+		if f.Path == files["a1"].Path {
+			entries = append(entries, f)
+		}
+	}
+	if snap.Version() != 2 || len(entries) != 1 || entries[0].DeletionVector == nil || entries[0].DeletionVector.PathOrInlineDv != fmt.Sprintf("ab%018d", 1) {
+		t.Fatalf("version %d, entries of P %+v; want one, with the winner's vector", snap.Version(), entries)
+	}
+}
+
+// TestOneFileActionPerPath: as Spark's checkNoDuplicateActions, a commit
+// adds a path at most once and removes it at most once, whatever the
+// deletion vectors: two adds of P with different vectors would leave two
+// live entries and P's rows twice. An add and a remove of P with the same
+// vector is refused too; with different vectors it is a DV re-add.
+func TestOneFileActionPerPath(t *testing.T) {
+	st := storage.NewMemory()
+	f := addIn("a")
+	e := env{snap: create(t, st, tableSpec{partitioned: true}, f), files: map[string]*protocol.Add{"a1": f}}
+	withDV := func(seed int) *protocol.Add {
+		re := *f
+		re.DeletionVector = &protocol.DeletionVector{StorageType: "u", PathOrInlineDv: fmt.Sprintf("ab%018d", seed), Offset: new(int32(1)), SizeInBytes: 40, Cardinality: 1}
+		return &re
+	}
+	cases := map[string][]protocol.Action{
+		"two adds, two vectors": {removeAction(removeOf(f, true)), addAction(withDV(1)), addAction(withDV(2))},
+		"two removes":           {removeAction(removeOf(f, true)), removeAction(removeOf(withDV(1), true))},
+		"add and remove, same vector": func() []protocol.Action {
+			r := removeOf(f, true)
+			r.DeletionVector = withDV(1).DeletionVector
+			return []protocol.Action{removeAction(r), addAction(withDV(1))}
+		}(),
+	}
+	for name, acts := range cases {
+		tx := txnOn(e, OpDelete)
+		tx.Add(acts...)
+		_, err := tx.Commit(context.Background())
+		if !errors.Is(err, errs.ErrInvalidArgument) || !strings.Contains(err.Error(), f.Path) {
+			t.Errorf("%s: want an invalid-argument error naming %s, got %v", name, f.Path, err)
+		}
+	}
+	if v := load(t, st).Version(); v != 0 {
+		t.Fatalf("a refused commit landed: version %d", v)
+	}
+	tx := dvReAdd("a1", 1)(e)
+	if _, err := tx.Commit(context.Background()); err != nil {
+		t.Fatalf("a DV re-add: %v", err)
 	}
 }

@@ -98,16 +98,28 @@ func validateActions(actions []protocol.Action) error {
 	var nProto, nMeta int
 	apps := map[string]bool{}
 	domains := map[string]bool{}
-	files := map[protocol.FileKey]string{}
+	// Spark's checkNoDuplicateActions: a path is added at most once and
+	// removed at most once, whatever its deletion vectors (two adds of one
+	// path would leave its rows live twice), and never added and removed
+	// with the same vector; a remove and an add of one path with different
+	// vectors is a deletion-vector re-add.
+	added, removed := map[string]string{}, map[string]string{}
 	fileAction := func(path string, dv *protocol.DeletionVector, kind string) error {
 		if path == "" {
 			return invalid("%s action without a path", kind)
 		}
-		k := protocol.FileKey{Path: decodedPath(path), DV: dv.UniqueID()}
-		if prev, ok := files[k]; ok {
-			return errs.New(errs.InvalidArgument, path, "the commit has more than one file action for this file (%s, then %s)", prev, kind)
+		key, id := decodedPath(path), dv.UniqueID()
+		same, other, otherKind := added, removed, "remove"
+		if kind == "remove" {
+			same, other, otherKind = removed, added, "add"
 		}
-		files[k] = kind
+		if _, ok := same[key]; ok {
+			return errs.New(errs.InvalidArgument, path, "the commit has more than one file action for this file (%s, then %s)", kind, kind)
+		}
+		if prev, ok := other[key]; ok && prev == id {
+			return errs.New(errs.InvalidArgument, path, "the commit has more than one file action for this file with the same deletion vector (%s, then %s)", otherKind, kind)
+		}
+		same[key] = id
 		return nil
 	}
 	for i := range actions {
