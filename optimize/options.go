@@ -74,6 +74,21 @@ type Options struct {
 	// Force is set. MinInputFiles does not apply. An empty, non-nil list
 	// (or one of blank names) is refused; nil compacts.
 	ZOrderBy []string
+	// PurgeDeletionVectors rewrites, instead of compacting, the files of
+	// the selected partitions that carry a deletion vector, so that no
+	// file keeps rows only its vector hides (Spark's REORG TABLE ... APPLY
+	// (PURGE)): every such file goes whatever its size, packed with its
+	// partition's others into files near the target size, dataChange=false,
+	// in a commit whose operation is Spark's "REORG". Files without one are
+	// left alone; the old DV files go at a VACUUM after the retention.
+	// Not with ZOrderBy.
+	PurgeDeletionVectors bool
+	// PurgeMinDeletedRatio, with PurgeDeletionVectors, purges only files
+	// whose vector hides more than this share of their rows (0, the
+	// default: every file with a deleted row; 0.2: those with more than
+	// 20% of their rows deleted). A file whose row count the log does not
+	// record is always purged. At least 0, below 1.
+	PurgeMinDeletedRatio float64
 	// Force z-orders every live file of the selected partitions, including
 	// those already z-ordered by the same columns.
 	Force bool

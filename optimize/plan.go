@@ -176,8 +176,9 @@ type compaction struct {
 // target with a deletion vector is a bin of its own. A bin of fewer than
 // minFiles files is skipped unless one of them has a deletion vector:
 // rewriting it drops the deleted rows, as Spark does (delta-rs skips any
-// bin of one file).
-func planCompaction(snap *snapshot.Snapshot, parts []*partition, target int64, minFiles int) compaction {
+// bin of one file). A file over target goes alone when its vector hides
+// more than maxDeleted of its rows (MaxDeletedRowsRatio for OPTIMIZE).
+func planCompaction(snap *snapshot.Snapshot, parts []*partition, target int64, minFiles int, maxDeleted float64) compaction {
 	var c compaction
 	for _, p := range parts {
 		c.considered += len(p.files)
@@ -185,7 +186,7 @@ func planCompaction(snap *snapshot.Snapshot, parts []*partition, target int64, m
 		cur := &bin{partition: p}
 		for _, a := range p.files {
 			switch {
-			case a.Size >= target && deletedShare(a, snap) > MaxDeletedRowsRatio:
+			case a.Size >= target && deletedShare(a, snap) > maxDeleted:
 				bins = append(bins, &bin{partition: p, files: []*protocol.Add{a}, bytes: a.Size})
 				continue
 			case a.Size >= target:
@@ -213,6 +214,32 @@ func planCompaction(snap *snapshot.Snapshot, parts []*partition, target int64, m
 			c.partitions++
 		}
 	}
+	return c
+}
+
+// planPurge plans REORG TABLE ... APPLY (PURGE), as Spark's
+// DeltaPurgeOperation chooses files: of each selected partition, the files
+// whose deletion vector hides more than minDeleted of their rows (every
+// file with a deleted row at 0), each rewritten whatever its size and
+// count, packed into bins near target as a compaction packs them.
+func planPurge(snap *snapshot.Snapshot, parts []*partition, target int64, minDeleted float64) compaction {
+	var considered int
+	var purged []*partition
+	for _, p := range parts {
+		considered += len(p.files)
+		var files []*protocol.Add
+		for _, a := range p.files {
+			if deletedShare(a, snap) > minDeleted {
+				files = append(files, a)
+			}
+		}
+		if len(files) > 0 {
+			purged = append(purged, &partition{values: p.values, files: files})
+		}
+	}
+	c := planCompaction(snap, purged, target, 1, minDeleted)
+	c.skipped += considered - c.considered
+	c.considered = considered
 	return c
 }
 

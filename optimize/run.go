@@ -3,6 +3,7 @@ package optimize
 import (
 	"context"
 	"encoding/json"
+	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -54,6 +55,15 @@ func resolve(snap *snapshot.Snapshot, opt Options) (*config, error) {
 		}
 		c.zCols, c.zOrderBy = cols, js
 	}
+	if r := opt.PurgeMinDeletedRatio; r < 0 || r >= 1 || math.IsNaN(r) {
+		return nil, errs.New(errs.InvalidArgument, "", "OPTIMIZE option PurgeMinDeletedRatio is %v: give a share of a file's rows, at least 0 and below 1", r)
+	}
+	if opt.PurgeMinDeletedRatio > 0 && !opt.PurgeDeletionVectors {
+		return nil, errs.New(errs.InvalidArgument, "", "OPTIMIZE option PurgeMinDeletedRatio applies to a purge: set PurgeDeletionVectors too")
+	}
+	if opt.PurgeDeletionVectors && opt.ZOrderBy != nil {
+		return nil, errs.New(errs.InvalidArgument, "", "OPTIMIZE options PurgeDeletionVectors and ZOrderBy exclude each other: purge, then z-order")
+	}
 	if c.MaxSortBytes == 0 {
 		c.MaxSortBytes = DefaultMaxSortBytes
 	}
@@ -83,12 +93,18 @@ func resolve(snap *snapshot.Snapshot, opt Options) (*config, error) {
 
 // operation is the commit's operation with delta-rs's and Spark's
 // parameters: the partition predicates as a JSON array, the target size,
-// and the z-order columns (none for a compaction).
+// and the z-order columns (none for a compaction); a purge is Spark's
+// REORG with its applyPurge parameter.
 func (c *config) operation() txn.Operation {
 	var preds strings.Builder
 	enc := json.NewEncoder(&preds)
 	enc.SetEscapeHTML(false) // "p > 'c'", not "p \u003e 'c'"
 	_ = enc.Encode(append([]string{}, c.sel.texts...))
+	if c.PurgeDeletionVectors {
+		return txn.Operation{Name: txn.OpReorg, Parameters: map[string]any{
+			"predicate": strings.TrimSpace(preds.String()), "applyPurge": "true", // Spark writes parameters as JSON text
+		}}
+	}
 	return txn.Operation{Name: txn.OpOptimize, Parameters: map[string]any{
 		"predicate": strings.TrimSpace(preds.String()), "targetSize": strconv.FormatInt(c.target, 10), "zOrderBy": c.zOrderBy,
 	}}
@@ -147,10 +163,13 @@ type binResult struct {
 // end or every MinCommitInterval. done accumulates what landed.
 func (c *config) attempt(ctx context.Context, snap *snapshot.Snapshot, o txn.Operation, done *Stats, start time.Time) (Stats, *snapshot.Snapshot, error) {
 	var plan compaction
-	if len(c.zCols) > 0 {
+	switch {
+	case len(c.zCols) > 0:
 		plan = planZOrder(snap, partitionsOf(snap, c.sel), c.zOrderBy, c.Force)
-	} else {
-		plan = planCompaction(snap, partitionsOf(snap, c.sel), c.target, c.MinInputFiles)
+	case c.PurgeDeletionVectors:
+		plan = planPurge(snap, partitionsOf(snap, c.sel), c.target, c.PurgeMinDeletedRatio)
+	default:
+		plan = planCompaction(snap, partitionsOf(snap, c.sel), c.target, c.MinInputFiles, MaxDeletedRowsRatio)
 	}
 	base := Stats{ConsideredFiles: plan.considered, SkippedFiles: plan.skipped, PartitionsOptimized: plan.partitions}
 	if len(plan.bins) == 0 {

@@ -44,6 +44,7 @@ const (
 	OpUpdate          = "UPDATE"
 	OpMerge           = "MERGE"
 	OpOptimize        = "OPTIMIZE"
+	OpReorg           = "REORG" // Spark's REORG TABLE ... APPLY (PURGE)
 	OpVacuumStart     = "VACUUM START"
 	OpVacuumEnd       = "VACUUM END"
 	OpSetProperties   = "SET TBLPROPERTIES"
