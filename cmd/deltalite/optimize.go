@@ -26,9 +26,11 @@ func newOptimizeCmd() *cobra.Command {
 		asJSON    bool
 		sortBytes int64
 		tempDir   string
+		purge     bool
+		minDel    float64
 	)
 	cmd := &cobra.Command{
-		Use:   "optimize TABLE [--where PRED] [--target-size BYTES] [--zorder-by c1,c2] [--json]",
+		Use:   "optimize TABLE [--where PRED] [--target-size BYTES] [--zorder-by c1,c2 | --purge-deletion-vectors] [--json]",
 		Short: "Compact small files, or z-order partitions, into files near the target size (OPTIMIZE), same rows",
 		Long: `Compact the small files of each partition into files near --target-size (default the
 table's delta.targetFileSize, else 100 MiB), with the same rows: files with deletion
@@ -39,8 +41,12 @@ Nothing to compact commits nothing. --zorder-by c1,c2 z-orders instead: every li
 of each selected partition is rewritten with its rows along a z-curve over the columns
 (data columns with min/max statistics), sorting within --max-sort-bytes and spilling
 sorted runs to --temp-dir; files an earlier z-order by the same columns wrote are left
-alone unless --force. --json prints the commit's metrics as delta-rs names them, with
-the version.`,
+alone unless --force. --purge-deletion-vectors rewrites instead the files of the selected
+partitions that carry a deletion vector, whatever their size, so that no row stays only
+hidden (Spark's REORG TABLE ... APPLY (PURGE), committed as REORG); with
+--purge-min-deleted-ratio R only files whose vector hides more than that share of their
+rows (e.g. 0.2); the old deletion vector files go at a VACUUM after the retention.
+--json prints the commit's metrics as delta-rs names them, with the version.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if target < 0 || tasks < 0 || interval < 0 || sortBytes < 0 {
@@ -53,6 +59,12 @@ the version.`,
 			if force && !zorder {
 				return errors.New("--force applies to --zorder-by: give the columns to z-order by")
 			}
+			if cmd.Flags().Changed("purge-min-deleted-ratio") && !purge {
+				return errors.New("--purge-min-deleted-ratio applies to --purge-deletion-vectors: give that flag too")
+			}
+			if purge && zorder {
+				return errors.New("--purge-deletion-vectors and --zorder-by exclude each other: purge first, then z-order")
+			}
 			t, metadata, err := openToCommit(cmd, args[0], meta)
 			if err != nil {
 				return err
@@ -60,12 +72,16 @@ the version.`,
 			opts := deltalite.OptimizeOptions{
 				Predicate: where, TargetFileSize: target, MinCommitInterval: interval, MaxConcurrentTasks: tasks,
 				CommitMetadata: metadata, ZOrderBy: zorderBy, Force: force, MaxSortBytes: sortBytes, TempDir: tempDir,
+				PurgeDeletionVectors: purge, PurgeMinDeletedRatio: minDel,
 			}
 			printed := false
 			if cliout.IsTerminal(os.Stderr) {
 				verb := "compacted into"
 				if zorder {
 					verb = "z-ordered into"
+				}
+				if purge {
+					verb = "purged into"
 				}
 				opts.Progress = func(p optimize.Progress) { printProgress(p, verb); printed = true }
 			}
@@ -75,6 +91,9 @@ the version.`,
 			}
 			if err != nil && zorder && strings.Contains(err.Error(), "z-order by") {
 				return fmt.Errorf("--zorder-by: %w", err)
+			}
+			if err != nil && purge && strings.Contains(err.Error(), "PurgeMinDeletedRatio") {
+				return fmt.Errorf("--purge-min-deleted-ratio: %w", err)
 			}
 			if err != nil {
 				return flagError("--where", where, err)
@@ -89,6 +108,8 @@ the version.`,
 	f.BoolVar(&force, "force", false, "with --zorder-by: z-order every file, also those already z-ordered by the same columns")
 	f.Int64Var(&sortBytes, "max-sort-bytes", 0, "bytes a z-order holds in memory to sort (default 67108864); the rest spills to --temp-dir")
 	f.StringVar(&tempDir, "temp-dir", "", "local directory for a z-order's spilled runs (default the system's temporary directory); runs a killed process left there go at the next z-order")
+	f.BoolVar(&purge, "purge-deletion-vectors", false, "rewrite the files that carry deletion vectors instead of compacting (Spark's REORG TABLE ... APPLY (PURGE))")
+	f.Float64Var(&minDel, "purge-min-deleted-ratio", 0, "with --purge-deletion-vectors: only files whose vector hides more than this share of their rows, 0 to below 1 (default 0: every file with a deleted row)")
 	f.DurationVar(&interval, "min-commit-interval", 0, "commit the bins done each time this long has passed (e.g. 10m); 0: one commit")
 	f.IntVar(&tasks, "max-concurrent-tasks", 0, "bins rewritten at once (default the number of CPUs)")
 	f.StringArrayVar(&meta, "metadata", nil, "commit metadata KEY=VALUE (repeatable)")

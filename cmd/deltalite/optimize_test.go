@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -96,5 +97,52 @@ func TestCLIZOrderEmpty(t *testing.T) {
 	}
 	if v := tableVersion(t, table); v != 1 {
 		t.Errorf("a refused optimize committed: version %d", v)
+	}
+}
+
+// TestCLIPurgeDeletionVectors: --purge-deletion-vectors rewrites the files
+// with deletion vectors (above --purge-min-deleted-ratio when given), the
+// rows stay, no vector is left, and the history says REORG.
+func TestCLIPurgeDeletionVectors(t *testing.T) {
+	table := filepath.Join(t.TempDir(), "t")
+	mustRun(t, "write", table, "--input", writeFile(t, "a.csv", "id,name\n1,a\n2,b\n3,c\n4,d\n"), "--property", "delta.enableDeletionVectors=true")
+	mustRun(t, "write", table, "--input", writeFile(t, "b.csv", "id,name\n5,e\n6,f\n7,g\n8,h\n"), "--mode", "append")
+	mustRun(t, "delete", table, "--where", "id IN (1, 2, 3, 5)")
+	before := sortedLines(mustRun(t, "scan", table, "--format", "csv"))
+	var m map[string]any
+	// The first file's vector hides 3/4 of its rows, the second's 1/4.
+	out := mustRun(t, "optimize", table, "--purge-deletion-vectors", "--purge-min-deleted-ratio", "0.5", "--json")
+	if err := json.Unmarshal([]byte(out), &m); err != nil {
+		t.Fatalf("--json output %q: %v", out, err)
+	}
+	if m["numFilesRemoved"] != 1.0 || m["numFilesAdded"] != 1.0 || m["version"] != 3.0 {
+		t.Errorf("purge above 0.5: %s", out)
+	}
+	out = mustRun(t, "optimize", table, "--purge-deletion-vectors", "--json")
+	if err := json.Unmarshal([]byte(out), &m); err != nil {
+		t.Fatalf("--json output %q: %v", out, err)
+	}
+	if m["numFilesRemoved"] != 1.0 || m["numFilesAdded"] != 1.0 || m["version"] != 4.0 {
+		t.Errorf("purge: %s", out)
+	}
+	if after := sortedLines(mustRun(t, "scan", table, "--format", "csv")); after != before {
+		t.Errorf("rows changed:\n%s\nwant\n%s", after, before)
+	}
+	if h := mustRun(t, "history", table); strings.Count(h, "REORG") != 2 {
+		t.Errorf("history does not show two REORG commits:\n%s", h)
+	}
+	for args, want := range map[string]string{
+		"--purge-min-deleted-ratio|0.5":           "applies to --purge-deletion-vectors",
+		"--purge-deletion-vectors|--zorder-by=id": "exclude each other",
+	} {
+		a := strings.Split(args, "|")
+		_, err := run(t, "optimize", table, a[0], a[1])
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("optimize %s: %v, want %q", args, err, want)
+		}
+	}
+	_, err := run(t, "optimize", table, "--purge-deletion-vectors", "--purge-min-deleted-ratio", "1.5")
+	if err == nil || !strings.Contains(err.Error(), "--purge-min-deleted-ratio") || !strings.Contains(err.Error(), "below 1") {
+		t.Errorf("ratio 1.5: %v", err)
 	}
 }
