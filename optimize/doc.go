@@ -48,6 +48,17 @@
 // z-ordering by a column files cannot be skipped by gains nothing.
 // The commit records zOrderBy as the JSON array of the columns, as Spark.
 //
+// # Purging deletion vectors
+//
+// With Options.PurgeDeletionVectors the files rewritten are, as Spark's
+// REORG TABLE ... APPLY (PURGE) chooses them, the files of the selected
+// partitions with a deleted row (or a vector whose share the log cannot
+// tell), whatever their size, above Options.PurgeMinDeletedRatio when
+// set; they are packed into bins as a compaction packs them and every bin
+// is rewritten, even of one file. The commit's operation is REORG with
+// operationParameters predicate and applyPurge, as Spark writes it; the
+// old DV files stay until a VACUUM past the retention.
+//
 // # Commit
 //
 // One commit with operation OPTIMIZE, operationParameters predicate (a
