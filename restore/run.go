@@ -18,7 +18,7 @@ import (
 )
 
 // OpRestore is the commitInfo operation, spelled as Spark and delta-rs do.
-const OpRestore = "RESTORE"
+const OpRestore = txn.OpRestore
 
 // Run restores the table snap shows to opt.Version or opt.Timestamp and
 // returns the stats and the table after the commit (snap itself when the

@@ -7,6 +7,7 @@ import (
 
 	"github.com/deltalite-go/deltalite"
 	"github.com/deltalite-go/deltalite/internal/dv"
+	"github.com/deltalite-go/deltalite/internal/stats"
 	"github.com/deltalite-go/deltalite/internal/txn"
 	"github.com/deltalite-go/deltalite/protocol"
 	"github.com/deltalite-go/deltalite/snapshot"
@@ -35,7 +36,7 @@ func TestSharedDVFileKeptWhileNamed(t *testing.T) {
 			t.Fatal(err)
 		}
 		re := *a
-		re.DeletionVector = d
+		re.DeletionVector, re.Stats = d, stats.Loosened(a.Stats)
 		old[a.PartitionValues["day"]] = a.Path
 		actions = append(actions, protocol.Action{Remove: protocol.RemoveOf(a, time.Now().UnixMilli())}, protocol.Action{Add: &re})
 	}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/deltalite-go/deltalite"
 	"github.com/deltalite-go/deltalite/internal/dv"
+	"github.com/deltalite-go/deltalite/internal/stats"
 	"github.com/deltalite-go/deltalite/internal/txn"
 	"github.com/deltalite-go/deltalite/protocol"
 	"github.com/deltalite-go/deltalite/snapshot"
@@ -168,7 +169,7 @@ func withDV(t testing.TB, st storage.Store, pick func(*protocol.Add) bool) strin
 			t.Fatal(err)
 		}
 		na := *a
-		na.DeletionVector = d
+		na.DeletionVector, na.Stats = d, stats.Loosened(a.Stats)
 		commit(t, st, txn.OpDelete, protocol.Action{Remove: protocol.RemoveOf(a, time.Now().UnixMilli())}, protocol.Action{Add: &na})
 		key, err := dv.FileKey(st, d)
 		if err != nil {

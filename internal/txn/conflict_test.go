@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/deltalite-go/deltalite/internal/errs"
+	"github.com/deltalite-go/deltalite/internal/stats"
 	"github.com/deltalite-go/deltalite/protocol"
 	"github.com/deltalite-go/deltalite/snapshot"
 	"github.com/deltalite-go/deltalite/storage"
@@ -141,6 +142,7 @@ func dvReAdd(name string, seed int) build {
 		re := *f
 		off := int32(1 + 100*seed)
 		re.DeletionVector = &protocol.DeletionVector{StorageType: "u", PathOrInlineDv: fmt.Sprintf("ab%018d", seed), Offset: &off, SizeInBytes: 40, Cardinality: 1}
+		re.Stats = stats.Loosened(f.Stats)
 		tx.Add(removeAction(removeOf(f, true)), addAction(&re))
 		return tx
 	}
@@ -204,6 +206,7 @@ func rawCommit(actions ...protocol.Action) build {
 var (
 	domainProto     = &protocol.Protocol{MinReaderVersion: 1, MinWriterVersion: 7, WriterFeatures: []string{"appendOnly", "invariants", "domainMetadata"}}
 	compatibleProto = &protocol.Protocol{MinReaderVersion: 1, MinWriterVersion: 7, WriterFeatures: []string{"appendOnly", "invariants", "domainMetadata"}}
+	dvProto         = &protocol.Protocol{MinReaderVersion: 3, MinWriterVersion: 7, ReaderFeatures: []string{"deletionVectors"}, WriterFeatures: []string{"deletionVectors"}}
 	unknownProto    = &protocol.Protocol{MinReaderVersion: 1, MinWriterVersion: 7, WriterFeatures: []string{"appendOnly", "invariants", "rowTracking"}}
 )
 
@@ -253,17 +256,17 @@ func TestConflictMatrix(t *testing.T) {
 		{name: "delete vs delete of the same file", winners: []build{removeOnly("a1")}, current: removeOnly("a1"), want: RuleConcurrentDeleteDelete},
 		{name: "delete vs delete of another file", winners: []build{removeOnly("a1")}, current: removeOnly("a2")},
 
-		{name: "DV re-add vs DV re-add of the same file", winners: []build{dvReAdd("a1", 1)}, current: dvReAdd("a1", 2), want: RuleConcurrentDeleteRead},
-		{name: "DV re-add vs delete of the same file", winners: []build{deleteFiles("a1")}, current: dvReAdd("a1", 1), want: RuleConcurrentDeleteRead},
-		{name: "delete vs DV re-add of the same file", winners: []build{dvReAdd("a1", 1)}, current: deleteFiles("a1"), want: RuleConcurrentDeleteRead},
-		{name: "delete without reads vs DV re-add of the same file", winners: []build{dvReAdd("a1", 1)}, current: removeOnly("a1"), want: RuleConcurrentDeleteDelete},
-		{name: "compaction vs DV re-add of its file", winners: []build{dvReAdd("a2", 1)}, current: compaction("a1", "a2"), want: RuleConcurrentDeleteRead},
-		{name: "DV re-add vs compaction of its file", winners: []build{compaction("a1", "a2")}, current: dvReAdd("a1", 1), want: RuleConcurrentDeleteRead},
-		{name: "merge of a partition vs DV re-add in it", winners: []build{dvReAdd("a2", 1)}, current: mergeInto("a", "a1"), want: RuleConcurrentAppend},
-		{name: "DV re-add vs DV re-add of another file", winners: []build{dvReAdd("a2", 1)}, current: dvReAdd("a1", 2)},
-		{name: "DV re-add vs blind append", winners: []build{blindAppend("a")}, current: dvReAdd("a1", 1)},
-		{name: "DV re-add vs blind append (Serializable)", serial: true, winners: []build{blindAppend("a")}, current: dvReAdd("a1", 1)},
-		{name: "blind append vs DV re-add", winners: []build{dvReAdd("a1", 1)}, current: blindAppend("a")},
+		{proto: dvProto, name: "DV re-add vs DV re-add of the same file", winners: []build{dvReAdd("a1", 1)}, current: dvReAdd("a1", 2), want: RuleConcurrentDeleteRead},
+		{proto: dvProto, name: "DV re-add vs delete of the same file", winners: []build{deleteFiles("a1")}, current: dvReAdd("a1", 1), want: RuleConcurrentDeleteRead},
+		{proto: dvProto, name: "delete vs DV re-add of the same file", winners: []build{dvReAdd("a1", 1)}, current: deleteFiles("a1"), want: RuleConcurrentDeleteRead},
+		{proto: dvProto, name: "delete without reads vs DV re-add of the same file", winners: []build{dvReAdd("a1", 1)}, current: removeOnly("a1"), want: RuleConcurrentDeleteDelete},
+		{proto: dvProto, name: "compaction vs DV re-add of its file", winners: []build{dvReAdd("a2", 1)}, current: compaction("a1", "a2"), want: RuleConcurrentDeleteRead},
+		{proto: dvProto, name: "DV re-add vs compaction of its file", winners: []build{compaction("a1", "a2")}, current: dvReAdd("a1", 1), want: RuleConcurrentDeleteRead},
+		{proto: dvProto, name: "merge of a partition vs DV re-add in it", winners: []build{dvReAdd("a2", 1)}, current: mergeInto("a", "a1"), want: RuleConcurrentAppend},
+		{proto: dvProto, name: "DV re-add vs DV re-add of another file", winners: []build{dvReAdd("a2", 1)}, current: dvReAdd("a1", 2)},
+		{proto: dvProto, name: "DV re-add vs blind append", winners: []build{blindAppend("a")}, current: dvReAdd("a1", 1)},
+		{proto: dvProto, name: "DV re-add vs blind append (Serializable)", serial: true, winners: []build{blindAppend("a")}, current: dvReAdd("a1", 1)},
+		{proto: dvProto, name: "blind append vs DV re-add", winners: []build{dvReAdd("a1", 1)}, current: blindAppend("a")},
 
 		{name: "compaction vs blind append", winners: []build{blindAppend("a")}, current: compaction("a1", "a2")},
 		{name: "compaction vs non-blind append (snapshot isolation)", winners: []build{nonBlindAppend("a")}, current: compaction("a1", "a2")},
@@ -355,7 +358,7 @@ func TestDeletionVectorReAddsNeverBothLand(t *testing.T) {
 	ctx := context.Background()
 	st := storage.NewMemory()
 	files := map[string]*protocol.Add{"a1": addIn("a"), "a2": addIn("a"), "b1": addIn("b")}
-	e := env{snap: create(t, st, tableSpec{partitioned: true}, files["a1"], files["a2"], files["b1"]), files: files}
+	e := env{snap: create(t, st, tableSpec{partitioned: true, proto: dvProto}, files["a1"], files["a2"], files["b1"]), files: files}
 	first, second := dvReAdd("a1", 1)(e), dvReAdd("a1", 2)(e)
 	if _, err := blindAppend("a")(e).Commit(ctx); err != nil {
 		t.Fatal(err)
@@ -394,10 +397,11 @@ func TestDeletionVectorReAddsNeverBothLand(t *testing.T) {
 func TestOneFileActionPerPath(t *testing.T) {
 	st := storage.NewMemory()
 	f := addIn("a")
-	e := env{snap: create(t, st, tableSpec{partitioned: true}, f), files: map[string]*protocol.Add{"a1": f}}
+	e := env{snap: create(t, st, tableSpec{partitioned: true, proto: dvProto}, f), files: map[string]*protocol.Add{"a1": f}}
 	withDV := func(seed int) *protocol.Add {
 		re := *f
 		re.DeletionVector = &protocol.DeletionVector{StorageType: "u", PathOrInlineDv: fmt.Sprintf("ab%018d", seed), Offset: new(int32(1)), SizeInBytes: 40, Cardinality: 1}
+		re.Stats = stats.Loosened(f.Stats)
 		return &re
 	}
 	cases := map[string][]protocol.Action{
@@ -423,5 +427,55 @@ func TestOneFileActionPerPath(t *testing.T) {
 	tx := dvReAdd("a1", 1)(e)
 	if _, err := tx.Commit(context.Background()); err != nil {
 		t.Fatalf("a DV re-add: %v", err)
+	}
+}
+
+// TestDeletionVectorAddChecks: as Spark's commit check, an add with a
+// deletion vector needs a protocol with deletionVectors, statistics with
+// numRecords and, but for RESTORE, tightBounds false; nothing lands
+// otherwise.
+func TestDeletionVectorAddChecks(t *testing.T) {
+	ctx := context.Background()
+	withStats := func(f *protocol.Add, js string) *protocol.Add {
+		re := *f
+		re.DeletionVector = &protocol.DeletionVector{StorageType: "u", PathOrInlineDv: fmt.Sprintf("ab%018d", 7), Offset: new(int32(1)), SizeInBytes: 40, Cardinality: 1}
+		re.Stats = js
+		return &re
+	}
+	for _, c := range []struct {
+		name  string
+		proto *protocol.Protocol
+		op    string
+		stats string
+		want  string // "" = commits
+	}{
+		{"no deletionVectors feature", nil, OpDelete, `{"numRecords":1,"tightBounds":false}`, "does not support the deletionVectors feature"},
+		{"no statistics", dvProto, OpDelete, "", "numRecords"},
+		{"no numRecords", dvProto, OpDelete, `{"tightBounds":false}`, "numRecords"},
+		{"tight bounds", dvProto, OpDelete, `{"numRecords":1,"tightBounds":true}`, "tight bounds"},
+		{"bounds not marked", dvProto, OpUpdate, `{"numRecords":1}`, "tight bounds"},
+		{"loose bounds", dvProto, OpDelete, `{"numRecords":1,"tightBounds":false}`, ""},
+		{"restore keeps the add as it was", dvProto, OpRestore, `{"numRecords":1}`, ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			st := storage.NewMemory()
+			f := addIn("a")
+			snap := create(t, st, tableSpec{partitioned: true, proto: c.proto}, f)
+			tx := Begin(snap, Operation{Name: c.op}, fast())
+			tx.Add(removeAction(removeOf(f, true)), addAction(withStats(f, c.stats)))
+			_, err := tx.Commit(ctx)
+			if c.want == "" {
+				if err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			if !errors.Is(err, errs.ErrInvalidArgument) || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), f.Path) {
+				t.Fatalf("want an invalid-argument error naming %s and %q, got %v", f.Path, c.want, err)
+			}
+			if v := load(t, st).Version(); v != 0 {
+				t.Fatalf("a refused commit landed: version %d", v)
+			}
+		})
 	}
 }

@@ -45,6 +45,7 @@ const (
 	OpMerge           = "MERGE"
 	OpOptimize        = "OPTIMIZE"
 	OpReorg           = "REORG" // Spark's REORG TABLE ... APPLY (PURGE)
+	OpRestore         = "RESTORE"
 	OpVacuumStart     = "VACUUM START"
 	OpVacuumEnd       = "VACUUM END"
 	OpSetProperties   = "SET TBLPROPERTIES"

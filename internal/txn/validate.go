@@ -1,6 +1,7 @@
 package txn
 
 import (
+	"encoding/json"
 	"maps"
 	"slices"
 
@@ -76,6 +77,9 @@ func (t *Txn) validate() error {
 		if a.DomainMetadata != nil && !slices.Contains(p.EffectiveWriterFeatures(), "domainMetadata") {
 			return invalid("domainMetadata action for %q, but the protocol %s does not list the domainMetadata writer feature", a.DomainMetadata.Domain, p)
 		}
+	}
+	if err := t.checkDeletionVectorAdds(p); err != nil {
+		return err
 	}
 	if appendOnly(md) {
 		for _, a := range t.actions {
@@ -256,4 +260,36 @@ func (t *Txn) isBlindAppend() bool {
 		return false
 	}
 	return t.derivedBlindAppend()
+}
+
+// checkDeletionVectorAdds holds the adds that carry a deletion vector to
+// Spark's commit check (getAssertDeletionVectorWellFormedFunc): the
+// protocol supports deletion vectors, the statistics count the file's
+// rows (PROTOCOL.md: readers need numRecords to count a file with a
+// vector), and, but for RESTORE, which brings back adds as they were, the
+// bounds are marked loose (tightBounds false): the minimum and maximum may
+// be those of deleted rows.
+func (t *Txn) checkDeletionVectorAdds(p *protocol.Protocol) error {
+	for _, a := range t.actions {
+		if a.Add == nil || a.Add.DeletionVector == nil {
+			continue
+		}
+		if !p.HasFeature("deletionVectors") {
+			return errs.New(errs.InvalidArgument, a.Add.Path,
+				"the add carries a deletion vector but the table's protocol %s does not support the deletionVectors feature", p)
+		}
+		var st struct {
+			NumRecords  *int64 `json:"numRecords"`
+			TightBounds *bool  `json:"tightBounds"`
+		}
+		if a.Add.Stats == "" || json.Unmarshal([]byte(a.Add.Stats), &st) != nil || st.NumRecords == nil {
+			return errs.New(errs.InvalidArgument, a.Add.Path,
+				"the add carries a deletion vector but its statistics do not count its rows (numRecords), which the protocol requires")
+		}
+		if t.op.Name != OpRestore && (st.TightBounds == nil || *st.TightBounds) {
+			return errs.New(errs.InvalidArgument, a.Add.Path,
+				"the add carries a new deletion vector but its statistics claim tight bounds: set tightBounds false (stats.Loosened), as Spark requires")
+		}
+	}
+	return nil
 }
