@@ -10,6 +10,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+	bindings "github.com/duckdb/duckdb-go-bindings"
 	"github.com/duckdb/duckdb-go/v2"
 
 	"github.com/deltalite-go/deltalite"
@@ -94,7 +95,7 @@ func bindChanges(ctx context.Context, opts ScanOptions, named map[string]any, ar
 	if err != nil {
 		return nil, err
 	}
-	s := &changesSource{ctx: ctx, table: t, opts: co, uri: deltalite.RedactURL(uri)}
+	s := &changesSource{ctx: ctx, table: t, opts: co, uri: deltalite.RedactURL(uri), conn: opts.conn}
 	rr, err := s.open(nil)
 	if err != nil {
 		return nil, err
@@ -140,6 +141,7 @@ type changesSource struct {
 	uri    string // for messages: credentials redacted
 	fields []arrow.Field
 	infos  []duckdb.ColumnInfo
+	conn   bindings.Connection // for the bulk path (bulk.go)
 
 	mu   sync.Mutex
 	exec *changesExecution // the current execution's, set by Init
@@ -182,7 +184,7 @@ func (s *changesSource) FillChunk(ch duckdb.DataChunk) error {
 	s.mu.Unlock()
 	if !e.started {
 		e.started = true
-		e.projection = project(s.fields, ch)
+		e.projection = project(s.fields, ch, s.conn.Ptr != nil)
 		// A non-nil empty list reads no column (count(*)).
 		rr, err := s.open(append([]string{}, e.names...))
 		if err != nil {
@@ -198,7 +200,7 @@ func (s *changesSource) FillChunk(ch duckdb.DataChunk) error {
 		return ch.SetSize(0)
 	}
 	n := min(int(e.rec.NumRows())-e.off, duckdb.GetDataChunkCapacity())
-	if err := e.fill(ch, e.reading, n); err != nil {
+	if err := e.fill(ch, e.reading, s.conn, n); err != nil {
 		return fmt.Errorf("%s(%q): %w", ChangesFunctionName, s.uri, err)
 	}
 	return nil

@@ -37,6 +37,7 @@ type Resource struct {
 	once   sync.Once
 	db     *sql.DB
 	fns    functions // the database's table functions
+	fnConn *sql.Conn // the connection they were registered on, kept open: its settings convert Arrow batches
 	stores sync.Map  // URI -> storage.Store open for delta_scan (ScanOptions.stores)
 	err    error
 }
@@ -56,13 +57,12 @@ func (r *Resource) open() (*sql.DB, error) {
 		r.db = sql.OpenDB(connector)
 		// One set of table functions for the database, with the
 		// resource's options; each session adds its macros over them.
-		conn, err := r.db.Conn(context.Background())
-		if err != nil {
-			r.err = err
+		// The connection stays open until Close: the functions convert
+		// Arrow batches with its handle (bulk.go).
+		if r.fnConn, r.err = r.db.Conn(context.Background()); r.err != nil {
 			return
 		}
-		defer conn.Close()
-		r.fns, r.err = registerFunctions(conn, ScanOptions{StorageOptions: r.StorageOptions, Stats: r.Stats, stores: &r.stores})
+		r.fns, r.err = registerFunctions(r.fnConn, ScanOptions{StorageOptions: r.StorageOptions, Stats: r.Stats, stores: &r.stores})
 	})
 	return r.db, r.err
 }
@@ -123,6 +123,9 @@ func (s *Session) setup(ctx context.Context, r *Resource) error {
 func (r *Resource) Close() error {
 	if r.db == nil {
 		return nil
+	}
+	if r.fnConn != nil {
+		r.fnConn.Close()
 	}
 	return r.db.Close()
 }

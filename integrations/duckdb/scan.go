@@ -13,6 +13,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+	bindings "github.com/duckdb/duckdb-go-bindings"
 	"github.com/duckdb/duckdb-go/v2"
 
 	"github.com/deltalite-go/deltalite"
@@ -64,6 +65,12 @@ type ScanOptions struct {
 	// IO handler loads with the handler's storage options): a table at
 	// one of these URIs is opened on its store.
 	stores *sync.Map
+	// conn is DuckDB's handle of the registering connection, whose
+	// settings convert Arrow batches in bulk (see bulk.go); nil keeps
+	// the per-value path.
+	conn bindings.Connection
+	// perValue turns the bulk path off (tests compare the two).
+	perValue bool
 
 	// BatchSize is the number of rows the engine reads per Arrow batch
 	// (default scan.DefaultBatchSize); DuckDB takes them a vector
@@ -84,6 +91,9 @@ type ScanStat struct {
 	FilesLive, FilesRead, FilesSkipped int
 	// Rows is the number of rows handed to DuckDB.
 	Rows int64
+	// BulkColumns are the columns handed to DuckDB as whole Arrow
+	// vectors; the other Columns are copied value by value.
+	BulkColumns []string
 }
 
 // Stats collects the ScanStat of every delta_scan call of the connections
@@ -120,13 +130,13 @@ func (s *Stats) add(st *ScanStat) {
 	s.scans = append(s.scans, st)
 }
 
-func (s *Stats) setColumns(st *ScanStat, names []string) {
+func (s *Stats) setColumns(st *ScanStat, names, bulk []string) {
 	if s == nil {
 		return
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	st.Columns = names
+	st.Columns, st.BulkColumns = names, bulk
 }
 
 func (s *Stats) addRows(st *ScanStat, n int) {
@@ -165,6 +175,10 @@ type functions struct{ scan, changes string }
 func registerFunctions(conn *sql.Conn, opts ScanOptions) (functions, error) {
 	n := registrations.Add(1)
 	fns := functions{scan: fmt.Sprintf("%s_%d", RawFunctionName, n), changes: fmt.Sprintf("%s_%d", RawChangesFunctionName, n)}
+	// Without the handle delta_scan still works, value by value.
+	if !opts.perValue {
+		opts.conn, _ = rawConn(conn)
+	}
 	scanFn, err := scanFunction(opts)
 	if err != nil {
 		return fns, err
@@ -296,7 +310,7 @@ func bind(ctx context.Context, opts ScanOptions, named map[string]any, args []an
 	if err != nil {
 		return nil, err
 	}
-	s := &source{ctx: ctx, table: t, base: base, uri: deltalite.RedactURL(uri), filter: filter, stats: opts.Stats, fields: sc.Fields()}
+	s := &source{ctx: ctx, table: t, base: base, uri: deltalite.RedactURL(uri), filter: filter, stats: opts.Stats, fields: sc.Fields(), conn: opts.conn}
 	if s.infos, err = columnInfos(s.fields); err != nil {
 		return nil, err
 	}
@@ -328,6 +342,7 @@ type source struct {
 	stats  *Stats
 	fields []arrow.Field
 	infos  []duckdb.ColumnInfo
+	conn   bindings.Connection
 
 	mu   sync.Mutex
 	exec *execution // the current execution's, set by Init
@@ -347,38 +362,86 @@ type execution struct {
 }
 
 // projection is what DuckDB asked for of a function's columns, learnt from
-// the first chunk of an execution, and copies batches of those columns
-// into chunks.
+// the first chunk of an execution, and moves batches of those columns
+// into chunks: in bulk where DuckDB's Arrow conversion gives the declared
+// type, else value by value.
 type projection struct {
 	cols    []int // the projected columns, by index in fields
 	writers []writer
 	names   []string
+	bulk    []int // positions in cols moved in bulk
+	slow    []int // positions in cols copied value by value
 }
 
 // project learns from a chunk which of fields DuckDB projected: GetVector
-// fails for the others.
-func project(fields []arrow.Field, ch duckdb.DataChunk) projection {
+// fails for the others. With no connection handle (bulk false) every
+// column is copied value by value.
+func project(fields []arrow.Field, ch duckdb.DataChunk, bulk bool) projection {
 	var p projection
 	for i, f := range fields {
 		if _, err := ch.GetVector(i); err == nil {
+			j := len(p.cols)
 			p.cols = append(p.cols, i)
 			p.writers = append(p.writers, writerFor(f.Type))
 			p.names = append(p.names, f.Name)
+			if bulk && bulkable(f.Type) {
+				p.bulk = append(p.bulk, j)
+			} else {
+				p.slow = append(p.slow, j)
+			}
 		}
 	}
 	return p
 }
 
-// fill copies n rows of the reading's batch (the projected columns, in
+// bulkNames are the names of the columns moved in bulk.
+func (p *projection) bulkNames() []string {
+	var out []string
+	for _, j := range p.bulk {
+		out = append(out, p.names[j])
+	}
+	return out
+}
+
+// fill moves n rows of the reading's batch (the projected columns, in
 // order), from its offset, into ch; it names the column that fails.
-func (p *projection) fill(ch duckdb.DataChunk, r *reading, n int) error {
-	for j, col := range p.cols {
-		if err := p.writers[j](ch, col, r.rec.Column(j), r.off, n); err != nil {
+func (p *projection) fill(ch duckdb.DataChunk, r *reading, conn bindings.Connection, n int) error {
+	if len(p.bulk) > 0 {
+		if err := p.fillBulk(&ch, r, conn, n); err != nil {
+			return err
+		}
+	}
+	for _, j := range p.slow {
+		if err := p.writers[j](ch, p.cols[j], r.rec.Column(j), r.off, n); err != nil {
 			return fmt.Errorf("column %q: %w", p.names[j], err)
 		}
 	}
 	r.off += n
 	return ch.SetSize(n)
+}
+
+// fillBulk points ch's vectors of the bulk columns at DuckDB's conversion
+// of n rows of the batch.
+func (p *projection) fillBulk(ch *duckdb.DataChunk, r *reading, conn bindings.Connection, n int) error {
+	raw, proj, err := rawChunk(ch)
+	if err != nil {
+		return err
+	}
+	if r.conv == nil {
+		r.conv = &converter{conn: conn, cols: p.bulk}
+	}
+	out := make([]bindings.Vector, len(p.bulk))
+	for k, j := range p.bulk {
+		idx := p.cols[j]
+		if proj != nil {
+			idx = proj[idx]
+		}
+		out[k] = bindings.DataChunkGetVector(raw, bindings.IdxT(idx))
+	}
+	if err := r.conv.fill(out, r.rec, r.off, n); err != nil {
+		return fmt.Errorf("columns %q: %w", p.bulkNames(), err)
+	}
+	return nil
 }
 
 // local is one thread's state: the file it reads.
@@ -390,9 +453,10 @@ type local struct {
 // copied, from row off. It is apart from local so that a cleanup can
 // release it when DuckDB drops the local state unfinished (a LIMIT).
 type reading struct {
-	rr  array.RecordReader
-	rec arrow.RecordBatch
-	off int
+	rr   array.RecordReader
+	rec  arrow.RecordBatch
+	off  int
+	conv *converter // the thread's bulk conversion, made at its first chunk
 }
 
 // next makes rec a batch with rows left from off, taking the reader's next
@@ -428,6 +492,9 @@ func (r *reading) release() {
 	if r.rr != nil {
 		r.rr.Release()
 		r.rr = nil
+	}
+	if r.conv != nil {
+		r.conv.release()
 	}
 }
 
@@ -486,8 +553,8 @@ func (s *source) NewLocalState() any {
 // project learns the execution's projection from its first chunk.
 func (s *source) project(e *execution, ch duckdb.DataChunk) {
 	e.once.Do(func() {
-		e.projection = project(s.fields, ch)
-		s.stats.setColumns(e.stat, e.names)
+		e.projection = project(s.fields, ch, s.conn.Ptr != nil)
+		s.stats.setColumns(e.stat, e.names, e.bulkNames())
 	})
 }
 
@@ -521,7 +588,7 @@ func (s *source) FillChunk(ls any, ch duckdb.DataChunk) error {
 		}
 	}
 	n := min(int(l.rec.NumRows())-l.off, duckdb.GetDataChunkCapacity())
-	if err := e.fill(ch, l.reading, n); err != nil {
+	if err := e.fill(ch, l.reading, s.conn, n); err != nil {
 		return fmt.Errorf("%s(%q): %w", FunctionName, s.uri, err)
 	}
 	s.stats.addRows(e.stat, n)
