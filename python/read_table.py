@@ -1,7 +1,7 @@
 """Reads a Delta table with a peer engine and prints its rows as canonical JSON
 (see peerlib/canon.py), so that Go tests can compare them with deltalite's.
 
-  read_table.py PATH [--engine deltalake|pyarrow|duckdb|polars|spark]
+  read_table.py PATH [--engine deltalake|pyarrow|duckdb|duckdb-delta|polars|spark]
                 [--version N] [--timestamp RFC3339] [--columns a,b]
                 [--partition col=value ...] [--out FILE]
 
@@ -9,8 +9,10 @@ Engines:
   deltalake  delta-rs's query engine (QueryBuilder over the DeltaTable)
   pyarrow    delta-rs plans the files (file list and partition values from the
              log); pyarrow reads each Parquet file
-  duckdb     the same plan, DuckDB's Parquet reader reads each file (DuckDB's
-             own delta extension cannot be installed here: no network)
+  duckdb     the same plan, DuckDB's Parquet reader reads each file
+  duckdb-delta  DuckDB's own delta extension (delta-kernel-rs) plans and reads:
+             its delta_scan, loaded offline from the file the
+             duckdb-extension-delta wheel ships
   polars     polars.read_delta
   spark      Spark + Delta Lake in local mode (slow to start; batch through
              spark_ops.py where you can)
@@ -137,6 +139,43 @@ def read_duckdb(args):
     return _assemble(schema, partition_cols, pieces, args.columns), dt.version()
 
 
+def delta_extension_path():
+    """The delta extension file of the duckdb-extension-delta wheel, for the
+    DuckDB it was built for (an extension loads only into its exact version)."""
+    import duckdb
+    import duckdb_extension_delta
+
+    base = os.path.join(os.path.dirname(duckdb_extension_delta.__file__), "extensions")
+    path = os.path.join(base, "v" + duckdb.__version__, "delta.duckdb_extension")
+    if not os.path.exists(path):
+        have = sorted(os.listdir(base)) if os.path.isdir(base) else []
+        raise SystemExit(f"duckdb-extension-delta has no extension for DuckDB {duckdb.__version__} (it has {have}): pin the two to the same version")
+    return path
+
+
+def delta_extension_connection():
+    """A DuckDB connection with the delta extension loaded from the wheel,
+    never from the network."""
+    import duckdb
+
+    con = duckdb.connect(config={"autoinstall_known_extensions": False, "autoload_known_extensions": False})
+    con.load_extension(delta_extension_path())
+    return con
+
+
+def read_duckdb_delta(args):
+    if args.timestamp:
+        raise SystemExit("duckdb-delta: --timestamp is not wired here, give --version")
+    con = delta_extension_connection()
+    call = "delta_scan(" + _literal(os.path.abspath(args.path)) + (f", version => {int(args.version)}" if args.version is not None else "") + ")"
+    cols = ", ".join(_ident(c) for c in args.columns) if args.columns else "*"
+    sql = f"SELECT {cols} FROM {call}"
+    filters = _partition_filters(args)
+    if filters:
+        sql += " WHERE " + " AND ".join(f"CAST({_ident(k)} AS VARCHAR) = {_literal(v)}" for k, _, v in filters)
+    return con.sql(sql).to_arrow_table(), args.version
+
+
 def read_polars(args):
     import polars as pl
 
@@ -164,6 +203,7 @@ ENGINES = {
     "deltalake": read_deltalake,
     "pyarrow": read_pyarrow,
     "duckdb": read_duckdb,
+    "duckdb-delta": read_duckdb_delta,
     "polars": read_polars,
     "spark": read_spark,
 }

@@ -13,7 +13,10 @@ const (
 	DeltaRS = "deltalake" // delta-rs's query engine
 	PyArrow = "pyarrow"   // delta-rs plans the files, pyarrow reads the Parquet
 	DuckDB  = "duckdb"    // delta-rs plans the files, DuckDB reads the Parquet
-	Polars  = "polars"    // polars.read_delta
+	// DuckDBDelta is DuckDB's own delta extension (delta-kernel-rs plans,
+	// DuckDB reads), loaded from the duckdb-extension-delta wheel.
+	DuckDBDelta = "duckdb-delta"
+	Polars      = "polars" // polars.read_delta
 )
 
 // ReadOptions select what ReadTable reads.
