@@ -1,3 +1,5 @@
+//go:build duckdb_arrow
+
 package duckdbio_test
 
 // The example of docs/engines.md "Our scan", compiled here (it needs a
