@@ -1,12 +1,18 @@
-// Command duckbench times one aggregate over a Delta table in DuckDB, read
-// by delta_scan (through deltalite) or by DuckDB's read_parquet of the same
+// Command duckbench times one query over a Delta table in DuckDB, read by
+// delta_scan (through deltalite) or by DuckDB's read_parquet of the same
 // data files, and reports the wall time and the process's peak RSS as one
 // JSON line. Each mode runs in a process of its own, so the peaks are
-// separate (bench/run.sh runs them).
+// separate (bench/run.sh runs them, and bench/ext_bench.py the same
+// queries through DuckDB's own delta extension).
 //
-//	duckbench -table DIR -rows N -gen        write the table (N rows) if missing
-//	duckbench -table DIR -mode delta_scan    time the aggregate
-//	duckbench -table DIR -mode read_parquet
+//	duckbench -table DIR -rows N -gen [-partitioned]   write the table if missing
+//	duckbench -table DIR -rows N -query agg -mode delta_scan
+//	duckbench -table DIR -rows N -query part -mode read_parquet
+//	duckbench -print-query stats -rows N               the query's SQL, FROM as %s
+//
+// Queries: agg groups the flat table by k; part (partition filter) and
+// stats (a range of v, which skips files by their statistics) read the
+// partitioned one.
 package main
 
 import (
@@ -24,17 +30,42 @@ import (
 	duckdbio "github.com/deltalite-go/deltalite/integrations/duckdb"
 )
 
-// aggregate is the query; FROM is replaced by the source of the mode.
-const aggregate = `SELECT k, count(*) AS n, sum(v) AS sum_v, avg(x) AS avg_x, max(s) AS max_s FROM %s GROUP BY k ORDER BY k`
+// query is the SQL of a query (FROM is %s, the source of the mode) and
+// the filter delta_scan is given (Spark SQL), the same predicate: DuckDB's
+// C API hands a table function no WHERE clause (docs/engines.md).
+func query(name string, rows int64) (sql, filter string, err error) {
+	switch name {
+	case "agg":
+		return `SELECT k, count(*) AS n, sum(v) AS sum_v, avg(x) AS avg_x, max(s) AS max_s FROM %s GROUP BY k ORDER BY k`, "", nil
+	case "part":
+		return `SELECT count(*) AS n, sum(v) AS sum_v, avg(x) AS avg_x, max(s) AS max_s FROM %s WHERE k IN (3, 11)`, "k IN (3, 11)", nil
+	case "stats":
+		// The rows of the third of the 8 appends: its files only.
+		f := fmt.Sprintf("v BETWEEN %d AND %d", rows*2/8, rows*3/8-1)
+		return `SELECT count(*) AS n, sum(v) AS sum_v, avg(x) AS avg_x, max(s) AS max_s FROM %s WHERE ` + f, f, nil
+	}
+	return "", "", fmt.Errorf("-query %q: use agg, part or stats", name)
+}
 
 func main() {
 	table := flag.String("table", "", "the Delta table's directory")
 	rows := flag.Int64("rows", 10_000_000, "rows of the generated table")
 	gen := flag.Bool("gen", false, "write the table (rows rows in 8 appends) unless it exists")
+	partitioned := flag.Bool("partitioned", false, "with -gen: partition by k, with a wide string column (about 40 bytes a row)")
 	mode := flag.String("mode", "delta_scan", "delta_scan or read_parquet")
+	qname := flag.String("query", "agg", "agg, part or stats")
+	printQuery := flag.String("print-query", "", "print the SQL of this query (FROM as %s) and its filter, tab-separated, and exit")
 	threads := flag.Int("threads", 0, "DuckDB threads (0: DuckDB's default)")
 	memoryLimit := flag.String("memory-limit", "", "DuckDB memory limit")
 	flag.Parse()
+	if *printQuery != "" {
+		q, f, err := query(*printQuery, *rows)
+		fail(err)
+		fmt.Printf("%s\t%s\n", q, f)
+		return
+	}
+	q, filter, err := query(*qname, *rows)
+	fail(err)
 	if *table == "" {
 		fail(fmt.Errorf("-table is required"))
 	}
@@ -47,31 +78,37 @@ func main() {
 	}
 	defer s.Close()
 	if *gen {
-		fail(generate(ctx, s, *table, *rows))
+		fail(generate(ctx, s, *table, *rows, *partitioned))
 		return
 	}
 	var source string
 	switch *mode {
 	case "delta_scan":
 		source = fmt.Sprintf("delta_scan('%s')", *table)
+		if filter != "" {
+			source = fmt.Sprintf("delta_scan('%s', filter => '%s')", *table, filter)
+		}
 	case "read_parquet":
 		files, err := liveFiles(ctx, *table)
 		if err != nil {
 			fail(err)
 		}
-		source = "read_parquet([" + strings.Join(files, ", ") + "])"
+		// Partition values are in the paths (k=3/...), as DuckDB's hive
+		// partitioning reads them.
+		source = "read_parquet([" + strings.Join(files, ", ") + "], hive_partitioning = true)"
 	default:
 		fail(fmt.Errorf("-mode %q: use delta_scan or read_parquet", *mode))
 	}
 	start := time.Now()
-	got := rowsOf(ctx, s, fmt.Sprintf(aggregate, source))
+	got := rowsOf(ctx, s, fmt.Sprintf(q, source))
 	wall := time.Since(start)
 	var ru syscall.Rusage
 	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
 		fail(err)
 	}
 	out := map[string]any{
-		"mode": *mode, "wall_s": wall.Seconds(), "peak_rss_mib": float64(ru.Maxrss) / 1024,
+		"mode": *mode, "query": *qname, "wall_s": wall.Seconds(), "peak_rss_mib": float64(ru.Maxrss) / 1024,
+		"cpu_s": time.Duration(ru.Utime.Nano() + ru.Stime.Nano()).Seconds(),
 		"groups": len(got), "first_group": got[0],
 	}
 	if scans := res.Stats.Scans(); len(scans) > 0 {
@@ -83,16 +120,21 @@ func main() {
 }
 
 // generate writes rows rows in 8 appends (8 files at least): k, 16 groups;
-// v, a bigint; x, a double; s, a short string.
-func generate(ctx context.Context, s *duckdbio.Session, table string, rows int64) error {
+// v, a bigint; x, a double; s, a short string, or with partitioned a
+// partition per k and s an md5 hex (32 characters that do not compress).
+func generate(ctx context.Context, s *duckdbio.Session, table string, rows int64, partitioned bool) error {
 	if ok, _ := deltalite.IsDeltaTable(ctx, table); ok {
 		return nil
 	}
 	const parts = 8
+	str, wo := `'row-' || (i % 1000)`, deltalite.WriteOptions{Mode: deltalite.ModeAppend}
+	if partitioned {
+		str, wo.PartitionBy = `md5(CAST(i AS VARCHAR))`, []string{"k"}
+	}
 	for p := range int64(parts) {
 		from, to := rows*p/parts, rows*(p+1)/parts
-		q := fmt.Sprintf(`SELECT i %% 16 AS k, i AS v, i / 7.0 AS x, 'row-' || (i %% 1000) AS s FROM range(%d, %d) t(i)`, from, to)
-		if _, err := s.SQL(q).Write(ctx, table, deltalite.WriteOptions{Mode: deltalite.ModeAppend}); err != nil {
+		q := fmt.Sprintf(`SELECT i %% 16 AS k, i AS v, i / 7.0 AS x, %s AS s FROM range(%d, %d) t(i)`, str, from, to)
+		if _, err := s.SQL(q).Write(ctx, table, wo); err != nil {
 			return err
 		}
 	}
