@@ -108,7 +108,7 @@ func main() {
 	}
 	out := map[string]any{
 		"mode": *mode, "query": *qname, "wall_s": wall.Seconds(), "peak_rss_mib": float64(ru.Maxrss) / 1024,
-		"cpu_s": time.Duration(ru.Utime.Nano() + ru.Stime.Nano()).Seconds(),
+		"cpu_s":  time.Duration(ru.Utime.Nano() + ru.Stime.Nano()).Seconds(),
 		"groups": len(got), "first_group": got[0],
 	}
 	if scans := res.Stats.Scans(); len(scans) > 0 {
