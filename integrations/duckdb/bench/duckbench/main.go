@@ -22,6 +22,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime/pprof"
 	"strings"
 	"syscall"
 	"time"
@@ -54,6 +55,7 @@ func main() {
 	partitioned := flag.Bool("partitioned", false, "with -gen: partition by k, with a wide string column (about 40 bytes a row)")
 	mode := flag.String("mode", "delta_scan", "delta_scan or read_parquet")
 	qname := flag.String("query", "agg", "agg, part or stats")
+	cpuprofile := flag.String("cpuprofile", "", "write a Go CPU profile of the query here")
 	printQuery := flag.String("print-query", "", "print the SQL of this query (FROM as %s) and its filter, tab-separated, and exit")
 	threads := flag.Int("threads", 0, "DuckDB threads (0: DuckDB's default)")
 	memoryLimit := flag.String("memory-limit", "", "DuckDB memory limit")
@@ -98,6 +100,12 @@ func main() {
 		source = "read_parquet([" + strings.Join(files, ", ") + "], hive_partitioning = true)"
 	default:
 		fail(fmt.Errorf("-mode %q: use delta_scan or read_parquet", *mode))
+	}
+	if *cpuprofile != "" {
+		f, err := os.Create(*cpuprofile)
+		fail(err)
+		fail(pprof.StartCPUProfile(f))
+		defer pprof.StopCPUProfile()
 	}
 	start := time.Now()
 	got := rowsOf(ctx, s, fmt.Sprintf(q, source))
