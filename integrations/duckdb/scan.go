@@ -161,6 +161,9 @@ func (s *Stats) addRows(st *ScanStat, n int) {
 // date or timestamp); filter is a predicate in Spark SQL syntax that prunes
 // files by partition values and statistics and filters the rows.
 // delta_changes reads the change data feed as deltalite's Table.Changes.
+// The functions hand Arrow batches to DuckDB in bulk with conn's handle:
+// they are for conn (whose temporary macros delta_scan and delta_changes
+// are), while it is open.
 func RegisterDeltaScan(ctx context.Context, conn *sql.Conn, opts ScanOptions) error {
 	fns, err := registerFunctions(conn, opts)
 	if err != nil {
