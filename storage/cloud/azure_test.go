@@ -180,7 +180,7 @@ func TestAzureFailures(t *testing.T) {
 		}
 	})
 	t.Run("UnreachableEndpoint", func(t *testing.T) {
-		opts := withOptions(azureTestOptions(srv), map[string]string{"AZURE_STORAGE_ENDPOINT": closedPortURL(t) + "/" + srv.Account})
+		opts := withOptions(azureTestOptions(srv), map[string]string{"AZURE_STORAGE_ENDPOINT": storetest.ClosedPortURL(t) + "/" + srv.Account})
 		s := openStore(t, "az://"+azureTestContainer+"/t", opts)
 		for op, err := range storetest.ExpectFailures(t, s, bound, srv.Key) {
 			if !strings.Contains(err.Error(), "cannot reach") {

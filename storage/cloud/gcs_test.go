@@ -2,11 +2,6 @@ package cloud
 
 import (
 	"context"
-	"crypto/rand"
-	"crypto/rsa"
-	"crypto/x509"
-	"encoding/json"
-	"encoding/pem"
 	"errors"
 	"net/http"
 	"net/http/httptest"
@@ -55,33 +50,6 @@ func TestGCSConformance(t *testing.T) {
 	})
 }
 
-// fakeServiceAccount is a well-formed key whose token endpoint is local.
-func fakeServiceAccount(t *testing.T, tokenURL string) (keyJSON, privateKeyPEM string) {
-	t.Helper()
-	k, err := rsa.GenerateKey(rand.Reader, 2048)
-	if err != nil {
-		t.Fatal(err)
-	}
-	der, err := x509.MarshalPKCS8PrivateKey(k)
-	if err != nil {
-		t.Fatal(err)
-	}
-	pemKey := string(pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: der}))
-	b, err := json.Marshal(map[string]string{
-		"type":           "service_account",
-		"project_id":     "deltalite-test",
-		"private_key_id": "0123456789abcdef",
-		"private_key":    pemKey,
-		"client_email":   "tester@deltalite-test.iam.gserviceaccount.com",
-		"client_id":      "1234567890",
-		"token_uri":      tokenURL,
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(b), pemKey
-}
-
 func TestGCSFailures(t *testing.T) {
 	srv := gcsServer(t)
 	const bound = 10 * time.Second
@@ -93,18 +61,12 @@ func TestGCSFailures(t *testing.T) {
 			_, _ = w.Write([]byte(`{"error":"invalid_grant","error_description":"Invalid JWT Signature."}`))
 		}))
 		defer tokens.Close()
-		key, pemKey := fakeServiceAccount(t, tokens.URL+"/token")
+		key, secrets := storetest.FakeServiceAccount(t, tokens.URL+"/token")
 		s := openStore(t, "gs://"+gcsTestBucket+"/t", map[string]string{
 			"GOOGLE_SERVICE_ACCOUNT_KEY": key,
 			"GOOGLE_STORAGE_ENDPOINT":    "http://" + srv.Host,
 			"GOOGLE_ALLOW_HTTP":          "true",
 		})
-		secrets := []string{key}
-		for line := range strings.SplitSeq(pemKey, "\n") {
-			if len(line) > 20 {
-				secrets = append(secrets, line)
-			}
-		}
 		for op, err := range storetest.ExpectFailures(t, s, bound, secrets...) {
 			if !errors.Is(err, errs.ErrInvalidArgument) || !strings.Contains(err.Error(), "access denied") {
 				t.Errorf("%s: %v; want access denied", op, err)
@@ -132,7 +94,7 @@ func TestGCSFailures(t *testing.T) {
 		}
 	})
 	t.Run("UnreachableEndpoint", func(t *testing.T) {
-		s := openStore(t, "gs://"+gcsTestBucket+"/t", map[string]string{"STORAGE_EMULATOR_HOST": closedPortURL(t)})
+		s := openStore(t, "gs://"+gcsTestBucket+"/t", map[string]string{"STORAGE_EMULATOR_HOST": storetest.ClosedPortURL(t)})
 		for op, err := range storetest.ExpectFailures(t, s, bound) {
 			if !strings.Contains(err.Error(), "cannot reach") {
 				t.Errorf("%s: %v; want cannot reach", op, err)

@@ -13,6 +13,7 @@ import (
 
 	"github.com/deltalite-go/deltalite/internal/errs"
 	"github.com/deltalite-go/deltalite/storage"
+	"github.com/deltalite-go/deltalite/storage/storetest"
 )
 
 // TestS3NoCredentials: with no credentials anywhere, opening an S3 table
@@ -42,7 +43,7 @@ func TestS3NoCredentials(t *testing.T) {
 
 	stderr := captureStderr(t)
 	_, err := storage.Open(context.Background(), "s3://bucket/t",
-		map[string]string{"AWS_ENDPOINT_URL": closedPortURL(t), "AWS_ALLOW_HTTP": "true"})
+		map[string]string{"AWS_ENDPOINT_URL": storetest.ClosedPortURL(t), "AWS_ALLOW_HTTP": "true"})
 	printed := stderr()
 	if err == nil {
 		t.Fatal("Open without credentials succeeded")

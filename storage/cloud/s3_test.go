@@ -113,7 +113,7 @@ func TestS3Failures(t *testing.T) {
 		}
 	})
 	t.Run("UnreachableEndpoint", func(t *testing.T) {
-		opts := withOptions(s3TestOptions(srv), map[string]string{"AWS_ENDPOINT_URL": closedPortURL(t)})
+		opts := withOptions(s3TestOptions(srv), map[string]string{"AWS_ENDPOINT_URL": storetest.ClosedPortURL(t)})
 		s := openStore(t, "s3://"+s3TestBucket+"/t", opts)
 		got := storetest.ExpectFailures(t, s, bound, srv.SecretKey)
 		for op, err := range got {

@@ -3,6 +3,13 @@ package storetest
 import (
 	"bytes"
 	"context"
+	"crypto/rand"
+	"crypto/rsa"
+	"crypto/x509"
+	"encoding/json"
+	"encoding/pem"
+	"fmt"
+	"net"
 	"strings"
 	"sync"
 	"testing"
@@ -92,4 +99,53 @@ func ExpectFailures(t *testing.T, s storage.Store, within time.Duration, secrets
 		}
 	}
 	return out
+}
+
+// ClosedPortURL is an http URL on 127.0.0.1 where nothing listens: the
+// endpoint of the unreachable-store failures.
+func ClosedPortURL(t *testing.T) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := l.Addr().(*net.TCPAddr).Port
+	l.Close()
+	return fmt.Sprintf("http://127.0.0.1:%d", port)
+}
+
+// FakeServiceAccount is a well-formed Google service-account key whose token
+// endpoint is tokenURL; it returns the key JSON and the strings of it that
+// must never be shown (the JSON and the lines of the private key), ready for
+// ExpectFailures.
+func FakeServiceAccount(t *testing.T, tokenURL string) (string, []string) {
+	t.Helper()
+	k, err := rsa.GenerateKey(rand.Reader, 2048)
+	if err != nil {
+		t.Fatal(err)
+	}
+	der, err := x509.MarshalPKCS8PrivateKey(k)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pemKey := string(pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: der}))
+	b, err := json.Marshal(map[string]string{
+		"type":           "service_account",
+		"project_id":     "deltalite-test",
+		"private_key_id": "0123456789abcdef",
+		"private_key":    pemKey,
+		"client_email":   "tester@deltalite-test.iam.gserviceaccount.com",
+		"client_id":      "1234567890",
+		"token_uri":      tokenURL,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	secrets := []string{string(b)}
+	for line := range strings.SplitSeq(pemKey, "\n") {
+		if len(line) > 20 && !strings.HasPrefix(line, "-----") {
+			secrets = append(secrets, line)
+		}
+	}
+	return string(b), secrets
 }

@@ -3,15 +3,10 @@ package cloudtest
 import (
 	"context"
 	"crypto/rand"
-	"crypto/rsa"
-	"crypto/x509"
 	"encoding/base64"
 	"encoding/hex"
-	"encoding/json"
-	"encoding/pem"
 	"fmt"
 	"maps"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -28,6 +23,7 @@ import (
 
 	"github.com/deltalite-go/deltalite/storage"
 	_ "github.com/deltalite-go/deltalite/storage/cloud" // s3://, az://, gs://
+	"github.com/deltalite-go/deltalite/storage/storetest"
 	"github.com/deltalite-go/deltalite/testkit/testservers"
 )
 
@@ -152,18 +148,6 @@ func uniqueName(prefix string) string {
 	return prefix + hex.EncodeToString(b)
 }
 
-// closedPortURL is an http URL on 127.0.0.1 where nothing listens.
-func closedPortURL(t *testing.T) string {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	port := l.Addr().(*net.TCPAddr).Port
-	l.Close()
-	return fmt.Sprintf("http://127.0.0.1:%d", port)
-}
-
 func with(base map[string]string, extra map[string]string) map[string]string {
 	out := maps.Clone(base)
 	maps.Copy(out, extra)
@@ -235,7 +219,7 @@ func s3Cloud(t *testing.T) *cloud {
 			return []badCase{
 				{"WrongCredentials", "s3://" + bucket + "/" + uniqueName("bad-"), with(s3Options(srv), map[string]string{"AWS_SECRET_ACCESS_KEY": wrong}), []string{wrong}, "access denied"},
 				{"MissingBucket", "s3://no-such-bucket-" + uniqueName("") + "/t", s3Options(srv), nil, "does not exist"},
-				{"UnreachableEndpoint", "s3://" + bucket + "/" + uniqueName("bad-"), with(s3Options(srv), map[string]string{"AWS_ENDPOINT_URL": closedPortURL(t)}), nil, "cannot reach"},
+				{"UnreachableEndpoint", "s3://" + bucket + "/" + uniqueName("bad-"), with(s3Options(srv), map[string]string{"AWS_ENDPOINT_URL": storetest.ClosedPortURL(t)}), nil, "cannot reach"},
 			}
 		},
 	}
@@ -320,7 +304,7 @@ func azureCloud(t *testing.T) *cloud {
 			return []badCase{
 				{"WrongCredentials", "az://" + bucket + "/" + uniqueName("bad-"), with(azureOptions(srv), map[string]string{"AZURE_STORAGE_ACCOUNT_KEY": wrong}), []string{wrong}, "access denied"},
 				{"MissingBucket", "az://no-such-container-" + uniqueName("") + "/t", azureOptions(srv), nil, "does not exist"},
-				{"UnreachableEndpoint", "az://" + bucket + "/" + uniqueName("bad-"), with(azureOptions(srv), map[string]string{"AZURE_STORAGE_ENDPOINT": closedPortURL(t) + "/" + srv.Account}), nil, "cannot reach"},
+				{"UnreachableEndpoint", "az://" + bucket + "/" + uniqueName("bad-"), with(azureOptions(srv), map[string]string{"AZURE_STORAGE_ENDPOINT": storetest.ClosedPortURL(t) + "/" + srv.Account}), nil, "cannot reach"},
 			}
 		},
 	}
@@ -349,7 +333,7 @@ func gcsCloud(t *testing.T) *cloud {
 				_, _ = w.Write([]byte(`{"error":"invalid_grant","error_description":"Invalid JWT Signature."}`))
 			}))
 			t.Cleanup(tokens.Close)
-			key, keySecrets := fakeServiceAccount(t, tokens.URL+"/token")
+			key, keySecrets := storetest.FakeServiceAccount(t, tokens.URL+"/token")
 			return []badCase{
 				{"WrongCredentials", "gs://" + bucket + "/" + uniqueName("bad-"), map[string]string{
 					"GOOGLE_SERVICE_ACCOUNT_KEY": key,
@@ -357,43 +341,8 @@ func gcsCloud(t *testing.T) *cloud {
 					"GOOGLE_ALLOW_HTTP":          "true",
 				}, keySecrets, "access denied"},
 				{"MissingBucket", "gs://no-such-bucket-" + uniqueName("") + "/t", opts, nil, "does not exist"},
-				{"UnreachableEndpoint", "gs://" + bucket + "/" + uniqueName("bad-"), map[string]string{"STORAGE_EMULATOR_HOST": closedPortURL(t)}, nil, "cannot reach"},
+				{"UnreachableEndpoint", "gs://" + bucket + "/" + uniqueName("bad-"), map[string]string{"STORAGE_EMULATOR_HOST": storetest.ClosedPortURL(t)}, nil, "cannot reach"},
 			}
 		},
 	}
-}
-
-// fakeServiceAccount is a well-formed service-account key whose token
-// endpoint is tokenURL; it returns the key JSON and the strings of it that
-// must never be shown (the JSON and the lines of the private key).
-func fakeServiceAccount(t *testing.T, tokenURL string) (string, []string) {
-	t.Helper()
-	k, err := rsa.GenerateKey(rand.Reader, 2048)
-	if err != nil {
-		t.Fatal(err)
-	}
-	der, err := x509.MarshalPKCS8PrivateKey(k)
-	if err != nil {
-		t.Fatal(err)
-	}
-	pemKey := string(pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: der}))
-	b, err := json.Marshal(map[string]string{
-		"type":           "service_account",
-		"project_id":     "deltalite-test",
-		"private_key_id": "0123456789abcdef",
-		"private_key":    pemKey,
-		"client_email":   "tester@deltalite-test.iam.gserviceaccount.com",
-		"client_id":      "1234567890",
-		"token_uri":      tokenURL,
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	secrets := []string{string(b)}
-	for line := range strings.SplitSeq(pemKey, "\n") {
-		if len(line) > 20 && !strings.HasPrefix(line, "-----") {
-			secrets = append(secrets, line)
-		}
-	}
-	return string(b), secrets
 }
