@@ -99,12 +99,7 @@ func compileRenderer(key, col string, a arrow.Array) (valueRenderer, error) {
 	case *array.Int8:
 		return intRenderer(c, func(i int) int64 { return int64(c.Value(i)) }), nil
 	case *array.Uint64:
-		return func(buf []byte, i int) ([]byte, bool) {
-			if c.IsNull(i) {
-				return buf, false
-			}
-			return strconv.AppendUint(buf, c.Value(i), 10), true
-		}, nil
+		return nonNull(c, func(buf []byte, i int) []byte { return strconv.AppendUint(buf, c.Value(i), 10) }), nil
 	case *array.Uint32:
 		return intRenderer(c, func(i int) int64 { return int64(c.Value(i)) }), nil
 	case *array.Uint16:
@@ -116,126 +111,80 @@ func compileRenderer(key, col string, a arrow.Array) (valueRenderer, error) {
 	case *array.Float32:
 		return floatRenderer(c, 32, func(i int) float64 { return float64(c.Value(i)) }), nil
 	case *array.Boolean:
-		return func(buf []byte, i int) ([]byte, bool) {
-			if c.IsNull(i) {
-				return buf, false
-			}
-			return strconv.AppendBool(buf, c.Value(i)), true
-		}, nil
+		return nonNull(c, func(buf []byte, i int) []byte { return strconv.AppendBool(buf, c.Value(i)) }), nil
 	case *array.String:
-		return func(buf []byte, i int) ([]byte, bool) {
-			if c.IsNull(i) {
-				return buf, false
-			}
-			return appendJSONString(buf, c.Value(i)), true
-		}, nil
+		return nonNull(c, func(buf []byte, i int) []byte { return appendJSONString(buf, c.Value(i)) }), nil
 	case *array.LargeString:
-		return func(buf []byte, i int) ([]byte, bool) {
-			if c.IsNull(i) {
-				return buf, false
-			}
-			return appendJSONString(buf, c.Value(i)), true
-		}, nil
+		return nonNull(c, func(buf []byte, i int) []byte { return appendJSONString(buf, c.Value(i)) }), nil
 	case *array.Binary:
-		return func(buf []byte, i int) ([]byte, bool) {
-			if c.IsNull(i) {
-				return buf, false
-			}
-			return appendJSONString(buf, string(c.Value(i))), true
-		}, nil
+		return nonNull(c, func(buf []byte, i int) []byte { return appendJSONString(buf, string(c.Value(i))) }), nil
 	case *array.Date32:
-		return func(buf []byte, i int) ([]byte, bool) {
-			if c.IsNull(i) {
-				return buf, false
-			}
-			buf = append(buf, '"')
-			buf = c.Value(i).ToTime().AppendFormat(buf, "2006-01-02")
-			return append(buf, '"'), true
-		}, nil
+		return dateRenderer(c, func(i int) time.Time { return c.Value(i).ToTime() }), nil
 	case *array.Date64:
-		return func(buf []byte, i int) ([]byte, bool) {
-			if c.IsNull(i) {
-				return buf, false
-			}
-			buf = append(buf, '"')
-			buf = c.Value(i).ToTime().AppendFormat(buf, "2006-01-02")
-			return append(buf, '"'), true
-		}, nil
+		return dateRenderer(c, func(i int) time.Time { return c.Value(i).ToTime() }), nil
 	case *array.Timestamp:
 		tt := c.DataType().(*arrow.TimestampType)
 		toMicros := microsConverter(tt.Unit)
 		utc := tt.TimeZone != ""
-		return func(buf []byte, i int) ([]byte, bool) {
-			if c.IsNull(i) {
-				return buf, false
-			}
-			return appendStatsTimestamp(buf, toMicros(int64(c.Value(i))), utc), true
-		}, nil
+		return nonNull(c, func(buf []byte, i int) []byte {
+			return appendStatsTimestamp(buf, toMicros(int64(c.Value(i))), utc)
+		}), nil
 	case *array.Decimal128:
 		scale := c.DataType().(*arrow.Decimal128Type).Scale
-		return func(buf []byte, i int) ([]byte, bool) {
-			if c.IsNull(i) {
-				return buf, false
-			}
-			return append(buf, c.Value(i).ToString(scale)...), true
-		}, nil
+		return nonNull(c, func(buf []byte, i int) []byte { return append(buf, c.Value(i).ToString(scale)...) }), nil
 	case *array.Decimal256:
 		scale := c.DataType().(*arrow.Decimal256Type).Scale
-		return func(buf []byte, i int) ([]byte, bool) {
-			if c.IsNull(i) {
-				return buf, false
-			}
-			return append(buf, c.Value(i).ToString(scale)...), true
-		}, nil
+		return nonNull(c, func(buf []byte, i int) []byte { return append(buf, c.Value(i).ToString(scale)...) }), nil
 	case *array.Decimal64:
 		scale := c.DataType().(*arrow.Decimal64Type).Scale
-		return func(buf []byte, i int) ([]byte, bool) {
-			if c.IsNull(i) {
-				return buf, false
-			}
-			return append(buf, c.Value(i).ToString(scale)...), true
-		}, nil
+		return nonNull(c, func(buf []byte, i int) []byte { return append(buf, c.Value(i).ToString(scale)...) }), nil
 	case *array.Decimal32:
 		scale := c.DataType().(*arrow.Decimal32Type).Scale
-		return func(buf []byte, i int) ([]byte, bool) {
-			if c.IsNull(i) {
-				return buf, false
-			}
-			return append(buf, c.Value(i).ToString(scale)...), true
-		}, nil
+		return nonNull(c, func(buf []byte, i int) []byte { return append(buf, c.Value(i).ToString(scale)...) }), nil
 	}
 	// Nulls, and types Delta keeps no statistics for (lists, maps,
 	// binaries of variants...): nothing to render.
 	return nil, nil
 }
 
-func intRenderer(a arrow.Array, v func(int) int64) valueRenderer {
+// nonNull is the renderer of a leaf column: nothing for a null, else what
+// appendValue appends.
+func nonNull(a arrow.Array, appendValue func(buf []byte, i int) []byte) valueRenderer {
 	return func(buf []byte, i int) ([]byte, bool) {
 		if a.IsNull(i) {
 			return buf, false
 		}
-		return strconv.AppendInt(buf, v(i), 10), true
+		return appendValue(buf, i), true
 	}
+}
+
+func intRenderer(a arrow.Array, v func(int) int64) valueRenderer {
+	return nonNull(a, func(buf []byte, i int) []byte { return strconv.AppendInt(buf, v(i), 10) })
+}
+
+func dateRenderer(a arrow.Array, v func(int) time.Time) valueRenderer {
+	return nonNull(a, func(buf []byte, i int) []byte {
+		buf = append(buf, '"')
+		buf = v(i).AppendFormat(buf, "2006-01-02")
+		return append(buf, '"')
+	})
 }
 
 // floatRenderer writes finite values as JSON numbers and the non-finite
 // ones as the strings Spark uses ("NaN", "Infinity", "-Infinity").
 func floatRenderer(a arrow.Array, bits int, v func(int) float64) valueRenderer {
-	return func(buf []byte, i int) ([]byte, bool) {
-		if a.IsNull(i) {
-			return buf, false
-		}
+	return nonNull(a, func(buf []byte, i int) []byte {
 		f := v(i)
 		switch {
 		case math.IsNaN(f):
-			return append(buf, `"NaN"`...), true
+			return append(buf, `"NaN"`...)
 		case math.IsInf(f, 1):
-			return append(buf, `"Infinity"`...), true
+			return append(buf, `"Infinity"`...)
 		case math.IsInf(f, -1):
-			return append(buf, `"-Infinity"`...), true
+			return append(buf, `"-Infinity"`...)
 		}
-		return strconv.AppendFloat(buf, f, 'g', -1, bits), true
-	}
+		return strconv.AppendFloat(buf, f, 'g', -1, bits)
+	})
 }
 
 func microsConverter(u arrow.TimeUnit) func(int64) int64 {

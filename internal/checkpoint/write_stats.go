@@ -55,12 +55,10 @@ func appendStatsParsed(sb *array.StructBuilder, cols []*statCol, stats string) {
 // appendMinMax writes minValues or maxValues: the columns with min/max
 // statistics, nested for structs.
 func appendMinMax(sb *array.StructBuilder, cols []*statCol, v any) {
-	m, ok := v.(map[string]any)
+	m, ok := beginStruct(sb, v)
 	if !ok {
-		sb.AppendNull()
 		return
 	}
-	sb.Append(true)
 	i := 0
 	for _, c := range cols {
 		if !c.minMax {
@@ -79,12 +77,10 @@ func appendMinMax(sb *array.StructBuilder, cols []*statCol, v any) {
 // appendNullCounts writes nullCount: a long per column, nested for
 // structs.
 func appendNullCounts(sb *array.StructBuilder, cols []*statCol, v any) {
-	m, ok := v.(map[string]any)
+	m, ok := beginStruct(sb, v)
 	if !ok {
-		sb.AppendNull()
 		return
 	}
-	sb.Append(true)
 	i := 0
 	for _, c := range cols {
 		if c.children != nil {
@@ -98,6 +94,18 @@ func appendNullCounts(sb *array.StructBuilder, cols []*statCol, v any) {
 		appendJSONValue(sb.FieldBuilder(i), &schema.Primitive{Name: schema.Long}, m[c.name])
 		i++
 	}
+}
+
+// beginStruct appends a struct for the JSON object v, or a null when v is
+// not an object.
+func beginStruct(sb *array.StructBuilder, v any) (map[string]any, bool) {
+	m, ok := v.(map[string]any)
+	if !ok {
+		sb.AppendNull()
+		return nil, false
+	}
+	sb.Append(true)
+	return m, true
 }
 
 // appendJSONValue appends a JSON statistic (json.Number, string, bool or
