@@ -281,14 +281,7 @@ func TestBatchSizeLimitAndOrder(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var out []string
-		for rec, err := range seq {
-			if err != nil {
-				t.Fatal(err)
-			}
-			out = append(out, arrowrows.Rows(rec)...)
-		}
-		return strings.Join(out, " ")
+		return strings.Join(arrowrows.StreamRows(t, seq), " ")
 	}
 	first := order(1)
 	for _, p := range []int{2, 3, 8} {

@@ -71,14 +71,7 @@ func readRows(t testing.TB, src scan.Source, opts ...scan.Option) []string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var rows []string
-	for rec, err := range seq {
-		if err != nil {
-			t.Fatal(err)
-		}
-		rows = append(rows, arrowrows.Rows(rec)...)
-	}
-	return sorted(rows)
+	return sorted(arrowrows.StreamRows(t, seq))
 }
 
 func sorted(rows []string) []string {

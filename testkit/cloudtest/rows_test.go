@@ -115,13 +115,7 @@ func scanLines(t *testing.T, tb *deltalite.Table) []string {
 	if err != nil {
 		t.Fatalf("scan of %s: %v", tb.URI(), err)
 	}
-	var out []string
-	for rec, err := range batches {
-		if err != nil {
-			t.Fatalf("scan of %s: %v", tb.URI(), err)
-		}
-		out = append(out, arrowrows.Rows(rec)...)
-	}
+	out := arrowrows.StreamRows(t, batches)
 	slices.Sort(out)
 	return out
 }
