@@ -159,14 +159,24 @@ func FormatPartitionValue(t Type, v any) (string, error) {
 	return "", fmt.Errorf("type %s cannot be a partition column", t)
 }
 
-func formatFloat(f float64, bits int) string {
+// NonFiniteName is how Spark and Delta spell a non-finite float, in
+// partition values, statistics and casts to string: "NaN", "Infinity",
+// "-Infinity". ok is false for a finite value.
+func NonFiniteName(f float64) (name string, ok bool) {
 	switch {
 	case math.IsNaN(f):
-		return "NaN"
+		return "NaN", true
 	case math.IsInf(f, 1):
-		return "Infinity"
+		return "Infinity", true
 	case math.IsInf(f, -1):
-		return "-Infinity"
+		return "-Infinity", true
+	}
+	return "", false
+}
+
+func formatFloat(f float64, bits int) string {
+	if name, ok := NonFiniteName(f); ok {
+		return name
 	}
 	s := strconv.FormatFloat(f, 'f', -1, bits)
 	if !strings.ContainsAny(s, ".e") {

@@ -1,7 +1,6 @@
 package checkpoint
 
 import (
-	"math"
 	"strconv"
 	"time"
 	"unicode/utf8"
@@ -175,13 +174,8 @@ func dateRenderer(a arrow.Array, v func(int) time.Time) valueRenderer {
 func floatRenderer(a arrow.Array, bits int, v func(int) float64) valueRenderer {
 	return nonNull(a, func(buf []byte, i int) []byte {
 		f := v(i)
-		switch {
-		case math.IsNaN(f):
-			return append(buf, `"NaN"`...)
-		case math.IsInf(f, 1):
-			return append(buf, `"Infinity"`...)
-		case math.IsInf(f, -1):
-			return append(buf, `"-Infinity"`...)
+		if name, ok := schema.NonFiniteName(f); ok {
+			return appendJSONString(buf, name)
 		}
 		return strconv.AppendFloat(buf, f, 'g', -1, bits)
 	})

@@ -337,14 +337,10 @@ func formatTimestamp(us arrow.Timestamp) string {
 // formatDouble renders a float the way Java's Double.toString does, as
 // Spark casts a double to a string: 1.0, 1.5E10, 1.0E-5, NaN, Infinity.
 func formatDouble(f float64, bits int) string {
-	switch {
-	case math.IsNaN(f):
-		return "NaN"
-	case math.IsInf(f, 1):
-		return "Infinity"
-	case math.IsInf(f, -1):
-		return "-Infinity"
-	case f == 0:
+	if name, ok := schema.NonFiniteName(f); ok {
+		return name
+	}
+	if f == 0 {
 		if math.Signbit(f) {
 			return "-0.0"
 		}

@@ -22,6 +22,8 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+
+	"github.com/deltalite-go/deltalite/schema"
 )
 
 // Rows renders every row of the batches, sorted. Columns appear as
@@ -245,13 +247,8 @@ func decimalString(unscaled string, scale int32) string {
 }
 
 func formatFloat(f float64, bits int) string {
-	switch {
-	case math.IsNaN(f):
-		return "NaN"
-	case math.IsInf(f, 1):
-		return "Infinity"
-	case math.IsInf(f, -1):
-		return "-Infinity"
+	if name, ok := schema.NonFiniteName(f); ok {
+		return name
 	}
 	return strconv.FormatFloat(f, 'g', -1, bits)
 }
