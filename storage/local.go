@@ -150,7 +150,8 @@ func notExist(key string, err error) error {
 	return err
 }
 
-func (l *Local) Get(ctx context.Context, key string) (io.ReadCloser, error) {
+// openFile opens the file of key, with ErrNotExist when there is none.
+func (l *Local) openFile(key string) (*os.File, error) {
 	p, err := l.path(key)
 	if err != nil {
 		return nil, err
@@ -158,6 +159,14 @@ func (l *Local) Get(ctx context.Context, key string) (io.ReadCloser, error) {
 	f, err := os.Open(p)
 	if err != nil {
 		return nil, notExist(key, err)
+	}
+	return f, nil
+}
+
+func (l *Local) Get(ctx context.Context, key string) (io.ReadCloser, error) {
+	f, err := l.openFile(key)
+	if err != nil {
+		return nil, err // not f: a nil *os.File in the interface is not nil
 	}
 	return f, nil
 }
@@ -170,13 +179,9 @@ type localReader struct {
 func (r localReader) Size() int64 { return r.size }
 
 func (l *Local) Open(ctx context.Context, key string) (Reader, error) {
-	p, err := l.path(key)
+	f, err := l.openFile(key)
 	if err != nil {
 		return nil, err
-	}
-	f, err := os.Open(p)
-	if err != nil {
-		return nil, notExist(key, err)
 	}
 	st, err := f.Stat()
 	if err != nil {

@@ -122,20 +122,10 @@ func withOurCheckpoint(t *testing.T, c interopCase) (root, dir string, lc LastCh
 			}
 		}
 	}
-	var md *protocol.Metadata
-	for _, a := range orig {
-		if a.Metadata != nil {
-			md = a.Metadata
-		}
-	}
-	opt, err := OptionsFor(md)
-	if err != nil {
-		t.Fatal(err)
-	}
-	opt.WriteStatsAsJSON = c.mode != "struct"
-	opt.WriteStatsAsStruct = strings.Contains(c.mode, "struct")
+	opt = statsModeOptions(t, orig, c.mode)
 	st, _ := storage.NewLocal(dir)
-	if lc, err = writeStore(context.Background(), st, c.version, orig, opt); err != nil {
+	lc, err := writeStore(context.Background(), st, c.version, orig, opt)
+	if err != nil {
 		t.Fatal(err)
 	}
 	b, err := EncodeLastCheckpoint(lc)

@@ -92,18 +92,7 @@ func TestWriteReadRoundTrip(t *testing.T) {
 			t.Run(fmt.Sprintf("%s@%d/%s", c.table, c.version, mode), func(t *testing.T) {
 				src, root := table(t, c.table)
 				orig := readAll(t, src, checkpointParts(t, root, c.version))
-				var md *protocol.Metadata
-				for _, a := range orig {
-					if a.Metadata != nil {
-						md = a.Metadata
-					}
-				}
-				opt, err := OptionsFor(md)
-				if err != nil {
-					t.Fatal(err)
-				}
-				opt.WriteStatsAsJSON = mode != "struct"
-				opt.WriteStatsAsStruct = strings.Contains(mode, "struct")
+				opt := statsModeOptions(t, orig, mode)
 				st := storage.NewMemory()
 				lc, err := writeStore(context.Background(), st, c.version, orig, opt)
 				if err != nil {
@@ -222,4 +211,23 @@ func TestWriteRejectsBadInput(t *testing.T) {
 			t.Errorf("%s: a checkpoint was stored", name)
 		}
 	}
+}
+
+// statsModeOptions are the checkpoint options for the table whose actions
+// are orig, writing stats in mode: "json", "struct" or "json+struct".
+func statsModeOptions(t *testing.T, orig []protocol.Action, mode string) WriteOptions {
+	t.Helper()
+	var md *protocol.Metadata
+	for _, a := range orig {
+		if a.Metadata != nil {
+			md = a.Metadata
+		}
+	}
+	opt, err := OptionsFor(md)
+	if err != nil {
+		t.Fatal(err)
+	}
+	opt.WriteStatsAsJSON = mode != "struct"
+	opt.WriteStatsAsStruct = strings.Contains(mode, "struct")
+	return opt
 }
