@@ -1,13 +1,11 @@
 package expr
 
 import (
-	"context"
 	"errors"
 	"strings"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
-	"github.com/apache/arrow-go/v18/arrow/compute/exec"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/deltalite-go/deltalite/internal/errs"
@@ -154,15 +152,11 @@ func TestAssignEvalErrors(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", c.expr, err)
 		}
-		mem := memory.NewCheckedAllocator(memory.DefaultAllocator)
-		arr, err := a.Eval(exec.WithAllocator(context.Background(), mem), c.rec)
-		if err == nil {
-			arr.Release()
+		if _, err := evalChecked(t, a, c.rec, nil); err == nil {
 			t.Errorf("%s as %s: no error", c.expr, c.to)
 		} else if !errors.Is(err, errs.ErrInvalidArgument) || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s as %s: error %q, want %q", c.expr, c.to, err, c.want)
 		}
-		mem.AssertSize(t, 0)
 	}
 }
 

@@ -210,15 +210,11 @@ func TestEvalValueErrors(t *testing.T) {
 			t.Errorf("%s: %v", c.expr, err)
 			continue
 		}
-		mem := memory.NewCheckedAllocator(memory.DefaultAllocator)
-		arr, err := b.Eval(exec.WithAllocator(context.Background(), mem), rec)
-		if err == nil {
-			arr.Release()
+		if _, err := evalChecked(t, b, rec, nil); err == nil {
 			t.Errorf("%s: no error", c.expr)
 		} else if !errors.Is(err, errs.ErrInvalidArgument) || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: error %q, want InvalidArgument with %q", c.expr, err, c.want)
 		}
-		mem.AssertSize(t, 0)
 	}
 }
 

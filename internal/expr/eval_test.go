@@ -190,18 +190,14 @@ func TestEval(t *testing.T) {
 			t.Errorf("%s: %v", c.pred, err)
 			continue
 		}
-		mem := memory.NewCheckedAllocator(memory.DefaultAllocator)
-		ctx := exec.WithAllocator(context.Background(), mem)
-		got, err := p.Eval(ctx, rec)
+		s, err := evalChecked(t, p, rec, maskString)
 		if err != nil {
 			t.Errorf("%s: %v", c.pred, err)
 			continue
 		}
-		if s := maskString(got); s != c.want {
+		if s != c.want {
 			t.Errorf("%s (bound %s) = %s, want %s", c.pred, p, s, c.want)
 		}
-		got.Release()
-		mem.AssertSize(t, 0)
 	}
 }
 
@@ -222,15 +218,14 @@ func TestEvalRenderedRoundTrip(t *testing.T) {
 		if p2.String() != text {
 			t.Errorf("%s: rendering is not stable: %s then %s", c.pred, text, p2)
 		}
-		got, err := p2.Eval(context.Background(), rec)
+		s, err := evalChecked(t, p2, rec, maskString)
 		if err != nil {
 			t.Errorf("%s: %v", text, err)
 			continue
 		}
-		if s := maskString(got); s != c.want {
+		if s != c.want {
 			t.Errorf("%s rendered as %s gives %s, want %s", c.pred, text, s, c.want)
 		}
-		got.Release()
 	}
 }
 
@@ -254,18 +249,12 @@ func TestEvalErrors(t *testing.T) {
 			t.Errorf("%s: %v", c.pred, err)
 			continue
 		}
-		mem := memory.NewCheckedAllocator(memory.DefaultAllocator)
-		ctx := exec.WithAllocator(context.Background(), mem)
-		got, err := p.Eval(ctx, rec)
+		s, err := evalChecked(t, p, rec, maskString)
 		if err == nil {
-			t.Errorf("%s = %s, want an error", c.pred, maskString(got))
-			got.Release()
-			continue
-		}
-		if !errors.Is(err, errs.ErrInvalidArgument) || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s = %s, want an error", c.pred, s)
+		} else if !errors.Is(err, errs.ErrInvalidArgument) || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: error %q, want InvalidArgument with %q", c.pred, err, c.want)
 		}
-		mem.AssertSize(t, 0)
 	}
 }
 

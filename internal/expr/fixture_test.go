@@ -1,11 +1,13 @@
 package expr
 
 import (
+	"context"
 	"strings"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/compute/exec"
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
@@ -56,6 +58,24 @@ func allTypes(t testing.TB) (*schema.Struct, arrow.RecordBatch) {
 	rec := batch(t, memory.DefaultAllocator, sc, allTypesRows)
 	t.Cleanup(rec.Release)
 	return sc, rec
+}
+
+// evalChecked evaluates b on rec with a checked allocator and returns the
+// result rendered by render (nothing when render is nil or evaluation
+// fails); everything the evaluation allocated must be released after.
+func evalChecked(t *testing.T, b *Bound, rec arrow.RecordBatch, render func(arrow.Array) string) (string, error) {
+	t.Helper()
+	mem := memory.NewCheckedAllocator(memory.DefaultAllocator)
+	defer mem.AssertSize(t, 0)
+	arr, err := b.Eval(exec.WithAllocator(context.Background(), mem), rec)
+	if err != nil {
+		return "", err
+	}
+	defer arr.Release()
+	if render == nil {
+		return "", nil
+	}
+	return render(arr), nil
 }
 
 // maskString renders a boolean array as T, F and N (null) per row.
