@@ -21,17 +21,9 @@ func constantArray(mem memory.Allocator, dt arrow.DataType, v any, n int) (arrow
 	ok := true
 	switch b := bld.(type) {
 	case *array.StringBuilder:
-		x, is := v.(string)
-		ok = is
-		for i := 0; ok && i < n; i++ {
-			b.Append(x)
-		}
+		ok = fill(b.Append, v, n)
 	case *array.BinaryBuilder:
-		x, is := v.([]byte)
-		ok = is
-		for i := 0; ok && i < n; i++ {
-			b.Append(x)
-		}
+		ok = fill(b.Append, v, n)
 	case *array.Int64Builder:
 		ok = fill(b.Append, v, n)
 	case *array.Int32Builder:

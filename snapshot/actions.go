@@ -1,7 +1,8 @@
 package snapshot
 
 import (
-	"sort"
+	"maps"
+	"slices"
 	"time"
 
 	"github.com/deltalite-go/deltalite/protocol"
@@ -22,21 +23,11 @@ func (s *Snapshot) CheckpointActions(now time.Time) ([]protocol.Action, error) {
 	}
 	cutoff := now.Add(-retention).UnixMilli()
 	out := []protocol.Action{{Protocol: s.state.Protocol}, {Metadata: s.state.Metadata}}
-	appIDs := make([]string, 0, len(s.state.Txns))
-	for id := range s.state.Txns {
-		appIDs = append(appIDs, id)
-	}
-	sort.Strings(appIDs)
-	for _, id := range appIDs {
+	for _, id := range slices.Sorted(maps.Keys(s.state.Txns)) {
 		t := s.state.Txns[id]
 		out = append(out, protocol.Action{Txn: &t})
 	}
-	domains := make([]string, 0, len(s.state.Domains))
-	for d := range s.state.Domains {
-		domains = append(domains, d)
-	}
-	sort.Strings(domains)
-	for _, d := range domains {
+	for _, d := range slices.Sorted(maps.Keys(s.state.Domains)) {
 		dm := s.state.Domains[d]
 		out = append(out, protocol.Action{DomainMetadata: &dm})
 	}
