@@ -12,12 +12,11 @@ import (
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
-	"github.com/apache/arrow-go/v18/arrow/array"
-	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/deltalite-go/deltalite"
 	"github.com/deltalite-go/deltalite/protocol"
 	"github.com/deltalite-go/deltalite/testkit/arrowrows"
+	"github.com/deltalite-go/deltalite/testkit/jsonrows"
 )
 
 var dmlSchema = arrow.NewSchema([]arrow.Field{
@@ -33,12 +32,7 @@ func dmlTable(t *testing.T, props map[string]string, batches ...string) string {
 	t.Helper()
 	dir := t.TempDir()
 	for _, b := range batches {
-		rec, _, err := array.RecordFromJSON(memory.DefaultAllocator, dmlSchema, strings.NewReader(b))
-		if err != nil {
-			t.Fatal(err)
-		}
-		rr, _ := array.NewRecordReader(dmlSchema, []arrow.RecordBatch{rec})
-		mustWrite(t, dir, rr, deltalite.WriteOptions{Mode: deltalite.ModeAppend, PartitionBy: []string{"p"}, Properties: props})
+		mustWrite(t, dir, jsonrows.Reader(t, dmlSchema, b), deltalite.WriteOptions{Mode: deltalite.ModeAppend, PartitionBy: []string{"p"}, Properties: props})
 		props = nil
 	}
 	return dir

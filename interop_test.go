@@ -12,26 +12,14 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
-	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/deltalite-go/deltalite"
+	"github.com/deltalite-go/deltalite/testkit/jsonrows"
 	"github.com/deltalite-go/deltalite/testkit/peers"
 )
 
 // fromJSON builds a one-batch stream from JSON rows.
-func fromJSON(t testing.TB, sc *arrow.Schema, rows string) array.RecordReader {
-	t.Helper()
-	rec, _, err := array.RecordFromJSON(memory.DefaultAllocator, sc, strings.NewReader(rows))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rec.Release()
-	rr, err := array.NewRecordReader(sc, []arrow.RecordBatch{rec})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return rr
-}
+var fromJSON = jsonrows.Reader
 
 var allTypes = arrow.NewSchema([]arrow.Field{
 	{Name: "l", Type: arrow.PrimitiveTypes.Int64, Nullable: true},

@@ -8,27 +8,18 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
-	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/deltalite-go/deltalite"
 	"github.com/deltalite-go/deltalite/merge"
 	"github.com/deltalite-go/deltalite/testkit/arrowrows"
+	"github.com/deltalite-go/deltalite/testkit/jsonrows"
 )
 
 // dmlReader yields JSON rows of dmlSchema as one batch.
 func dmlReader(t *testing.T, rows string) array.RecordReader {
 	t.Helper()
-	rec, _, err := array.RecordFromJSON(memory.DefaultAllocator, dmlSchema, strings.NewReader(rows))
-	if err != nil {
-		t.Fatal(err)
-	}
-	rr, err := array.NewRecordReader(dmlSchema, []arrow.RecordBatch{rec})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return rr
+	return jsonrows.Reader(t, dmlSchema, rows)
 }
 
 func TestMergeFacade(t *testing.T) {

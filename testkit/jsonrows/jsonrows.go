@@ -63,3 +63,16 @@ func Record(t testing.TB, mem memory.Allocator, as *arrow.Schema, rows string) a
 	}
 	return rec
 }
+
+// Reader is a stream of one batch of an Arrow schema built from a JSON
+// array of rows. A failure fails t.
+func Reader(t testing.TB, as *arrow.Schema, rows string) array.RecordReader {
+	t.Helper()
+	rec := Record(t, memory.DefaultAllocator, as, rows)
+	defer rec.Release()
+	rr, err := array.NewRecordReader(as, []arrow.RecordBatch{rec})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rr
+}
