@@ -64,17 +64,8 @@ func azureTestOptions(srv *testservers.AzureServer) map[string]string {
 }
 
 func TestAzureConformance(t *testing.T) {
-	srv := azureServer(t)
-	opts := withOptions(azureTestOptions(srv), testMultipart)
-	storetest.Run(t, storetest.Harness{
-		New: func(t *testing.T) storage.Store {
-			return openStore(t, "az://"+azureTestContainer+"/"+uniqueName("table-"), opts)
-		},
-		Reopen: func(t *testing.T, s storage.Store) (string, map[string]string) {
-			return s.URL(), opts
-		},
-		DeleteKeys: 300, // deletes are one request each: no batch boundary to cross
-	})
+	// Deletes are one request each: no batch boundary to cross.
+	runConformance(t, "az://"+azureTestContainer+"/", azureTestOptions(azureServer(t)), 300)
 }
 
 // TestAzureURLForms opens the same container through each scheme and the

@@ -37,17 +37,8 @@ func gcsTestOptions(srv *testservers.GCSServer) map[string]string {
 }
 
 func TestGCSConformance(t *testing.T) {
-	srv := gcsServer(t)
-	opts := withOptions(gcsTestOptions(srv), testMultipart)
-	storetest.Run(t, storetest.Harness{
-		New: func(t *testing.T) storage.Store {
-			return openStore(t, "gs://"+gcsTestBucket+"/"+uniqueName("table-"), opts)
-		},
-		Reopen: func(t *testing.T, s storage.Store) (string, map[string]string) {
-			return s.URL(), opts
-		},
-		DeleteKeys: 300, // deletes are one request each: no batch boundary to cross
-	})
+	// Deletes are one request each: no batch boundary to cross.
+	runConformance(t, "gs://"+gcsTestBucket+"/", gcsTestOptions(gcsServer(t)), 300)
 }
 
 func TestGCSFailures(t *testing.T) {

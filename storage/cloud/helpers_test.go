@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/deltalite-go/deltalite/storage"
+	"github.com/deltalite-go/deltalite/storage/storetest"
 )
 
 // testMultipart keeps the large-upload test multipart: 40 MiB goes up in
@@ -51,4 +52,20 @@ func openStore(t *testing.T, uri string, opts map[string]string) storage.Store {
 		t.Fatalf("Open(%s): %v", uri, err)
 	}
 	return s
+}
+
+// runConformance runs the store conformance suite on fresh prefixes under
+// root ("s3://bucket/"), opened with opts and testMultipart; deleteKeys is
+// storetest.Harness.DeleteKeys (0 for its default).
+func runConformance(t *testing.T, root string, opts map[string]string, deleteKeys int) {
+	opts = withOptions(opts, testMultipart)
+	storetest.Run(t, storetest.Harness{
+		New: func(t *testing.T) storage.Store {
+			return openStore(t, root+uniqueName("table-"), opts)
+		},
+		Reopen: func(t *testing.T, s storage.Store) (string, map[string]string) {
+			return s.URL(), opts
+		},
+		DeleteKeys: deleteKeys,
+	})
 }

@@ -58,16 +58,7 @@ func s3TestOptions(srv *testservers.S3Server) map[string]string {
 }
 
 func TestS3Conformance(t *testing.T) {
-	srv := s3Server(t)
-	opts := withOptions(s3TestOptions(srv), testMultipart)
-	storetest.Run(t, storetest.Harness{
-		New: func(t *testing.T) storage.Store {
-			return openStore(t, "s3://"+s3TestBucket+"/"+uniqueName("table-"), opts)
-		},
-		Reopen: func(t *testing.T, s storage.Store) (string, map[string]string) {
-			return s.URL(), opts
-		},
-	})
+	runConformance(t, "s3://"+s3TestBucket+"/", s3TestOptions(s3Server(t)), 0)
 }
 
 func TestS3SchemeS3A(t *testing.T) {
