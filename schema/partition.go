@@ -174,6 +174,20 @@ func NonFiniteName(f float64) (name string, ok bool) {
 	return "", false
 }
 
+// ParseNonFinite reads a name NonFiniteName gives; ok is false for any
+// other text.
+func ParseNonFinite(s string) (f float64, ok bool) {
+	switch s {
+	case "NaN":
+		return math.NaN(), true
+	case "Infinity":
+		return math.Inf(1), true
+	case "-Infinity":
+		return math.Inf(-1), true
+	}
+	return 0, false
+}
+
 func formatFloat(f float64, bits int) string {
 	if name, ok := NonFiniteName(f); ok {
 		return name

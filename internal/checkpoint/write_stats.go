@@ -3,7 +3,6 @@ package checkpoint
 import (
 	"bytes"
 	"encoding/json"
-	"math"
 	"strconv"
 	"time"
 
@@ -220,13 +219,8 @@ func jsonFloat(v any) (float64, error) {
 	case json.Number:
 		return strconv.ParseFloat(x.String(), 64)
 	case string:
-		switch x {
-		case "NaN":
-			return math.NaN(), nil
-		case "Infinity":
-			return math.Inf(1), nil
-		case "-Infinity":
-			return math.Inf(-1), nil
+		if f, ok := schema.ParseNonFinite(x); ok {
+			return f, nil
 		}
 	}
 	return 0, errNoConv
