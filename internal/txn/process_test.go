@@ -2,18 +2,18 @@ package txn
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/deltalite-go/deltalite/protocol"
 	"github.com/deltalite-go/deltalite/snapshot"
 	"github.com/deltalite-go/deltalite/storage"
+	"github.com/deltalite-go/deltalite/storage/storetest"
 )
 
 // Environment of a re-executed test binary acting as one writer process.
@@ -84,29 +84,15 @@ func TestProcessesAppend(t *testing.T) {
 	}
 	create(t, st, tableSpec{})
 	start := time.Now().Add(time.Second)
-	type child struct {
-		cmd *exec.Cmd
-		out bytes.Buffer
-	}
-	children := make([]*child, procs)
-	for i := range children {
-		c := &child{cmd: exec.Command(os.Args[0], "-test.run=^$")}
-		c.cmd.Env = append(os.Environ(), envChild+"="+strconv.Itoa(i), envTable+"="+dir,
-			envStart+"="+strconv.FormatInt(start.UnixNano(), 10), envCommits+"="+strconv.Itoa(each))
-		c.cmd.Stdout, c.cmd.Stderr = &c.out, &c.out
-		if err := c.cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		children[i] = c
-	}
+	outs := storetest.RunProcesses(t, procs, func(i int) []string {
+		return []string{envChild + "=" + strconv.Itoa(i), envTable + "=" + dir,
+			envStart + "=" + strconv.FormatInt(start.UnixNano(), 10), envCommits + "=" + strconv.Itoa(each)}
+	})
 	versionOf := map[int64]string{}
 	retries := 0
-	for i, c := range children {
-		if err := c.cmd.Wait(); err != nil {
-			t.Fatalf("writer process %d: %v\n%s", i, err, c.out.String())
-		}
+	for i, out := range outs {
 		got := 0
-		sc := bufio.NewScanner(&c.out)
+		sc := bufio.NewScanner(strings.NewReader(out))
 		for sc.Scan() {
 			var path string
 			var v int64
@@ -122,7 +108,7 @@ func TestProcessesAppend(t *testing.T) {
 			got++
 		}
 		if got != each {
-			t.Fatalf("writer process %d committed %d times, want %d\n%s", i, got, each, c.out.String())
+			t.Fatalf("writer process %d committed %d times, want %d\n%s", i, got, each, out)
 		}
 	}
 	t.Logf("%d commits from %d processes, %d retries after lost races", procs*each, procs, retries)

@@ -85,6 +85,47 @@ func runChild() int {
 	return 0
 }
 
+// RunProcesses re-executes the test binary as n processes that run no
+// test (the package's TestMain sends them to their work, told by their
+// environment), process i with env(i) added to the environment, all at
+// once. It waits for every one and returns each one's output (stdout and
+// stderr); a process that fails fails t with its output.
+func RunProcesses(t *testing.T, n int, env func(i int) []string) []string {
+	t.Helper()
+	var cmds []*exec.Cmd
+	outs := make([]bytes.Buffer, n)
+	var failed error
+	for i := range n {
+		cmd := exec.Command(os.Args[0], "-test.run=^$")
+		cmd.Env = append(os.Environ(), env(i)...)
+		cmd.Stdout, cmd.Stderr = &outs[i], &outs[i]
+		if failed = cmd.Start(); failed != nil {
+			break
+		}
+		cmds = append(cmds, cmd)
+	}
+	// Every started process is waited for, even after a failure: none
+	// outlives the test.
+	waitErrs := make([]error, len(cmds))
+	for i, cmd := range cmds {
+		if failed != nil {
+			_ = cmd.Process.Kill()
+		}
+		waitErrs[i] = cmd.Wait()
+	}
+	if failed != nil {
+		t.Fatalf("starting process %d of %d: %v", len(cmds), n, failed)
+	}
+	out := make([]string, n)
+	for i := range cmds {
+		if waitErrs[i] != nil {
+			t.Fatalf("process %d: %v\n%s", i, waitErrs[i], outs[i].String())
+		}
+		out[i] = outs[i].String()
+	}
+	return out
+}
+
 // testRaceProcesses starts several copies of the test binary that race to
 // create the same keys; exactly one must win each round.
 func testRaceProcesses(t *testing.T, s storage.Store, uri string, opts map[string]string) {
@@ -95,35 +136,20 @@ func testRaceProcesses(t *testing.T, s storage.Store, uri string, opts map[strin
 		t.Fatal(err)
 	}
 	start := time.Now().Add(1500 * time.Millisecond) // time for every process to start
-	type child struct {
-		cmd *exec.Cmd
-		out bytes.Buffer
-	}
-	children := make([]*child, procs)
-	for i := range children {
-		c := &child{cmd: exec.Command(os.Args[0], "-test.run=^$")}
-		c.cmd.Env = append(os.Environ(),
-			envChild+"="+strconv.Itoa(i),
-			envURI+"="+uri,
-			envOptions+"="+string(optJSON),
-			envRounds+"="+strconv.Itoa(rounds),
-			envStart+"="+strconv.FormatInt(start.UnixNano(), 10),
-			envSlot+"="+strconv.FormatInt(int64(slot), 10),
-		)
-		c.cmd.Stdout = &c.out
-		c.cmd.Stderr = &c.out
-		if err := c.cmd.Start(); err != nil {
-			t.Fatal(err)
+	outs := RunProcesses(t, procs, func(i int) []string {
+		return []string{
+			envChild + "=" + strconv.Itoa(i),
+			envURI + "=" + uri,
+			envOptions + "=" + string(optJSON),
+			envRounds + "=" + strconv.Itoa(rounds),
+			envStart + "=" + strconv.FormatInt(start.UnixNano(), 10),
+			envSlot + "=" + strconv.FormatInt(int64(slot), 10),
 		}
-		children[i] = c
-	}
+	})
 	winners := make([][]int, rounds)
-	for i, c := range children {
-		if err := c.cmd.Wait(); err != nil {
-			t.Fatalf("writer process %d: %v\n%s", i, err, c.out.String())
-		}
+	for i, out := range outs {
 		seen := 0
-		sc := bufio.NewScanner(&c.out)
+		sc := bufio.NewScanner(strings.NewReader(out))
 		for sc.Scan() {
 			var round int
 			var verdict string
@@ -140,7 +166,7 @@ func testRaceProcesses(t *testing.T, s storage.Store, uri string, opts map[strin
 			}
 		}
 		if seen != rounds {
-			t.Fatalf("writer process %d reported %d of %d rounds; does the test package's TestMain call storetest.Main?\n%s", i, seen, rounds, c.out.String())
+			t.Fatalf("writer process %d reported %d of %d rounds; does the test package's TestMain call storetest.Main?\n%s", i, seen, rounds, out)
 		}
 	}
 	for round, w := range winners {
