@@ -36,7 +36,7 @@ func TestSharedDVFileKeptWhileNamed(t *testing.T) {
 			t.Fatal(err)
 		}
 		re := *a
-		re.DeletionVector, re.Stats = d, stats.Loosened(a.Stats)
+		re.DeletionVector, re.Stats = d, stats.Loosened(a.Stats, 0)
 		old[a.PartitionValues["day"]] = a.Path
 		actions = append(actions, protocol.Action{Remove: protocol.RemoveOf(a, time.Now().UnixMilli())}, protocol.Action{Add: &re})
 	}

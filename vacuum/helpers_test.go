@@ -169,7 +169,7 @@ func withDV(t testing.TB, st storage.Store, pick func(*protocol.Add) bool) strin
 			t.Fatal(err)
 		}
 		na := *a
-		na.DeletionVector, na.Stats = d, stats.Loosened(a.Stats)
+		na.DeletionVector, na.Stats = d, stats.Loosened(a.Stats, 0)
 		commit(t, st, txn.OpDelete, protocol.Action{Remove: protocol.RemoveOf(a, time.Now().UnixMilli())}, protocol.Action{Add: &na})
 		key, err := dv.FileKey(st, d)
 		if err != nil {

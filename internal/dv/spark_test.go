@@ -106,7 +106,7 @@ func TestFileWriterDeletesSparkReads(t *testing.T) {
 		}
 		descs = append(descs, d)
 		re := *a
-		re.DeletionVector, re.DataChange, re.Stats = d, true, stats.Loosened(a.Stats)
+		re.DeletionVector, re.DataChange, re.Stats = d, true, stats.Loosened(a.Stats, 0)
 		tx.ReadFiles(a)
 		tx.Add(protocol.Action{Remove: protocol.RemoveOf(a, 1_700_000_000_000)}, protocol.Action{Add: &re})
 	}

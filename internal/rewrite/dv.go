@@ -58,16 +58,23 @@ func (m *Marks) Mark(pos *array.Int64, leave []bool) {
 // mode: a file some rows of which stay is removed and re-added under its
 // path with the union of its old and new deletion vectors (its statistics
 // kept, with loose bounds, as Spark writes them); a file none of whose
-// rows stay is removed; a file no row left is untouched. It returns the
-// keys of the deletion vector files it wrote, for the caller to delete
-// when the commit does not happen.
+// rows stay is removed; a file no row left is untouched. The new vectors
+// are packed into deletion vector files as Spark packs a commit's
+// (dv.FileWriter). It returns the keys of those files, for the caller to
+// delete when the commit does not happen.
 func DeletionVectorActions(ctx context.Context, st storage.Store, files []*protocol.Add, ms []Marks, now int64, opts ...dv.WriteOption) (res Result, written []string, err error) {
+	fw := dv.NewFileWriter(ctx, st, opts...)
 	defer func() {
-		if err != nil {
+		if err == nil {
+			err = fw.Close()
+		} else {
+			_ = fw.Close()
+		}
+		if written = fw.Written(); err != nil {
 			if len(written) > 0 {
 				_ = st.Delete(context.WithoutCancel(ctx), written...)
 			}
-			written = nil
+			res, written = Result{}, nil
 		}
 	}()
 	for i, a := range files {
@@ -80,7 +87,7 @@ func DeletionVectorActions(ctx context.Context, st storage.Store, files []*proto
 		if a.DeletionVector != nil {
 			old, err := dv.Load(ctx, st, a.DeletionVector)
 			if err != nil {
-				return Result{}, written, err
+				return Result{}, nil, err
 			}
 			before = int64(old.Cardinality())
 			union = union.Clone()
@@ -93,16 +100,13 @@ func DeletionVectorActions(ctx context.Context, st storage.Store, files []*proto
 			res.BytesRemoved += a.Size
 			continue
 		}
-		d, err := dv.Write(ctx, st, union, opts...)
+		d, err := fw.Add(union)
 		if err != nil {
-			return Result{}, written, err
-		}
-		if key, err := dv.FileKey(st, d); err == nil && key != "" {
-			written = append(written, key)
+			return Result{}, nil, err
 		}
 		re := *a
 		re.DeletionVector, re.DataChange, re.ModificationTime = d, true, now
-		re.Stats = stats.Loosened(a.Stats)
+		re.Stats = stats.Loosened(a.Stats, m.live+before)
 		res.Adds = append(res.Adds, &re)
 		res.DeletionVectors++
 	}

@@ -234,12 +234,17 @@ func parseFloat(s string, single bool) (float64, bool) {
 
 // Loosened is an Add.Stats string with tightBounds false: the file's rows
 // are unchanged but a deletion vector now hides some, so its bounds may be
-// wider than its live rows (numRecords stays the physical count). An
-// empty or malformed string stays as it is.
-func Loosened(raw string) string {
+// wider than its live rows. numRecords stays the physical count, and is
+// set to records (the file's physical rows) where raw lacks it, as Spark
+// requires of a file with a deletion vector; a malformed string is
+// replaced by those two.
+func Loosened(raw string, records int64) string {
 	var m map[string]json.RawMessage
 	if raw == "" || json.Unmarshal([]byte(raw), &m) != nil || m == nil {
-		return raw
+		m = map[string]json.RawMessage{}
+	}
+	if _, ok := m["numRecords"]; !ok {
+		m["numRecords"] = json.RawMessage(strconv.FormatInt(records, 10))
 	}
 	m["tightBounds"] = json.RawMessage("false")
 	b, err := json.Marshal(m)

@@ -179,3 +179,16 @@ func TestTimestampSlackSaturates(t *testing.T) {
 		t.Fatal("unreachable")
 	}
 }
+
+func TestLoosened(t *testing.T) {
+	for _, c := range []struct{ raw, want string }{
+		{`{"numRecords":3,"minValues":{"a":1}}`, `{"minValues":{"a":1},"numRecords":3,"tightBounds":false}`},
+		{``, `{"numRecords":7,"tightBounds":false}`},
+		{`not json`, `{"numRecords":7,"tightBounds":false}`},
+		{`{"tightBounds":true,"numRecords":9}`, `{"numRecords":9,"tightBounds":false}`},
+	} {
+		if got := Loosened(c.raw, 7); got != c.want {
+			t.Errorf("Loosened(%q) = %s, want %s", c.raw, got, c.want)
+		}
+	}
+}

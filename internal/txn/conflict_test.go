@@ -142,7 +142,7 @@ func dvReAdd(name string, seed int) build {
 		re := *f
 		off := int32(1 + 100*seed)
 		re.DeletionVector = &protocol.DeletionVector{StorageType: "u", PathOrInlineDv: fmt.Sprintf("ab%018d", seed), Offset: &off, SizeInBytes: 40, Cardinality: 1}
-		re.Stats = stats.Loosened(f.Stats)
+		re.Stats = stats.Loosened(f.Stats, 0)
 		tx.Add(removeAction(removeOf(f, true)), addAction(&re))
 		return tx
 	}
@@ -401,7 +401,7 @@ func TestOneFileActionPerPath(t *testing.T) {
 	withDV := func(seed int) *protocol.Add {
 		re := *f
 		re.DeletionVector = &protocol.DeletionVector{StorageType: "u", PathOrInlineDv: fmt.Sprintf("ab%018d", seed), Offset: new(int32(1)), SizeInBytes: 40, Cardinality: 1}
-		re.Stats = stats.Loosened(f.Stats)
+		re.Stats = stats.Loosened(f.Stats, 0)
 		return &re
 	}
 	cases := map[string][]protocol.Action{
