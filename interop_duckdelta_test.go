@@ -32,7 +32,8 @@ func duckDBDelta(t *testing.T) {
 
 // maintainedTables writes the tables of the table operations besides
 // writtenTables': after MERGE, OPTIMIZE, VACUUM and RESTORE, with column
-// mapping, and on a table with Spark's deletion vectors; name -> path.
+// mapping, and on tables with our deletion vectors and Spark's; name ->
+// path.
 func maintainedTables(t *testing.T) map[string]string {
 	t.Helper()
 	ctx := context.Background()
@@ -87,7 +88,19 @@ func maintainedTables(t *testing.T) map[string]string {
 		mustDelete(t, openT(t, p), "id = 2", 1)
 	}
 
-	// Spark's deletion vectors (this engine writes none yet).
+	// Our deletion vectors: DELETE, UPDATE, MERGE and upsert on a table
+	// with them on (dvHistory), then an upsert.
+	p, _ = dvHistory(t)
+	out["our_dv"] = p
+	if st, err := openT(t, p).Upsert(ctx, people(t, []int64{8, 20}, []string{"H", "t"}, []string{"d1", "d1"}),
+		deltalite.UpsertOptions{PrimaryKeys: []string{"id"}, PartitionBy: []string{"day"}}); err != nil || st.DeletionVectorsAdded != 1 {
+		t.Fatalf("upsert: %+v, %v", st, err)
+	}
+	if !slices.ContainsFunc(openT(t, p).Snapshot().Files(), func(a *protocol.Add) bool { return a.DeletionVector != nil }) {
+		t.Fatal("our deletion vector table has no deletion vector")
+	}
+
+	// Spark's deletion vectors.
 	p = path("spark_dv")
 	if err := os.CopyFS(p, os.DirFS(corpus.Path(t, "dat/deletion_vectors/delta"))); err != nil {
 		t.Fatal(err)
