@@ -12,6 +12,10 @@ import (
 // version or timestamp), the columns and a predicate. See package changes.
 type ChangesOptions = changes.Options
 
+// ChangesStats is what a read of the changes did (ChangesOptions.Stats):
+// commits, files and bytes read, files skipped, rows.
+type ChangesStats = changes.Stats
+
 // Changes reads the table's change data feed (the table property
 // delta.enableChangeDataFeed=true records it) from a start version or
 // timestamp to an optional end, up to the version the table shows: one row

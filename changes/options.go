@@ -42,4 +42,22 @@ type Options struct {
 	// BatchSize is the rows per batch read from a file (default
 	// scan.DefaultBatchSize).
 	BatchSize int
+	// Stats, when set, counts what the read does as the reader is read:
+	// final once it reports no more batches. Read it after, not while,
+	// the reader is in use.
+	Stats *Stats
+}
+
+// Stats is what a read of the changes did: the commits of the range it
+// went through, the files it read (change data files, or the added and
+// removed files of commits without them) and their bytes, the files of
+// those commits the predicate's partition values and statistics ruled
+// out unread, and the change rows returned. Only the files the range's
+// commits name are ever read, whatever the table's size.
+type Stats struct {
+	Commits      int64 `json:"commits"`
+	FilesRead    int64 `json:"files_read"`
+	BytesRead    int64 `json:"bytes_read"`
+	FilesSkipped int64 `json:"files_skipped"`
+	Rows         int64 `json:"rows"`
 }

@@ -32,6 +32,43 @@ func Read(ctx context.Context, head *snapshot.Snapshot, opts Options) (array.Rec
 	return scan.NewRecordReader(r.schema, r.rows(ctx)), nil
 }
 
+// Initial returns head's rows as the changes that made them: every live
+// row an insert at head's version and commit time, as Spark's streaming
+// change feed starts without a starting version. It is where an
+// incremental reader with no version read yet starts; the table need not
+// record its changes. Columns, Where, BatchSize and Stats apply as to
+// Read; a range is refused.
+func Initial(ctx context.Context, head *snapshot.Snapshot, opts Options) (array.RecordReader, error) {
+	if opts.FromVersion != 0 || !opts.FromTimestamp.IsZero() || opts.ToVersion != nil || !opts.ToTimestamp.IsZero() {
+		return nil, errs.New(errs.InvalidArgument, "", "the initial changes are those of the table's version: give no range")
+	}
+	r := &reading{head: head, opts: opts, start: head.Version(), end: head.Version()}
+	if err := r.bindColumns(); err != nil {
+		return nil, err
+	}
+	ts, err := head.CommitTimestamp(ctx)
+	if err != nil {
+		return nil, err
+	}
+	c := snapshot.LogCommit{Version: head.Version(), Timestamp: ts}
+	return scan.NewRecordReader(r.schema, func(yield func(arrow.RecordBatch, error) bool) {
+		r.count(func(s *Stats) { s.Commits++ })
+		if files := head.Files(); len(files) > 0 {
+			r.readPart(ctx, c, part{files: files, kind: Insert}, yield)
+		}
+	}), nil
+}
+
+// Enabled reports whether a table of metadata md records its changes.
+func Enabled(md *protocol.Metadata) bool { return enabled(md) }
+
+// count applies add to the read's stats, when they are asked for.
+func (r *reading) count(add func(*Stats)) {
+	if r.opts.Stats != nil {
+		add(r.opts.Stats)
+	}
+}
+
 // reading is a resolved read: the range, the output and the sources.
 type reading struct {
 	head       *snapshot.Snapshot
@@ -247,6 +284,7 @@ func (r *reading) rows(ctx context.Context) iter.Seq2[arrow.RecordBatch, error] 
 				yield(nil, err)
 				return
 			}
+			r.count(func(s *Stats) { s.Commits++ })
 			parts, err := r.parts(ctx, c)
 			if err != nil {
 				yield(nil, err)
@@ -279,7 +317,21 @@ func (r *reading) readPart(ctx context.Context, c snapshot.LogCommit, p part, yi
 	if p.only != nil {
 		opts = append(opts, rowsOnly(p.only))
 	}
-	_, batches, err := scan.New(src, opts...).Records(ctx)
+	s := scan.New(src, opts...)
+	if r.opts.Stats != nil {
+		e, err := s.Explain(ctx)
+		if err != nil {
+			return yield(nil, err) && false
+		}
+		r.count(func(st *Stats) {
+			st.FilesRead += int64(len(e.Files))
+			st.FilesSkipped += int64(len(e.Skipped))
+			for _, f := range e.Files {
+				st.BytesRead += f.Add.Size
+			}
+		})
+	}
+	_, batches, err := s.Records(ctx)
 	if err != nil {
 		return yield(nil, err) && false
 	}
@@ -293,6 +345,7 @@ func (r *reading) readPart(ctx context.Context, c snapshot.LogCommit, p part, yi
 			yield(nil, err)
 			return false
 		}
+		r.count(func(st *Stats) { st.Rows += out.NumRows() })
 		more := yield(out, nil)
 		out.Release()
 		if !more {

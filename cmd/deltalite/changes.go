@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 
@@ -19,6 +20,7 @@ func newChangesCmd() *cobra.Command {
 		where                  string
 		format                 string
 		output                 string
+		stats                  bool
 	)
 	cmd := &cobra.Command{
 		Use:   "changes TABLE (--from-version N | --from-timestamp T) [--to-version M | --to-timestamp T]",
@@ -34,7 +36,11 @@ after --from-timestamp T, and ends at --to-version M, or at the last version
 committed at or before --to-timestamp T (default: the latest version).
 --columns selects columns (the change columns too); --where filters rows by a
 SQL predicate on the table's columns (the syntax of scan --where), e.g.
-  deltalite changes events --from-version 3 --where "day >= '2026-01-01'"`,
+  deltalite changes events --from-version 3 --where "day >= '2026-01-01'"
+--stats prints what the read did as one JSON line on standard error once it is done:
+the commits of the range, the files read and their bytes (only files the range's
+commits name are read), the files the predicate ruled out, and the rows, e.g.
+  {"commits":2,"files_read":2,"bytes_read":2210,"files_skipped":0,"rows":2}`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			fl := cmd.Flags()
@@ -87,6 +93,10 @@ SQL predicate on the table's columns (the syntax of scan --where), e.g.
 				}
 				opts.Where = where
 			}
+			var st deltalite.ChangesStats
+			if stats {
+				opts.Stats = &st
+			}
 			rr, err := t.Changes(cmd.Context(), opts)
 			if err != nil {
 				return err
@@ -100,6 +110,9 @@ SQL predicate on the table's columns (the syntax of scan --where), e.g.
 			if ferr := dest.Finish(err == nil); err == nil {
 				err = ferr
 			}
+			if err == nil && stats {
+				err = json.NewEncoder(cmd.ErrOrStderr()).Encode(st)
+			}
 			return err
 		},
 	}
@@ -112,5 +125,6 @@ SQL predicate on the table's columns (the syntax of scan --where), e.g.
 	f.StringVar(&where, "where", "", "SQL predicate on the table's columns the rows must satisfy")
 	f.StringVar(&format, "format", "", "table, csv, ndjson or parquet (default: from the --output extension, else table on a terminal, else csv)")
 	f.StringVarP(&output, "output", "o", "", "write to FILE (created only when the read succeeds) instead of standard output")
+	f.BoolVar(&stats, "stats", false, "print the read's statistics (commits, files and bytes read, files skipped, rows) as JSON on standard error")
 	return cmd
 }

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"encoding/json"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -51,5 +53,29 @@ func TestChangesCommand(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("deltalite %s: %v (%s), want an error saying %q", strings.Join(c.args, " "), err, out, c.want)
 		}
+	}
+}
+
+// TestChangesStats: --stats reports on standard error that the changes of
+// version 1 (one appended file) read that 1 file of the table's 3, and
+// its rows; the rows still go to --output.
+func TestChangesStats(t *testing.T) {
+	table := filepath.Join(t.TempDir(), "events")
+	mustRun(t, "write", table, "--input", writeFile(t, "a.ndjson", "{\"id\":1,\"day\":\"d1\"}\n{\"id\":2,\"day\":\"d2\"}\n"),
+		"--partition-by", "day", "--property", "delta.enableChangeDataFeed=true")
+	mustRun(t, "write", table, "--input", writeFile(t, "b.ndjson", "{\"id\":3,\"day\":\"d1\"}\n{\"id\":4,\"day\":\"d1\"}\n"))
+	dest := filepath.Join(t.TempDir(), "out.csv")
+	out := mustRun(t, "changes", table, "--from-version", "1", "--stats", "--output", dest, "--columns", "id")
+	var st struct {
+		Commits, FilesRead, BytesRead, FilesSkipped, Rows int64
+	}
+	if err := json.Unmarshal([]byte(strings.ReplaceAll(out, "_", "")), &st); err != nil {
+		t.Fatalf("--stats printed %q: %v", out, err)
+	}
+	if st.Commits != 1 || st.FilesRead != 1 || st.BytesRead <= 0 || st.FilesSkipped != 0 || st.Rows != 2 {
+		t.Errorf("--stats: %s", out)
+	}
+	if b, err := os.ReadFile(dest); err != nil || strings.TrimSpace(string(b)) != "id\n3\n4" {
+		t.Errorf("--output: %q, %v", b, err)
 	}
 }
