@@ -150,6 +150,9 @@ func (a *Asset) Actions() []string { return slices.Sorted(maps.Keys(a.actions)) 
 // none), unmaterialized clears them.
 func (r *Repository) RunAction(ctx context.Context, verb string, selection []string, opts ...RunOption) ([]Result, error) {
 	cfg := runConfigOf(opts)
+	if cfg.full {
+		return nil, invalid("FullRead applies to Materialize (inputs read as changes), not to actions")
+	}
 	order, err := r.selection(selection, func(a *Asset) bool { _, ok := a.actions[verb]; return ok })
 	if err != nil {
 		return nil, err
@@ -241,7 +244,7 @@ func (r *Repository) runAction(ctx context.Context, a *Asset, act Action, cfg js
 	res.Status, res.Metadata = out.Status, out.Metadata
 	switch out.Status {
 	case StatusMaterialized:
-		return r.record(ctx, a.name, res.Keys, out.Metadata)
+		return r.record(ctx, a.name, res.Keys, out.Metadata, nil)
 	case StatusUnmaterialized:
 		if err := r.store.Clear(ctx, a.name, res.Keys...); err != nil {
 			return fmt.Errorf("action %q on %q: clearing the state: %w", act.Name, a.name, err)

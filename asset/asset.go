@@ -50,7 +50,8 @@ type Asset struct {
 	parts    partitions.Definition
 	metadata map[string]string
 	actions  map[string]Action
-	delta    bool // the Delta verbs were asked for: the handler must be a DeltaHandler
+	delta    bool            // the Delta verbs were asked for: the handler must be a DeltaHandler
+	changes  map[string]bool // upstream assets read as changes (ReadChanges)
 }
 
 // input is one function argument: the upstream asset it is loaded from
@@ -80,6 +81,35 @@ func WithMetadata(md map[string]string) Option {
 		}
 		maps.Copy(a.metadata, md)
 	}
+}
+
+// ReadChanges makes the asset incremental on the named upstream assets:
+// instead of the upstream's table, its input is the upstream's changes
+// since the asset's last materialization, as the upstream's handler loads
+// them with iohandler's delta/read=changes (the change rows with
+// _change_type, _commit_version and _commit_timestamp; the input type an
+// Arrow value or a slice of structs with those fields). The first
+// materialization, or one run with FullRead, gets the upstream's rows as
+// inserts at its current version. The upstream version read is recorded
+// with the materialization only when it succeeds, so a failed run's
+// changes are read again by the next. An upstream whose metadata holds
+// delta/read=changes is read so by every downstream asset.
+func ReadChanges(upstreams ...string) Option {
+	return func(a *Asset) {
+		if a.changes == nil {
+			a.changes = map[string]bool{}
+		}
+		for _, u := range upstreams {
+			a.changes[u] = true
+		}
+	}
+}
+
+// ChangesLoader is an IOHandler that loads an asset's changes since a
+// version and reports the version it read up to; *iohandler.Handler is
+// one. The runtime needs it for the inputs read as changes.
+type ChangesLoader interface {
+	LoadChanges(ctx context.Context, ic iohandler.InputContext, t reflect.Type) (any, int64, error)
 }
 
 // WithActions adds actions to the asset; an action replaces an earlier

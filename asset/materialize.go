@@ -46,6 +46,7 @@ type RunOption func(*runConfig)
 type runConfig struct {
 	keys   []string
 	whole  bool
+	full   bool
 	config map[string]json.RawMessage
 }
 
@@ -54,6 +55,13 @@ type runConfig struct {
 func Keys(keys ...string) RunOption {
 	return func(c *runConfig) { c.keys = append(c.keys, keys...) }
 }
+
+// FullRead makes the inputs read as changes (ReadChanges) load their
+// upstream's rows as inserts, as a first materialization does, whatever
+// version was read last: a full materialization, for when the changes
+// since then are gone (vacuumed, or recorded before the feed was enabled)
+// or the asset's output is rebuilt.
+func FullRead() RunOption { return func(c *runConfig) { c.full = true } }
 
 // WholeAsset is the explicit choice an action declared Optional needs to
 // run without a partition key on a partitioned asset.
@@ -120,7 +128,7 @@ func (r *Repository) Materialize(ctx context.Context, selection []string, opts .
 		return nil, invalid("partition keys %q were given, but no selected asset is partitioned", cfg.keys)
 	}
 	errs := r.schedule(ctx, order, r.links(order), func(ctx context.Context, a *Asset) error {
-		return r.materialize(ctx, a, results[a.name])
+		return r.materialize(ctx, a, results[a.name], cfg.full)
 	})
 	return collect(order, results, errs)
 }
@@ -168,31 +176,50 @@ func (a *Asset) runKeys(keys []string) ([]string, error) {
 	return out, nil
 }
 
-func (r *Repository) materialize(ctx context.Context, a *Asset, res *Result) error {
+func (r *Repository) materialize(ctx context.Context, a *Asset, res *Result, full bool) error {
 	release, err := r.claim(ctx, &claim{asset: a.name, keys: res.Keys})
 	if err != nil {
 		return err
 	}
 	defer release()
 	ins := make([]any, len(a.inputs))
+	defer func() {
+		for _, v := range ins {
+			releaseValue(v)
+		}
+	}()
+	var read map[string]int64 // upstream versions read as changes
 	for i, in := range a.inputs {
 		up, _ := r.Asset(in.upstream)
 		ic := iohandler.InputContext{Asset: up.name, Metadata: maps.Clone(up.metadata), Partitions: up.parts}
 		if up.parts != nil && a.parts != nil {
 			ic.PartitionKeys = res.Keys
 		}
-		v, err := up.handler.Load(ctx, ic, in.typ)
+		var v any
+		if a.changes[up.name] || ic.Metadata[iohandler.KeyRead] == iohandler.ReadChanges {
+			var version int64
+			if v, version, err = r.loadChanges(ctx, a, up, ic, in.typ, res.Keys, full); err == nil {
+				if read == nil {
+					read = map[string]int64{}
+				}
+				read[up.name] = version
+			}
+		} else {
+			v, err = up.handler.Load(ctx, ic, in.typ)
+		}
 		if err != nil {
 			return fmt.Errorf("asset %q: loading input %q: %w", a.name, up.name, err)
 		}
 		if v != nil && !reflect.TypeOf(v).AssignableTo(in.typ) {
+			releaseValue(v)
 			return errs.New(errs.Internal, "", "asset %q: the handler of %q loaded a %T, not the %v asked for", a.name, up.name, v, in.typ)
 		}
 		ins[i] = v
 	}
 	out, err := a.run(a.context(ctx, res.Keys), ins)
-	for _, v := range ins {
+	for i, v := range ins {
 		releaseValue(v)
+		ins[i] = nil
 	}
 	if err != nil {
 		return fmt.Errorf("asset %q: %w", a.name, err)
@@ -202,7 +229,48 @@ func (r *Repository) materialize(ctx context.Context, a *Asset, res *Result) err
 	if err != nil {
 		return fmt.Errorf("asset %q: storing the output: %w", a.name, err)
 	}
-	return r.record(ctx, a.name, res.Keys, res.Metadata)
+	return r.record(ctx, a.name, res.Keys, res.Metadata, read)
+}
+
+// loadChanges loads up's changes since the version a's materialization of
+// keys read last (none with full, or before a's first one) and returns
+// the version read. The keys of a backfill must have read the same
+// version: one load serves them all.
+func (r *Repository) loadChanges(ctx context.Context, a, up *Asset, ic iohandler.InputContext, t reflect.Type, keys []string, full bool) (any, int64, error) {
+	cl, ok := up.handler.(ChangesLoader)
+	if !ok {
+		return nil, 0, invalid("asset %q reads the changes of %q, whose handler (%T) cannot load changes", a.name, up.name, up.handler)
+	}
+	if !full {
+		if len(keys) == 0 {
+			keys = []string{""}
+		}
+		for i, k := range keys {
+			rec, found, err := r.store.Get(ctx, a.name, k)
+			if err != nil {
+				return nil, 0, err
+			}
+			var last *int64
+			if v, ok := rec.Upstream[up.name]; found && ok {
+				last = &v
+			}
+			if i > 0 && !sameVersion(last, ic.LastVersion) {
+				return nil, 0, invalid("partition keys %q and %q of %q read %q up to different versions (%s and %s): materialize them one at a time, or with asset.FullRead",
+					keys[0], k, a.name, up.name, versionText(ic.LastVersion), versionText(last))
+			}
+			ic.LastVersion = last
+		}
+	}
+	return cl.LoadChanges(ctx, ic, t)
+}
+
+func sameVersion(a, b *int64) bool { return (a == nil) == (b == nil) && (a == nil || *a == *b) }
+
+func versionText(v *int64) string {
+	if v == nil {
+		return "never"
+	}
+	return fmt.Sprint(*v)
 }
 
 // Store stores value, computed outside the repository, as a
@@ -220,6 +288,9 @@ func (r *Repository) Store(ctx context.Context, name string, value any, opts ...
 	cfg := runConfigOf(opts)
 	if cfg.whole || cfg.config != nil {
 		return Result{}, invalid("WholeAsset and Config apply to actions, not to Store")
+	}
+	if cfg.full {
+		return Result{}, invalid("FullRead applies to Materialize (inputs read as changes), not to Store")
 	}
 	order, err := r.selection([]string{name}, nil)
 	if err != nil {
@@ -239,7 +310,7 @@ func (r *Repository) Store(ctx context.Context, name string, value any, opts ...
 	if err := r.output(ctx, a, &res, value); err != nil {
 		return Result{}, err
 	}
-	if err := r.record(ctx, a.name, res.Keys, res.Metadata); err != nil {
+	if err := r.record(ctx, a.name, res.Keys, res.Metadata, nil); err != nil {
 		return Result{}, err
 	}
 	return res, nil
@@ -266,15 +337,27 @@ func releaseValue(v any) {
 }
 
 // record notes that asset is materialized for keys (the whole asset when
-// none) with the output metadata md.
-func (r *Repository) record(ctx context.Context, asset string, keys []string, md map[string]any) error {
+// none) with the output metadata md, having read the changes of upstream
+// assets up to the versions of read; without any (Store, an action, a run
+// reading no changes) each key keeps the versions it had read, so that
+// its next run reads the changes after them.
+func (r *Repository) record(ctx context.Context, asset string, keys []string, md map[string]any, read map[string]int64) error {
 	if len(keys) == 0 {
 		keys = []string{""}
 	}
 	now := time.Now().UTC()
 	recs := make([]state.Record, len(keys))
 	for i, k := range keys {
-		recs[i] = state.Record{Asset: asset, Key: k, Version: versionOf(md), Metadata: md, MaterializedAt: now}
+		recs[i] = state.Record{Asset: asset, Key: k, Version: versionOf(md), Metadata: md, MaterializedAt: now, Upstream: read}
+		if read == nil {
+			prev, found, err := r.store.Get(ctx, asset, k)
+			if err != nil {
+				return fmt.Errorf("asset %q: recording the materialization: %w", asset, err)
+			}
+			if found {
+				recs[i].Upstream = prev.Upstream
+			}
+		}
 	}
 	if err := r.store.Put(ctx, recs...); err != nil {
 		return fmt.Errorf("asset %q: recording the materialization: %w", asset, err)

@@ -98,6 +98,11 @@ func (a *Asset) check() error {
 			return err
 		}
 	}
+	for u := range a.changes {
+		if !slices.Contains(a.Upstream(), u) {
+			return invalid("asset %q reads the changes of %q, which is not one of its inputs (%q)", a.name, u, a.Upstream())
+		}
+	}
 	seen := map[string]bool{}
 	for _, in := range a.inputs {
 		if in.upstream == a.name {

@@ -5,12 +5,14 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
+	"slices"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/deltalite-go/deltalite"
+	"github.com/deltalite-go/deltalite/changes"
 	"github.com/deltalite-go/deltalite/internal/errs"
 	"github.com/deltalite-go/deltalite/internal/structarrow"
 	"github.com/deltalite-go/deltalite/merge"
@@ -182,6 +184,9 @@ func (arrowHandler) Read(ctx context.Context, req *ReadRequest, t reflect.Type) 
 // partition predicate pushed into the scan (it may read a column the
 // projection leaves out).
 func readArrow(ctx context.Context, req *ReadRequest) (array.RecordReader, error) {
+	if req.Changes != nil {
+		return readChanges(ctx, req)
+	}
 	var opts []scan.Option
 	if req.Columns != nil {
 		opts = append(opts, scan.WithColumns(req.Columns...))
@@ -198,6 +203,41 @@ func readArrow(ctx context.Context, req *ReadRequest) (array.RecordReader, error
 	rr, err := req.Table.Scan(opts...).RecordReader(ctx)
 	if err != nil {
 		return nil, errs.Wrap(errs.InvalidArgument, "", err, "asset %q: reading %s", req.Asset, errs.RedactURL(req.TableURI))
+	}
+	return rr, nil
+}
+
+// readChanges streams the change rows req.Changes asks for: the columns
+// asked for and the change columns, the partition predicate applied.
+func readChanges(ctx context.Context, req *ReadRequest) (array.RecordReader, error) {
+	opts := deltalite.ChangesOptions{Where: req.Predicate, BatchSize: req.Engine.ReadBatchSize}
+	if req.Columns != nil {
+		opts.Columns = slices.Clone(req.Columns)
+		for _, c := range []string{changes.ChangeTypeColumn, changes.CommitVersionColumn, changes.CommitTimestampColumn} {
+			if !slices.Contains(opts.Columns, c) {
+				opts.Columns = append(opts.Columns, c)
+			}
+		}
+	}
+	head, after := req.Table.Version(), req.Changes.After
+	var rr array.RecordReader
+	var err error
+	switch {
+	case after == nil:
+		rr, err = changes.Initial(ctx, req.Table.Snapshot(), opts)
+	case *after == head: // nothing new: no rows, in the changes' schema
+		opts.FromVersion, opts.ToVersion = head, &head
+		if rr, err = req.Table.Changes(ctx, opts); err == nil {
+			sc := rr.Schema()
+			rr.Release()
+			rr, err = array.NewRecordReader(sc, nil)
+		}
+	default:
+		opts.FromVersion = *after + 1
+		rr, err = req.Table.Changes(ctx, opts)
+	}
+	if err != nil {
+		return nil, errs.Wrap(errs.InvalidArgument, "", err, "asset %q: reading the changes of %s", req.Asset, errs.RedactURL(req.TableURI))
 	}
 	return rr, nil
 }

@@ -13,9 +13,11 @@ import (
 	"time"
 
 	"github.com/deltalite-go/deltalite"
+	"github.com/deltalite-go/deltalite/changes"
 	"github.com/deltalite-go/deltalite/internal/errs"
 	"github.com/deltalite-go/deltalite/merge"
 	"github.com/deltalite-go/deltalite/partitions"
+	"github.com/deltalite-go/deltalite/protocol"
 	"github.com/deltalite-go/deltalite/scan"
 	"github.com/deltalite-go/deltalite/schema"
 	"github.com/deltalite-go/deltalite/write"
@@ -115,6 +117,11 @@ type InputContext struct {
 	Metadata      map[string]string
 	Partitions    partitions.Definition
 	PartitionKeys []string
+	// LastVersion is, for a load of changes (delta/read=changes, or
+	// LoadChanges), the table version the consumer read last: the changes
+	// of the versions after it are loaded. Nil: the consumer never read
+	// the table, and its rows are loaded as inserts at its version.
+	LastVersion *int64
 }
 
 // Metadata is the output metadata of a write (the Key* constants of
@@ -499,40 +506,85 @@ func (h *Handler) outputMetadata(ctx context.Context, s *settings, md Metadata, 
 // Load reads the asset's table as a value of type t (the non-generic form
 // of LoadInput, for runtimes): the columns of delta/columns, the rows of
 // the run's partition keys (the predicate pushed into the scan), at
-// delta/version when set.
+// delta/version when set. With delta/read=changes it reads the changes
+// as LoadChanges does.
 func (h *Handler) Load(ctx context.Context, ic InputContext, t reflect.Type) (any, error) {
+	v, _, err := h.load(ctx, ic, t, false)
+	return v, err
+}
+
+// LoadChanges reads the asset's changes since ic.LastVersion as a value of
+// type t (an Arrow value or a struct slice): the change rows of the
+// versions after it up to the table's (or delta/version), with the
+// columns of delta/columns and _change_type, _commit_version and
+// _commit_timestamp, for the rows of the run's partition keys; with no
+// LastVersion, the table's rows as inserts at its version. It returns that
+// version: the consumer's LastVersion next time. The table must record its
+// changes (delta.enableChangeDataFeed=true); changes it no longer has
+// (recorded before the feed was enabled, or their files vacuumed) are an
+// error that says to read the whole table again (LastVersion nil).
+func (h *Handler) LoadChanges(ctx context.Context, ic InputContext, t reflect.Type) (any, int64, error) {
+	return h.load(ctx, ic, t, true)
+}
+
+// load is Load, or LoadChanges when changes is true or the metadata asks
+// for them; it returns the version read.
+func (h *Handler) load(ctx context.Context, ic InputContext, t reflect.Type, changes bool) (any, int64, error) {
 	s, err := h.resolve(ic.Asset, ic.Metadata)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
+	changes = changes || s.read == ReadChanges
 	ps, err := s.scope(ic.Partitions, ic.PartitionKeys)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	th, err := handlerFor(t, "load")
+	if err == nil && changes && th != builtin {
+		err = fmt.Errorf("changes load as Arrow values or struct slices; %s is read by %T, which reads tables", t, th)
+	}
 	if err != nil {
-		return nil, errs.New(errs.InvalidArgument, "", "asset %q: %v", ic.Asset, err)
+		return nil, 0, errs.New(errs.InvalidArgument, "", "asset %q: %v", ic.Asset, err)
 	}
 	tbl, err := h.open(ctx, s, s.version)
 	if err != nil {
 		if errors.Is(err, errs.ErrTableNotFound) {
-			return nil, errs.New(errs.TableNotFound, s.tableURI, "asset %q has no table yet; materialize it before loading it", ic.Asset)
+			return nil, 0, errs.New(errs.TableNotFound, s.tableURI, "asset %q has no table yet; materialize it before loading it", ic.Asset)
 		}
-		return nil, err
+		return nil, 0, err
 	}
 	req := &ReadRequest{Asset: ic.Asset, TableURI: s.tableURI, StorageOptions: h.StorageOptions(),
 		Columns: s.columns, Version: s.version, PartitionKeys: ic.PartitionKeys, Table: tbl}
+	if changes {
+		if req.Changes, err = changesRead(ic, tbl); err != nil {
+			return nil, 0, err
+		}
+	}
 	if h.cfg.Engine != nil {
 		req.Engine = *h.cfg.Engine
 	}
 	if req.Predicate, err = ps.predicate(ic.Asset, ic.Partitions, tbl.DeltaSchema()); err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	out, err := th.Read(ctx, req, t)
 	if err != nil {
-		return nil, forAsset(err, ic.Asset, ic.PartitionKeys)
+		return nil, 0, forAsset(req.Changes.explain(err), ic.Asset, ic.PartitionKeys)
 	}
-	return out, nil
+	return out, tbl.Version(), nil
+}
+
+// changesRead checks that the consumer's last version can be read from:
+// the table records its changes, and is not older than the version read.
+func changesRead(ic InputContext, tbl *deltalite.Table) (*ChangesRead, error) {
+	if !changes.Enabled(tbl.Snapshot().Metadata()) {
+		return nil, errs.New(errs.InvalidArgument, "", "asset %q is read as changes, but its table does not record them: set %s=true in its %s, or read the table (%s=%q)",
+			ic.Asset, protocol.PropEnableChangeDataFeed, KeyTableConfiguration, KeyRead, ReadTable)
+	}
+	if ic.LastVersion != nil && *ic.LastVersion > tbl.Version() {
+		return nil, errs.New(errs.InvalidArgument, "", "asset %q: version %d was read last, but the table is at version %d (recreated, or delta/version reads an older one): "+
+			"run a full materialization, which reads the whole table again", ic.Asset, *ic.LastVersion, tbl.Version())
+	}
+	return &ChangesRead{After: ic.LastVersion}, nil
 }
 
 // forAsset names the asset (and the run's keys) in an error from below,

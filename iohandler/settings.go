@@ -25,13 +25,24 @@ const (
 	KeyMergePredicate     = "delta/merge_predicate"     // replaces the merge spec's predicate
 	KeyColumns            = "delta/columns"             // JSON list of columns to read
 	KeyVersion            = "delta/version"             // the table version to read
+	KeyRead               = "delta/read"                // what a load reads: ReadTable or ReadChanges
+)
+
+// Values of KeyRead.
+const (
+	// ReadTable loads the table's rows (the default).
+	ReadTable = "table"
+	// ReadChanges loads the change rows since the consumer's last read
+	// (InputContext.LastVersion): the table's columns and _change_type,
+	// _commit_version, _commit_timestamp.
+	ReadChanges = "changes"
 )
 
 // metadataKeys are the delta/ keys an asset's metadata may hold; any other
 // key under delta/ is refused as a likely typo (keys outside delta/ belong
 // to others and are left alone).
 var metadataKeys = []string{KeyMode, KeySchemaMode, KeyPartitionExpr, KeyRootName, KeyTableConfiguration,
-	KeyWriterProperties, KeyCommitProperties, KeyMergePredicate, KeyColumns, KeyVersion}
+	KeyWriterProperties, KeyCommitProperties, KeyMergePredicate, KeyColumns, KeyVersion, KeyRead}
 
 // settings are the handler's settings resolved for one asset.
 type settings struct {
@@ -46,6 +57,7 @@ type settings struct {
 	mergePred   string
 	columns     []string // nil: every column
 	version     *int64
+	read        string // ReadTable or ReadChanges
 }
 
 // resolve lays the asset's metadata over the handler's settings, checking
@@ -68,7 +80,7 @@ func (h *Handler) resolve(asset string, md map[string]string) (*settings, error)
 		return nil, err
 	}
 	s := &settings{asset: asset, tableURI: uri, mode: h.cfg.Mode, schemaMode: h.cfg.SchemaMode,
-		tableConfig: maps.Clone(h.cfg.TableConfig)}
+		tableConfig: maps.Clone(h.cfg.TableConfig), read: ReadTable}
 	if h.cfg.WriterProperties != nil {
 		s.writer = *h.cfg.WriterProperties
 	}
@@ -153,6 +165,12 @@ func (h *Handler) resolve(asset string, md map[string]string) (*settings, error)
 			return nil, bad(KeyVersion, "%q is not a table version (want a whole number ≥ 0)", v)
 		}
 		s.version = &n
+	}
+	if v, ok := md[KeyRead]; ok {
+		if v != ReadTable && v != ReadChanges {
+			return nil, bad(KeyRead, "%q: want %q (the table's rows) or %q (the changes since the last read)", v, ReadTable, ReadChanges)
+		}
+		s.read = v
 	}
 	if len(s.writer.StatisticsColumns) > 0 {
 		// Statistics follow the table property, so the columns are table

@@ -10,6 +10,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 
 	"github.com/deltalite-go/deltalite"
+	"github.com/deltalite-go/deltalite/internal/errs"
 	"github.com/deltalite-go/deltalite/internal/expr"
 	"github.com/deltalite-go/deltalite/merge"
 	"github.com/deltalite-go/deltalite/write"
@@ -148,6 +149,25 @@ type ReadRequest struct {
 	Engine        EngineSettings
 	// Table is the table, opened at Version, for handlers in this process.
 	Table *deltalite.Table
+	// Changes, when set, asks for the change rows instead of the table's
+	// (delta/read=changes); only the built-in handler reads them.
+	Changes *ChangesRead
+}
+
+// ChangesRead is what a changes load reads: the change rows of the
+// versions after After up to the Table's version, or with After nil the
+// table's rows as inserts at its version.
+type ChangesRead struct {
+	After *int64
+}
+
+// explain adds to an error reading changes what the consumer can do; err
+// as it is when c is nil.
+func (c *ChangesRead) explain(err error) error {
+	if c == nil || c.After == nil {
+		return err
+	}
+	return errs.Wrap(errs.Internal, "", err, "reading the changes after version %d (a full materialization reads the whole table again instead)", *c.After)
 }
 
 // scopeMerge limits o to the rows of the partition predicate pred (over

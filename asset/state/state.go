@@ -22,6 +22,10 @@ type Record struct {
 	Version        int64          `json:"version"`
 	Metadata       map[string]any `json:"metadata,omitempty"`
 	MaterializedAt time.Time      `json:"materialized_at"`
+	// Upstream are the table versions of the upstream assets whose changes
+	// the materialization read (inputs read as changes), by asset: the
+	// next materialization reads the changes after them.
+	Upstream map[string]int64 `json:"upstream,omitempty"`
 }
 
 // Store holds records, one per (asset, key). Implementations must be safe
