@@ -150,8 +150,8 @@ func (a *Asset) Actions() []string { return slices.Sorted(maps.Keys(a.actions)) 
 // none), unmaterialized clears them.
 func (r *Repository) RunAction(ctx context.Context, verb string, selection []string, opts ...RunOption) ([]Result, error) {
 	cfg := runConfigOf(opts)
-	if cfg.full {
-		return nil, invalid("FullRead applies to Materialize (inputs read as changes), not to actions")
+	if cfg.full || cfg.read != nil {
+		return nil, invalid("FullRead and ReadUpTo apply to Materialize and Store (inputs read as changes), not to actions")
 	}
 	order, err := r.selection(selection, func(a *Asset) bool { _, ok := a.actions[verb]; return ok })
 	if err != nil {

@@ -157,3 +157,57 @@ func Example_customVerbs() {
 	// 2
 	// 4
 }
+
+// Change is a change row of the events asset, as an incremental asset
+// reads it.
+type Change struct {
+	ID      int64  `delta:"id"`
+	Kind    string `delta:"_change_type"`
+	Version int64  `delta:"_commit_version"`
+}
+
+func Example_incremental() {
+	dir := tempDir()
+	defer os.RemoveAll(dir)
+	ctx := context.Background()
+	h, err := iohandler.New(iohandler.Config{TableURI: filepath.Join(dir, "tables")})
+	if err != nil {
+		log.Fatal(err)
+	}
+	store, err := state.OpenFile(filepath.Join(dir, "state"))
+	if err != nil {
+		log.Fatal(err)
+	}
+	type Event struct {
+		ID int64 `delta:"id"`
+	}
+	next := int64(0)
+	events := asset.Define0("events", func(c *asset.Context) ([]Event, error) {
+		next++
+		return []Event{{next}}, nil
+	}, asset.WithHandler(h), asset.WithMetadata(map[string]string{
+		"delta/mode": "append", "delta/table_configuration": `{"delta.enableChangeDataFeed": "true"}`}))
+	// seen gets the changes of events since its last materialization.
+	seen := asset.Define1("seen", "events", func(c *asset.Context, changes []Change) ([]Change, error) {
+		fmt.Println(changes)
+		return changes, nil
+	}, asset.WithHandler(h), asset.WithMetadata(map[string]string{"delta/mode": "append"}),
+		asset.ReadChanges("events"))
+	repo := asset.NewRepository(asset.WithState(store))
+	if err := repo.Register(events, seen); err != nil {
+		log.Fatal(err)
+	}
+	for range 2 {
+		if _, err := repo.Materialize(ctx, nil); err != nil {
+			log.Fatal(err)
+		}
+	}
+	// A full materialization reads the whole table again.
+	if _, err := repo.Materialize(ctx, []string{"seen"}, asset.FullRead()); err != nil {
+		log.Fatal(err)
+	}
+	// Output:
+	// [{1 insert 0}]
+	// [{2 insert 1}]
+	// [{1 insert 1} {2 insert 1}]
+}

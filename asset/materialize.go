@@ -47,6 +47,7 @@ type runConfig struct {
 	keys   []string
 	whole  bool
 	full   bool
+	read   map[string]int64
 	config map[string]json.RawMessage
 }
 
@@ -62,6 +63,20 @@ func Keys(keys ...string) RunOption {
 // since then are gone (vacuumed, or recorded before the feed was enabled)
 // or the asset's output is rebuilt.
 func FullRead() RunOption { return func(c *runConfig) { c.full = true } }
+
+// ReadUpTo tells Store that the value stored was computed from upstream's
+// changes up to version (as LoadChanges reported it): the materialization
+// records it, and the next read of those changes for the asset starts
+// after it. For a runtime outside this process (the CLI's asset read
+// --consumer, then asset write --read-version).
+func ReadUpTo(upstream string, version int64) RunOption {
+	return func(c *runConfig) {
+		if c.read == nil {
+			c.read = map[string]int64{}
+		}
+		c.read[upstream] = version
+	}
+}
 
 // WholeAsset is the explicit choice an action declared Optional needs to
 // run without a partition key on a partitioned asset.
@@ -101,6 +116,9 @@ func (r *Repository) Materialize(ctx context.Context, selection []string, opts .
 	cfg := runConfigOf(opts)
 	if cfg.whole || cfg.config != nil {
 		return nil, invalid("WholeAsset and Config apply to actions, not to Materialize")
+	}
+	if cfg.read != nil {
+		return nil, invalid("ReadUpTo applies to Store; Materialize records the versions its inputs read")
 	}
 	order, err := r.selection(selection, func(a *Asset) bool { return a.run != nil })
 	if err != nil {
@@ -234,43 +252,20 @@ func (r *Repository) materialize(ctx context.Context, a *Asset, res *Result, ful
 
 // loadChanges loads up's changes since the version a's materialization of
 // keys read last (none with full, or before a's first one) and returns
-// the version read. The keys of a backfill must have read the same
-// version: one load serves them all.
+// the version read.
 func (r *Repository) loadChanges(ctx context.Context, a, up *Asset, ic iohandler.InputContext, t reflect.Type, keys []string, full bool) (any, int64, error) {
 	cl, ok := up.handler.(ChangesLoader)
 	if !ok {
 		return nil, 0, invalid("asset %q reads the changes of %q, whose handler (%T) cannot load changes", a.name, up.name, up.handler)
 	}
 	if !full {
-		if len(keys) == 0 {
-			keys = []string{""}
+		last, err := state.LastRead(ctx, r.store, a.name, up.name, keys)
+		if err != nil {
+			return nil, 0, err
 		}
-		for i, k := range keys {
-			rec, found, err := r.store.Get(ctx, a.name, k)
-			if err != nil {
-				return nil, 0, err
-			}
-			var last *int64
-			if v, ok := rec.Upstream[up.name]; found && ok {
-				last = &v
-			}
-			if i > 0 && !sameVersion(last, ic.LastVersion) {
-				return nil, 0, invalid("partition keys %q and %q of %q read %q up to different versions (%s and %s): materialize them one at a time, or with asset.FullRead",
-					keys[0], k, a.name, up.name, versionText(ic.LastVersion), versionText(last))
-			}
-			ic.LastVersion = last
-		}
+		ic.LastVersion = last
 	}
 	return cl.LoadChanges(ctx, ic, t)
-}
-
-func sameVersion(a, b *int64) bool { return (a == nil) == (b == nil) && (a == nil || *a == *b) }
-
-func versionText(v *int64) string {
-	if v == nil {
-		return "never"
-	}
-	return fmt.Sprint(*v)
 }
 
 // Store stores value, computed outside the repository, as a
@@ -310,7 +305,7 @@ func (r *Repository) Store(ctx context.Context, name string, value any, opts ...
 	if err := r.output(ctx, a, &res, value); err != nil {
 		return Result{}, err
 	}
-	if err := r.record(ctx, a.name, res.Keys, res.Metadata, nil); err != nil {
+	if err := r.record(ctx, a.name, res.Keys, res.Metadata, cfg.read); err != nil {
 		return Result{}, err
 	}
 	return res, nil

@@ -212,11 +212,11 @@ func readArrow(ctx context.Context, req *ReadRequest) (array.RecordReader, error
 func readChanges(ctx context.Context, req *ReadRequest) (array.RecordReader, error) {
 	opts := deltalite.ChangesOptions{Where: req.Predicate, BatchSize: req.Engine.ReadBatchSize}
 	if req.Columns != nil {
+		// Columns naming none of the change columns get all three after them.
+		change := []string{changes.ChangeTypeColumn, changes.CommitVersionColumn, changes.CommitTimestampColumn}
 		opts.Columns = slices.Clone(req.Columns)
-		for _, c := range []string{changes.ChangeTypeColumn, changes.CommitVersionColumn, changes.CommitTimestampColumn} {
-			if !slices.Contains(opts.Columns, c) {
-				opts.Columns = append(opts.Columns, c)
-			}
+		if !slices.ContainsFunc(opts.Columns, func(c string) bool { return slices.Contains(change, c) }) {
+			opts.Columns = append(opts.Columns, change...)
 		}
 	}
 	head, after := req.Table.Version(), req.Changes.After

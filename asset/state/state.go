@@ -9,7 +9,10 @@ package state
 
 import (
 	"context"
+	"fmt"
 	"time"
+
+	"github.com/deltalite-go/deltalite/internal/errs"
 )
 
 // Record is one materialized asset partition. Key is "" for an
@@ -40,4 +43,40 @@ type Store interface {
 	// Clear removes the records of asset with the given keys, or every
 	// record of asset when keys is empty.
 	Clear(ctx context.Context, asset string, keys ...string) error
+}
+
+// LastRead is the version of upstream whose changes consumer's
+// materialization of keys (none: the whole asset) read last, nil when it
+// never read them. The keys of a backfill must have read the same
+// version, as one read serves them all; an error says so otherwise.
+func LastRead(ctx context.Context, st Store, consumer, upstream string, keys []string) (*int64, error) {
+	if len(keys) == 0 {
+		keys = []string{""}
+	}
+	var out *int64
+	for i, k := range keys {
+		rec, found, err := st.Get(ctx, consumer, k)
+		if err != nil {
+			return nil, err
+		}
+		var last *int64
+		if v, ok := rec.Upstream[upstream]; found && ok {
+			last = &v
+		}
+		if i > 0 && !sameVersion(last, out) {
+			return nil, errs.New(errs.InvalidArgument, "", "partition keys %q and %q of %q read the changes of %q up to different versions (%s and %s): run them one at a time, or read the whole table again",
+				keys[0], k, consumer, upstream, versionText(out), versionText(last))
+		}
+		out = last
+	}
+	return out, nil
+}
+
+func sameVersion(a, b *int64) bool { return (a == nil) == (b == nil) && (a == nil || *a == *b) }
+
+func versionText(v *int64) string {
+	if v == nil {
+		return "never"
+	}
+	return fmt.Sprint(*v)
 }

@@ -5,6 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"iter"
+	"reflect"
+	"strconv"
+	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -137,6 +140,7 @@ func newAssetWriteCmd() *cobra.Command {
 	var (
 		a               assetFlags
 		input, inputFmt string
+		readVersions    []string
 	)
 	cmd := &cobra.Command{
 		Use:   "write --handler H.json --asset NAME [--partitions-def PD] [--partition-key K]... [--metadata KEY=VALUE]... --input FILE",
@@ -166,6 +170,18 @@ asset or partition (a verb waits for it likewise).`,
 			if err != nil {
 				return err
 			}
+			opts := []asset.RunOption{asset.Keys(r.keys...)}
+			reads, err := keyValues("--read-version", readVersions)
+			if err != nil {
+				return err
+			}
+			for up, v := range reads {
+				n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
+				if err != nil || n < 0 {
+					return fmt.Errorf("--read-version %s=%s: %q is not a table version (want the version asset read --consumer printed)", up, v, v)
+				}
+				opts = append(opts, asset.ReadUpTo(up, n))
+			}
 			repo, err := stateRepository(r.define())
 			if err != nil {
 				return err
@@ -182,7 +198,7 @@ asset or partition (a verb waits for it likewise).`,
 			if in.Schema().NumFields() == 0 {
 				return fmt.Errorf("%s has no columns: nothing to store as asset %q", input, r.asset)
 			}
-			res, err := repo.Store(cmd.Context(), r.asset, array.RecordReader(in), asset.Keys(r.keys...))
+			res, err := repo.Store(cmd.Context(), r.asset, array.RecordReader(in), opts...)
 			if err != nil {
 				return err
 			}
@@ -194,13 +210,15 @@ asset or partition (a verb waits for it likewise).`,
 	a.add(cmd)
 	cmd.Flags().StringVar(&input, "input", "", "input file "+inputFiles+" or - for standard input")
 	cmd.Flags().StringVar(&inputFmt, "input-format", "", inputFormats+" (default: from the extension)")
+	cmd.Flags().StringArrayVar(&readVersions, "read-version", nil, "UPSTREAM=VERSION: the value was computed from UPSTREAM's changes up to VERSION, as asset read --consumer printed it; recorded, so that the next read starts after it (repeatable)")
 	return cmd
 }
 
 func newAssetReadCmd() *cobra.Command {
 	var (
-		a              assetFlags
-		format, output string
+		a                        assetFlags
+		format, output, consumer string
+		full                     bool
 	)
 	cmd := &cobra.Command{
 		Use:   "read --handler H.json --asset NAME [--partitions-def PD] [--partition-key K]... [--metadata KEY=VALUE]... [--format F] [--output FILE]",
@@ -208,7 +226,15 @@ func newAssetReadCmd() *cobra.Command {
 		Long: `Read the asset's rows as the Go IO handler loads them: the columns of delta/columns,
 the rows of the partition keys (the predicate pushed into the scan), at delta/version
 when set. Output as scan writes it: table on a terminal, else CSV, or --format
-csv|ndjson|parquet|table, to standard output or --output FILE.`,
+csv|ndjson|parquet|table, to standard output or --output FILE.
+
+With --consumer C the read is incremental: the asset's changes (delta/read=changes)
+since the version C's materialization last read, as recorded in the asset state
+under $` + EnvStateDir + ` (C's first read, or one with --full: the table's rows as
+inserts). Standard error then shows the version read, as JSON:
+  {"asset":"orders","read_version":3}
+Store C's value with asset write --asset C --read-version orders=3, which records it:
+until then (a failed run) the next read returns the same changes.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			stdout := cmd.OutOrStdout()
@@ -220,9 +246,23 @@ csv|ndjson|parquet|table, to standard output or --output FILE.`,
 			if err != nil {
 				return err
 			}
-			rr, err := iohandler.LoadInput[array.RecordReader](cmd.Context(), r.h, iohandler.InputContext{
-				Asset: r.asset, Metadata: r.metadata, Partitions: r.def, PartitionKeys: r.keys,
-			})
+			ic := iohandler.InputContext{Asset: r.asset, Metadata: r.metadata, Partitions: r.def, PartitionKeys: r.keys}
+			var rr array.RecordReader
+			version := int64(-1)
+			switch {
+			case consumer != "":
+				if ic.LastVersion, err = lastRead(cmd, consumer, r.asset, r.keys, full); err != nil {
+					return err
+				}
+				var v any
+				if v, version, err = r.h.LoadChanges(cmd.Context(), ic, reflect.TypeFor[array.RecordReader]()); err == nil {
+					rr = v.(array.RecordReader)
+				}
+			case full:
+				return fmt.Errorf("--full applies to an incremental read: give --consumer")
+			default:
+				rr, err = iohandler.LoadInput[array.RecordReader](cmd.Context(), r.h, ic)
+			}
 			if err != nil {
 				return err
 			}
@@ -238,13 +278,38 @@ csv|ndjson|parquet|table, to standard output or --output FILE.`,
 			if err == nil && more {
 				fmt.Fprintf(cmd.ErrOrStderr(), "deltalite: showing the first %d rows; use --format csv or --output FILE for all of them\n", terminalRows)
 			}
+			if err == nil && consumer != "" {
+				err = json.NewEncoder(cmd.ErrOrStderr()).Encode(struct {
+					Asset       string `json:"asset"`
+					ReadVersion int64  `json:"read_version"`
+				}{r.asset, version})
+			}
 			return err
 		},
 	}
 	a.add(cmd)
 	cmd.Flags().StringVar(&format, "format", "", "table, csv, ndjson or parquet (default: from the --output extension, else table on a terminal, else csv)")
 	cmd.Flags().StringVarP(&output, "output", "o", "", "write to FILE (created only when the read succeeds) instead of standard output")
+	cmd.Flags().StringVar(&consumer, "consumer", "", "read the changes since the version this asset's materialization last read (an incremental read)")
+	cmd.Flags().BoolVar(&full, "full", false, "with --consumer: read the table's rows as inserts, whatever was read last (a full materialization)")
 	return cmd
+}
+
+// lastRead is the version of upstream consumer last read for keys, as the
+// asset state records it; nil with full or when it never read it.
+func lastRead(cmd *cobra.Command, consumer, upstream string, keys []string, full bool) (*int64, error) {
+	if full {
+		return nil, nil
+	}
+	dir, err := stateDir()
+	if err != nil {
+		return nil, err
+	}
+	st, err := state.OpenFile(dir)
+	if err != nil {
+		return nil, err
+	}
+	return state.LastRead(cmd.Context(), st, consumer, upstream, keys)
 }
 
 // batchesOf is rr's batches as a sequence, its error last.
