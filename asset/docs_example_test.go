@@ -30,14 +30,7 @@ type Order struct {
 // days materialized.
 func ordersRepo(dir string, days []string, actions ...asset.Action) *asset.Repository {
 	ctx := context.Background()
-	h, err := iohandler.New(iohandler.Config{TableURI: filepath.Join(dir, "tables")})
-	if err != nil {
-		log.Fatal(err)
-	}
-	store, err := state.OpenFile(filepath.Join(dir, "state"))
-	if err != nil {
-		log.Fatal(err)
-	}
+	h, store := handlerAndState(dir)
 	orders := asset.Define0("orders", func(c *asset.Context) ([]Order, error) {
 		var out []Order
 		for _, k := range c.PartitionKeys {
@@ -65,6 +58,20 @@ func ordersRepo(dir string, days []string, actions ...asset.Action) *asset.Repos
 		}
 	}
 	return repo
+}
+
+// handlerAndState are a handler keeping tables under dir/tables and a
+// state store in dir/state.
+func handlerAndState(dir string) (*iohandler.Handler, *state.File) {
+	h, err := iohandler.New(iohandler.Config{TableURI: filepath.Join(dir, "tables")})
+	if err != nil {
+		log.Fatal(err)
+	}
+	store, err := state.OpenFile(filepath.Join(dir, "state"))
+	if err != nil {
+		log.Fatal(err)
+	}
+	return h, store
 }
 
 func tempDir() string {
@@ -170,14 +177,7 @@ func Example_incremental() {
 	dir := tempDir()
 	defer os.RemoveAll(dir)
 	ctx := context.Background()
-	h, err := iohandler.New(iohandler.Config{TableURI: filepath.Join(dir, "tables")})
-	if err != nil {
-		log.Fatal(err)
-	}
-	store, err := state.OpenFile(filepath.Join(dir, "state"))
-	if err != nil {
-		log.Fatal(err)
-	}
+	h, store := handlerAndState(dir)
 	type Event struct {
 		ID int64 `delta:"id"`
 	}

@@ -104,11 +104,7 @@ func (r *assetRun) define(opts ...asset.Option) *asset.Asset {
 // directory: what its runs materialize is recorded there, and their
 // claims order them against every process sharing the directory.
 func stateRepository(a *asset.Asset) (*asset.Repository, error) {
-	dir, err := stateDir()
-	if err != nil {
-		return nil, err
-	}
-	st, err := state.OpenFile(dir)
+	st, err := openState()
 	if err != nil {
 		return nil, err
 	}
@@ -301,15 +297,20 @@ func lastRead(cmd *cobra.Command, consumer, upstream string, keys []string, full
 	if full {
 		return nil, nil
 	}
-	dir, err := stateDir()
-	if err != nil {
-		return nil, err
-	}
-	st, err := state.OpenFile(dir)
+	st, err := openState()
 	if err != nil {
 		return nil, err
 	}
 	return state.LastRead(cmd.Context(), st, consumer, upstream, keys)
+}
+
+// openState is the asset state of the CLI's state directory.
+func openState() (*state.File, error) {
+	dir, err := stateDir()
+	if err != nil {
+		return nil, err
+	}
+	return state.OpenFile(dir)
 }
 
 // batchesOf is rr's batches as a sequence, its error last.
