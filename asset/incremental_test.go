@@ -179,8 +179,9 @@ func firstRecord(st state.Store, asset string) (state.Record, error) {
 
 // TestIncrementalChangesRefused: changes the upstream does not have are an
 // error that says what to do, and the run records nothing: a table that
-// does not record its changes, and change files VACUUM removed; a full
-// materialization then reads the table.
+// does not record its changes, change files VACUUM removed, versions
+// committed while the feed was off; a full materialization then reads the
+// table.
 func TestIncrementalChangesRefused(t *testing.T) {
 	in := newIncremental(t)
 	uri := in.dir + "/orders"
@@ -217,4 +218,22 @@ func TestIncrementalChangesRefused(t *testing.T) {
 	}
 	in.check("insert id=1 amount=11 v2")
 	in.expect()
+
+	// Changes committed while the feed was off (versions 3 to 5) were not
+	// recorded: refused, until a full materialization.
+	for _, on := range []string{"false", "true"} {
+		if err := in.table().SetProperties(ctx, map[string]string{protocol.PropEnableChangeDataFeed: on}, deltalite.PropertiesOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		if on == "false" {
+			if _, err := deltalite.Write(ctx, uri, orderRows(t, `[{"id":2,"amount":20}]`), deltalite.WriteOptions{Mode: deltalite.ModeAppend}); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	wantErr(t, in.run(), "change data was not recorded for version 3", "a full materialization reads the whole table again")
+	if err := in.run(FullRead()); err != nil {
+		t.Fatal(err)
+	}
+	in.check("insert id=1 amount=11 v5", "insert id=2 amount=20 v5")
 }
