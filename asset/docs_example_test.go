@@ -5,12 +5,14 @@ package asset_test
 // these functions).
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
 	"log"
 	"os"
 	"path/filepath"
+	"slices"
 	"time"
 
 	"github.com/deltalite-go/deltalite/asset"
@@ -189,6 +191,7 @@ func Example_incremental() {
 		"delta/mode": "append", "delta/table_configuration": `{"delta.enableChangeDataFeed": "true"}`}))
 	// seen gets the changes of events since its last materialization.
 	seen := asset.Define1("seen", "events", func(c *asset.Context, changes []Change) ([]Change, error) {
+		slices.SortFunc(changes, func(a, b Change) int { return cmp.Compare(a.ID, b.ID) })
 		fmt.Println(changes)
 		return changes, nil
 	}, asset.WithHandler(h), asset.WithMetadata(map[string]string{"delta/mode": "append"}),
