@@ -237,10 +237,23 @@ func readChanges(ctx context.Context, req *ReadRequest) (array.RecordReader, err
 		rr, err = req.Table.Changes(ctx, opts)
 	}
 	if err != nil {
-		return nil, errs.Wrap(errs.InvalidArgument, "", err, "asset %q: reading the changes of %s", req.Asset, errs.RedactURL(req.TableURI))
+		return nil, req.Changes.explain(errs.Wrap(errs.InvalidArgument, "", err, "asset %q: reading the changes of %s", req.Asset, errs.RedactURL(req.TableURI)))
 	}
-	return rr, nil
+	if after == nil {
+		return rr, nil
+	}
+	// A change file found missing while reading says what to do too.
+	return &explainedReader{RecordReader: rr, c: req.Changes}, nil
 }
+
+// explainedReader is a changes reader whose error says what the consumer
+// can do.
+type explainedReader struct {
+	array.RecordReader
+	c *ChangesRead
+}
+
+func (r *explainedReader) Err() error { return r.c.explain(r.RecordReader.Err()) }
 
 // collect reads every batch of rr and builds the result from them.
 func collect(rr array.RecordReader, build func(*arrow.Schema, []arrow.RecordBatch) (any, error)) (any, error) {

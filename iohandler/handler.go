@@ -568,7 +568,7 @@ func (h *Handler) load(ctx context.Context, ic InputContext, t reflect.Type, cha
 	}
 	out, err := th.Read(ctx, req, t)
 	if err != nil {
-		return nil, 0, forAsset(req.Changes.explain(err), ic.Asset, ic.PartitionKeys)
+		return nil, 0, forAsset(err, ic.Asset, ic.PartitionKeys)
 	}
 	return out, tbl.Version(), nil
 }
