@@ -3,7 +3,8 @@ the production workload the upsert engine was built for.
 
     upsert_gen.py build TABLE --rows N [--partitions 2] [--payload 4500] [--file-rows 25000]
     upsert_gen.py batch OUT.parquet --rows N [--partitions 2] [--payload 4500]
-                        [--updates 9000] [--inserts 1000] [--clustered TABLE]
+                        [--updates 9000] [--inserts 1000] [--clustered TABLE] [--round R]
+    upsert_gen.py below --rows N [--partitions 2] --prefix HEX
 
 Schema: id string (UUID-shaped, random-looking: a hash of the partition and
 the row number), tenant int64, counter int32 (the version that wrote the
@@ -30,6 +31,12 @@ are taken from one data file of TABLE instead, the partition's largest, so
 an engine that prunes by statistics or probes keys rewrites that file alone;
 the JSON line then also names the files, their size and rows, and the
 table's file count and bytes (a rebuilt table needs a new batch).
+--round R (R >= 0, below the spacing of the updated keys) shifts the updated
+keys R rows on and takes the inserted keys after those of rounds 0..R-1, so
+successive rounds' batches change different rows (the deletion vector
+benchmark upserts ten of them). below prints, as JSON, how many keys of a
+table build made with --rows and --partitions sort below PREFIX (the DELETE
+of the deletion vector benchmark: WHERE id < PREFIX).
 """
 
 import argparse
@@ -192,11 +199,13 @@ def build(args):
     )
 
 
-def spread(n, among):
-    """n of the sorted row numbers among, evenly spaced from the first."""
+def spread(n, among, shift=0):
+    """n of the sorted row numbers among, evenly spaced from the shift-th."""
     n = min(n, len(among))
     step = max(len(among) // max(n, 1), 1)
-    return among[np.arange(n, dtype=np.int64) * step]
+    if shift and shift >= step:
+        raise SystemExit(f"upsert_gen: --round {shift} is not below the updated keys' spacing {step}")
+    return among[np.arange(n, dtype=np.int64) * step + shift]
 
 
 def clustered_files(table, partitions):
@@ -244,9 +253,9 @@ def batch(args):
         chosen = [(every, None)] * touched
     batches, updates = [], 0
     for p, (among, _) in enumerate(chosen):
-        upd = spread(args.updates, among)
+        upd = spread(args.updates, among, args.round)
         updates += len(upd)
-        rows = np.concatenate([upd, INSERT_BASE + np.arange(args.inserts, dtype=np.int64)])
+        rows = np.concatenate([upd, INSERT_BASE + args.round * args.inserts + np.arange(args.inserts, dtype=np.int64)])
         batches.append(make_batch(p, rows, 2, args.payload))
     t = pa.Table.from_batches(batches)
     pq.write_table(t, args.out)
@@ -258,6 +267,17 @@ def batch(args):
         res["clustered"] = [f for _, f in chosen]
         res["base_files"], res["base_bytes"] = len(sizes), sum(sizes)
     print(json.dumps(res))
+
+
+def below(args):
+    import pyarrow.compute as pc
+
+    n = 0
+    for p in range(args.partitions):
+        for lo in range(0, args.rows, 1 << 20):
+            ids = keys(p, np.arange(lo, min(lo + (1 << 20), args.rows)))
+            n += int(pc.sum(pc.less(ids, args.prefix)).as_py() or 0)
+    print(json.dumps({"rows": n}))
 
 
 def main(argv):
@@ -275,11 +295,17 @@ def main(argv):
             s.add_argument("--updates", type=int, default=9_000, help="updated keys per touched partition")
             s.add_argument("--inserts", type=int, default=1_000, help="new keys per touched partition")
             s.add_argument("--clustered", metavar="TABLE", help="take each partition's updated keys from one data file of TABLE")
+            s.add_argument("--round", type=int, default=0, help="shift the updated keys this many rows on, and the inserted keys past earlier rounds'")
         s.add_argument("--pool-mib", type=int, default=64, help="size of the random character pool payloads are cut from")
+    s = sub.add_parser("below")
+    s.add_argument("--rows", type=int, required=True, help="rows per partition")
+    s.add_argument("--partitions", type=int, default=2)
+    s.add_argument("--prefix", required=True, help="count the keys that sort below this string")
+    s.add_argument("--pool-mib", type=int, default=64)
     args = ap.parse_args(argv)
     global _pool_size
     _pool_size = args.pool_mib << 20
-    {"build": build, "batch": batch}[args.cmd](args)
+    {"build": build, "batch": batch, "below": below}[args.cmd](args)
     return 0
 
 

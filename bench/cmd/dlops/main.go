@@ -3,16 +3,18 @@
 // one JSON line. The benchmark harnesses start it and measure it from the
 // outside.
 //
-//	dlops upsert TABLE BATCH.parquet [-pk id] [-partition-key _ph_partition_key] [-cpuprofile F] [-metrics F]
+//	dlops upsert TABLE BATCH.parquet [-pk id] [-partition-key _ph_partition_key] [-copy-on-write] [-cpuprofile F] [-metrics F]
 //	dlops write TABLE INPUT.arrows [-partition-by c1,c2] [-cpuprofile F] [-metrics F]
-//	dlops merge TABLE BATCH.parquet -spec SPEC.json [-cpuprofile F] [-metrics F]
-//	dlops delete TABLE PREDICATE [-cpuprofile F] [-metrics F]
+//	dlops merge TABLE BATCH.parquet -spec SPEC.json [-copy-on-write] [-cpuprofile F] [-metrics F]
+//	dlops delete TABLE PREDICATE [-copy-on-write] [-cpuprofile F] [-metrics F]
 //
 // merge runs Table.Merge with the options of a merge spec file (the
 // deltalite command's --spec JSON, merge.ParseSpec); delete runs
 // Table.Delete with PREDICATE as its WHERE condition.
 // upsert opens the table, streams the Parquet batch into Table.Upsert and
-// reports its stats. write streams an Arrow IPC stream file into
+// reports its stats. -copy-on-write sets the operation's CopyOnWrite (the
+// deltalite command's --deletion-vectors=off): on a table with deletion
+// vectors on, rewrite the changed files instead of writing DVs. write streams an Arrow IPC stream file into
 // deltalite.Write with mode error (a new table). The timed operation
 // includes opening the input and the table. -metrics writes the JSON object
 // the upsert benchmark's Python programs write too (bench/py/upsert_args.py):
@@ -64,6 +66,7 @@ func main() {
 	manageHeap := fs.Bool("manage-heap", true, "let the engine set Go's soft memory limit, as the deltalite command does (limits.ManageGoMemoryLimit)")
 	metricsOut := fs.String("metrics", "", "write the operation's I/O and file counts here as JSON")
 	spec := fs.String("spec", "", "merge: the merge spec JSON file (as the deltalite command's --spec)")
+	cow := fs.Bool("copy-on-write", false, "upsert, merge, delete: rewrite changed files even where the table has deletion vectors on")
 	fsync := fs.String("fsync", "all", `what the local store syncs: "all" (data files before the commit) or "log" (only the log, as delta-rs)`)
 	if err := fs.Parse(os.Args[4:]); err != nil {
 		os.Exit(2)
@@ -89,11 +92,11 @@ func main() {
 		if *partKey != "" {
 			parts = strings.Split(*partKey, ",")
 		}
-		err = upsert(ctx, table, input, deltalite.UpsertOptions{PrimaryKeys: strings.Split(*pk, ","), PartitionBy: parts, MaxBufferedBytes: *maxBuffered}, so, &res, m)
+		err = upsert(ctx, table, input, deltalite.UpsertOptions{PrimaryKeys: strings.Split(*pk, ","), PartitionBy: parts, MaxBufferedBytes: *maxBuffered, CopyOnWrite: *cow}, so, &res, m)
 	case "merge":
-		err = mergeOp(ctx, table, input, *spec, so, &res, m)
+		err = mergeOp(ctx, table, input, *spec, *cow, so, &res, m)
 	case "delete":
-		err = deleteOp(ctx, table, input, so, &res, m)
+		err = deleteOp(ctx, table, input, *cow, so, &res, m)
 	case "write":
 		err = write(ctx, table, input, split(*partBy), so, &res)
 	default:
@@ -223,11 +226,12 @@ func readSpec(path string) (deltalite.MergeOptions, error) {
 	return opt, nil
 }
 
-func mergeOp(ctx context.Context, table, batch, specPath string, so map[string]string, res *runproc.Result, m map[string]int64) error {
+func mergeOp(ctx context.Context, table, batch, specPath string, cow bool, so map[string]string, res *runproc.Result, m map[string]int64) error {
 	opt, err := readSpec(specPath)
 	if err != nil {
 		return err
 	}
+	opt.CopyOnWrite = cow
 	return onBatch(ctx, table, batch, so, func(t *deltalite.Table, rr array.RecordReader) error {
 		st, err := t.Merge(ctx, rr, opt)
 		if err != nil {
@@ -241,12 +245,12 @@ func mergeOp(ctx context.Context, table, batch, specPath string, so map[string]s
 	})
 }
 
-func deleteOp(ctx context.Context, table, predicate string, so map[string]string, res *runproc.Result, m map[string]int64) error {
+func deleteOp(ctx context.Context, table, predicate string, cow bool, so map[string]string, res *runproc.Result, m map[string]int64) error {
 	t, err := deltalite.Open(ctx, table, deltalite.WithStorageOptions(so))
 	if err != nil {
 		return err
 	}
-	st, err := t.Delete(ctx, deltalite.DeleteOptions{Predicate: predicate})
+	st, err := t.Delete(ctx, deltalite.DeleteOptions{Predicate: predicate, CopyOnWrite: cow})
 	if err != nil {
 		return err
 	}
@@ -255,7 +259,8 @@ func deleteOp(ctx context.Context, table, predicate string, so map[string]string
 	res.RowsCopied = st.RowsCopied
 	res.FilesAdded = int64(st.FilesAdded)
 	res.FilesRemoved = int64(st.FilesRemoved)
-	res.Detail = fmt.Sprintf("rows_deleted=%d files_scanned=%d files_removed=%d files_added=%d", st.RowsDeleted, st.FilesScanned, st.FilesRemoved, st.FilesAdded)
+	res.Detail = fmt.Sprintf("rows_deleted=%d files_scanned=%d files_removed=%d files_added=%d deletion_vectors_added=%d",
+		st.RowsDeleted, st.FilesScanned, st.FilesRemoved, st.FilesAdded, st.DeletionVectorsAdded)
 	m["files_scanned"], m["files_removed"] = int64(st.FilesScanned), int64(st.FilesRemoved)
 	return nil
 }

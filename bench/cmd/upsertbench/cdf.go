@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/deltalite-go/deltalite"
@@ -30,20 +31,32 @@ var cdfCases = []string{caseCDFUpsert, caseCDFMerge}
 // cdfEngines is the engines that run on a copy with the change data feed.
 var cdfEngines = []string{engineUpsertCDF, engineGoMergeCDF, engineMergeCDF}
 
-// enableCDF sets delta.enableChangeDataFeed=true on the table at dir with
-// this engine (one metadata commit, adding the feature the protocol
+// enableProperty sets the table property prop to true on the table at dir
+// with this engine (one metadata commit, adding the feature the protocol
 // needs) and returns the version it committed, after which the measured
 // operation's commits are counted.
-func enableCDF(dir string) (int64, error) {
+func enableProperty(dir, prop string) (int64, error) {
 	ctx := context.Background()
 	t, err := deltalite.Open(ctx, dir)
 	if err != nil {
 		return 0, err
 	}
-	if err := t.SetProperties(ctx, map[string]string{protocol.PropEnableChangeDataFeed: "true"}, deltalite.PropertiesOptions{}); err != nil {
+	if err := t.SetProperties(ctx, map[string]string{prop: "true"}, deltalite.PropertiesOptions{}); err != nil {
 		return 0, err
 	}
 	return t.Version(), nil
+}
+
+// copyProperty is the property an engine's copy of the table gets before
+// its run (enableProperty), and what it is called in errors; "" for none.
+func copyProperty(engine string) (prop, what string) {
+	switch {
+	case slices.Contains(cdfEngines, engine):
+		return protocol.PropEnableChangeDataFeed, "the change data feed"
+	case slices.Contains(dvEngines, engine):
+		return protocol.PropEnableDeletionVectors, "deletion vectors"
+	}
+	return "", ""
 }
 
 // checkCDC is the problem with a run's change data files, "" when none:

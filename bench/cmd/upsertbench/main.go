@@ -29,9 +29,17 @@
 // delta.enableChangeDataFeed=true against the same on a plain copy, and
 // delta-rs MERGE on a CDF copy; the report is renderCDF's.
 //
+// With -suite dv it measures deletion vectors (dv.go): this engine's upsert
+// and DELETE on a copy with delta.enableDeletionVectors=true, with DVs and
+// copy-on-write, against the Rust deltalite's upsert, delta-rs MERGE and
+// delta-rs DELETE, at batch fractions of a partition (-fractions), and a
+// full scan after ten DV upserts against one after ten copy-on-write
+// upserts; the report is renderDV's.
+//
 //	upsertbench -sizes 62500,250000,1000000 [-cases spread,clustered] [-reps 1] [-payload 4500] [-rust-python PY]
 //	upsertbench -suite merge -sizes 62500,250000,1000000 [-cases merge-upsert,merge-conditional,merge-scoped,delete]
 //	upsertbench -suite cdf -sizes 62500 [-cases cdf-upsert,cdf-merge]
+//	upsertbench -suite dv -sizes 1000000 -payload 1000 [-fractions 0.001,0.01,0.1] [-cases dv-upsert,dv-delete,scan-after]
 package main
 
 import (
@@ -64,20 +72,30 @@ const (
 	engineDelete       = "delta-rs DELETE"
 	engineGoDelete     = "deltalite DELETE"
 	// The cdf suite's engines: the same programs on a copy with the
-	// change data feed enabled (enableCDF).
+	// change data feed enabled (enableProperty).
 	engineUpsertCDF  = "deltalite upsert, CDF"
 	engineGoMergeCDF = "deltalite MERGE, CDF"
 	engineMergeCDF   = "delta-rs MERGE, CDF"
+	// The dv suite's engines (dv.go).
+	engineUpsertDV    = "deltalite upsert, DV"
+	engineUpsertCoW   = "deltalite upsert, copy-on-write"
+	engineGoDeleteDV  = "deltalite DELETE, DV"
+	engineGoDeleteCoW = "deltalite DELETE, copy-on-write"
+	engineScanDV      = "deltalite scan, after DV upserts"
+	engineScanCoW     = "deltalite scan, after copy-on-write upserts"
 )
 
 // allEngines is every engine in the order of the report's tables.
 var allEngines = []string{engineMerge, engineMergeLiteral, engineRust, engineUpsert, engineGoMerge, engineDelete, engineGoDelete,
-	engineUpsertCDF, engineGoMergeCDF, engineMergeCDF}
+	engineUpsertCDF, engineGoMergeCDF, engineMergeCDF,
+	engineUpsertCoW, engineUpsertDV, engineGoDeleteCoW, engineGoDeleteDV, engineScanCoW, engineScanDV}
 
 // runDir is the suffix of an engine's copy of the base table.
 var runDir = map[string]string{engineMerge: "merge", engineMergeLiteral: "merge-literal", engineRust: "rust", engineUpsert: "go",
 	engineGoMerge: "go-merge", engineDelete: "delete", engineGoDelete: "go-delete",
-	engineUpsertCDF: "go-cdf", engineGoMergeCDF: "go-merge-cdf", engineMergeCDF: "merge-cdf"}
+	engineUpsertCDF: "go-cdf", engineGoMergeCDF: "go-merge-cdf", engineMergeCDF: "merge-cdf",
+	engineUpsertDV: "go-dv", engineUpsertCoW: "go-cow", engineGoDeleteDV: "go-delete-dv", engineGoDeleteCoW: "go-delete-cow",
+	engineScanDV: "scan-dv", engineScanCoW: "scan-cow"}
 
 // The cases: where the batch's updated keys lie in each touched partition.
 const (
@@ -120,7 +138,7 @@ type config struct {
 	cases                                  []string
 	payload, partitions, fileRows, poolMiB int
 	updates, inserts                       int
-	dlops, gen, merge                      string
+	dlops, dlbench, deltalite, gen, merge  string
 	rustPython, rustUpsert                 string
 	chart                                  string
 	keep, dropBase, warm, dropCaches       bool
@@ -128,6 +146,14 @@ type config struct {
 	// partitions of caseMergeScoped's table.
 	suite            string
 	scopedPartitions int
+	// The dv suite's batch fractions of a partition, the scan-after case's
+	// fraction and upserts, the batch's round (upsert_gen.py --round) and
+	// the DELETE's predicate ("" for the merge suite's deletePredicate).
+	fractions    []float64
+	scanFraction float64
+	scanUpserts  int
+	round        int
+	deleteWhere  string
 }
 
 // Manifest describes a generated base table (upsert_gen.py build's output).
@@ -234,6 +260,10 @@ type Size struct {
 	WantSumCounter int64    `json:"want_sum_counter"`
 	Runs           []Run    `json:"runs"`
 	Problems       []string `json:"problems,omitempty"`
+	// Fraction is the dv suite's batch (or DELETE) as a fraction of a
+	// partition's rows; DeleteWhere its DELETE's predicate.
+	Fraction    float64 `json:"fraction,omitempty"`
+	DeleteWhere string  `json:"delete_where,omitempty"`
 }
 
 // Report is the whole invocation, as saved to JSON and rendered.
@@ -274,14 +304,19 @@ func pageCache(c config) string {
 
 func main() {
 	var c config
-	var sizes, cases string
+	var sizes, cases, fractions string
 	flag.StringVar(&sizes, "sizes", "62500,250000,1000000", "rows per touched partition, comma-separated")
 	flag.StringVar(&cases, "cases", "", "where the batch's updated keys lie, comma-separated: "+
 		"spread (evenly over each touched partition), clustered (all in one data file of each touched partition); "+
 		"default both; with -suite merge: "+strings.Join(mergeCases, ", ")+" (default all); with -suite cdf: "+
 		strings.Join(cdfCases, ", ")+" (default both)")
 	flag.StringVar(&c.suite, "suite", "", `"merge" measures MERGE and DELETE against delta-rs's (bench/merge.sh); `+
-		`"cdf" the upsert and MERGE on a table with the change data feed against the same without it and against delta-rs MERGE; default the upsert`)
+		`"cdf" the upsert and MERGE on a table with the change data feed against the same without it and against delta-rs MERGE; `+
+		`"dv" the upsert, DELETE and scan with deletion vectors against copy-on-write, the Rust deltalite and delta-rs (bench/dv.sh); default the upsert`)
+	flag.StringVar(&fractions, "fractions", "0.001,0.01,0.1", "dv suite: batch sizes as fractions of a partition's rows, comma-separated "+
+		"(9/10 updates, 1/10 inserts per touched partition; DELETE: that fraction of the keys); they replace -updates and -inserts")
+	flag.Float64Var(&c.scanFraction, "scan-fraction", 0.01, "dv suite, scan-after: the fraction of each of the upserts before the scan")
+	flag.IntVar(&c.scanUpserts, "scan-upserts", 10, "dv suite, scan-after: upserts (each a new batch) before the scan")
 	flag.IntVar(&c.scopedPartitions, "scoped-partitions", 8, "merge suite: partitions of the merge-scoped case's table (the batch touches two)")
 	flag.IntVar(&c.payload, "payload", 4500, "payload characters per row")
 	flag.IntVar(&c.partitions, "partitions", 2, "partitions of the table (the batch touches the first two)")
@@ -291,6 +326,8 @@ func main() {
 	flag.IntVar(&c.inserts, "inserts", 1_000, "inserted keys per touched partition")
 	c.Register(flag.CommandLine, 1, "bench/out/upsert", "the tables, batches and reports")
 	flag.StringVar(&c.dlops, "dlops", "bench/out/bin/dlops", "this engine's operation program")
+	flag.StringVar(&c.dlbench, "dlbench", "bench/out/bin/dlbench", "dv suite: this engine's scan program")
+	flag.StringVar(&c.deltalite, "deltalite", "bench/out/bin/deltalite", "dv suite: the deltalite command, whose scan exports tables with DVs for their checksum")
 	flag.StringVar(&c.gen, "gen", "bench/py/upsert_gen.py", "table and batch generator")
 	flag.StringVar(&c.merge, "merge", "bench/py/merge_bench.py", "the delta-rs MERGE program")
 	flag.StringVar(&c.rustPython, "rust-python", "bench/out/venv-deltalite/bin/python",
@@ -318,8 +355,17 @@ func main() {
 	case suiteCDF:
 		known = cdfCases
 		c.rustPython = "" // nor a change data feed
+	case suiteDV:
+		known = dvCases
+		var err error
+		if c.fractions, err = parseFractions(fractions); err != nil {
+			fail(err)
+		}
+		if c.scanFraction <= 0 || c.scanFraction > 1 || c.scanUpserts < 1 {
+			fail(fmt.Errorf("-scan-fraction %g -scan-upserts %d: want a fraction in (0, 1] and at least one upsert", c.scanFraction, c.scanUpserts))
+		}
 	default:
-		fail(fmt.Errorf("-suite %q: the suites are the upsert's (no -suite), %q and %q", c.suite, suiteMerge, suiteCDF))
+		fail(fmt.Errorf("-suite %q: the suites are the upsert's (no -suite), %q, %q and %q", c.suite, suiteMerge, suiteCDF, suiteDV))
 	}
 	if c.suite == suiteMerge && c.scopedPartitions <= 2 {
 		fail(fmt.Errorf("-scoped-partitions %d: the merge-scoped table needs more partitions than the 2 the batch touches", c.scopedPartitions))
@@ -331,10 +377,10 @@ func main() {
 	if c.chart == "" {
 		c.chart = filepath.Join(c.Work, "upsert.svg")
 	}
-	if c.suite == suiteCDF {
+	if c.suite == suiteCDF || c.suite == suiteDV {
 		// The merge suite's tables, in the same -work, keep its results.
-		c.Outputs.Markdown = cmp.Or(c.Outputs.Markdown, filepath.Join(c.Work, "results-cdf.md"))
-		c.Outputs.JSON = cmp.Or(c.Outputs.JSON, filepath.Join(c.Work, "results-cdf.json"))
+		c.Outputs.Markdown = cmp.Or(c.Outputs.Markdown, filepath.Join(c.Work, "results-"+c.suite+".md"))
+		c.Outputs.JSON = cmp.Or(c.Outputs.JSON, filepath.Join(c.Work, "results-"+c.suite+".json"))
 	}
 	if err := c.Init(); err != nil {
 		fail(err)
@@ -418,6 +464,8 @@ func (r *Report) markdown() string {
 		return renderMerge(r)
 	case suiteCDF:
 		return renderCDF(r)
+	case suiteDV:
+		return renderDV(r)
 	}
 	return render(r)
 }
@@ -468,15 +516,20 @@ func casePartitions(c config, cs string) int {
 func measure(c config, n int64, r *Report) error {
 	var sizes []*Size
 	for _, cs := range c.cases {
-		s := &Size{RowsPerPartition: n, Case: cs}
-		sizes = append(sizes, s)
-		r.Sizes = append(r.Sizes, s)
+		for _, f := range caseFractions(c, cs) {
+			s := &Size{RowsPerPartition: n, Case: cs, Fraction: f}
+			sizes = append(sizes, s)
+			r.Sizes = append(r.Sizes, s)
+		}
 	}
 	var errs []error
 	var bases []string
 	for _, s := range sizes {
 		cc := c
 		cc.partitions = casePartitions(c, s.Case)
+		if s.Fraction > 0 {
+			cc.updates, cc.inserts = fractionBatch(n, s.Fraction)
+		}
 		tag := fmt.Sprintf("%d-p%d-n%d-f%d-m%d", n, cc.payload, cc.partitions, cc.fileRows, cc.poolMiB)
 		base := filepath.Join(c.Work, "base-"+tag)
 		if !slices.Contains(bases, base) {
@@ -510,19 +563,31 @@ func measure(c config, n int64, r *Report) error {
 func measureCase(c config, s *Size, r *Report, base, tag string, man *Manifest) error {
 	n := s.RowsPerPartition
 	s.Base = *man
+	if s.Case == caseScanAfter {
+		return measureScan(c, s, r, base, tag, man)
+	}
 	name := fmt.Sprintf("batch-%s-u%d-i%d", tag, c.updates, c.inserts)
+	if c.round > 0 {
+		name += fmt.Sprintf("-r%d", c.round)
+	}
 	var from string
 	if s.Case == caseClustered {
 		name += "-clustered"
 		from = base
 	}
 	batchPath := filepath.Join(c.Work, name+".parquet")
-	if s.Case == caseDelete {
+	switch s.Case {
+	case caseDelete:
 		// Every base row has counter 1; the first partition goes.
 		batchPath = ""
 		s.WantRows = int64(c.partitions-1) * n
 		s.WantSumCounter = s.WantRows
-	} else {
+	case caseDVDelete:
+		batchPath = ""
+		if err := dvDelete(&c, s); err != nil {
+			return err
+		}
+	default:
 		b, err := batch(c, batchPath, n, from, man)
 		if err != nil {
 			return err
@@ -561,6 +626,15 @@ func caseEngines(c config, cs string) []string {
 		return []string{engineUpsert, engineUpsertCDF}
 	case caseCDFMerge:
 		return []string{engineGoMerge, engineGoMergeCDF, engineMergeCDF}
+	case caseDVUpsert:
+		if c.rustPython == "" {
+			return []string{engineMerge, engineUpsertCoW, engineUpsertDV}
+		}
+		return []string{engineMerge, engineRust, engineUpsertCoW, engineUpsertDV}
+	case caseDVDelete:
+		return []string{engineDelete, engineGoDeleteCoW, engineGoDeleteDV}
+	case caseScanAfter:
+		return []string{engineScanCoW, engineScanDV}
 	}
 	var engines []string
 	for _, e := range allEngines {
@@ -630,7 +704,8 @@ func batch(c config, path string, n int64, clusteredFrom string, man *Manifest) 
 	}
 	argv := []string{c.Python, c.gen, "batch", path, "--rows", strconv.FormatInt(n, 10),
 		"--partitions", strconv.Itoa(c.partitions), "--payload", strconv.Itoa(c.payload),
-		"--pool-mib", strconv.Itoa(c.poolMiB), "--updates", strconv.Itoa(c.updates), "--inserts", strconv.Itoa(c.inserts)}
+		"--pool-mib", strconv.Itoa(c.poolMiB), "--updates", strconv.Itoa(c.updates), "--inserts", strconv.Itoa(c.inserts),
+		"--round", strconv.Itoa(c.round)}
 	if clusteredFrom != "" {
 		argv = append(argv, "--clustered", clusteredFrom)
 	}
@@ -663,10 +738,10 @@ func runEngine(c config, cs, engine, base, batchPath string, baseVersion int64) 
 		defer os.RemoveAll(dir)
 	}
 	cdf := slices.Contains(cdfEngines, engine)
-	if cdf {
-		v, err := enableCDF(dir)
+	if prop, what := copyProperty(engine); prop != "" {
+		v, err := enableProperty(dir, prop)
 		if err != nil {
-			run.Error = "enabling the change data feed: " + err.Error()
+			run.Error = "enabling " + what + ": " + err.Error()
 			return run
 		}
 		baseVersion = v
@@ -696,8 +771,11 @@ func runEngine(c config, cs, engine, base, batchPath string, baseVersion int64) 
 		}
 	case engineRust:
 		argv = []string{c.rustPython, c.rustUpsert, dir, batchPath, "--keys", "id", "--partition-by", partitionColumn, "--metrics", metricsPath}
-	case engineUpsert, engineUpsertCDF:
+	case engineUpsert, engineUpsertCDF, engineUpsertDV, engineUpsertCoW:
 		argv = []string{c.dlops, "upsert", dir, batchPath, "-pk", "id", "-partition-key", partitionColumn, "-metrics", metricsPath}
+		if engine == engineUpsertCoW {
+			argv = append(argv, "-copy-on-write")
+		}
 	default:
 		var err error
 		if argv, err = mergeSuiteArgv(c, cs, engine, dir, batchPath, metricsPath); err != nil {
@@ -718,7 +796,7 @@ func runEngine(c config, cs, engine, base, batchPath string, baseVersion int64) 
 		run.Error = err.Error()
 		return run
 	}
-	if msg := checkCDC(cdf, run.Volume); msg != "" {
+	if msg := cmp.Or(checkCDC(cdf, run.Volume), checkDV(engine, run.Volume)); msg != "" {
 		run.Error = msg
 		return run
 	}
@@ -732,13 +810,33 @@ func runEngine(c config, cs, engine, base, batchPath string, baseVersion int64) 
 		run.Error = "files added: " + err.Error()
 		return run
 	}
-	var ck Checksum
-	if err := runproc.OutputJSON([]string{c.Python, c.Checksum, dir, "--key", "id", "--sum", "counter"}, os.Stderr, &ck); err != nil {
+	if run.Checksum, err = fingerprint(c, dir, slices.Contains(dvEngines, engine)); err != nil {
 		run.Error = "checksum: " + err.Error()
-		return run
 	}
-	run.Checksum = &ck
 	return run
+}
+
+// fingerprint is checksum.py's fingerprint of the table at dir. delta-rs
+// cannot read a table with the deletionVectors feature (dvs), so such a
+// table's rows are exported first with this engine's reader (deltalite
+// scan to Parquet) and the export is fingerprinted: the same hash for the
+// same rows, so the runs on plain copies, read through delta-rs, check
+// this engine's DV writes and reads.
+func fingerprint(c config, dir string, dvs bool) (*Checksum, error) {
+	argv := []string{c.Python, c.Checksum, dir, "--key", "id", "--sum", "counter"}
+	if dvs {
+		export := dir + ".rows.parquet"
+		defer os.Remove(export)
+		if _, err := runproc.Output([]string{c.deltalite, "scan", dir, "--format", "parquet", "--output", export}, os.Stderr); err != nil {
+			return nil, err
+		}
+		argv = []string{c.Python, c.Checksum, "--parquet", export, "--key", "id", "--sum", "counter"}
+	}
+	var ck Checksum
+	if err := runproc.OutputJSON(argv, os.Stderr, &ck); err != nil {
+		return nil, err
+	}
+	return &ck, nil
 }
 
 // verify checks every run's fingerprint against the expected counts and

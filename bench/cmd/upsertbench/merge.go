@@ -67,9 +67,15 @@ func mergeSuiteArgv(c config, cs, engine, dir, batchPath, metricsPath string) ([
 		}
 		return []string{c.dlops, "merge", dir, batchPath, "-spec", path, "-metrics", metricsPath}, nil
 	case engineDelete:
-		return []string{c.Python, c.merge, dir, "-", "--delete", deletePredicate, "--metrics", metricsPath}, nil
+		return []string{c.Python, c.merge, dir, "-", "--delete", cmp.Or(c.deleteWhere, deletePredicate), "--metrics", metricsPath}, nil
 	case engineGoDelete:
 		return []string{c.dlops, "delete", dir, deletePredicate, "-metrics", metricsPath}, nil
+	case engineGoDeleteDV, engineGoDeleteCoW:
+		argv := []string{c.dlops, "delete", dir, c.deleteWhere, "-metrics", metricsPath}
+		if engine == engineGoDeleteCoW {
+			argv = append(argv, "-copy-on-write")
+		}
+		return argv, nil
 	}
 	return nil, fmt.Errorf("engine %q runs in no case of the merge suite", engine)
 }

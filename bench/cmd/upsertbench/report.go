@@ -18,6 +18,7 @@ type agg struct {
 	bytesAdded, bytesRemoved          float64
 	filesAdded, filesRemoved, commits float64
 	cdcFiles, cdcBytes                float64 // change data files the commits wrote
+	dvsAdded, dvBytes                 float64 // files given a DV; the DV files' bytes
 	// From the engines' metrics files; unknown for older results and for
 	// counts an engine does not report.
 	bytesRead, bytesWritten   known
@@ -62,7 +63,7 @@ func upsertFiles(m *EngineMetrics) (skippedStats, skippedProbe int64, ok bool) {
 }
 
 func aggregate(s *Size, engine string) agg {
-	var op, wall, cpu, rss, ba, br, fa, fr, cm, cf, cb []float64
+	var op, wall, cpu, rss, ba, br, fa, fr, cm, cf, cb, dva, dvb []float64
 	var read, written, probed, scanned, skStats, skScan, skProbe []float64
 	some := func(xs *[]float64, v *int64) {
 		if v != nil {
@@ -84,6 +85,8 @@ func aggregate(s *Size, engine string) agg {
 		cm = append(cm, float64(r.Volume.Commits))
 		cf = append(cf, float64(r.Volume.CDCFiles))
 		cb = append(cb, float64(r.Volume.CDCBytes))
+		dva = append(dva, float64(r.Volume.DVsAdded))
+		dvb = append(dvb, float64(r.Volume.DVBytes))
 		if m := r.Metrics; m != nil {
 			read = append(read, float64(m.ReadBytes))
 			written = append(written, float64(m.WrittenBytes))
@@ -98,7 +101,7 @@ func aggregate(s *Size, engine string) agg {
 	m := runproc.Median
 	k := func(xs []float64) known { return known{m(xs), len(xs) > 0} }
 	return agg{n: len(op), op: m(op), wall: m(wall), cpu: m(cpu), rss: m(rss), bytesAdded: m(ba), bytesRemoved: m(br),
-		filesAdded: m(fa), filesRemoved: m(fr), commits: m(cm), cdcFiles: m(cf), cdcBytes: m(cb),
+		filesAdded: m(fa), filesRemoved: m(fr), commits: m(cm), cdcFiles: m(cf), cdcBytes: m(cb), dvsAdded: m(dva), dvBytes: m(dvb),
 		bytesRead: k(read), bytesWritten: k(written), probed: k(probed), scanned: k(scanned),
 		skippedStats: k(skStats), skippedScan: k(skScan), skippedProbe: k(skProbe)}
 }
@@ -118,6 +121,14 @@ func rowsLabel(n int64) string {
 // caseOf is a size's case; results saved before the cases hold the
 // spread case alone.
 func caseOf(s *Size) string { return cmp.Or(s.Case, caseSpread) }
+
+// sizeCase is a size's case with its batch fraction, when it has one.
+func sizeCase(s *Size) string {
+	if s.Fraction > 0 {
+		return caseOf(s) + " " + fractionLabel(s.Fraction)
+	}
+	return caseOf(s)
+}
 
 // only is r with the sizes of one case.
 func (r *Report) only(cs string) *Report {
@@ -244,7 +255,7 @@ func everyRun(b *strings.Builder, all *Report) {
 			if c := run.Checksum; c != nil {
 				ck = []any{c.Rows, c.SumCounter, c.Hash}
 			}
-			t.Row([]string{caseOf(s), rowsLabel(s.RowsPerPartition), run.Engine}, run.Rep, run.Order, run.Measured,
+			t.Row([]string{sizeCase(s), rowsLabel(s.RowsPerPartition), run.Engine}, run.Rep, run.Order, run.Measured,
 				fmt.Sprintf("%d / %d / %d", run.Result.RowsUpdated, run.Result.RowsInserted, run.Result.RowsCopied), report.Content(run.Error, ck...))
 		}
 	}
@@ -256,7 +267,7 @@ func details(b *strings.Builder, all *Report) {
 	for _, s := range all.Sizes {
 		for _, run := range s.Runs {
 			if run.Result.Detail != "" {
-				p("\n%s, %s, %s rep %d: `%s`\n", caseOf(s), rowsLabel(s.RowsPerPartition), run.Engine, run.Rep, run.Result.Detail)
+				p("\n%s, %s, %s rep %d: `%s`\n", sizeCase(s), rowsLabel(s.RowsPerPartition), run.Engine, run.Rep, run.Result.Detail)
 			}
 		}
 	}
