@@ -326,7 +326,7 @@ func renderDV(all *Report) string {
 				}
 				p("| %s | %s | %s | %.1f | %.1f | %.1f | %.0f | %.0f / %.0f | %.0f | %s (%s) | %s | %s |\n", rowsLabel(s.RowsPerPartition),
 					fractionLabel(s.Fraction), e, a.op, a.wall, a.cpu, a.rss, a.filesRemoved, a.filesAdded, a.dvsAdded,
-					bytesLabel(written(a)), bytesLabel(a.dvBytes), bytesLabel(a.bytesRemoved), bytesLabel(float64(s.Batch.Bytes)))
+					bytesLabel(written(a)), bytesLabel(a.dvBytes), bytesLabel(a.bytesRemoved), batchLabel(s))
 			}
 		}
 		p("\n")
@@ -412,4 +412,12 @@ func dvTargets(b *strings.Builder, all *Report) {
 		}
 	}
 	p("\n")
+}
+
+// batchLabel is a size's batch bytes, "—" for a DELETE (no batch).
+func batchLabel(s *Size) string {
+	if s.Batch.Bytes == 0 {
+		return "—"
+	}
+	return bytesLabel(float64(s.Batch.Bytes))
 }
