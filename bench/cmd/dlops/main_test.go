@@ -95,7 +95,7 @@ func TestMergeOpRunsTheConditionalSpec(t *testing.T) {
 	}
 	var res runproc.Result
 	m := map[string]int64{}
-	if err := mergeOp(context.Background(), table, batch, spec, nil, &res, m); err != nil {
+	if err := mergeOp(context.Background(), table, batch, spec, false, nil, &res, m); err != nil {
 		t.Fatal(err)
 	}
 	if res.RowsUpdated != 1 || res.RowsInserted != 1 || res.Rows != 3 {
@@ -117,7 +117,7 @@ func TestDeleteOpOfAPartitionReadsNoFile(t *testing.T) {
 		`[{"id":1,"updated_at":10,"p":"a"},{"id":2,"updated_at":10,"p":"a"},{"id":3,"updated_at":10,"p":"b"}]`, `[]`)
 	var res runproc.Result
 	m := map[string]int64{}
-	if err := deleteOp(context.Background(), table, "p = 'a'", nil, &res, m); err != nil {
+	if err := deleteOp(context.Background(), table, "p = 'a'", false, nil, &res, m); err != nil {
 		t.Fatal(err)
 	}
 	if res.Rows != 2 || m["files_scanned"] != 0 || m["files_removed"] != 1 {
@@ -125,6 +125,42 @@ func TestDeleteOpOfAPartitionReadsNoFile(t *testing.T) {
 	}
 	if got, want := tablerows.Read(t, table), []string{opsRow(3, 10, "b")}; !slices.Equal(got, want) {
 		t.Errorf("table rows %v, want %v", got, want)
+	}
+}
+
+// TestCopyOnWriteFlagRefusesDVs deletes and upserts on a table with
+// deletion vectors on: without -copy-on-write the changed file keeps its
+// rows under a DV, with it the file is rewritten; the rows are the same.
+func TestCopyOnWriteFlagRefusesDVs(t *testing.T) {
+	ctx := context.Background()
+	for _, cow := range []bool{false, true} {
+		table, batch := opsTable(t,
+			`[{"id":1,"updated_at":10,"p":"a"},{"id":2,"updated_at":10,"p":"a"},{"id":3,"updated_at":10,"p":"a"}]`,
+			`[{"id":2,"updated_at":20,"p":"a"}]`)
+		tb, err := deltalite.Open(ctx, table)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := tb.SetProperties(ctx, map[string]string{"delta.enableDeletionVectors": "true"}, deltalite.PropertiesOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		var res runproc.Result
+		if err := deleteOp(ctx, table, "id = 1", cow, nil, &res, map[string]int64{}); err != nil {
+			t.Fatal(err)
+		}
+		wantDVs := map[bool]string{false: "deletion_vectors_added=1", true: "deletion_vectors_added=0"}[cow]
+		if !strings.Contains(res.Detail, wantDVs) || (res.FilesAdded == 0) != !cow {
+			t.Errorf("delete with copy-on-write %v: %+v, want %s", cow, res, wantDVs)
+		}
+		if err := upsert(ctx, table, batch, deltalite.UpsertOptions{PrimaryKeys: []string{"id"}, CopyOnWrite: cow}, nil, &res, map[string]int64{}); err != nil {
+			t.Fatal(err)
+		}
+		if want := map[bool]int64{false: 0, true: 1}[cow]; res.RowsCopied != want {
+			t.Errorf("upsert with copy-on-write %v copied %d rows, want %d (%s)", cow, res.RowsCopied, want, res.Detail)
+		}
+		if got, want := tablerows.Read(t, table), []string{opsRow(2, 20, "a"), opsRow(3, 10, "a")}; !slices.Equal(got, want) {
+			t.Errorf("copy-on-write %v: table rows %v, want %v", cow, got, want)
+		}
 	}
 }
 
