@@ -9,7 +9,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"syscall"
 
 	"github.com/deltalite-go/deltalite/bench/internal/report"
 	"github.com/deltalite-go/deltalite/bench/internal/runproc"
@@ -170,21 +169,11 @@ func measureScan(c config, s *Size, r *Report, base, tag string, man *Manifest) 
 		}
 		tables[engine], volumes[engine], checksums[engine] = dir, v, ck
 	}
-	for rep := range c.Reps {
-		for i, engine := range runOrder(c, s.Case, rep) {
-			run := scanRun(c, engine, tables[engine], s.WantRows)
-			run.Rep, run.Order, run.Volume, run.Checksum = rep+1, i+1, volumes[engine], checksums[engine]
-			if run.Error != "" {
-				s.Problems = append(s.Problems, fmt.Sprintf("%s rep %d: %s", engine, rep+1, run.Error))
-			}
-			s.Runs = append(s.Runs, run)
-			if err := save(c, r, false); err != nil {
-				return err
-			}
-		}
-	}
-	s.Problems = append(s.Problems, verify(s)...)
-	return nil
+	return runReps(c, s, r, func(engine string) Run {
+		run := scanRun(c, engine, tables[engine], s.WantRows)
+		run.Volume, run.Checksum = volumes[engine], checksums[engine]
+		return run
+	})
 }
 
 // upsertedCopy makes dir a copy of base with the batches upserted into it
@@ -235,18 +224,9 @@ func upsertedCopy(c config, base, dir string, dvs bool, batches []string, baseVe
 // checks it read want rows.
 func scanRun(c config, engine, dir string, want int64) Run {
 	run := Run{Engine: engine}
-	syscall.Sync()
-	if c.dropCaches {
-		if err := runproc.DropCaches(); err != nil {
-			run.Error = err.Error()
-			return run
-		}
-	}
-	if c.warm {
-		if _, err := runproc.ReadTree(dir); err != nil {
-			run.Error = err.Error()
-			return run
-		}
+	if err := prepareCache(c, dir); err != nil {
+		run.Error = err.Error()
+		return run
 	}
 	logf("%s on %s", engine, dir)
 	s, err := runproc.Run([]string{c.dlbench, "scan", dir}, nil, os.Stderr)

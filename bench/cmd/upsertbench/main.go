@@ -596,9 +596,15 @@ func measureCase(c config, s *Size, r *Report, base, tag string, man *Manifest) 
 		s.WantRows = int64(c.partitions)*n + b.Inserts
 		s.WantSumCounter = int64(c.partitions)*n - b.Updates + 2*b.Rows
 	}
+	return runReps(c, s, r, func(engine string) Run { return runEngine(c, s.Case, engine, base, batchPath, man.Version) })
+}
+
+// runReps runs the engines of s's case reps times in runOrder, saving the
+// report after every run, then verifies their content.
+func runReps(c config, s *Size, r *Report, one func(engine string) Run) error {
 	for rep := range c.Reps {
 		for i, engine := range runOrder(c, s.Case, rep) {
-			run := runEngine(c, s.Case, engine, base, batchPath, man.Version)
+			run := one(engine)
 			run.Rep, run.Order = rep+1, i+1
 			if run.Error != "" {
 				s.Problems = append(s.Problems, fmt.Sprintf("%s rep %d: %s", engine, rep+1, run.Error))
@@ -746,18 +752,9 @@ func runEngine(c config, cs, engine, base, batchPath string, baseVersion int64) 
 		}
 		baseVersion = v
 	}
-	syscall.Sync()
-	if c.dropCaches {
-		if err := runproc.DropCaches(); err != nil {
-			run.Error = err.Error()
-			return run
-		}
-	}
-	if c.warm {
-		if _, err := runproc.ReadTree(base); err != nil {
-			run.Error = err.Error()
-			return run
-		}
+	if err := prepareCache(c, base); err != nil {
+		run.Error = err.Error()
+		return run
 	}
 	metricsPath := dir + ".metrics.json"
 	_ = os.Remove(metricsPath)
@@ -837,6 +834,23 @@ func fingerprint(c config, dir string, dvs bool) (*Checksum, error) {
 		return nil, err
 	}
 	return &ck, nil
+}
+
+// prepareCache leaves the page cache as -drop-caches and -warm ask before
+// a measured run: emptied, then the files under warm read.
+func prepareCache(c config, warm string) error {
+	syscall.Sync()
+	if c.dropCaches {
+		if err := runproc.DropCaches(); err != nil {
+			return err
+		}
+	}
+	if c.warm {
+		if _, err := runproc.ReadTree(warm); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // verify checks every run's fingerprint against the expected counts and
