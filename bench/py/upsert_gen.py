@@ -242,6 +242,24 @@ def clustered_files(table, partitions):
     return out
 
 
+def partition_bytes(batches):
+    """The bytes of each partition's rows written as a Parquet file of its
+    own, summed: what a writer that splits the batch by partition has to
+    write at the least. Both partitions' rows carry the same payloads (a
+    payload depends on the row number and version alone), which one file
+    of the whole batch stores once, in its dictionary."""
+    import io
+
+    import pyarrow.parquet as pq
+
+    n = 0
+    for b in batches:
+        buf = io.BytesIO()
+        pq.write_table(pa.Table.from_batches([b]), buf)
+        n += buf.tell()
+    return n
+
+
 def batch(args):
     import pyarrow.parquet as pq
 
@@ -259,7 +277,8 @@ def batch(args):
         batches.append(make_batch(p, rows, 2, args.payload))
     t = pa.Table.from_batches(batches)
     pq.write_table(t, args.out)
-    res = {"rows": t.num_rows, "updates": updates, "inserts": args.inserts * len(batches), "bytes": os.path.getsize(args.out)}
+    res = {"rows": t.num_rows, "updates": updates, "inserts": args.inserts * len(batches), "bytes": os.path.getsize(args.out),
+           "partition_bytes": partition_bytes(batches)}
     if args.clustered:
         from deltalake import DeltaTable
 

@@ -175,6 +175,9 @@ type Batch struct {
 	Updates int64 `json:"updates"`
 	Inserts int64 `json:"inserts"`
 	Bytes   int64 `json:"bytes"`
+	// PartitionBytes is the bytes of each touched partition's rows written
+	// to a Parquet file of its own, summed (0 in batches made before it).
+	PartitionBytes int64 `json:"partition_bytes,omitempty"`
 	// Clustered names, for a clustered batch, the data file of each touched
 	// partition its updated keys were taken from; BaseFiles and BaseBytes
 	// are the base table's when it was made, so a rebuilt table gets a new
