@@ -288,6 +288,7 @@ func renderDV(all *Report) string {
 	c := config{rustPython: "x"}
 	for _, cs := range dvCases {
 		r := all.only(cs)
+		r.Sizes = slices.DeleteFunc(r.Sizes, func(s *Size) bool { return len(s.Runs) == 0 }) // not run
 		if len(r.Sizes) == 0 {
 			continue
 		}
@@ -371,6 +372,10 @@ func dvTargets(b *strings.Builder, all *Report) {
 		for _, s := range all.only(cs).Sizes {
 			u, o := aggregate(s, dv), aggregate(s, cow)
 			at := fmt.Sprintf("%s, %s, %s", cs, rowsLabel(s.RowsPerPartition), fractionLabel(s.Fraction))
+			if len(s.Runs) == 0 {
+				p("- %s: not run (the invocation ended before it).\n", at)
+				continue
+			}
 			if u.n == 0 || o.n == 0 {
 				p("- %s: not judged, no run of DV mode or of copy-on-write succeeded.\n", at)
 				continue
