@@ -128,15 +128,19 @@ func (b *Budget) AcquireBytes(ctx context.Context, n int64) (*Reservation, error
 // AcquireBytes draws only on the share, while its partition and file
 // permits are this budget's. A group of goroutines serving one part of the
 // call (one partition's readers) works within a share, so that another
-// group holding every byte cannot stall it. Release the reservation once
-// the group is done; the share must not be used after that.
+// group holding every byte cannot stall it. Its Config is this budget's
+// with MaxDecodedBytes the share, so that readers sizing their batches by
+// it fit the share. Release the reservation once the group is done; the
+// share must not be used after that.
 func (b *Budget) Share(ctx context.Context, n int64) (*Budget, *Reservation, error) {
 	res, err := b.AcquireBytes(ctx, n)
 	if err != nil {
 		return nil, nil, err
 	}
 	lim := &Limits{cfg: b.lim.cfg, partitions: b.lim.partitions, files: b.lim.files, bytes: newSem(math.MaxInt64)}
-	return &Budget{lim: lim, cfg: b.cfg, partitions: b.partitions, files: b.files,
+	cfg := b.cfg
+	cfg.MaxDecodedBytes = min(res.local, res.global)
+	return &Budget{lim: lim, cfg: cfg, partitions: b.partitions, files: b.files,
 		bytes: newSem(min(res.local, res.global))}, res, nil
 }
 
