@@ -13,6 +13,12 @@ type fileWork struct {
 	// strategies), so it is rewritten.
 	rewrite bool
 	probed  bool
+	// bytesPerRow estimates a decoded row, from the Parquet footer; 0
+	// when unknown. overhead estimates what a reader of every column holds
+	// besides its batches (pages, dictionaries). The rewrite's readers
+	// reserve by them (rewrite.Options.ReadCost).
+	bytesPerRow float64
+	overhead    int64
 	// checkFrom is the first row position that can hold a source key:
 	// rows before it lie in row groups the probe cleared.
 	checkFrom int64

@@ -69,6 +69,7 @@ func (r *run) probeNarrow(ctx context.Context, p *part, fw *fileWork) error {
 	}
 	defer pf.Close()
 	md := pf.MetaData()
+	fw.bytesPerRow, fw.overhead = readCost(md, nil)
 	fr, err := pqarrow.NewFileReader(pf, pqarrow.ArrowReadProperties{BatchSize: int64(c.ReadBatchSize), PreAllocBinaryData: true}, c.mem)
 	if err != nil {
 		return errFallback

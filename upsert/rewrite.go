@@ -135,6 +135,12 @@ func (r *run) rewritePartition(ctx context.Context, p *part) error {
 		Schema: c.table, Store: r.out, TargetFileSize: c.TargetFileSize, MaxParallelFiles: c.MaxParallelFiles,
 		MaxBufferedBytes: 2 * c.writerBuf, ReadBatchSize: c.ReadBatchSize, Budget: share, Allocator: c.mem,
 		Expected: out.expectation, EncodeWorkers: r.encodeWorkers,
+		ReadCost: func(a *protocol.Add) (float64, int64) {
+			if f := byAdd[a]; f != nil {
+				return f.bytesPerRow, f.overhead
+			}
+			return 0, 0
+		},
 	})
 	return err
 }

@@ -61,6 +61,11 @@ type Options struct {
 	// it never Replaces a batch (the upsert's keys): with DeletionVectors
 	// and no ChangeData, files are read for these columns only.
 	Decide []string
+	// ReadCost, when set, gives a file's decoded bytes per row and what a
+	// reader of it holds besides its batches (pages, dictionaries), from
+	// its footer (the upsert's probe read it); 0, 0 where unknown. Readers
+	// reserve by it instead of guessing from the log's sizes.
+	ReadCost func(*protocol.Add) (bytesPerRow float64, overhead int64)
 	// EncodeWorkers encode a written row group's columns in parallel
 	// (datafile.Options.EncodeWorkers; default 1).
 	EncodeWorkers int

@@ -52,6 +52,12 @@ func (r *reader) batchTarget() int64 {
 // shape is the batch rows and the expected decoded bytes per batch for a
 // file, from its size and record count in the log.
 func (r *reader) shape(a *protocol.Add) (rows int, per int64) {
+	if r.c.ReadCost != nil {
+		if perRow, _ := r.c.ReadCost(a); perRow > 0 {
+			rows = min(max(int(float64(r.batchTarget())/perRow), 1), r.c.ReadBatchSize)
+			return rows, max(int64(perRow*float64(rows))*9/8, minBatchBytes)
+		}
+	}
 	ratio := math.Float64frombits(r.ratio.Load())
 	if ratio == 0 {
 		ratio = firstRatio
@@ -96,7 +102,11 @@ func (r *reader) read(ctx context.Context, a *protocol.Add, each func(rec arrow.
 	}
 	defer release()
 	rows, per := r.shape(a)
-	res, err := r.c.Budget.AcquireBytes(ctx, per*readerInFlight)
+	var overhead int64
+	if r.c.ReadCost != nil {
+		_, overhead = r.c.ReadCost(a)
+	}
+	res, err := r.c.Budget.AcquireBytes(ctx, per*readerInFlight+overhead)
 	if err != nil {
 		return errs.Wrap(errs.Canceled, "", err, "reading %s", a.Path)
 	}
@@ -120,7 +130,7 @@ func (r *reader) read(ctx context.Context, a *protocol.Add, each func(rec arrow.
 		}
 		if got > per {
 			per = got * 5 / 4 // headroom: growing may wait for the budget
-			if err := res.Resize(ctx, per*readerInFlight); err != nil {
+			if err := res.Resize(ctx, per*readerInFlight+overhead); err != nil {
 				return errs.Wrap(errs.Canceled, "", err, "reading %s", a.Path)
 			}
 		}
