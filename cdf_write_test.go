@@ -3,6 +3,7 @@ package deltalite_test
 import (
 	"context"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -25,11 +26,20 @@ import (
 // table_changes renders (id, name, day, _change_type, _commit_version).
 func changeFeedHistory(t *testing.T) (string, []string) {
 	t.Helper()
+	return changeFeedHistoryWith(t, nil)
+}
+
+// changeFeedHistoryWith is changeFeedHistory on a table with more
+// properties (deletion vectors): the same change rows.
+func changeFeedHistoryWith(t *testing.T, props map[string]string) (string, []string) {
+	t.Helper()
 	ctx := context.Background()
 	dir := t.TempDir()
+	properties := map[string]string{protocol.PropEnableChangeDataFeed: "true"}
+	maps.Copy(properties, props)
 	_, err := deltalite.Write(ctx, dir, people(t, []int64{1, 2, 3, 4, 5, 6}, []string{"a", "b", "c", "d", "e", "f"},
 		[]string{"d1", "d1", "d1", "d2", "d2", "d2"}), deltalite.WriteOptions{
-		PartitionBy: []string{"day"}, Properties: map[string]string{protocol.PropEnableChangeDataFeed: "true"}})
+		PartitionBy: []string{"day"}, Properties: properties})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,6 +3,7 @@ package deltalite_test
 import (
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -281,4 +282,49 @@ func TestDeletionVectorsTakeTurnsWithSpark(t *testing.T) {
 		t.Fatal(err)
 	}
 	agree("our DELETE and MERGE", []string{row(1, "A", "d1"), row(3, "C", "d1"), row(6, "F", "d2"), row(7, "g", "d1"), row(8, "h", "d2")})
+}
+
+// TestChangeFeedWithDeletionVectors: DELETE, UPDATE, MERGE and
+// replace-where on a table with deletion vectors and the change data feed
+// on write the same change rows as copy-on-write does; our reader and
+// Spark's table_changes read them, and files kept their rows in deletion
+// vectors.
+func TestChangeFeedWithDeletionVectors(t *testing.T) {
+	dir, want := changeFeedHistoryWith(t, map[string]string{protocol.PropEnableDeletionVectors: "true"})
+	got := changeRows(t, dir, deltalite.ChangesOptions{
+		FromVersion: 1, Columns: []string{"id", "name", "day", "_change_type", "_commit_version"}})
+	if !slices.Equal(got, want) {
+		t.Errorf("Changes:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	if !logHasDeletionVector(t, dir) {
+		t.Fatal("no commit added a deletion vector")
+	}
+	if testing.Short() {
+		return
+	}
+	res := peers.Spark(t).Run(t, peers.Op{"op": "sql", "path": dir,
+		"sql": "SELECT id, name, day, _change_type, _commit_version FROM table_changes_by_path('" + dir + "', 1)"})
+	if got := res[0].Table(t).Lines(t); !slices.Equal(got, want) {
+		t.Errorf("Spark's table_changes:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// logHasDeletionVector reports whether a commit of the table at dir added
+// a file with a deletion vector.
+func logHasDeletionVector(t *testing.T, dir string) bool {
+	t.Helper()
+	commits, err := filepath.Glob(filepath.Join(dir, "_delta_log", "*.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range commits {
+		b, err := os.ReadFile(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(string(b), `"deletionVector":{`) {
+			return true
+		}
+	}
+	return false
 }
