@@ -139,9 +139,11 @@ func CountRows(ctx context.Context, snap *snapshot.Snapshot, a *protocol.Add) (n
 
 // markWhere marks the rows of file a that leave it, in deletion-vector
 // mode with Options.Where or Selected: a first read of Where's columns
-// finds the selected rows' positions (Selected gives them); with WhereDeletes (and no change data to
-// write) they are the leaving rows, else a second read of only those rows
-// hands them, whole, to each (apply), which marks and writes them.
+// finds the selected rows' positions (Selected gives them); with
+// WhereDeletes (and no change data to write) they are the leaving rows,
+// else a second read of only those rows hands them, whole, to each
+// (apply), which marks and writes them. A file with no selected row is
+// left as it is, its rows not counted.
 func (r *reader) markWhere(ctx context.Context, a *protocol.Add, m *Marks, each func(arrow.RecordBatch) error, n *counters) error {
 	sel := dv.NewBitmap()
 	var err error
@@ -162,23 +164,22 @@ func (r *reader) markWhere(ctx context.Context, a *protocol.Add, m *Marks, each 
 			return nil
 		}, scan.WithColumns(), scan.WithRowIndex(), scanhook.WithBound(r.c.Where).(scan.Option))
 	}
-	if err != nil {
+	k := int64(sel.Cardinality())
+	if err != nil || k == 0 {
 		return err
 	}
 	live, _, err := CountRows(ctx, r.snap, a)
 	if err != nil {
 		return err
 	}
-	if k := int64(sel.Cardinality()); k > 0 {
-		if r.c.WhereDeletes && !r.c.ChangeData {
-			m.leave = sel
-			n.read.Add(k)
-			n.dropped.Add(k)
-			n.batches.Add(1)
-		} else {
-			err = r.read(ctx, a, each, scan.WithRowIndex(), scanhook.WithRowsOnly(map[*protocol.Add]*dv.Bitmap{a: sel}).(scan.Option))
-		}
+	if r.c.WhereDeletes && !r.c.ChangeData {
+		m.leave = sel
+		n.read.Add(k)
+		n.dropped.Add(k)
+		n.batches.Add(1)
+	} else {
+		err = r.read(ctx, a, each, scan.WithRowIndex(), scanhook.WithRowsOnly(map[*protocol.Add]*dv.Bitmap{a: sel}).(scan.Option))
 	}
-	m.live = live
+	m.live = live // apply's Mark counted only the rows it saw
 	return err
 }

@@ -52,23 +52,21 @@ func (r *reader) batchTarget() int64 {
 // shape is the batch rows and the expected decoded bytes per batch for a
 // file, from its size and record count in the log.
 func (r *reader) shape(a *protocol.Add) (rows int, per int64) {
+	var perRow float64 // decoded bytes of a row; 0 unknown
 	if r.c.ReadCost != nil {
-		if perRow, _ := r.c.ReadCost(a); perRow > 0 {
-			rows = min(max(int(float64(r.batchTarget())/perRow), 1), r.c.ReadBatchSize)
-			return rows, max(int64(perRow*float64(rows))*9/8, minBatchBytes)
+		perRow, _ = r.c.ReadCost(a)
+	}
+	if perRow <= 0 {
+		ratio := math.Float64frombits(r.ratio.Load())
+		if ratio == 0 {
+			ratio = firstRatio
+		}
+		if fs := stats.Parse(a.Stats, r.snap.Schema(), r.snap.ColumnMapping()); fs != nil && fs.NumRecords > 0 && a.Size > 0 {
+			perRow = ratio * float64(a.Size) / float64(fs.NumRecords)
 		}
 	}
-	ratio := math.Float64frombits(r.ratio.Load())
-	if ratio == 0 {
-		ratio = firstRatio
-	}
-	var records int64
-	if fs := stats.Parse(a.Stats, r.snap.Schema(), r.snap.ColumnMapping()); fs != nil {
-		records = fs.NumRecords
-	}
 	rows = r.c.ReadBatchSize
-	if records > 0 && a.Size > 0 {
-		perRow := ratio * float64(a.Size) / float64(records)
+	if perRow > 0 {
 		rows = min(max(int(float64(r.batchTarget())/perRow), 1), r.c.ReadBatchSize)
 		per = int64(perRow * float64(rows))
 	}
