@@ -3,7 +3,6 @@ package deltalite_test
 import (
 	"context"
 	"fmt"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -17,6 +16,7 @@ import (
 	"github.com/deltalite-go/deltalite/protocol"
 	"github.com/deltalite-go/deltalite/snapshot"
 	"github.com/deltalite-go/deltalite/testkit/peers"
+	"github.com/deltalite-go/deltalite/testkit/tablerows"
 )
 
 // dvHistory writes a table with deletion vectors on (two files per day)
@@ -296,7 +296,7 @@ func TestChangeFeedWithDeletionVectors(t *testing.T) {
 	if !slices.Equal(got, want) {
 		t.Errorf("Changes:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
-	if !logHasDeletionVector(t, dir) {
+	if !tablerows.CommittedDeletionVector(t, dir) {
 		t.Fatal("no commit added a deletion vector")
 	}
 	if testing.Short() {
@@ -307,24 +307,4 @@ func TestChangeFeedWithDeletionVectors(t *testing.T) {
 	if got := res[0].Table(t).Lines(t); !slices.Equal(got, want) {
 		t.Errorf("Spark's table_changes:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
-}
-
-// logHasDeletionVector reports whether a commit of the table at dir added
-// a file with a deletion vector.
-func logHasDeletionVector(t *testing.T, dir string) bool {
-	t.Helper()
-	commits, err := filepath.Glob(filepath.Join(dir, "_delta_log", "*.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, c := range commits {
-		b, err := os.ReadFile(c)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if strings.Contains(string(b), `"deletionVector":{`) {
-			return true
-		}
-	}
-	return false
 }

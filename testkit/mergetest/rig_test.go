@@ -26,6 +26,7 @@ import (
 	"github.com/deltalite-go/deltalite/protocol"
 	"github.com/deltalite-go/deltalite/testkit/arrowrows"
 	"github.com/deltalite-go/deltalite/testkit/peers"
+	"github.com/deltalite-go/deltalite/testkit/tablerows"
 )
 
 // script is the reference side, relative to the repository's python/
@@ -298,7 +299,7 @@ func runScenario(t *testing.T, sc *scenario, dvs bool) {
 			t.Fatal(err)
 		}
 		defer func() {
-			if logHasDeletionVector(t, uri) {
+			if tablerows.CommittedDeletionVector(t, uri) {
 				dvScenarios.Add(1)
 			}
 		}()
@@ -428,23 +429,3 @@ func isInvalid(err error) bool { return errors.Is(err, deltalite.ErrInvalidArgum
 // dvScenarios counts the scenarios run with deletion vectors on in which
 // a commit of ours added one.
 var dvScenarios atomic.Int64
-
-// logHasDeletionVector reports whether a commit of the table added a file
-// with a deletion vector.
-func logHasDeletionVector(t *testing.T, uri string) bool {
-	t.Helper()
-	commits, err := filepath.Glob(filepath.Join(uri, "_delta_log", "*.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, c := range commits {
-		b, err := os.ReadFile(c)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if strings.Contains(string(b), `"deletionVector":{`) {
-			return true
-		}
-	}
-	return false
-}

@@ -5,6 +5,9 @@ package tablerows
 
 import (
 	"context"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -41,4 +44,25 @@ func Scan(t testing.TB, tb *deltalite.Table) []string {
 		recs = append(recs, rec)
 	}
 	return arrowrows.Rows(recs...)
+}
+
+// CommittedDeletionVector reports whether a commit of the table at dir (a
+// local path) added a file with a deletion vector, whether or not a later
+// commit removed it; any failure to read the log fails t.
+func CommittedDeletionVector(t testing.TB, dir string) bool {
+	t.Helper()
+	commits, err := filepath.Glob(filepath.Join(dir, "_delta_log", "*.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range commits {
+		b, err := os.ReadFile(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(string(b), `"deletionVector":{`) {
+			return true
+		}
+	}
+	return false
 }
