@@ -136,8 +136,11 @@ func literalOf(a arrow.Array, i int) (ordered, string, bool) {
 // quoteSQL renders s as a string literal of the expression grammar, whose
 // strings take backslash escapes.
 func quoteSQL(s string) string {
-	return "'" + strings.NewReplacer(`\`, `\\`, `'`, `\'`).Replace(s) + "'"
+	return "'" + sqlEscaper.Replace(s) + "'"
 }
+
+// sqlEscaper is built once: quoteSQL runs for every source key.
+var sqlEscaper = strings.NewReplacer(`\`, `\\`, `'`, `\'`)
 
 // fileFilter is a predicate over the target alone that holds for every
 // target row some source row can match: the ON predicate's target-only
