@@ -37,6 +37,9 @@ type fileReader struct {
 	capRows int           // length to build constants with
 	keep    []bool        // selection scratch, reused across batches
 	idx     []int32
+
+	dictCols              []bool        // per bound.read: stays a dictionary in this file (nil: none does)
+	evalSchema, outSchema *arrow.Schema // of this file's batches (fileSchemas)
 }
 
 // readFile streams the batches of one file to emit, stopping early when
@@ -79,11 +82,22 @@ func (b *bound) readFile(ctx context.Context, task FileTask, emit func(arrow.Rec
 			c.close()
 		}
 	}()
-	pr, err := pqarrow.NewFileReader(pf, pqarrow.ArrowReadProperties{BatchSize: int64(b.batchSize), PreAllocBinaryData: true, Parallel: b.columnsAtOnce}, b.mem)
+	arrowProps := pqarrow.ArrowReadProperties{BatchSize: int64(b.batchSize), PreAllocBinaryData: true, Parallel: b.columnsAtOnce}
+	pr, err := pqarrow.NewFileReader(pf, arrowProps, b.mem)
 	if err != nil {
 		return errs.Wrap(errs.CorruptTable, task.Key, err, "data file schema cannot be read as Arrow")
 	}
 	leafCols := fr.matchColumns(pr)
+	if dict := fr.dictionaryLeaves(pr); len(dict) > 0 {
+		// The same file and leaves, those read as dictionaries now.
+		for _, c := range dict {
+			arrowProps.SetReadDict(c, true)
+		}
+		if pr, err = pqarrow.NewFileReader(pf, arrowProps, b.mem); err != nil {
+			return errs.Wrap(errs.CorruptTable, task.Key, err, "data file schema cannot be read as Arrow")
+		}
+	}
+	fr.fileSchemas()
 	fr.capRows = int(min(int64(b.batchSize), max(pf.NumRows(), 1)))
 	var base int64
 	for rg := 0; rg < pf.NumRowGroups(); rg++ {
@@ -231,6 +245,10 @@ func (fr *fileReader) batch(rec arrow.RecordBatch, base int64) (bool, error) {
 		default:
 			continue
 		}
+		if fr.keptDictionary(i, src) {
+			read[i] = src
+			continue
+		}
 		a, err := fr.conv.conform(src, f.Type, fr.b.readTypes[i])
 		src.Release()
 		if err != nil {
@@ -280,7 +298,7 @@ func (fr *fileReader) batch(rec arrow.RecordBatch, base int64) (bool, error) {
 			cols[j] = out
 		}
 	}
-	out := array.NewRecordBatch(fr.b.evalSchema, cols, int64(count))
+	out := array.NewRecordBatch(fr.evalSchema, cols, int64(count))
 	if len(fr.b.preds) > 0 && !fr.task.allMatch {
 		var err error
 		if out, err = fr.filter(out); err != nil {
@@ -292,7 +310,7 @@ func (fr *fileReader) batch(rec arrow.RecordBatch, base int64) (bool, error) {
 		return true, nil
 	}
 	if len(fr.b.out) > fr.b.visible { // drop the columns only predicates read
-		sel := array.NewRecordBatch(fr.b.outSchema, out.Columns()[:fr.b.visible], out.NumRows())
+		sel := array.NewRecordBatch(fr.outSchema, out.Columns()[:fr.b.visible], out.NumRows())
 		out.Release()
 		out = sel
 	}

@@ -75,6 +75,9 @@ type bound struct {
 	// (WithWhere) and its filters' (Filter.predicate), all decided and
 	// evaluated by expr.
 	preds []*expr.Bound
+	// dictRead marks the read columns that may stay dictionaries
+	// (WithDictionaries); nil when none may.
+	dictRead []bool
 }
 
 // outColumn is one column of the output.
@@ -184,6 +187,7 @@ func (s *Scan) bind() (*bound, error) {
 		}
 		b.readTypes = append(b.readTypes, dt)
 	}
+	b.dictionaryReads()
 	return b, nil
 }
 

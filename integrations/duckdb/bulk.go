@@ -95,6 +95,17 @@ func bulkable(dt arrow.DataType) bool {
 	return false
 }
 
+// dictionaryValues reports whether a bulk column of type dt may come as an
+// Arrow dictionary of dt (scan.WithDictionaries): DuckDB converts those to
+// dictionary vectors of the same type.
+func dictionaryValues(dt arrow.DataType) bool {
+	switch dt.ID() {
+	case arrow.STRING, arrow.BINARY:
+		return true
+	}
+	return false
+}
+
 // converter turns slices of a thread's batches into DuckDB chunks: the
 // columns of the projection whose types are bulkable, under DuckDB's
 // converted schema of them, made once per batch schema.

@@ -31,7 +31,7 @@ func bulkTable(t *testing.T, rows int) string {
 			i %% 2 = 0 AS flag, DATE '2026-01-01' + CAST(i %% 30 AS INTEGER) AS d,
 			TIMESTAMPTZ '2026-01-01 00:00:00+00' + to_seconds(i) AS ts, CAST(i AS DECIMAL(12, 2)) AS dec,
 			CASE WHEN i %% 11 = 0 THEN NULL ELSE [i, NULL, i + 1] END AS l, {'a': i, 'b': 'x' || i} AS st,
-			MAP {'k': i} AS m, encode('b' || i) AS bin
+			MAP {'k': i} AS m, encode('b' || i) AS bin, CASE WHEN i %% 13 = 0 THEN NULL ELSE 'cat-' || (i %% 50) END AS cat
 			FROM range(%d, %d) t(i)`, r[0], r[1])
 		if _, err := s.SQL(q).Write(ctx, dir, deltalite.WriteOptions{Mode: deltalite.ModeAppend}); err != nil {
 			t.Fatal(err)
@@ -42,8 +42,9 @@ func bulkTable(t *testing.T, rows int) string {
 
 // TestBulkPathAgreesWithPerValue reads tables of every kind through the
 // bulk path and value by value: the same rows, and the bulk path took the
-// columns it should. Batches of 3000 rows do not align with DuckDB's
-// vectors of 2048, so slices start inside batches.
+// columns it should, the strings the files dictionary-encode as
+// dictionaries. Batches of 3000 rows do not align with DuckDB's vectors of
+// 2048, so slices start inside batches.
 func TestBulkPathAgreesWithPerValue(t *testing.T) {
 	stats := &Stats{}
 	bulk := testConn(t, ScanOptions{Stats: stats, BatchSize: 3000})
@@ -51,15 +52,17 @@ func TestBulkPathAgreesWithPerValue(t *testing.T) {
 	cases := []struct {
 		uri      string
 		rows     int
-		bulkCols int // columns the bulk path must take
+		bulkCols int      // columns the bulk path must take
+		dicts    []string // of those, the ones that came as dictionaries
 	}{
-		{bulkTable(t, 10_000), 10_000, 12},
-		{corpus.Path(t, "dat/all_primitive_types/delta"), 5, 12},
-		{corpus.Path(t, "dat/nested_types/delta"), 5, 3},
-		{corpus.Path(t, "dat/timestamp_ntz/delta"), 5, 4},
-		{corpus.Path(t, "dat/deletion_vectors/delta"), 1, 3},
-		{corpus.Path(t, "dat/column_mapping/delta"), 10, 3},
-		{corpus.Path(t, "dat/multi_partitioned/delta"), 2, 4},
+		// s and bin are distinct: the writer stores them plainly.
+		{bulkTable(t, 10_000), 10_000, 13, []string{"cat"}},
+		{corpus.Path(t, "dat/all_primitive_types/delta"), 5, 12, nil},
+		{corpus.Path(t, "dat/nested_types/delta"), 5, 3, nil},
+		{corpus.Path(t, "dat/timestamp_ntz/delta"), 5, 4, nil},
+		{corpus.Path(t, "dat/deletion_vectors/delta"), 1, 3, nil},
+		{corpus.Path(t, "dat/column_mapping/delta"), 10, 3, nil},
+		{corpus.Path(t, "dat/multi_partitioned/delta"), 2, 4, nil},
 	}
 	for _, c := range cases {
 		t.Run(c.uri, func(t *testing.T) {
@@ -86,6 +89,9 @@ func TestBulkPathAgreesWithPerValue(t *testing.T) {
 			if len(last.BulkColumns) != c.bulkCols {
 				t.Fatalf("bulk columns %v of %v, want %d", last.BulkColumns, last.Columns, c.bulkCols)
 			}
+			if c.dicts != nil && !slices.Equal(last.DictionaryColumns, c.dicts) {
+				t.Fatalf("dictionary columns %v, want %v", last.DictionaryColumns, c.dicts)
+			}
 		})
 	}
 }
@@ -99,6 +105,7 @@ func TestBulkPathProjects(t *testing.T) {
 	for _, q := range []string{
 		"SELECT s, id, l FROM delta_scan(" + quote(uri) + ") WHERE id % 97 = 1 ORDER BY id",
 		"SELECT count(*), sum(v), max(s), min(d), sum(dec) FROM delta_scan(" + quote(uri) + ")",
+		"SELECT cat, count(*), min(id), max(bin) FROM delta_scan(" + quote(uri) + ") GROUP BY cat ORDER BY cat",
 		"SELECT st.b, m['k'], x FROM delta_scan(" + quote(uri) + ") ORDER BY x DESC LIMIT 5",
 	} {
 		got, want := rows(t, bulk, q), rows(t, slow, q)

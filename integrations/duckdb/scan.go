@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -96,6 +97,10 @@ type ScanStat struct {
 	// BulkColumns are the columns handed to DuckDB as whole Arrow
 	// vectors; the other Columns are copied value by value.
 	BulkColumns []string
+	// DictionaryColumns are the BulkColumns that came as dictionary
+	// vectors (a string or binary column a file stores dictionary-encoded
+	// throughout), in the order first seen.
+	DictionaryColumns []string
 }
 
 // Stats collects the ScanStat of every delta_scan call of the connections
@@ -139,6 +144,20 @@ func (s *Stats) setColumns(st *ScanStat, names, bulk []string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	st.Columns, st.BulkColumns = names, bulk
+}
+
+// addDictionaries records the dictionary columns of a batch schema.
+func (s *Stats) addDictionaries(st *ScanStat, sc *arrow.Schema) {
+	if s == nil {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, f := range sc.Fields() {
+		if f.Type.ID() == arrow.DICTIONARY && !slices.Contains(st.DictionaryColumns, f.Name) {
+			st.DictionaryColumns = append(st.DictionaryColumns, f.Name)
+		}
+	}
 }
 
 func (s *Stats) addRows(st *ScanStat, n int) {
@@ -376,6 +395,10 @@ type projection struct {
 	names   []string
 	bulk    []int // positions in cols moved in bulk
 	slow    []int // positions in cols copied value by value
+	// dicts are the bulk columns the scan may hand over as Arrow
+	// dictionaries (scan.WithDictionaries): DuckDB's conversion makes them
+	// dictionary vectors, sparing the copy of every string.
+	dicts []string
 }
 
 // project learns from a chunk which of fields DuckDB projected: GetVector
@@ -391,6 +414,9 @@ func project(fields []arrow.Field, ch duckdb.DataChunk, bulk bool) projection {
 			p.names = append(p.names, f.Name)
 			if bulk && bulkable(f.Type) {
 				p.bulk = append(p.bulk, j)
+				if dictionaryValues(f.Type) {
+					p.dicts = append(p.dicts, f.Name)
+				}
 			} else {
 				p.slow = append(p.slow, j)
 			}
@@ -461,7 +487,8 @@ type reading struct {
 	rr   array.RecordReader
 	rec  arrow.RecordBatch
 	off  int
-	conv *converter // the thread's bulk conversion, made at its first chunk
+	conv *converter    // the thread's bulk conversion, made at its first chunk
+	seen *arrow.Schema // the last batch schema recorded in the stats
 }
 
 // next makes rec a batch with rows left from off, taking the reader's next
@@ -587,10 +614,14 @@ func (s *source) FillChunk(ls any, ch duckdb.DataChunk) error {
 		if i >= len(e.files) {
 			return ch.SetSize(0)
 		}
-		sc := s.base.With(scan.WithColumns(e.names...), scan.WithFiles(e.files[i]))
+		sc := s.base.With(scan.WithColumns(e.names...), scan.WithFiles(e.files[i]), scan.WithDictionaries(e.dicts...), scan.WithParallelism(1))
 		if l.rr, err = ScanReader(s.ctx, sc); err != nil {
 			return fmt.Errorf("%s(%q): %w", FunctionName, s.uri, err)
 		}
+	}
+	if sc := l.rec.Schema(); sc != l.seen {
+		l.seen = sc
+		s.stats.addDictionaries(e.stat, sc)
 	}
 	n := min(int(l.rec.NumRows())-l.off, duckdb.GetDataChunkCapacity())
 	if err := e.fill(ch, l.reading, s.conn, n); err != nil {
