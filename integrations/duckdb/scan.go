@@ -614,7 +614,7 @@ func (s *source) FillChunk(ls any, ch duckdb.DataChunk) error {
 		if i >= len(e.files) {
 			return ch.SetSize(0)
 		}
-		sc := s.base.With(scan.WithColumns(e.names...), scan.WithFiles(e.files[i]), scan.WithDictionaries(e.dicts...), scan.WithParallelism(1))
+		sc := s.base.With(scan.WithColumns(e.names...), scan.WithFiles(e.files[i]), scan.WithDictionaries(e.dicts...))
 		if l.rr, err = ScanReader(s.ctx, sc); err != nil {
 			return fmt.Errorf("%s(%q): %w", FunctionName, s.uri, err)
 		}
