@@ -108,32 +108,48 @@ func dictionaryValues(dt arrow.DataType) bool {
 
 // converter turns slices of a thread's batches into DuckDB chunks: the
 // columns of the projection whose types are bulkable, under DuckDB's
-// converted schema of them, made once per batch schema.
+// converted schema of them, made once per batch schema. Each batch is
+// exported to C once (arrowview.go), each slice a view of the export.
 type converter struct {
 	conn   bindings.Connection
 	cols   []int // positions in the projection (batch columns) it converts
 	schema *arrow.Schema
 	conv   bindings.ArrowConvertedSchema
+	rec    arrow.RecordBatch // the batch exported, identified by pointer
+	export exported
 }
 
 // prepare makes the converted schema of rec's bulk columns, unless the one
-// held is of the same Arrow schema.
+// held is of the same Arrow schema, and exports them, unless rec is the
+// batch exported last.
 func (c *converter) prepare(rec arrow.RecordBatch) error {
-	fields := make([]arrow.Field, len(c.cols))
-	for k, j := range c.cols {
-		fields[k] = rec.Schema().Field(j)
-	}
-	sc := arrow.NewSchema(fields, nil)
-	if c.schema != nil && c.schema.Equal(sc) {
+	if rec == c.rec {
 		return nil
 	}
-	c.release()
-	conv, ed := bindings.SchemaFromArrow(c.conn, sc)
-	if err := errorOf(ed); err != nil {
-		bindings.DestroyArrowConvertedSchema(&conv)
-		return fmt.Errorf("DuckDB's Arrow schema conversion: %w", err)
+	fields := make([]arrow.Field, len(c.cols))
+	cols := make([]arrow.Array, len(c.cols))
+	for k, j := range c.cols {
+		fields[k], cols[k] = rec.Schema().Field(j), rec.Column(j)
 	}
-	c.schema, c.conv = sc, conv
+	sc := arrow.NewSchema(fields, nil)
+	if c.schema == nil || !c.schema.Equal(sc) {
+		c.release()
+		conv, ed := bindings.SchemaFromArrow(c.conn, sc)
+		if err := errorOf(ed); err != nil {
+			bindings.DestroyArrowConvertedSchema(&conv)
+			return fmt.Errorf("DuckDB's Arrow schema conversion: %w", err)
+		}
+		c.schema, c.conv = sc, conv
+	}
+	c.export.release()
+	c.rec, c.export = nil, exported{}
+	sub := array.NewRecordBatch(c.schema, cols, rec.NumRows())
+	defer sub.Release()
+	x, err := exportBatch(sub)
+	if err != nil {
+		return err
+	}
+	c.rec, c.export = rec, x
 	return nil
 }
 
@@ -143,22 +159,16 @@ func (c *converter) fill(out []bindings.Vector, rec arrow.RecordBatch, off, n in
 	if err := c.prepare(rec); err != nil {
 		return err
 	}
-	cols := make([]arrow.Array, len(c.cols))
-	for k, j := range c.cols {
-		cols[k] = array.NewSlice(rec.Column(j), int64(off), int64(off+n))
+	chunk, ed, err := c.export.chunk(c.conn, c.conv, off, n)
+	if err != nil {
+		return err
 	}
-	sub := array.NewRecordBatch(c.schema, cols, int64(n))
-	for _, a := range cols {
-		a.Release()
-	}
-	defer sub.Release()
-	chunk, ed := bindings.DataChunkFromArrow(c.conn, sub, c.conv)
 	if err := errorOf(ed); err != nil {
 		bindings.DestroyDataChunk(&chunk)
 		return fmt.Errorf("DuckDB's Arrow conversion: %w", err)
 	}
 	// The output vectors share the converted vectors' buffers (and through
-	// them the Arrow arrays), so the chunk itself can go at once.
+	// them the export), so the chunk itself can go at once.
 	for k := range c.cols {
 		bindings.VectorReferenceVector(out[k], bindings.DataChunkGetVector(chunk, bindings.IdxT(k)))
 	}
@@ -167,6 +177,8 @@ func (c *converter) fill(out []bindings.Vector, rec arrow.RecordBatch, off, n in
 }
 
 func (c *converter) release() {
+	c.export.release()
+	c.rec, c.export = nil, exported{}
 	if c.schema != nil {
 		bindings.DestroyArrowConvertedSchema(&c.conv)
 		c.schema = nil
