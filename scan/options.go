@@ -32,7 +32,7 @@ type Scan struct {
 	batchSize     int
 	limit         int64 // < 0: no limit
 	parallelism   int
-	columnsAtOnce bool // decode a file's columns concurrently (no WithParallelism)
+	columnsAtOnce bool     // decode a file's columns concurrently (no WithParallelism)
 	dictionaries  []string // columns that may stay dictionaries (WithDictionaries)
 	mem           memory.Allocator
 }
