@@ -27,6 +27,14 @@ import (
 // file so that dictionary and timestamp types read back as written.
 func writeParquet(t *testing.T, dir, name string, sc *arrow.Schema, rowsJSON string, rgRows int64, opts ...pqarrow.WriterOption) *protocol.Add {
 	t.Helper()
+	return writeParquetWith(t, dir, name, sc, rowsJSON, parquet.NewWriterProperties(parquet.WithMaxRowGroupLength(rgRows)),
+		pqarrow.NewArrowWriterProperties(append([]pqarrow.WriterOption{pqarrow.WithStoreSchema()}, opts...)...))
+}
+
+// writeParquetWith writes rows (JSON, Arrow schema sc) to dir/name with
+// the given writer properties.
+func writeParquetWith(t *testing.T, dir, name string, sc *arrow.Schema, rowsJSON string, props *parquet.WriterProperties, arrowProps pqarrow.ArrowWriterProperties) *protocol.Add {
+	t.Helper()
 	rec, _, err := array.RecordFromJSON(memory.DefaultAllocator, sc, strings.NewReader(rowsJSON))
 	if err != nil {
 		t.Fatal(err)
@@ -36,8 +44,7 @@ func writeParquet(t *testing.T, dir, name string, sc *arrow.Schema, rowsJSON str
 	if err != nil {
 		t.Fatal(err)
 	}
-	props := parquet.NewWriterProperties(parquet.WithMaxRowGroupLength(rgRows))
-	w, err := pqarrow.NewFileWriter(sc, f, props, pqarrow.NewArrowWriterProperties(append([]pqarrow.WriterOption{pqarrow.WithStoreSchema()}, opts...)...))
+	w, err := pqarrow.NewFileWriter(sc, f, props, arrowProps)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,7 +3,6 @@ package scan
 import (
 	"context"
 	"fmt"
-	"os"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -57,7 +56,7 @@ func dictionaryFiles(t *testing.T) (*fixedSource, string) {
 		case 2:
 			opts = append(opts, parquet.WithDictionaryPageSizeLimit(1024), parquet.WithBatchSize(64))
 		}
-		files[name] = writeParquetProps(t, dir, name, sc, "["+strings.Join(rows, ",")+"]", opts...)
+		files[name] = writeParquetWith(t, dir, name, sc, "["+strings.Join(rows, ",")+"]", parquet.NewWriterProperties(opts...), pqarrow.DefaultWriterProps())
 	}
 	bm := dv.NewBitmap(0, 1, 299, 300, 301, 640, 999)
 	d, err := dv.InlineDescriptor(bm)
@@ -69,32 +68,6 @@ func dictionaryFiles(t *testing.T) (*fixedSource, string) {
 		{"name":"s","type":"string","nullable":true,"metadata":{}},
 		{"name":"b","type":"binary","nullable":true,"metadata":{}}`)
 	return localSource(t, dir, table, files["d.parquet"], files["plain.parquet"], files["fallback.parquet"]), dir
-}
-
-// writeParquetProps writes rows (JSON, Arrow schema sc) to dir/name with
-// the given writer properties, without the Arrow schema in the file.
-func writeParquetProps(t *testing.T, dir, name string, sc *arrow.Schema, rowsJSON string, opts ...parquet.WriterProperty) *protocol.Add {
-	t.Helper()
-	rec, _, err := array.RecordFromJSON(memory.DefaultAllocator, sc, strings.NewReader(rowsJSON))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rec.Release()
-	f, err := os.Create(filepath.Join(dir, name))
-	if err != nil {
-		t.Fatal(err)
-	}
-	w, err := pqarrow.NewFileWriter(sc, f, parquet.NewWriterProperties(opts...), pqarrow.DefaultWriterProps())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Write(rec); err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
-	}
-	return &protocol.Add{Path: name, PartitionValues: map[string]string{}}
 }
 
 // readDecoded scans src, decoding the dictionary columns of each batch,
