@@ -9,12 +9,14 @@ import (
 	"testing"
 
 	"github.com/deltalite-go/deltalite"
+	"github.com/deltalite-go/deltalite/protocol"
 	"github.com/deltalite-go/deltalite/testkit/corpus"
 )
 
 // bulkTable writes rows rows of every type delta_scan moves in bulk, nulls
-// among them, in two appends, and returns its path.
-func bulkTable(t *testing.T, rows int) string {
+// among them, in two appends, and returns its path. props are the table's
+// properties.
+func bulkTable(t *testing.T, rows int, props map[string]string) string {
 	t.Helper()
 	ctx := context.Background()
 	res := &Resource{}
@@ -33,9 +35,31 @@ func bulkTable(t *testing.T, rows int) string {
 			CASE WHEN i %% 11 = 0 THEN NULL ELSE [i, NULL, i + 1] END AS l, {'a': i, 'b': 'x' || i} AS st,
 			MAP {'k': i} AS m, encode('b' || i) AS bin, CASE WHEN i %% 13 = 0 THEN NULL ELSE 'cat-' || (i %% 50) END AS cat
 			FROM range(%d, %d) t(i)`, r[0], r[1])
-		if _, err := s.SQL(q).Write(ctx, dir, deltalite.WriteOptions{Mode: deltalite.ModeAppend}); err != nil {
+		if _, err := s.SQL(q).Write(ctx, dir, deltalite.WriteOptions{Mode: deltalite.ModeAppend, Properties: props}); err != nil {
 			t.Fatal(err)
 		}
+	}
+	return dir
+}
+
+// dvTable is a bulkTable with deletion vectors: the first rows of each
+// file deleted, and in the second rows scattered through. The first file's
+// first batch is then a slice of the rows read, the second's batches are
+// taken row by row.
+func dvTable(t *testing.T, rows int) string {
+	t.Helper()
+	dir := bulkTable(t, rows, map[string]string{"delta.enableDeletionVectors": "true"})
+	tb, err := deltalite.Open(context.Background(), dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, pred := range []string{fmt.Sprintf("id < 5 OR (id >= %d AND id < %d)", rows/2, rows/2+3), fmt.Sprintf("id %% 17 = 3 AND id >= %d", rows/2)} {
+		if _, err := tb.Delete(context.Background(), deltalite.DeleteOptions{Predicate: pred}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if !slices.ContainsFunc(tb.Snapshot().Files(), func(a *protocol.Add) bool { return a.DeletionVector != nil }) {
+		t.Fatal("the deletes wrote no deletion vector")
 	}
 	return dir
 }
@@ -56,7 +80,8 @@ func TestBulkPathAgreesWithPerValue(t *testing.T) {
 		dicts    []string // of those, the ones that came as dictionaries
 	}{
 		// s and bin are distinct: the writer stores them plainly.
-		{bulkTable(t, 10_000), 10_000, 13, []string{"cat"}},
+		{bulkTable(t, 10_000, nil), 10_000, 13, []string{"cat"}},
+		{dvTable(t, 10_000), 10_000 - 5 - 3 - 294, 13, []string{"cat"}},
 		{corpus.Path(t, "dat/all_primitive_types/delta"), 5, 12, nil},
 		{corpus.Path(t, "dat/nested_types/delta"), 5, 3, nil},
 		{corpus.Path(t, "dat/timestamp_ntz/delta"), 5, 4, nil},
@@ -99,7 +124,7 @@ func TestBulkPathAgreesWithPerValue(t *testing.T) {
 // TestBulkPathProjects asks for some columns, in another order than the
 // table's: each output vector gets its own column.
 func TestBulkPathProjects(t *testing.T) {
-	uri := bulkTable(t, 5000)
+	uri := bulkTable(t, 5000, nil)
 	bulk := testConn(t, ScanOptions{})
 	slow := testConn(t, ScanOptions{perValue: true})
 	for _, q := range []string{
