@@ -1,6 +1,8 @@
 package scan
 
 import (
+	"fmt"
+
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/parquet"
@@ -118,15 +120,18 @@ func dictionaryThroughout(md *metadata.FileMetaData, col int) bool {
 	return true
 }
 
-// keptDictionary reports whether src, read column i of the file, stays a
-// dictionary: a dictionary of the column's own value type, for a column
-// that may stay one.
-func (fr *fileReader) keptDictionary(i int, src arrow.Array) bool {
+// keptDictionary reports whether read column i of the file stays a
+// dictionary (src as it is): a column dictionaryLeaves chose, which pqarrow
+// then reads as a dictionary of the column's own value type. Anything else
+// there is an error, not a batch whose schema (fileSchemas) it would break.
+func (fr *fileReader) keptDictionary(i int, src arrow.Array) (bool, error) {
 	if fr.dictCols == nil || !fr.dictCols[i] {
-		return false
+		return false, nil
 	}
-	d, ok := src.(*array.Dictionary)
-	return ok && arrow.TypeEqual(d.Dictionary().DataType(), fr.b.readTypes[i])
+	if d, ok := src.(*array.Dictionary); ok && arrow.TypeEqual(d.Dictionary().DataType(), fr.b.readTypes[i]) {
+		return true, nil
+	}
+	return false, fmt.Errorf("read as a dictionary of %s, got %s", fr.b.readTypes[i], src.DataType())
 }
 
 // fileSchemas sets the schemas of this file's batches: the scan's, with

@@ -245,7 +245,11 @@ func (fr *fileReader) batch(rec arrow.RecordBatch, base int64) (bool, error) {
 		default:
 			continue
 		}
-		if fr.keptDictionary(i, src) {
+		if kept, err := fr.keptDictionary(i, src); kept || err != nil {
+			if err != nil {
+				src.Release()
+				return false, errs.Wrap(errs.Internal, fr.task.Key, err, "column %q", f.Name)
+			}
 			read[i] = src
 			continue
 		}
