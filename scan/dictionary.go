@@ -78,6 +78,9 @@ func (fr *fileReader) dictionaryLeaves(pr *pqarrow.FileReader) []int {
 			continue
 		}
 		j := MatchField(top, f, fr.b.mode)
+		if j < 0 {
+			continue
+		}
 		if sf := &pr.Manifest.Fields[j]; sf.IsLeaf() && sf.Field.Type.ID() == fr.b.readTypes[i].ID() &&
 			dictionaryThroughout(md, sf.ColIndex) {
 			fr.dictCols[i] = true
