@@ -103,6 +103,9 @@ func loadOrNew(ctx context.Context, st storage.Store, src array.RecordReader, sc
 // CreateOptions configure Create.
 type CreateOptions struct {
 	PartitionBy []string
+	// ClusterBy makes a clustered table (liquid clustering), as
+	// WriteOptions.ClusterBy.
+	ClusterBy []string
 	// Properties are checked as WriteOptions.Properties for a new table.
 	Properties        map[string]string
 	Name, Description string
@@ -131,7 +134,7 @@ func Create(ctx context.Context, uri string, sc *schema.Struct, co CreateOptions
 	if err != nil {
 		return nil, err
 	}
-	wo := WriteOptions{Mode: ModeError, PartitionBy: co.PartitionBy, Properties: co.Properties,
+	wo := WriteOptions{Mode: ModeError, PartitionBy: co.PartitionBy, ClusterBy: co.ClusterBy, Properties: co.Properties,
 		Name: co.Name, Description: co.Description, CommitMetadata: co.CommitMetadata}
 	snap, err := loadOrNew(ctx, st, empty, sc, newTable(wo))
 	if err != nil {
@@ -149,5 +152,5 @@ func Create(ctx context.Context, uri string, sc *schema.Struct, co CreateOptions
 
 // newTable is the table a write in wo creates.
 func newTable(wo write.Options) op.NewTableOptions {
-	return op.NewTableOptions{PartitionBy: wo.PartitionBy, Properties: wo.Properties, Name: wo.Name, Description: wo.Description}
+	return op.NewTableOptions{PartitionBy: wo.PartitionBy, ClusterBy: wo.ClusterBy, Properties: wo.Properties, Name: wo.Name, Description: wo.Description}
 }

@@ -243,7 +243,7 @@ func TestRunCreatesTable(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	md, p, err := op.NewTable(st.URL(), "id-1", partSchema, op.NewTableOptions{PartitionBy: []string{"day"}})
+	md, p, _, err := op.NewTable(st.URL(), "id-1", partSchema, op.NewTableOptions{PartitionBy: []string{"day"}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,14 +6,18 @@ import (
 )
 
 // Empty is the table about to be created in st with this protocol and
-// metaData: version -1, no files. An operation plans against it as
-// against any table, and its transaction commits version 0 with the
-// protocol and metaData, so creating a table and its first rows is one
+// metaData (and domains, e.g. a clustered table's delta.clustering):
+// version -1, no files. An operation plans against it as against any
+// table, and its transaction commits version 0 with the protocol,
+// metaData and domains, so creating a table and its first rows is one
 // commit. Refresh returns the real table once one exists.
-func Empty(st storage.Store, p *protocol.Protocol, md *protocol.Metadata) (*Snapshot, error) {
+func Empty(st storage.Store, p *protocol.Protocol, md *protocol.Metadata, domains ...*protocol.DomainMetadata) (*Snapshot, error) {
 	state := protocol.NewState(st.URL())
 	state.Apply(&protocol.Action{Protocol: p})
 	state.Apply(&protocol.Action{Metadata: md})
+	for _, d := range domains {
+		state.Apply(&protocol.Action{DomainMetadata: d})
+	}
 	s := &Snapshot{store: st, version: -1, state: state, segStart: -1}
 	if err := s.validate(); err != nil {
 		return nil, err

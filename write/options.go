@@ -49,6 +49,11 @@ type Options struct {
 	// PartitionBy names partition columns for a new table (or a
 	// create_or_replace); for an existing table it must match, if given.
 	PartitionBy []string
+	// ClusterBy names the clustering columns of a new table (or a
+	// create_or_replace): a clustered table (liquid clustering), which
+	// OPTIMIZE clusters by them; it excludes PartitionBy. For an existing
+	// table it must match the table's clustering columns, if given.
+	ClusterBy []string
 	// ReplaceWhere limits an overwrite to the rows the SQL predicate
 	// selects, e.g. `day = '2026-01-01'`. Written rows must satisfy it.
 	ReplaceWhere string
@@ -109,5 +114,5 @@ type Result struct {
 
 // newTable is the table a write in these options creates.
 func (wo Options) newTable() op.NewTableOptions {
-	return op.NewTableOptions{PartitionBy: wo.PartitionBy, Properties: wo.Properties, Name: wo.Name, Description: wo.Description}
+	return op.NewTableOptions{PartitionBy: wo.PartitionBy, ClusterBy: wo.ClusterBy, Properties: wo.Properties, Name: wo.Name, Description: wo.Description}
 }

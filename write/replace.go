@@ -8,6 +8,7 @@ import (
 	"github.com/deltalite-go/deltalite/internal/txn"
 	"github.com/deltalite-go/deltalite/protocol"
 	"github.com/deltalite-go/deltalite/schema"
+	"github.com/deltalite-go/deltalite/snapshot"
 )
 
 // replace is create_or_replace on an existing table: new metadata (same
@@ -17,7 +18,7 @@ func (w *job) replace(ctx context.Context) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	md, p, err := op.NewTable(w.st.URL(), w.snap.Metadata().ID, sc, w.wo.newTable())
+	md, p, domain, err := op.NewTable(w.st.URL(), w.snap.Metadata().ID, sc, w.wo.newTable())
 	if err != nil {
 		return nil, err
 	}
@@ -39,6 +40,9 @@ func (w *job) replace(ctx context.Context) (*Result, error) {
 		t.Add(protocol.Action{Protocol: p})
 	}
 	t.Add(protocol.Action{Metadata: md})
+	if d := replacedClustering(w.snap, domain); d != nil {
+		t.Add(protocol.Action{DomainMetadata: d})
+	}
 	now := time.Now().UnixMilli()
 	for _, f := range w.snap.Files() {
 		t.Add(protocol.Action{Remove: protocol.RemoveOf(f, now)})
@@ -63,4 +67,18 @@ func mustSchema(md *protocol.Metadata) *schema.Struct {
 		panic(err) // built by op.NewTable from a valid schema
 	}
 	return sc
+}
+
+// replacedClustering is the delta.clustering domain a create_or_replace
+// commits, as Spark's REPLACE TABLE: the new table's clustering, else, when
+// the old table had clustering columns, none (the old ones would name
+// columns the new schema may lack).
+func replacedClustering(old *snapshot.Snapshot, domain *protocol.DomainMetadata) *protocol.DomainMetadata {
+	if domain != nil {
+		return domain
+	}
+	if _, ok := old.DomainMetadata(protocol.ClusteringDomain); ok {
+		return protocol.ClusteringDomainAction(nil)
+	}
+	return nil
 }

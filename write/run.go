@@ -135,6 +135,11 @@ func (w *job) update(ctx context.Context) (*Result, error) {
 				strings.Join(snap.PartitionColumns(), ", "), strings.Join(w.wo.PartitionBy, ", "))
 		}
 	}
+	if len(w.wo.ClusterBy) > 0 && !snap.IsEmpty() {
+		if err := checkClusteringKept(snap, w.wo.ClusterBy); err != nil {
+			return nil, err
+		}
+	}
 	if !snap.IsEmpty() {
 		if err := w.checkPropertiesKept(snap); err != nil {
 			return nil, err
@@ -170,7 +175,7 @@ func (w *job) update(ctx context.Context) (*Result, error) {
 	}
 	op.RewritesRows = w.copiedRows > 0
 	if snap.IsEmpty() && len(adds) == 0 && op.Name == txn.OpWrite {
-		op = txn.Operation{Name: txn.OpCreateTable, Parameters: map[string]any{"partitionBy": md.PartitionColumns}}
+		op = withClusterBy(snap, txn.Operation{Name: txn.OpCreateTable, Parameters: map[string]any{"partitionBy": md.PartitionColumns}})
 	}
 	for {
 		p, err := w.commitPinned(ctx, snap, md, op, adds, res)
@@ -255,7 +260,7 @@ func (w *job) checkPropertiesKept(snap *snapshot.Snapshot) error {
 // operation is the commit's operation as Spark names a write in this mode.
 func (w *job) operation(snap *snapshot.Snapshot) txn.Operation {
 	if snap.IsEmpty() && w.wo.Mode == ModeCreateOrReplace {
-		return txn.Operation{Name: txn.OpCreateOrReplace, Parameters: map[string]any{"partitionBy": snap.PartitionColumns()}}
+		return withClusterBy(snap, txn.Operation{Name: txn.OpCreateOrReplace, Parameters: map[string]any{"partitionBy": snap.PartitionColumns()}})
 	}
 	mode := map[Mode]string{ModeAppend: "Append", ModeOverwrite: "Overwrite"}[w.wo.Mode]
 	if w.wo.Mode == ModeIgnore && !snap.IsEmpty() {
@@ -267,6 +272,15 @@ func (w *job) operation(snap *snapshot.Snapshot) txn.Operation {
 	if w.replaceWhere != nil {
 		op.Parameters["predicate"] = w.replaceWhere.pred.String()
 		op.WritesChangeData = true // its row change goes through op.Write
+	}
+	return withClusterBy(snap, op)
+}
+
+// withClusterBy records a new clustered table's clustering columns in
+// commitInfo (clusterBy), as Spark's CREATE TABLE ... CLUSTER BY does.
+func withClusterBy(snap *snapshot.Snapshot, op txn.Operation) txn.Operation {
+	if cols, _ := snap.ClusteringColumns(); snap.IsEmpty() && len(cols) > 0 {
+		op.Parameters["clusterBy"] = cols
 	}
 	return op
 }
@@ -542,4 +556,23 @@ func addActions(adds []*protocol.Add) []protocol.Action {
 		out[i] = protocol.Action{Add: a}
 	}
 	return out
+}
+
+// checkClusteringKept refuses a write to an existing table naming
+// clustering columns other than the table's, as Spark's append with
+// clusterBy does (ClusteredTableUtils.validateClusteringColumnsInSnapshot).
+func checkClusteringKept(snap *snapshot.Snapshot, clusterBy []string) error {
+	have, err := snap.ClusteringColumns()
+	if err != nil {
+		return errs.Wrap(errs.CorruptTable, snap.Store().URL(), err, "clustering columns")
+	}
+	same := len(have) == len(clusterBy)
+	for i := 0; same && i < len(have); i++ {
+		same = strings.EqualFold(have[i], strings.TrimSpace(clusterBy[i]))
+	}
+	if !same {
+		return errs.New(errs.SchemaMismatch, snap.Store().URL(), "the table is clustered by [%s], not [%s]; change its clustering with alter --cluster-by",
+			strings.Join(have, ", "), strings.Join(clusterBy, ", "))
+	}
+	return nil
 }

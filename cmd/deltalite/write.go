@@ -22,12 +22,14 @@ import (
 
 func newCreateCmd() *cobra.Command {
 	var schemaFile, like string
-	var partitionBy, props []string
+	var partitionBy, clusterBy, props []string
 	cmd := &cobra.Command{
 		Use:   "create TABLE (--schema FILE.json | --like FILE)",
 		Short: "Create an empty table",
 		Long: `Create an empty table from a Delta schema (the JSON of a metaData schemaString) or
-from the schema of a data file (.parquet, .csv, .ndjson, .arrow).`,
+from the schema of a data file (.parquet, .csv, .ndjson, .arrow). --cluster-by makes a
+clustered table (liquid clustering, as Spark's CREATE TABLE ... CLUSTER BY): optimize then
+clusters its files by those columns.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if (schemaFile == "") == (like == "") {
@@ -68,7 +70,7 @@ from the schema of a data file (.parquet, .csv, .ndjson, .arrow).`,
 				return err
 			}
 			t, err := deltalite.Create(cmd.Context(), args[0], sc, deltalite.CreateOptions{
-				PartitionBy: partitionBy, Properties: properties, StorageOptions: so,
+				PartitionBy: partitionBy, ClusterBy: clusterBy, Properties: properties, StorageOptions: so,
 			})
 			if err != nil {
 				return err
@@ -80,6 +82,7 @@ from the schema of a data file (.parquet, .csv, .ndjson, .arrow).`,
 	cmd.Flags().StringVar(&schemaFile, "schema", "", "Delta schema JSON file")
 	cmd.Flags().StringVar(&like, "like", "", "take the schema of this data file")
 	cmd.Flags().StringSliceVar(&partitionBy, "partition-by", nil, "partition columns (comma-separated)")
+	cmd.Flags().StringSliceVar(&clusterBy, "cluster-by", nil, "clustering columns (comma-separated, at most 4; not with --partition-by)")
 	cmd.Flags().StringArrayVar(&props, "property", nil, "table property KEY=VALUE (repeatable)")
 	return cmd
 }
@@ -87,7 +90,7 @@ from the schema of a data file (.parquet, .csv, .ndjson, .arrow).`,
 func newWriteCmd() *cobra.Command {
 	var (
 		input, inputFmt, mode, replaceWhere, schemaMode, compression string
-		partitionBy, props, meta                                     []string
+		partitionBy, clusterBy, props, meta                          []string
 		asJSON                                                       bool
 	)
 	cmd := &cobra.Command{
@@ -130,6 +133,7 @@ the table from the input's schema when it does not exist.
 				Mode:           deltalite.WriteMode(mode),
 				SchemaMode:     deltalite.SchemaMode(schemaMode),
 				PartitionBy:    partitionBy,
+				ClusterBy:      clusterBy,
 				ReplaceWhere:   replaceWhere,
 				Properties:     properties,
 				Compression:    compression,
@@ -170,6 +174,7 @@ the table from the input's schema when it does not exist.
 	f.StringVar(&inputFmt, "input-format", "", inputFormats+" (default: from the extension)")
 	f.StringVar(&mode, "mode", "append", "append, overwrite, error, ignore or create_or_replace")
 	f.StringSliceVar(&partitionBy, "partition-by", nil, "partition columns of a new table (comma-separated)")
+	f.StringSliceVar(&clusterBy, "cluster-by", nil, "clustering columns of a new table (comma-separated; liquid clustering)")
 	f.StringVar(&replaceWhere, "replace-where", "", "with --mode overwrite: replace only the rows this predicate selects")
 	f.StringVar(&schemaMode, "schema-mode", "", "merge (add new columns) or overwrite (replace the schema; with --mode overwrite)")
 	f.StringArrayVar(&props, "property", nil, "table property KEY=VALUE for a new table (repeatable)")

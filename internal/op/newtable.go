@@ -20,7 +20,10 @@ import (
 
 // NewTableOptions describe a table to create.
 type NewTableOptions struct {
-	PartitionBy       []string
+	PartitionBy []string
+	// ClusterBy makes a clustered table (liquid clustering) with these
+	// clustering columns; it excludes PartitionBy.
+	ClusterBy         []string
 	Properties        map[string]string
 	Name, Description string
 }
@@ -30,11 +33,14 @@ type NewTableOptions struct {
 // merge plan against it as against any table, and their one commit is
 // version 0: the table and its first rows.
 func Empty(st storage.Store, sc *schema.Struct, o NewTableOptions) (*snapshot.Snapshot, error) {
-	md, p, err := NewTable(st.URL(), uuid.NewString(), sc, o)
+	md, p, domain, err := NewTable(st.URL(), uuid.NewString(), sc, o)
 	if err != nil {
 		return nil, err
 	}
-	return snapshot.Empty(st, p, md)
+	if domain == nil {
+		return snapshot.Empty(st, p, md)
+	}
+	return snapshot.Empty(st, p, md, domain)
 }
 
 // SourceSchema is the Delta schema of a source's Arrow schema, the schema
@@ -53,27 +59,40 @@ func SourceSchema(uri string, as *arrow.Schema) (*schema.Struct, error) {
 // NewTable builds the protocol and metaData of a new table with schema sc
 // (which it does not modify): partition columns resolved, column mapping
 // ids assigned when a mapping mode is asked for, and the minimal protocol
-// with the features the schema and properties need.
-func NewTable(uri, id string, sc *schema.Struct, o NewTableOptions) (*protocol.Metadata, *protocol.Protocol, error) {
+// with the features the schema, properties and clustering need; a
+// clustered table also gets its delta.clustering domain (else domain is
+// nil).
+func NewTable(uri, id string, sc *schema.Struct, o NewTableOptions) (_ *protocol.Metadata, _ *protocol.Protocol, domain *protocol.DomainMetadata, _ error) {
 	sc = sc.Clone()
 	parts, err := PartitionColumns(sc, o.PartitionBy)
 	if err != nil {
-		return nil, nil, errs.Wrap(errs.InvalidArgument, uri, err, "partition columns")
+		return nil, nil, nil, errs.Wrap(errs.InvalidArgument, uri, err, "partition columns")
+	}
+	if err := RefuseClusteringFeatureProperty(uri, o.Properties); err != nil {
+		return nil, nil, nil, err
 	}
 	props, features, err := CheckProperties(uri, o.Properties)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	mode, err := schema.ParseMode(props[protocol.PropColumnMappingMode])
 	if err != nil {
-		return nil, nil, errs.Wrap(errs.InvalidArgument, uri, err, "table properties")
+		return nil, nil, nil, errs.Wrap(errs.InvalidArgument, uri, err, "table properties")
 	}
 	if mode != schema.MappingNone {
 		props[protocol.PropColumnMappingMaxID] = fmt.Sprint(schema.AssignColumnMapping(sc, 0))
 	}
+	if len(o.ClusterBy) > 0 {
+		c, err := ResolveClustering(sc, parts, mode, props, o.ClusterBy)
+		if err != nil {
+			return nil, nil, nil, errs.Wrap(errs.InvalidArgument, uri, err, "clustering columns")
+		}
+		features = append(features, protocol.FeatureClustering, protocol.FeatureDomainMetadata)
+		domain = c.Domain()
+	}
 	p := protocol.MinimalProtocol(append(protocol.RequiredFeatures(sc, props), features...))
 	if bad := protocol.UnsupportedReaderFeatures(&p); len(bad) > 0 {
-		return nil, nil, errs.New(errs.UnsupportedTable, uri, "the table would need %s, which this engine cannot read", strings.Join(bad, ", "))
+		return nil, nil, nil, errs.New(errs.UnsupportedTable, uri, "the table would need %s, which this engine cannot read", strings.Join(bad, ", "))
 	}
 	created := time.Now().UnixMilli()
 	md := &protocol.Metadata{
@@ -90,7 +109,19 @@ func NewTable(uri, id string, sc *schema.Struct, o NewTableOptions) (*protocol.M
 	if o.Description != "" {
 		md.Description = &o.Description
 	}
-	return md, &p, nil
+	return md, &p, domain, nil
+}
+
+// RefuseClusteringFeatureProperty refuses delta.feature.clustering among
+// properties a user gives, as Spark does: a table becomes clustered by
+// CLUSTER BY (create, or alter), which records the columns too.
+func RefuseClusteringFeatureProperty(uri string, props map[string]string) error {
+	for k := range props {
+		if strings.EqualFold(k, protocol.PropFeaturePrefix+protocol.FeatureClustering) {
+			return errs.New(errs.InvalidArgument, uri, "table property %s cannot be set; make a clustered table with cluster by (create --cluster-by, or alter --cluster-by)", k)
+		}
+	}
+	return nil
 }
 
 // CheckProperties validates the table properties a write or create was

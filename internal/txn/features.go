@@ -75,6 +75,10 @@ var writerFeatures = map[string]func(*tableView) string{
 	"identityColumns": func(v *tableView) string {
 		return columnsWith(v.schema, "identityColumns", func(k string) bool { return strings.HasPrefix(k, "delta.identity.") })
 	},
+	// Clustered tables: writes add unclustered files (no clusteringProvider),
+	// as Spark does outside eager clustering; statistics cover the
+	// clustering columns, which ALTER and create check; OPTIMIZE clusters.
+	"clustering":          nil,
 	"columnMapping":       nil, // the data writer writes physical names
 	"deletionVectors":     nil,
 	"timestampNtz":        nil,

@@ -147,7 +147,7 @@ func TestWriterFeatureRules(t *testing.T) {
 		{"every supported feature", w7("appendOnly", "invariants", "checkConstraints", "changeDataFeed", "generatedColumns", "columnMapping",
 			"deletionVectors", "timestampNtz", "domainMetadata", "v2Checkpoint", "inCommitTimestamp", "vacuumProtocolCheck", "identityColumns", "typeWidening"),
 			testSchema, nil, OpMerge, ""},
-		{"unknown feature", w7("clustering", "rowTracking"), testSchema, nil, OpWrite, "clustering, rowTracking"},
+		{"unknown feature", w7("clustering", "rowTracking"), testSchema, nil, OpWrite, "rowTracking"},
 	}
 	for _, c := range cases {
 		md := newMetadata(tableSpec{props: c.conf})

@@ -54,7 +54,7 @@ type Result struct {
 
 // Begin starts a transaction on the table snap shows. On a table not yet
 // created (snapshot.Empty) the commit is version 0 and carries the
-// snapshot's protocol and metaData first; it fails with errs.TableExists
+// snapshot's protocol, metaData and domains first; it fails with errs.TableExists
 // when another writer creates the table first. Problems with the operation
 // or the table surface from Commit.
 func Begin(snap *snapshot.Snapshot, op Operation, opt Options) *Txn {
@@ -66,6 +66,9 @@ func Begin(snap *snapshot.Snapshot, op Operation, opt Options) *Txn {
 			// Creating: no table was read.
 			t.snap = nil
 			t.Add(protocol.Action{Protocol: snap.Protocol()}, protocol.Action{Metadata: snap.Metadata()})
+			for _, d := range snap.Domains() {
+				t.Add(protocol.Action{DomainMetadata: &d})
+			}
 		}
 	}
 	return t

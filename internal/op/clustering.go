@@ -1,0 +1,91 @@
+package op
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/deltalite-go/deltalite/internal/datafile"
+	"github.com/deltalite-go/deltalite/protocol"
+	"github.com/deltalite-go/deltalite/schema"
+)
+
+// Clustering is a resolved CLUSTER BY: the columns' logical names and the
+// physical-name paths the delta.clustering domain records.
+type Clustering struct {
+	Logical  []string
+	Physical [][]string
+}
+
+// Domain is the delta.clustering domainMetadata action of c.
+func (c Clustering) Domain() *protocol.DomainMetadata {
+	return protocol.ClusteringDomainAction(c.Physical)
+}
+
+// ResolveClustering checks CLUSTER BY names against a table as Spark's
+// ClusteredTableUtils does, for a new table and for ALTER TABLE ...
+// CLUSTER BY alike: at most protocol.MaxClusteringColumns columns, each a
+// top-level column named once, no partition columns on the table, and
+// every column of a type with min/max statistics that the table's
+// statistics settings (delta.dataSkippingNumIndexedCols,
+// delta.dataSkippingStatsColumns) collect: Spark refuses a clustering
+// column without statistics rather than adding it to them.
+func ResolveClustering(sc *schema.Struct, partitionColumns []string, mode schema.Mode, props map[string]string, names []string) (Clustering, error) {
+	var c Clustering
+	if len(names) == 0 {
+		return c, nil
+	}
+	if len(partitionColumns) > 0 {
+		return c, fmt.Errorf("clustering and partitioning cannot both be specified (the table is partitioned by %s); "+
+			"drop the partition columns or the clustering columns", strings.Join(partitionColumns, ", "))
+	}
+	if len(names) > protocol.MaxClusteringColumns {
+		return c, fmt.Errorf("cluster by takes at most %d columns, not %d", protocol.MaxClusteringColumns, len(names))
+	}
+	for _, n := range names {
+		n = strings.TrimSpace(n)
+		if n == "" {
+			return c, fmt.Errorf("cluster by: an empty column name (give columns as c1,c2)")
+		}
+		f := sc.Field(n)
+		if f == nil {
+			if strings.Contains(n, ".") {
+				return c, fmt.Errorf("cluster by %q: only top-level columns are supported as clustering columns", n)
+			}
+			return c, fmt.Errorf("cluster by %q: no such column (columns: %s)", n, fieldNames(sc))
+		}
+		if slices.Contains(c.Logical, f.Name) {
+			return c, fmt.Errorf("cluster by %q: the column is named twice", f.Name)
+		}
+		if !skippingEligible(f.Type) {
+			return c, fmt.Errorf("cluster by %q: its type %s does not support data skipping (clustering columns must be numeric, decimal, string, date or timestamp)", f.Name, f.Type)
+		}
+		ok, err := datafile.HasMinMax(sc, nil, mode, protocol.Properties(props), f.Name)
+		if err != nil {
+			return c, err
+		}
+		if !ok {
+			return c, fmt.Errorf("cluster by %q: clustering columns need statistics and the table collects none for it; "+
+				"add it to %s or raise %s to cover it", f.Name, protocol.PropDataSkippingStatsColumns, protocol.PropDataSkippingNumIndexedCols)
+		}
+		c.Logical = append(c.Logical, f.Name)
+		c.Physical = append(c.Physical, []string{f.PhysicalName(mode)})
+	}
+	return c, nil
+}
+
+// skippingEligible is Spark's SkippingEligibleDataType: the types whose
+// min/max statistics skip files.
+func skippingEligible(t schema.Type) bool {
+	switch t := t.(type) {
+	case *schema.Decimal:
+		return true
+	case *schema.Primitive:
+		switch t.Name {
+		case schema.Byte, schema.Short, schema.Integer, schema.Long, schema.Float, schema.Double,
+			schema.Date, schema.Timestamp, schema.TimestampNTZ, schema.String:
+			return true
+		}
+	}
+	return false
+}
