@@ -64,6 +64,15 @@ type Options struct {
 	MaxBufferedBytes int64
 	// ReadBatchSize caps the rows of a decoded batch (default 8192).
 	ReadBatchSize int
+	// On a clustered table (liquid clustering) with clustering columns,
+	// OPTIMIZE clusters instead of compacting: the files no earlier
+	// clustering placed (all with Full) are rewritten as one z-cube, their
+	// rows sorted along a z-curve over the clustering columns as ZOrderBy
+	// sorts them, and tagged as Spark tags clustered files
+	// (clusteringProvider "liquid", ZCUBE_ID, ZCUBE_ZORDER_BY) so that
+	// Spark's next OPTIMIZE leaves them too. ZOrderBy, Predicate and
+	// PartitionFilters are refused there, as Spark refuses them.
+	//
 	// ZOrderBy, when set, z-orders instead of compacting (OPTIMIZE ZORDER
 	// BY): the live files of each selected partition are rewritten with
 	// their rows sorted along a z-curve over these columns, into files
@@ -92,6 +101,12 @@ type Options struct {
 	// Force z-orders every live file of the selected partitions, including
 	// those already z-ordered by the same columns.
 	Force bool
+	// Full, on a clustered table, reclusters every live file (Spark's
+	// OPTIMIZE FULL), including those an earlier clustering placed, by
+	// any columns or implementation; without it those stay and only
+	// unclustered files are clustered. Refused on other tables, as Spark
+	// refuses it.
+	Full bool
 	// MaxSortBytes bounds the rows a z-order holds in memory to sort them
 	// (default 64 MiB), shared by the partitions z-ordered at once; rows
 	// past it are sorted in runs spilled to TempDir and merged, so a

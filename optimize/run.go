@@ -30,6 +30,9 @@ type config struct {
 	// compaction.
 	zCols    []string
 	zOrderBy string
+	// clustering: the table is clustered and zCols are its clustering
+	// columns.
+	clustering bool
 }
 
 func resolve(snap *snapshot.Snapshot, opt Options) (*config, error) {
@@ -48,6 +51,9 @@ func resolve(snap *snapshot.Snapshot, opt Options) (*config, error) {
 		return nil, err
 	}
 	c := &config{Options: opt, target: opt.TargetFileSize, zOrderBy: "[]"}
+	if err := c.resolveClustering(snap); err != nil {
+		return nil, err
+	}
 	if opt.ZOrderBy != nil { // an empty list asks for a z-order by nothing: refused, not a compaction
 		cols, js, err := zOrderColumns(snap, opt.ZOrderBy)
 		if err != nil {
@@ -105,9 +111,15 @@ func (c *config) operation() txn.Operation {
 			"predicate": strings.TrimSpace(preds.String()), "applyPurge": "true", // Spark writes parameters as JSON text
 		}}
 	}
-	return txn.Operation{Name: txn.OpOptimize, Parameters: map[string]any{
+	o := txn.Operation{Name: txn.OpOptimize, Parameters: map[string]any{
 		"predicate": strings.TrimSpace(preds.String()), "targetSize": strconv.FormatInt(c.target, 10), "zOrderBy": c.zOrderBy,
 	}}
+	if c.clustering {
+		// Spark's clustering OPTIMIZE: the clustering columns as clusterBy,
+		// an empty zOrderBy, and isFull.
+		o.Parameters["clusterBy"], o.Parameters["zOrderBy"], o.Parameters["isFull"] = c.zOrderBy, "[]", c.Full
+	}
+	return o
 }
 
 // Run compacts the table snap shows (see the package doc) and returns the
@@ -164,6 +176,8 @@ type binResult struct {
 func (c *config) attempt(ctx context.Context, snap *snapshot.Snapshot, o txn.Operation, done *Stats, start time.Time) (Stats, *snapshot.Snapshot, error) {
 	var plan compaction
 	switch {
+	case c.clustering:
+		plan = planClustering(snap, partitionsOf(snap, c.sel), c.Full)
 	case len(c.zCols) > 0:
 		plan = planZOrder(snap, partitionsOf(snap, c.sel), c.zOrderBy, c.Force)
 	case c.PurgeDeletionVectors:

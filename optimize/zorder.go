@@ -111,12 +111,18 @@ func zOrdered(a *protocol.Add, zOrderBy string) bool {
 // are, so that a run after appends orders only the new files (into a
 // z-cube of their own), and a run with nothing new rewrites nothing.
 func planZOrder(snap *snapshot.Snapshot, parts []*partition, zOrderBy string, force bool) compaction {
+	return planCubes(snap, parts, func(a *protocol.Add) bool { return !force && zOrdered(a, zOrderBy) })
+}
+
+// planCubes makes one bin (one z-cube to write) per selected partition of
+// its live files but those that stay.
+func planCubes(snap *snapshot.Snapshot, parts []*partition, stays func(*protocol.Add) bool) compaction {
 	var c compaction
 	for _, p := range parts {
 		c.considered += len(p.files)
 		b := &bin{partition: p}
 		for _, a := range p.files {
-			if force || !zOrdered(a, zOrderBy) {
+			if !stays(a) {
 				b.files = append(b.files, a)
 				b.bytes += a.Size
 			}
@@ -194,6 +200,10 @@ func (c *config) zOrderBin(ctx context.Context, snap *snapshot.Snapshot, b *bin,
 		a.Tags[TagZCubeID] = cube
 		a.Tags[TagZOrderBy] = c.zOrderBy
 		a.Tags[TagZOrderCurve] = zOrderCurve
+		if c.clustering {
+			provider := protocol.ClusteringProviderLiquid
+			a.ClusteringProvider = &provider
+		}
 	}
 	return res, sorter.Stats().SpilledBytes, nil
 }

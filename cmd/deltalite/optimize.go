@@ -27,10 +27,11 @@ func newOptimizeCmd() *cobra.Command {
 		sortBytes int64
 		tempDir   string
 		purge     bool
+		full      bool
 		minDel    float64
 	)
 	cmd := &cobra.Command{
-		Use:   "optimize TABLE [--where PRED] [--target-size BYTES] [--zorder-by c1,c2 | --purge-deletion-vectors] [--json]",
+		Use:   "optimize TABLE [--where PRED] [--target-size BYTES] [--zorder-by c1,c2 | --purge-deletion-vectors | --full] [--json]",
 		Short: "Compact small files, or z-order partitions, into files near the target size (OPTIMIZE), same rows",
 		Long: `Compact the small files of each partition into files near --target-size (default the
 table's delta.targetFileSize, else 100 MiB), with the same rows: files with deletion
@@ -46,6 +47,11 @@ partitions that carry a deletion vector, whatever their size, so that no row sta
 hidden (Spark's REORG TABLE ... APPLY (PURGE), committed as REORG); with
 --purge-min-deleted-ratio R only files whose vector hides more than that share of their
 rows (e.g. 0.2); the old deletion vector files go at a VACUUM after the retention.
+On a clustered table (create --cluster-by, alter --cluster-by) it clusters instead, as
+Spark's OPTIMIZE of a liquid-clustered table: the files no earlier clustering placed are
+rewritten along a z-curve over the clustering columns as one z-cube tagged as Spark tags
+it, so that its OPTIMIZE and ours leave them be; --full reclusters every file (OPTIMIZE
+FULL). --where and --zorder-by are refused there, as Spark refuses them.
 --json prints the commit's metrics as delta-rs names them, with the version.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -72,7 +78,7 @@ rows (e.g. 0.2); the old deletion vector files go at a VACUUM after the retentio
 			opts := deltalite.OptimizeOptions{
 				Predicate: where, TargetFileSize: target, MinCommitInterval: interval, MaxConcurrentTasks: tasks,
 				CommitMetadata: metadata, ZOrderBy: zorderBy, Force: force, MaxSortBytes: sortBytes, TempDir: tempDir,
-				PurgeDeletionVectors: purge, PurgeMinDeletedRatio: minDel,
+				PurgeDeletionVectors: purge, PurgeMinDeletedRatio: minDel, Full: full,
 			}
 			printed := false
 			if cliout.IsTerminal(os.Stderr) {
@@ -110,6 +116,7 @@ rows (e.g. 0.2); the old deletion vector files go at a VACUUM after the retentio
 	f.StringVar(&tempDir, "temp-dir", "", "local directory for a z-order's spilled runs (default the system's temporary directory); runs a killed process left there go at the next z-order")
 	f.BoolVar(&purge, "purge-deletion-vectors", false, "rewrite the files that carry deletion vectors instead of compacting (Spark's REORG TABLE ... APPLY (PURGE))")
 	f.Float64Var(&minDel, "purge-min-deleted-ratio", 0, "with --purge-deletion-vectors: only files whose vector hides more than this share of their rows, 0 to below 1 (default 0: every file with a deleted row)")
+	f.BoolVar(&full, "full", false, "on a clustered table: recluster every file, also those an earlier clustering placed (Spark's OPTIMIZE FULL)")
 	f.DurationVar(&interval, "min-commit-interval", 0, "commit the bins done each time this long has passed (e.g. 10m); 0: one commit")
 	f.IntVar(&tasks, "max-concurrent-tasks", 0, "bins rewritten at once (default the number of CPUs)")
 	f.StringArrayVar(&meta, "metadata", nil, "commit metadata KEY=VALUE (repeatable)")
