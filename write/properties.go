@@ -33,6 +33,9 @@ func SetProperties(ctx context.Context, snap *snapshot.Snapshot, props map[strin
 		return nil, errs.New(errs.TableNotFound, "", "setting table properties needs an existing table")
 	}
 	uri := snap.Store().URL()
+	if err := op.RefuseClusteringFeatureProperty(uri, props); err != nil {
+		return nil, err
+	}
 	config, features, err := op.CheckProperties(uri, props)
 	if err != nil {
 		return nil, err
@@ -57,24 +60,8 @@ func SetProperties(ctx context.Context, snap *snapshot.Snapshot, props map[strin
 		md.Configuration = map[string]string{}
 	}
 	maps.Copy(md.Configuration, config)
-	op := txn.Operation{Name: txn.OpSetProperties, Parameters: map[string]any{"properties": config}, WritesNoRows: true}
-	if err := txn.CheckWritable(snap, op); err != nil {
-		return nil, err
-	}
-	want := protocol.MinimalProtocol(append(protocol.RequiredFeatures(snap.Schema(), md.Configuration), features...))
-	if bad := protocol.UnsupportedReaderFeatures(&want); len(bad) > 0 {
-		return nil, errs.New(errs.UnsupportedTable, uri, "the table would need %s, which this engine cannot read", bad)
-	}
-	t := txn.Begin(snap, op, txn.Options{MaxRetries: o.CommitMaxRetries, Metadata: o.CommitMetadata})
-	if p, upgraded := keepFeatures(snap.Protocol(), &want); upgraded {
-		t.Add(protocol.Action{Protocol: p})
-	}
-	t.Add(protocol.Action{Metadata: &md})
-	r, err := t.Commit(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return r.Snapshot, nil
+	op := txn.Operation{Name: txn.OpSetProperties, Parameters: map[string]any{"properties": config}}
+	return commitMetadataChange(ctx, snap, op, &md, features, nil, o)
 }
 
 // keepFeatures is the protocol a table with protocol old needs to also

@@ -49,7 +49,7 @@ func newRoot() *cobra.Command {
 		return fmt.Errorf("%w (see %s --help)", err, c.CommandPath())
 	})
 	root.PersistentFlags().StringArray("storage-option", nil, "object store setting KEY=VALUE (repeatable; also read from the environment)")
-	root.AddCommand(newScanCmd(), newChangesCmd(), newHistoryCmd(), newInspectCmd(), newCreateCmd(), newWriteCmd(), newUpsertCmd(), newMergeCmd(), newDeleteCmd(), newUpdateCmd(), newOptimizeCmd(), newVacuumCmd(), newRestoreCmd(), newCheckpointCmd(), newCleanupMetadataCmd(), newDemoCmd(), newAssetCmd())
+	root.AddCommand(newScanCmd(), newChangesCmd(), newHistoryCmd(), newInspectCmd(), newCreateCmd(), newWriteCmd(), newUpsertCmd(), newMergeCmd(), newDeleteCmd(), newUpdateCmd(), newOptimizeCmd(), newAlterCmd(), newVacuumCmd(), newRestoreCmd(), newCheckpointCmd(), newCleanupMetadataCmd(), newDemoCmd(), newAssetCmd())
 	return root
 }
 

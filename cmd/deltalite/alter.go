@@ -1,0 +1,120 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/deltalite-go/deltalite"
+	"github.com/deltalite-go/deltalite/schema"
+)
+
+func newAlterCmd() *cobra.Command {
+	var (
+		clusterBy, setProps, unsetProps, addCols, meta []string
+		asJSON                                         bool
+	)
+	cmd := &cobra.Command{
+		Use:   "alter TABLE [--add-column 'NAME TYPE'] [--set-property K=V] [--unset-property K] [--cluster-by c1,c2|none]",
+		Short: "Change a table's columns, properties or clustering (ALTER TABLE)",
+		Long: `Change the table as Spark's ALTER TABLE statements do, each change one metadata commit
+that changes no data, with Spark's operation name, in this order:
+  --add-column 'NAME TYPE'  ADD COLUMNS: a nullable column at the end (TYPE as Delta or
+                            Spark SQL names it: string, int, bigint, double, decimal(10,2),
+                            date, timestamp, ...); repeatable, all in one commit
+  --set-property K=V        SET TBLPROPERTIES; a property that needs a table feature adds it
+                            (e.g. delta.enableDeletionVectors=true); repeatable
+  --unset-property K        UNSET TBLPROPERTIES; the key must be set; repeatable
+  --cluster-by c1,c2|none   CLUSTER BY: the clustering columns (liquid clustering), also on an
+                            unpartitioned table not yet clustered; none removes them. Files
+                            already clustered stay until optimize --full.
+A change with nothing to do commits nothing; a refused change stops there, and the
+commits before it stand.`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			var o deltalite.AlterOptions
+			if cmd.Flags().Changed("cluster-by") {
+				if len(clusterBy) == 1 && strings.EqualFold(strings.TrimSpace(clusterBy[0]), "none") {
+					o.ClusterByNone = true
+				} else if len(clusterBy) == 0 {
+					return fmt.Errorf("--cluster-by: give the clustering columns (c1,c2) or none")
+				} else {
+					o.ClusterBy = clusterBy
+				}
+			}
+			for _, c := range addCols {
+				f, err := columnFlag(c)
+				if err != nil {
+					return err
+				}
+				o.AddColumns = append(o.AddColumns, f)
+			}
+			if len(setProps) > 0 {
+				props, err := keyValues("--set-property", setProps)
+				if err != nil {
+					return err
+				}
+				o.SetProperties = props
+			}
+			for _, k := range unsetProps {
+				if k = strings.TrimSpace(k); k == "" {
+					return fmt.Errorf("--unset-property: an empty key")
+				}
+				o.UnsetProperties = append(o.UnsetProperties, k)
+			}
+			if o.AddColumns == nil && o.SetProperties == nil && o.UnsetProperties == nil && o.ClusterBy == nil && !o.ClusterByNone {
+				return fmt.Errorf("nothing to change: give --add-column, --set-property, --unset-property or --cluster-by")
+			}
+			t, metadata, err := openToCommit(cmd, args[0], meta)
+			if err != nil {
+				return err
+			}
+			o.CommitMetadata = metadata
+			done, err := t.Alter(cmd.Context(), o)
+			out := cmd.OutOrStdout()
+			if asJSON {
+				if done == nil {
+					done = []deltalite.AlterChange{}
+				}
+				if jerr := json.NewEncoder(out).Encode(map[string]any{"changes": done, "version": t.Version()}); jerr != nil && err == nil {
+					err = jerr
+				}
+			} else {
+				for _, c := range done {
+					fmt.Fprintf(out, "%s: version %d\n", c.Operation, c.Version)
+				}
+				if len(done) == 0 && err == nil {
+					fmt.Fprintf(out, "nothing to change: version %d\n", t.Version())
+				}
+			}
+			return err
+		},
+	}
+	f := cmd.Flags()
+	f.StringArrayVar(&addCols, "add-column", nil, "add a nullable column 'NAME TYPE' (repeatable)")
+	f.StringArrayVar(&setProps, "set-property", nil, "set table property KEY=VALUE (repeatable)")
+	f.StringArrayVar(&unsetProps, "unset-property", nil, "remove table property KEY (repeatable)")
+	f.StringSliceVar(&clusterBy, "cluster-by", nil, "clustering columns c1,c2 (at most 4), or none")
+	f.StringArrayVar(&meta, "metadata", nil, "commit metadata KEY=VALUE (repeatable)")
+	f.BoolVar(&asJSON, "json", false, "print the commits made as JSON")
+	return cmd
+}
+
+// columnFlag parses --add-column's 'NAME TYPE' into a nullable field,
+// the type as the Delta schema names it (Spark SQL's int, bigint,
+// tinyint and smallint too).
+func columnFlag(s string) (*schema.Field, error) {
+	name, typ, ok := strings.Cut(strings.TrimSpace(s), " ")
+	name, typ = strings.TrimSpace(name), strings.ToLower(strings.ReplaceAll(strings.TrimSpace(typ), " ", ""))
+	if !ok || name == "" || typ == "" {
+		return nil, fmt.Errorf("--add-column %q: give the name and the type as one argument, e.g. --add-column 'note string'", s)
+	}
+	js, _ := json.Marshal(map[string]any{"type": "struct", "fields": []any{map[string]any{"name": name, "type": typ, "nullable": true, "metadata": map[string]any{}}}})
+	sc, err := schema.Parse(string(js))
+	if err != nil {
+		return nil, fmt.Errorf("--add-column %q: %w", s, err)
+	}
+	return sc.Fields[0], nil
+}

@@ -1,0 +1,233 @@
+package write
+
+import (
+	"context"
+	"encoding/json"
+	"maps"
+	"slices"
+	"strings"
+
+	"github.com/deltalite-go/deltalite/internal/errs"
+	"github.com/deltalite-go/deltalite/internal/op"
+	"github.com/deltalite-go/deltalite/internal/txn"
+	"github.com/deltalite-go/deltalite/protocol"
+	"github.com/deltalite-go/deltalite/schema"
+	"github.com/deltalite-go/deltalite/snapshot"
+)
+
+// Operation names of the table changes, as Spark writes them.
+const (
+	OpUnsetProperties = "UNSET TBLPROPERTIES"
+	OpAddColumns      = "ADD COLUMNS"
+	OpClusterBy       = "CLUSTER BY"
+)
+
+// AlterOptions are the changes of one Alter (Spark's ALTER TABLE
+// statements), each one metadata commit that changes no data, made in
+// the order of the fields below; a change with nothing to do commits
+// nothing. The zero value changes nothing.
+type AlterOptions struct {
+	// AddColumns adds nullable top-level columns at the end of the schema
+	// (ALTER TABLE ADD COLUMNS), named as no column is.
+	AddColumns []*schema.Field
+	// SetProperties sets table properties (ALTER TABLE SET TBLPROPERTIES),
+	// adding the table features they need: see SetProperties.
+	SetProperties map[string]string
+	// UnsetProperties removes table properties (ALTER TABLE UNSET
+	// TBLPROPERTIES); a key the table lacks is refused. Table features stay
+	// in the protocol.
+	UnsetProperties []string
+	// ClusterBy sets the clustering columns (ALTER TABLE CLUSTER BY),
+	// making an unpartitioned table clustered when it is not yet;
+	// ClusterByNone removes them (CLUSTER BY NONE: the table stays
+	// clustered, without columns). Files already clustered stay until an
+	// OPTIMIZE with Full.
+	ClusterBy     []string
+	ClusterByNone bool
+	// CommitMaxRetries and CommitMetadata apply to each commit.
+	CommitMaxRetries int
+	CommitMetadata   map[string]any
+}
+
+// AlterChange is one commit an Alter made.
+type AlterChange struct {
+	Operation string
+	Version   int64
+}
+
+// Alter makes the changes o asks for on the table snap shows, one commit
+// each, and returns the commits made and the table after the last (snap
+// when nothing changed). A refused change stops Alter: the commits before
+// it stand, and the error says which change failed.
+func Alter(ctx context.Context, snap *snapshot.Snapshot, o AlterOptions) ([]AlterChange, *snapshot.Snapshot, error) {
+	if snap == nil || snap.IsEmpty() {
+		return nil, snap, errs.New(errs.TableNotFound, "", "altering a table needs an existing table")
+	}
+	if len(o.ClusterBy) > 0 && o.ClusterByNone {
+		return nil, snap, errs.New(errs.InvalidArgument, snap.Store().URL(), "ClusterBy and ClusterByNone exclude each other: give the columns or none")
+	}
+	popts := PropertiesOptions{CommitMaxRetries: o.CommitMaxRetries, CommitMetadata: o.CommitMetadata}
+	steps := []struct {
+		name string
+		skip bool
+		run  func(*snapshot.Snapshot) (*snapshot.Snapshot, error)
+	}{
+		{OpAddColumns, len(o.AddColumns) == 0, func(s *snapshot.Snapshot) (*snapshot.Snapshot, error) { return AddColumns(ctx, s, o.AddColumns, popts) }},
+		{txn.OpSetProperties, len(o.SetProperties) == 0, func(s *snapshot.Snapshot) (*snapshot.Snapshot, error) {
+			return SetProperties(ctx, s, o.SetProperties, popts)
+		}},
+		{OpUnsetProperties, len(o.UnsetProperties) == 0, func(s *snapshot.Snapshot) (*snapshot.Snapshot, error) {
+			return UnsetProperties(ctx, s, o.UnsetProperties, popts)
+		}},
+		{OpClusterBy, len(o.ClusterBy) == 0 && !o.ClusterByNone, func(s *snapshot.Snapshot) (*snapshot.Snapshot, error) { return ClusterBy(ctx, s, o.ClusterBy, popts) }},
+	}
+	var done []AlterChange
+	for _, st := range steps {
+		if st.skip {
+			continue
+		}
+		post, err := st.run(snap)
+		if err != nil {
+			return done, snap, err
+		}
+		if post.Version() != snap.Version() {
+			done = append(done, AlterChange{Operation: st.name, Version: post.Version()})
+		}
+		snap = post
+	}
+	return done, snap, nil
+}
+
+// commitMetadataChange commits the table's new metaData (md, nil to keep
+// it), protocol (when the schema and configuration need features snap's
+// lacks; never a downgrade) and actions, as one commit of op.
+func commitMetadataChange(ctx context.Context, snap *snapshot.Snapshot, op txn.Operation, md *protocol.Metadata, features []string, extra []protocol.Action, o PropertiesOptions) (*snapshot.Snapshot, error) {
+	op.WritesNoRows = true
+	if err := txn.CheckWritable(snap, op); err != nil {
+		return nil, err
+	}
+	next := snap.Metadata()
+	if md != nil {
+		next = md
+	}
+	sc, err := schema.Parse(next.SchemaString)
+	if err != nil {
+		return nil, errs.Wrap(errs.Internal, snap.Store().URL(), err, "new schema")
+	}
+	want := protocol.MinimalProtocol(append(protocol.RequiredFeatures(sc, next.Configuration), features...))
+	if bad := protocol.UnsupportedReaderFeatures(&want); len(bad) > 0 {
+		return nil, errs.New(errs.UnsupportedTable, snap.Store().URL(), "the table would need %s, which this engine cannot read", bad)
+	}
+	t := txn.Begin(snap, op, txn.Options{MaxRetries: o.CommitMaxRetries, Metadata: o.CommitMetadata})
+	if p, upgraded := keepFeatures(snap.Protocol(), &want); upgraded {
+		t.Add(protocol.Action{Protocol: p})
+	}
+	if md != nil {
+		t.Add(protocol.Action{Metadata: md})
+	}
+	t.Add(extra...)
+	r, err := t.Commit(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return r.Snapshot, nil
+}
+
+// UnsetProperties removes table properties from the table snap shows, as
+// Spark's ALTER TABLE UNSET TBLPROPERTIES (without IF EXISTS): a key the
+// table lacks is refused, as are the column mapping keys (changing them
+// rewrites the schema). The protocol keeps its features.
+func UnsetProperties(ctx context.Context, snap *snapshot.Snapshot, keys []string, o PropertiesOptions) (*snapshot.Snapshot, error) {
+	if snap == nil || snap.IsEmpty() {
+		return nil, errs.New(errs.TableNotFound, "", "unsetting table properties needs an existing table")
+	}
+	uri := snap.Store().URL()
+	old := snap.Properties()
+	config := maps.Clone(old)
+	for _, k := range keys {
+		if _, ok := old[k]; !ok {
+			return nil, errs.New(errs.InvalidArgument, uri, "table property %q is not set, so it cannot be unset (properties: %s)", k, strings.Join(slices.Sorted(maps.Keys(old)), ", "))
+		}
+		if k == protocol.PropColumnMappingMode || k == protocol.PropColumnMappingMaxID {
+			return nil, errs.New(errs.InvalidArgument, uri, "table property %s cannot be unset: changing the column mapping rewrites the schema", k)
+		}
+		delete(config, k)
+	}
+	md := *snap.Metadata()
+	md.Configuration = config
+	op := txn.Operation{Name: OpUnsetProperties, Parameters: map[string]any{"properties": keys, "ifExists": false}}
+	return commitMetadataChange(ctx, snap, op, &md, nil, nil, o)
+}
+
+// AddColumns adds nullable top-level columns at the end of the table's
+// schema, as Spark's ALTER TABLE ADD COLUMNS (with column mapping, each
+// gets its id and physical name).
+func AddColumns(ctx context.Context, snap *snapshot.Snapshot, cols []*schema.Field, o PropertiesOptions) (*snapshot.Snapshot, error) {
+	if snap == nil || snap.IsEmpty() {
+		return nil, errs.New(errs.TableNotFound, "", "adding columns needs an existing table")
+	}
+	uri := snap.Store().URL()
+	sc := snap.Schema().Clone()
+	var logged []map[string]any
+	for _, f := range cols {
+		if f == nil || strings.TrimSpace(f.Name) == "" || f.Type == nil {
+			return nil, errs.New(errs.InvalidArgument, uri, "add column: a column needs a name and a type (NAME TYPE)")
+		}
+		if sc.Field(f.Name) != nil {
+			return nil, errs.New(errs.InvalidArgument, uri, "add column %q: the table has a column of that name already", f.Name)
+		}
+		if !f.Nullable {
+			return nil, errs.New(errs.InvalidArgument, uri, "add column %q: added columns must be nullable (the table's rows have no value for it)", f.Name)
+		}
+		nf := &schema.Field{Name: f.Name, Type: f.Type, Nullable: true, Metadata: maps.Clone(f.Metadata)}
+		if nf.Metadata == nil {
+			nf.Metadata = map[string]any{}
+		}
+		sc.Fields = append(sc.Fields, nf)
+		// commitInfo names each column as its schema JSON, as Spark does.
+		var one struct{ Fields []json.RawMessage }
+		if err := json.Unmarshal([]byte((&schema.Struct{Fields: []*schema.Field{nf}}).JSON()), &one); err != nil || len(one.Fields) != 1 {
+			return nil, errs.New(errs.Internal, uri, "add column %q: its schema JSON", f.Name)
+		}
+		logged = append(logged, map[string]any{"column": one.Fields[0]})
+	}
+	md := snap.Metadata().WithSchema(sc, snap.ColumnMapping())
+	op := txn.Operation{Name: OpAddColumns, Parameters: map[string]any{"columns": logged}}
+	return commitMetadataChange(ctx, snap, op, md, nil, nil, o)
+}
+
+// ClusterBy sets the clustering columns of the table snap shows (none
+// when cols is empty), as Spark's ALTER TABLE ... CLUSTER BY: one commit of
+// the delta.clustering domain, with the clustering and domainMetadata
+// features when the table was not clustered (it must be unpartitioned).
+// The columns the table has already, and CLUSTER BY NONE on a table that is
+// not clustered, commit nothing.
+func ClusterBy(ctx context.Context, snap *snapshot.Snapshot, cols []string, o PropertiesOptions) (*snapshot.Snapshot, error) {
+	if snap == nil || snap.IsEmpty() {
+		return nil, errs.New(errs.TableNotFound, "", "changing the clustering columns needs an existing table")
+	}
+	uri := snap.Store().URL()
+	clustered := snap.Protocol().Clustered()
+	if len(cols) == 0 && !clustered {
+		return snap, nil
+	}
+	if !clustered && len(snap.PartitionColumns()) > 0 {
+		return nil, errs.New(errs.InvalidArgument, uri, "cluster by cannot be applied to a partitioned table (partitioned by %s)", strings.Join(snap.PartitionColumns(), ", "))
+	}
+	c, err := op.ResolveClustering(snap.Schema(), snap.PartitionColumns(), snap.ColumnMapping(), snap.Properties(), cols)
+	if err != nil {
+		return nil, errs.Wrap(errs.InvalidArgument, uri, err, "clustering columns")
+	}
+	old, err := snap.ClusteringColumns()
+	if err != nil {
+		return nil, errs.Wrap(errs.CorruptTable, uri, err, "clustering columns")
+	}
+	if clustered && slices.Equal(old, c.Logical) {
+		return snap, nil
+	}
+	o2 := txn.Operation{Name: OpClusterBy, Parameters: map[string]any{
+		"oldClusteringColumns": strings.Join(old, ","), "newClusteringColumns": strings.Join(c.Logical, ","),
+	}}
+	features := []string{protocol.FeatureClustering, protocol.FeatureDomainMetadata}
+	return commitMetadataChange(ctx, snap, o2, nil, features, []protocol.Action{{DomainMetadata: c.Domain()}}, o)
+}
