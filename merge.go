@@ -63,7 +63,7 @@ func Merge(ctx context.Context, uri string, src array.RecordReader, opts MergeOp
 		}
 		return t.Merge(ctx, src, opts)
 	}
-	snap, err := loadOrNew(ctx, st, src, nil, op.NewTableOptions{PartitionBy: opts.PartitionBy, Properties: opts.Properties})
+	snap, err := loadOrNew(ctx, st, src, nil, op.NewTableOptions{PartitionBy: opts.PartitionBy, ClusterBy: opts.ClusterBy, Properties: opts.Properties})
 	if err != nil {
 		return MergeStats{}, err
 	}

@@ -68,7 +68,7 @@ func Upsert(ctx context.Context, uri string, src array.RecordReader, opts Upsert
 		sc = sc.Without(opts.DeleteColumn)
 	}
 	n := opts.Normalized()
-	empty, err := op.Empty(st, sc, op.NewTableOptions{PartitionBy: n.PartitionBy, Properties: n.Properties})
+	empty, err := op.Empty(st, sc, op.NewTableOptions{PartitionBy: n.PartitionBy, ClusterBy: n.ClusterBy, Properties: n.Properties})
 	if err != nil {
 		return UpsertStats{}, err
 	}

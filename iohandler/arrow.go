@@ -145,7 +145,7 @@ func mergeCreating(ctx context.Context, req *WriteRequest, rr array.RecordReader
 		return merge.Stats{}, errs.New(errs.TableNotFound, req.TableURI, "asset %q has no table yet and its merge has no insert clause to create it from; write it first (mode %q)", req.Asset, ModeOverwrite)
 	}
 	o := *req.Merge
-	o.CreateIfMissing, o.PartitionBy, o.Properties = true, req.PartitionBy, req.TableConfig
+	o.CreateIfMissing, o.PartitionBy, o.ClusterBy, o.Properties = true, req.PartitionBy, req.ClusterBy, req.TableConfig
 	return deltalite.Merge(ctx, req.TableURI, rr, o)
 }
 

@@ -25,6 +25,8 @@
 //
 // All values are strings: delta/mode, delta/schema_mode,
 // delta/partition_expr (a column, or a JSON object dimension -> column),
+// delta/cluster_by (the clustering columns of a table the handler creates,
+// comma-separated: a liquid-clustered table; not with delta/partition_expr),
 // delta/root_name (the table's directory, default the asset name),
 // delta/table_configuration (JSON, laid over table_config),
 // delta/writer_properties and delta/commit_properties (JSON, replacing the

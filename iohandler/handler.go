@@ -325,7 +325,7 @@ func (h *Handler) HandleOutput(ctx context.Context, oc OutputContext, v any) (Me
 		return nil, errs.New(errs.InvalidArgument, "", "asset %q: %v", oc.Asset, err)
 	}
 	req := &WriteRequest{Asset: oc.Asset, TableURI: s.tableURI, StorageOptions: h.StorageOptions(), Mode: s.mode,
-		SchemaMode: s.schemaMode, PartitionKeys: oc.PartitionKeys, PartitionBy: ps.columns,
+		SchemaMode: s.schemaMode, PartitionKeys: oc.PartitionKeys, PartitionBy: ps.columns, ClusterBy: s.clusterBy,
 		TableConfig: s.tableConfig, Writer: s.writer, Commit: s.commit}
 	if h.cfg.Engine != nil {
 		req.Engine = *h.cfg.Engine

@@ -18,6 +18,7 @@ const (
 	KeyMode               = "delta/mode"                // write mode, over Config.Mode
 	KeySchemaMode         = "delta/schema_mode"         // schema mode, over Config.SchemaMode
 	KeyPartitionExpr      = "delta/partition_expr"      // a column, or a JSON object dimension -> column
+	KeyClusterBy          = "delta/cluster_by"          // clustering columns of a new table, comma-separated
 	KeyRootName           = "delta/root_name"           // the table's leaf under TableURI (default: the asset name)
 	KeyTableConfiguration = "delta/table_configuration" // JSON object laid over Config.TableConfig
 	KeyWriterProperties   = "delta/writer_properties"   // JSON object replacing Config.WriterProperties
@@ -41,7 +42,7 @@ const (
 // metadataKeys are the delta/ keys an asset's metadata may hold; any other
 // key under delta/ is refused as a likely typo (keys outside delta/ belong
 // to others and are left alone).
-var metadataKeys = []string{KeyMode, KeySchemaMode, KeyPartitionExpr, KeyRootName, KeyTableConfiguration,
+var metadataKeys = []string{KeyMode, KeySchemaMode, KeyPartitionExpr, KeyClusterBy, KeyRootName, KeyTableConfiguration,
 	KeyWriterProperties, KeyCommitProperties, KeyMergePredicate, KeyColumns, KeyVersion, KeyRead}
 
 // settings are the handler's settings resolved for one asset.
@@ -51,6 +52,7 @@ type settings struct {
 	mode        string
 	schemaMode  string
 	expr        *partitions.Expr // nil without delta/partition_expr
+	clusterBy   []string         // nil without delta/cluster_by
 	tableConfig map[string]string
 	writer      WriterProperties
 	commit      CommitProperties
@@ -106,6 +108,17 @@ func (h *Handler) resolve(asset string, md map[string]string) (*settings, error)
 		}
 		if !e.IsZero() {
 			s.expr = &e
+		}
+	}
+	if v, ok := md[KeyClusterBy]; ok {
+		for _, c := range strings.Split(v, ",") {
+			if c = strings.TrimSpace(c); c == "" {
+				return nil, bad(KeyClusterBy, "an empty column name in %q (give columns as c1,c2)", v)
+			}
+			s.clusterBy = append(s.clusterBy, c)
+		}
+		if s.expr != nil {
+			return nil, bad(KeyClusterBy, "a clustered table cannot be partitioned too; drop %s or %s", KeyPartitionExpr, KeyClusterBy)
 		}
 	}
 	if v, ok := md[KeyTableConfiguration]; ok {

@@ -94,6 +94,9 @@ type WriteRequest struct {
 	// columns (from delta/partition_expr), nil for an unpartitioned asset.
 	PartitionKeys []string
 	PartitionBy   []string
+	// ClusterBy are the clustering columns of a table the write creates
+	// (delta/cluster_by), nil for a table that is not clustered.
+	ClusterBy []string
 	// PartitionPredicate selects the keys' rows ("" without keys), typed
 	// against the table's schema when it exists.
 	PartitionPredicate string
@@ -117,7 +120,7 @@ type WriteRequest struct {
 // merge.
 func (r *WriteRequest) WriteOptions() write.Options {
 	o := write.Options{Mode: write.Mode(r.Mode), SchemaMode: write.SchemaMode(r.SchemaMode), PartitionBy: r.PartitionBy,
-		ReplaceWhere: r.ReplaceWhere, IgnoreWhere: r.ignoreWhere(), Properties: r.TableConfig, TargetFileSize: r.Writer.TargetFileSize,
+		ClusterBy: r.ClusterBy, ReplaceWhere: r.ReplaceWhere, IgnoreWhere: r.ignoreWhere(), Properties: r.TableConfig, TargetFileSize: r.Writer.TargetFileSize,
 		Compression: strings.ToLower(r.Writer.Compression), CommitMetadata: r.Commit.CustomMetadata,
 		StorageOptions: r.StorageOptions}
 	o.CommitMaxRetries = r.Commit.EngineRetries()

@@ -212,10 +212,11 @@ type Options struct {
 	// CreateIfMissing lets deltalite.Merge create the table when there is
 	// none, in the same commit as the rows the insert clauses insert
 	// (version 0): its columns are the source's, partitioned by
-	// PartitionBy, with Properties. A merge that inserts nothing creates
-	// nothing.
+	// PartitionBy (or clustered by ClusterBy), with Properties. A merge
+	// that inserts nothing creates nothing.
 	CreateIfMissing bool
 	PartitionBy     []string
+	ClusterBy       []string
 	Properties      map[string]string
 
 	// The budget knobs mean what they mean in upsert.Options and default

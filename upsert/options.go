@@ -60,6 +60,9 @@ type Options struct {
 	// Properties are the table properties of a table the upsert creates
 	// (delta.* and user keys).
 	Properties map[string]string
+	// ClusterBy makes a table the upsert creates clustered by these
+	// columns (liquid clustering); it excludes PartitionBy.
+	ClusterBy []string
 	// Deprecated: PartitionKey is PartitionBy as one comma-separated
 	// string (the Python deltalite's partition_key); PartitionBy wins.
 	PartitionKey string
