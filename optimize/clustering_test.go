@@ -9,7 +9,6 @@ import (
 	"github.com/deltalite-go/deltalite"
 	"github.com/deltalite-go/deltalite/optimize"
 	"github.com/deltalite-go/deltalite/protocol"
-	"github.com/deltalite-go/deltalite/scan"
 	"github.com/deltalite-go/deltalite/testkit/arrowrows"
 )
 
@@ -40,13 +39,7 @@ func TestClusteringOptimize(t *testing.T) {
 	dir := clusteredTable(t, 16)
 	before := rows(t, dir)
 	const where = "x >= 2000 AND x < 2500"
-	read := func() (int, int) {
-		e, err := open(t, dir).Scan(scan.WithWhere(where)).Explain(context.Background())
-		if err != nil {
-			t.Fatal(err)
-		}
-		return len(e.Files), len(e.Skipped)
-	}
+	read := func() (int, int) { return filesRead(t, dir, where) }
 	readBefore, _ := read()
 	s := run(t, dir, optimize.Options{TargetSize: totalSize(open(t, dir).Snapshot().Files()) / 16})
 	arrowrows.Diff(t, rows(t, dir), before)

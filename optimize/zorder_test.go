@@ -240,13 +240,7 @@ func TestZOrderSkipsFiles(t *testing.T) {
 		zAppend(t, dir, uint64(100+i), 1000, deltalite.WriteOptions{})
 	}
 	const where = "x >= 2000 AND x < 2500"
-	read := func() (int, int) {
-		e, err := open(t, dir).Scan(scan.WithWhere(where)).Explain(context.Background())
-		if err != nil {
-			t.Fatal(err)
-		}
-		return len(e.Files), len(e.Skipped)
-	}
+	read := func() (int, int) { return filesRead(t, dir, where) }
 	readBefore, _ := read()
 	var total int64
 	for _, a := range open(t, dir).Snapshot().Files() {
@@ -286,4 +280,14 @@ func TestZOrderCorpusTables(t *testing.T) {
 			}
 		})
 	}
+}
+
+// filesRead counts the files a scan with the predicate reads and skips.
+func filesRead(t *testing.T, dir, where string) (read, skipped int) {
+	t.Helper()
+	e, err := open(t, dir).Scan(scan.WithWhere(where)).Explain(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return len(e.Files), len(e.Skipped)
 }

@@ -326,3 +326,20 @@ func typeJSON(t Type) any {
 	}
 	return nil
 }
+
+// MinMaxEligible reports whether Delta keeps min/max statistics for a
+// type, which is Spark's SkippingEligibleDataType: numbers, dates,
+// timestamps and strings; not booleans, binaries, variants or nested
+// types.
+func MinMaxEligible(t Type) bool {
+	switch t := t.(type) {
+	case *Decimal:
+		return true
+	case *Primitive:
+		switch t.Name {
+		case Byte, Short, Integer, Long, Float, Double, Date, Timestamp, TimestampNTZ, String:
+			return true
+		}
+	}
+	return false
+}

@@ -133,23 +133,6 @@ type statCol struct {
 	children []*statCol
 }
 
-// minMaxEligible reports whether Delta keeps min/max statistics for a
-// primitive type: numbers, dates, timestamps and strings; not booleans,
-// binaries or variants.
-func minMaxEligible(t schema.Type) bool {
-	switch t := t.(type) {
-	case *schema.Decimal:
-		return true
-	case *schema.Primitive:
-		switch t.Name {
-		case schema.Byte, schema.Short, schema.Integer, schema.Long, schema.Float, schema.Double,
-			schema.Date, schema.Timestamp, schema.TimestampNTZ, schema.String:
-			return true
-		}
-	}
-	return false
-}
-
 func newStatCol(f *schema.Field, mode schema.Mode) (*statCol, error) {
 	c := &statCol{name: f.PhysicalName(mode), typ: f.Type}
 	switch t := f.Type.(type) {
@@ -163,7 +146,7 @@ func newStatCol(f *schema.Field, mode schema.Mode) (*statCol, error) {
 			c.minMax = c.minMax || cc.minMax
 		}
 	default:
-		if minMaxEligible(f.Type) {
+		if schema.MinMaxEligible(f.Type) {
 			at, err := schema.ArrowType(f.Type, schema.ArrowOptions{Physical: true, Mode: mode})
 			if err != nil {
 				return nil, err

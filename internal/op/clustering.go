@@ -57,7 +57,7 @@ func ResolveClustering(sc *schema.Struct, partitionColumns []string, mode schema
 		if slices.Contains(c.Logical, f.Name) {
 			return c, fmt.Errorf("cluster by %q: the column is named twice", f.Name)
 		}
-		if !skippingEligible(f.Type) {
+		if !schema.MinMaxEligible(f.Type) {
 			return c, fmt.Errorf("cluster by %q: its type %s does not support data skipping (clustering columns must be numeric, decimal, string, date or timestamp)", f.Name, f.Type)
 		}
 		ok, err := datafile.HasMinMax(sc, nil, mode, protocol.Properties(props), f.Name)
@@ -72,20 +72,4 @@ func ResolveClustering(sc *schema.Struct, partitionColumns []string, mode schema
 		c.Physical = append(c.Physical, []string{f.PhysicalName(mode)})
 	}
 	return c, nil
-}
-
-// skippingEligible is Spark's SkippingEligibleDataType: the types whose
-// min/max statistics skip files.
-func skippingEligible(t schema.Type) bool {
-	switch t := t.(type) {
-	case *schema.Decimal:
-		return true
-	case *schema.Primitive:
-		switch t.Name {
-		case schema.Byte, schema.Short, schema.Integer, schema.Long, schema.Float, schema.Double,
-			schema.Date, schema.Timestamp, schema.TimestampNTZ, schema.String:
-			return true
-		}
-	}
-	return false
 }
