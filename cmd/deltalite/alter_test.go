@@ -1,0 +1,63 @@
+package main
+
+import (
+	"encoding/json"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestCLIClusteringAndAlter: create --cluster-by makes a clustered table,
+// optimize clusters it (a second run has nothing to do, --full redoes
+// it), alter makes one commit per change and prints each; bad flags are
+// refused naming them, committing nothing.
+func TestCLIClusteringAndAlter(t *testing.T) {
+	table := filepath.Join(t.TempDir(), "t")
+	in := writeFile(t, "in.csv", "id,name,day\n1,a,d1\n2,b,d2\n")
+	mustRun(t, "create", table, "--like", in, "--cluster-by", "day,id")
+	for range 2 {
+		mustRun(t, "write", table, "--input", in, "--mode", "append")
+	}
+	if out := mustRun(t, "optimize", table); !strings.Contains(out, "num_files_removed=2") {
+		t.Fatalf("optimize: %s", out)
+	}
+	if out := mustRun(t, "optimize", table); !strings.Contains(out, "commits=0") {
+		t.Fatalf("second optimize: %s", out)
+	}
+	if out := mustRun(t, "optimize", table, "--full"); !strings.Contains(out, "num_files_removed=1") {
+		t.Fatalf("optimize --full: %s", out)
+	}
+	out := mustRun(t, "alter", table, "--add-column", "score DOUBLE", "--set-property", "owner=me", "--unset-property", "owner", "--cluster-by", "score", "--json")
+	var res struct {
+		Changes []struct{ Operation string }
+		Version int64
+	}
+	if err := json.Unmarshal([]byte(out), &res); err != nil || len(res.Changes) != 4 || res.Changes[0].Operation != "ADD COLUMNS" ||
+		res.Changes[3].Operation != "CLUSTER BY" || res.Version != 8 {
+		t.Fatalf("alter --json: %s (%v)", out, err)
+	}
+	if out := mustRun(t, "alter", table, "--cluster-by", "none"); out != "CLUSTER BY: version 9\n" {
+		t.Fatalf("alter --cluster-by none: %q", out)
+	}
+	for args, want := range map[string]string{
+		"--add-column|score":                                "give the name and the type as one argument",
+		"--add-column|x nosuchtype":                         `unknown type "nosuchtype"`,
+		"--unset-property|nope":                             `"nope" is not set`,
+		"--set-property|novalue":                            "--set-property #1 is not KEY=VALUE",
+		"--cluster-by|zz":                                   `cluster by "zz": no such column`,
+		"--metadata|k=v":                                    "nothing to change",
+		"--set-property|delta.feature.clustering=supported": "cannot be set",
+	} {
+		a := strings.Split(args, "|")
+		if _, err := run(t, "alter", table, a[0], a[1]); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("alter %s: %v, want %q", args, err, want)
+		}
+	}
+	if _, err := run(t, "create", filepath.Join(t.TempDir(), "p"), "--like", in, "--cluster-by", "id", "--partition-by", "day"); err == nil ||
+		!strings.Contains(err.Error(), "clustering and partitioning cannot both be specified") {
+		t.Errorf("create --cluster-by --partition-by: %v", err)
+	}
+	if out := mustRun(t, "history", table, "--limit", "1"); !strings.Contains(out, "CLUSTER BY") {
+		t.Errorf("history after the alters: %s", out)
+	}
+}
