@@ -93,6 +93,15 @@ func TestCreateClustered(t *testing.T) {
 			t.Fatalf("a write added a clustered file %s", a.Path)
 		}
 	}
+	// create_or_replace takes the new clustering, or none, as Spark's
+	// REPLACE TABLE does; the table stays clustered.
+	for _, c := range []struct{ by, want []string }{{[]string{"name"}, []string{"name"}}, {nil, nil}} {
+		mustWrite(t, dir, people(t, []int64{9}, []string{"i"}, []string{"d9"}), deltalite.WriteOptions{Mode: deltalite.ModeCreateOrReplace, ClusterBy: c.by})
+		tb := openT(t, dir)
+		if cols, err := tb.Snapshot().ClusteringColumns(); err != nil || !slices.Equal(cols, c.want) || !tb.Protocol().Clustered() {
+			t.Fatalf("create_or_replace with ClusterBy %v: columns %v (%v), %s", c.by, cols, err, tb.Protocol())
+		}
+	}
 }
 
 // TestCreateClusteredRefusals: clustering with partitioning, more than
