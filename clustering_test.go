@@ -38,8 +38,8 @@ func clusteredPeople(t *testing.T) string {
 
 // TestCreateClustered: a table created with ClusterBy has the clustering
 // and domainMetadata features and Spark's delta.clustering domain, its
-// CREATE commit records clusterBy; then append, upsert, MERGE, DELETE and
-// UPDATE work on it, adding unclustered files.
+// CREATE commit records clusterBy; then append, upsert, MERGE, DELETE,
+// UPDATE and an overwrite work on it, adding unclustered files.
 func TestCreateClustered(t *testing.T) {
 	ctx := context.Background()
 	dir := clusteredPeople(t)
@@ -84,7 +84,8 @@ func TestCreateClustered(t *testing.T) {
 	if _, err := openT(t, dir).Update(ctx, deltalite.UpdateOptions{Set: map[string]string{"name": "upper(name)"}, Predicate: "id = 4"}); err != nil {
 		t.Fatal(err)
 	}
-	want := []string{row(2, "B", "d1"), row(3, "C", "d2"), row(4, "D", "d2"), row(5, "e", "d3"), row(7, "g", "d3"), row(8, "h", "d4")}
+	mustWrite(t, dir, people(t, []int64{8}, []string{"H"}, []string{"d4"}), deltalite.WriteOptions{Mode: deltalite.ModeOverwrite, ReplaceWhere: "day = 'd4'"})
+	want := []string{row(2, "B", "d1"), row(3, "C", "d2"), row(4, "D", "d2"), row(5, "e", "d3"), row(7, "g", "d3"), row(8, "H", "d4")}
 	if d := diffRows(readRows(t, dir), sortedCopy(want)); d != "" {
 		t.Fatal(d)
 	}
