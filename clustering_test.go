@@ -233,3 +233,33 @@ func TestAlter(t *testing.T) {
 		}
 	}
 }
+
+// TestClusteredColumnMapping: under column mapping the domain records the
+// columns' physical names, read back as logical ones, and OPTIMIZE
+// clusters by them.
+func TestClusteredColumnMapping(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "t")
+	wo := deltalite.WriteOptions{ClusterBy: []string{"name"}, Properties: map[string]string{"delta.columnMapping.mode": "name"}}
+	mustWrite(t, dir, people(t, []int64{1, 2}, []string{"b", "a"}, []string{"d1", "d2"}), wo)
+	mustWrite(t, dir, people(t, []int64{3}, []string{"c"}, []string{"d1"}), deltalite.WriteOptions{Mode: deltalite.ModeAppend})
+	tb := openT(t, dir)
+	phys := tb.DeltaSchema().Field("name").PhysicalName(schema.MappingName)
+	if cfg, _ := tb.Snapshot().DomainMetadata("delta.clustering"); !strings.HasPrefix(phys, "col-") || !strings.Contains(cfg, `[["`+phys+`"]]`) {
+		t.Fatalf("domain %s, physical name %s", cfg, phys)
+	}
+	if cols, err := tb.Snapshot().ClusteringColumns(); err != nil || !slices.Equal(cols, []string{"name"}) {
+		t.Fatalf("clustering columns %v, %v", cols, err)
+	}
+	want := readRows(t, dir)
+	if st, err := tb.Optimize(context.Background(), deltalite.OptimizeOptions{}); err != nil || st.FilesRemoved.TotalFiles != 2 {
+		t.Fatalf("optimize: %s, %v", st, err)
+	}
+	if d := diffRows(readRows(t, dir), want); d != "" {
+		t.Fatal(d)
+	}
+	for _, a := range openT(t, dir).Snapshot().Files() {
+		if a.Tags["ZCUBE_ZORDER_BY"] != `["name"]` {
+			t.Fatalf("tags %v: want the logical name", a.Tags)
+		}
+	}
+}

@@ -25,7 +25,9 @@ const (
 // AlterOptions are the changes of one Alter (Spark's ALTER TABLE
 // statements), each one metadata commit that changes no data, made in
 // the order of the fields below; a change with nothing to do commits
-// nothing. The zero value changes nothing.
+// nothing. The zero value changes nothing. A further kind of change (a
+// CHECK constraint added or dropped, a column's type widened) is one more
+// field here and one more step in Alter's list.
 type AlterOptions struct {
 	// AddColumns adds nullable top-level columns at the end of the schema
 	// (ALTER TABLE ADD COLUMNS), named as no column is.
