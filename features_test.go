@@ -83,9 +83,8 @@ func TestCreateFeatureProperties(t *testing.T) {
 		kind  error
 		want  string
 	}{
-		{map[string]string{"delta.enableRowTracking": "true"}, deltalite.ErrUnsupportedTable, "delta.enableRowTracking = true needs the rowTracking table feature"},
 		{map[string]string{"delta.enableIcebergCompatV2": "true"}, deltalite.ErrUnsupportedTable, "icebergCompatV2 table feature"},
-		{map[string]string{"delta.feature.rowTracking": "supported"}, deltalite.ErrUnsupportedTable, "rowTracking table feature"},
+		{map[string]string{"delta.feature.icebergCompatV1": "supported"}, deltalite.ErrUnsupportedTable, "icebergCompatV1 table feature"},
 		{map[string]string{"delta.appendOnly": "maybe"}, deltalite.ErrInvalidArgument, `delta.appendOnly = "maybe" is not valid: use true or false`},
 		{map[string]string{"delta.enableDeletionVector": "true"}, deltalite.ErrInvalidArgument, "unknown table property delta.enableDeletionVector (did you mean delta.enableDeletionVectors?)"},
 	}
@@ -121,9 +120,9 @@ func TestReplaceKeepsFeaturesAndChecksProperties(t *testing.T) {
 		deltalite.WriteOptions{Properties: map[string]string{"delta.enableChangeDataFeed": "true"}})
 	before := listFiles(t, uri)
 	_, err := deltalite.Write(ctx, uri, people(t, []int64{2}, []string{"b"}, []string{"d"}),
-		deltalite.WriteOptions{Mode: deltalite.ModeCreateOrReplace, Properties: map[string]string{"delta.enableRowTracking": "true"}})
-	if !errors.Is(err, deltalite.ErrUnsupportedTable) || !strings.Contains(err.Error(), "delta.enableRowTracking") {
-		t.Fatalf("replace with row tracking: %v", err)
+		deltalite.WriteOptions{Mode: deltalite.ModeCreateOrReplace, Properties: map[string]string{"delta.enableIcebergCompatV1": "true"}})
+	if !errors.Is(err, deltalite.ErrUnsupportedTable) || !strings.Contains(err.Error(), "delta.enableIcebergCompatV1") {
+		t.Fatalf("replace with icebergCompatV1: %v", err)
 	}
 	if after := listFiles(t, uri); !slices.Equal(before, after) {
 		t.Fatalf("refused replace changed the table: %v -> %v", before, after)

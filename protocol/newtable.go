@@ -33,6 +33,12 @@ var featureInfo = map[string]struct {
 	"icebergCompatV2":     {false, 1, 7},
 }
 
+// featureNeeds are the features a feature needs with it (Spark's
+// requiredFeatures).
+var featureNeeds = map[string][]string{
+	"rowTracking": {"domainMetadata"},
+}
+
 // RequiredFeatures lists the table features a table with this schema and
 // these properties needs: from column types (timestamp_ntz), from delta.*
 // property values (tableProps: column mapping, deletion vectors, change
@@ -44,6 +50,7 @@ func RequiredFeatures(sc *schema.Struct, props map[string]string) []string {
 	}
 	for _, r := range propertyFeatures(props) {
 		out = append(out, r.Feature)
+		out = append(out, featureNeeds[r.Feature]...)
 	}
 	sort.Strings(out)
 	return slices.Compact(out)

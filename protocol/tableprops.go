@@ -105,7 +105,8 @@ var tableProps = func() map[string]propSpec {
 		boolean(PropWriteStatsAsStruct, ""),
 	}
 	specs = append(specs, refused(refusedMaintained,
-		PropColumnMappingMaxID, PropICTEnablementVersion, PropICTEnablementTimestamp, "delta.rowTrackingSuspended",
+		PropColumnMappingMaxID, PropICTEnablementVersion, PropICTEnablementTimestamp, PropRowTrackingSuspended,
+		PropMaterializedRowID, PropMaterializedRowCommitVersion,
 		"delta.requireCheckpointProtectionBeforeVersion", "delta.lastCommitTimestamp", "delta.lastUpdateVersion")...)
 	specs = append(specs, refused("the protocol follows from the table's features: set a feature's delta.enable* property or "+
 		PropFeaturePrefix+"<name> = supported instead", "delta.minReaderVersion", "delta.minWriterVersion")...)

@@ -40,6 +40,9 @@ func (t *Txn) Commit(ctx context.Context) (res *Result, err error) {
 		return nil, err
 	}
 	at := attempt{version: t.ReadVersion() + 1, isolation: level}
+	if at.highWaterMark, err = t.readHighWaterMark(); err != nil {
+		return nil, err
+	}
 	if ictEnabled(t.newMetadata()) && t.snap != nil {
 		ts, err := t.snap.CommitTimestamp(ctx)
 		if err != nil {
@@ -95,6 +98,11 @@ func (t *Txn) Commit(ctx context.Context) (res *Result, err error) {
 			}
 			if c != nil {
 				return nil, conflictErr(c)
+			}
+			if m, ok, err := winnerHighWaterMark(w); err != nil {
+				return nil, err
+			} else if ok {
+				at.highWaterMark = m
 			}
 			winners = append(winners, got)
 			at.prevTime = commitTimeOf(got)

@@ -62,6 +62,9 @@ type attempt struct {
 	now       time.Time
 	prevTime  *int64 // commit time of version-1 in ms, when known
 	isolation IsolationLevel
+	// highWaterMark is the row id high water mark of the newest commit
+	// this attempt follows (rowids.go).
+	highWaterMark int64
 }
 
 // commitActions renders the commit for one attempt: commitInfo first (the
@@ -114,7 +117,7 @@ func (t *Txn) commitActions(at attempt) []protocol.Action {
 		}
 		out = append(out, a)
 	}
-	return out
+	return withRowIDs(out, t.newProtocol(), md, at)
 }
 
 func ictEnabled(md *protocol.Metadata) bool {

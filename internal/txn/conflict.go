@@ -222,6 +222,9 @@ func (t *Txn) check(w *winner, level IsolationLevel) (*ConflictError, error) {
 				return conflict(w, RuleProtocolChanged, "both commits change the protocol"), nil
 			}
 		}
+		if protocol.RowTrackingSupported(winProto, t.newMetadata()) && !protocol.RowTrackingSupported(t.newProtocol(), t.newMetadata()) {
+			return conflict(w, RuleProtocolChanged, "it made the table track row ids, which this commit was not planned for"), nil
+		}
 		if err := CheckProtocolWritable(winProto, t.newMetadata(), t.op); err != nil {
 			return conflict(w, RuleProtocolChanged, "the table's new protocol %s: %v", winProto, err), nil
 		}

@@ -79,6 +79,21 @@ var writerFeatures = map[string]func(*tableView) string{
 	// as Spark does outside eager clustering; statistics cover the
 	// clustering columns, which ALTER and create check; OPTIMIZE clusters.
 	"clustering":          nil,
+	// Fresh row ids are assigned at commit (rowids.go). With row
+	// tracking enabled, rows an operation copies must keep their ids.
+	"rowTracking": func(v *tableView) string {
+		if !propOn(v.md, protocol.PropEnableRowTracking) || v.op.KeepsRowIDs {
+			return ""
+		}
+		switch v.op.Name {
+		case OpDelete, OpUpdate, OpMerge, OpOptimize, OpReorg:
+		default:
+			if !v.op.RewritesRows {
+				return ""
+			}
+		}
+		return "rowTracking (delta.enableRowTracking is true and this " + v.op.Name + " would copy rows without keeping their row ids)"
+	},
 	"columnMapping":       nil, // the data writer writes physical names
 	"deletionVectors":     nil,
 	"timestampNtz":        nil,

@@ -105,7 +105,7 @@ func TestWriterFeaturesUnreadableTable(t *testing.T) {
 	if !errors.Is(err, errs.ErrUnsupportedTable) {
 		t.Fatalf("want UnsupportedTable, got %v", err)
 	}
-	for _, f := range []string{"readerVersion 5", "blahabl", "rowTracking", "icebergCompatV1"} {
+	for _, f := range []string{"readerVersion 5", "blahabl", "icebergCompatV1"} {
 		if !strings.Contains(err.Error(), f) {
 			t.Errorf("%v does not name %s", err, f)
 		}
@@ -147,7 +147,10 @@ func TestWriterFeatureRules(t *testing.T) {
 		{"every supported feature", w7("appendOnly", "invariants", "checkConstraints", "changeDataFeed", "generatedColumns", "columnMapping",
 			"deletionVectors", "timestampNtz", "domainMetadata", "v2Checkpoint", "inCommitTimestamp", "vacuumProtocolCheck", "identityColumns", "typeWidening"),
 			testSchema, nil, OpMerge, ""},
-		{"unknown feature", w7("clustering", "rowTracking"), testSchema, nil, OpWrite, "rowTracking"},
+		{"unknown feature", w7("clustering", "icebergCompatV1"), testSchema, nil, OpWrite, "icebergCompatV1"},
+		{"row tracking append", w7("rowTracking", "domainMetadata"), testSchema, map[string]string{protocol.PropEnableRowTracking: "true"}, OpWrite, ""},
+		{"row tracking supported delete", w7("rowTracking", "domainMetadata"), testSchema, nil, OpDelete, ""},
+		{"row tracking enabled delete", w7("rowTracking", "domainMetadata"), testSchema, map[string]string{protocol.PropEnableRowTracking: "true"}, OpDelete, "rowTracking"},
 	}
 	for _, c := range cases {
 		md := newMetadata(tableSpec{props: c.conf})
@@ -225,8 +228,8 @@ func TestSetPropertiesNeedsFeatures(t *testing.T) {
 	}{
 		{map[string]string{protocol.PropEnableChangeDataFeed: "true"}, nil, errs.ErrInvalidArgument,
 			"table property delta.enableChangeDataFeed = true needs the changeDataFeed table feature, which the protocol r1/w2 lacks"},
-		{map[string]string{protocol.PropEnableRowTracking: "true"}, w7("rowTracking", "domainMetadata"), errs.ErrUnsupportedTable,
-			"delta.enableRowTracking = true needs the rowTracking table feature"},
+		{map[string]string{"delta.enableIcebergCompatV1": "true"}, w7("icebergCompatV1"), errs.ErrUnsupportedTable,
+			"delta.enableIcebergCompatV1 = true needs the icebergCompatV1 table feature"},
 		{map[string]string{protocol.PropAppendOnly: "maybe"}, nil, errs.ErrInvalidArgument, `delta.appendOnly = "maybe" is not valid: use true or false`},
 		{map[string]string{"delta.nope": "1"}, nil, errs.ErrInvalidArgument, "unknown table property delta.nope"},
 		{map[string]string{"delta.APPENDONLY": "true"}, nil, errs.ErrInvalidArgument, "table property delta.APPENDONLY = true must be spelled delta.appendOnly = true"},

@@ -28,6 +28,10 @@ type Operation struct {
 	// already held, unchanged), so that the checkConstraints feature does
 	// not forbid it. Not written to the log.
 	ChecksConstraints bool
+	// KeepsRowIDs marks an operation that copies rows only through the
+	// spine (op.Write), which keeps their row ids and commit versions on a
+	// table with row tracking enabled. Not written to the log.
+	KeepsRowIDs bool
 	// WritesNoRows marks a commit that adds, removes and changes no rows
 	// (VACUUM START and END): the conditions the table's features put on
 	// rows do not apply to it, only whether this engine knows each

@@ -55,6 +55,7 @@ func (t *Txn) validate() error {
 	if t.snap == nil && (p == nil || md == nil) {
 		return invalid("the first commit of a table needs a protocol and a metaData action")
 	}
+	md = t.nameMaterializedRowColumns(p, md)
 	if err := validateMetadata(md); err != nil {
 		return err
 	}
@@ -79,6 +80,9 @@ func (t *Txn) validate() error {
 		}
 	}
 	if err := t.checkDeletionVectorAdds(p); err != nil {
+		return err
+	}
+	if err := t.checkRowIDAdds(p, md); err != nil {
 		return err
 	}
 	if appendOnly(md) {

@@ -1,0 +1,144 @@
+package txn
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/deltalite-go/deltalite/internal/errs"
+	"github.com/deltalite-go/deltalite/protocol"
+	"github.com/deltalite-go/deltalite/storage"
+)
+
+var rowTrackingProto = &protocol.Protocol{MinReaderVersion: 1, MinWriterVersion: 7,
+	WriterFeatures: []string{"appendOnly", "invariants", "domainMetadata", "rowTracking"}}
+
+// addRows is addIn with n rows.
+func addRows(n int64) *protocol.Add {
+	a := addIn("")
+	a.Stats = fmt.Sprintf(`{"numRecords":%d}`, n)
+	return a
+}
+
+// rowIDsOf returns the (baseRowId, defaultRowCommitVersion) of each add of
+// commit v by path, and the high water mark it recorded (-2: none).
+func rowIDsOf(t *testing.T, st storage.Store, v int64) (map[string][2]int64, int64) {
+	t.Helper()
+	ids, mark := map[string][2]int64{}, int64(-2)
+	for _, a := range commitOf(t, st, v) {
+		switch {
+		case a.Add != nil:
+			if a.Add.BaseRowID == nil || a.Add.DefaultRowCommitVersion == nil {
+				t.Fatalf("commit %d: add %s without row ids", v, a.Add.Path)
+			}
+			ids[a.Add.Path] = [2]int64{*a.Add.BaseRowID, *a.Add.DefaultRowCommitVersion}
+		case a.DomainMetadata != nil && a.DomainMetadata.Domain == protocol.RowTrackingDomain:
+			m, err := protocol.RowIDHighWaterMark(a.DomainMetadata.Configuration)
+			if err != nil {
+				t.Fatal(err)
+			}
+			mark = m
+		}
+	}
+	return ids, mark
+}
+
+func TestRowIDsAssignedAtCommit(t *testing.T) {
+	ctx := context.Background()
+	st := storage.NewMemory()
+	a, b := addRows(3), addRows(5)
+	snap := create(t, st, tableSpec{proto: rowTrackingProto, props: map[string]string{protocol.PropEnableRowTracking: "true"}}, a, b)
+	ids, mark := rowIDsOf(t, st, 0)
+	if ids[a.Path] != [2]int64{0, 0} || ids[b.Path] != [2]int64{3, 0} || mark != 7 {
+		t.Fatalf("version 0: ids %v, mark %d; want %s at 0, %s at 3, mark 7", ids, mark, a.Path, b.Path)
+	}
+	if a.BaseRowID != nil {
+		t.Fatal("the caller's add was changed")
+	}
+	// The materialized column names are assigned with the feature.
+	md := snap.Metadata().Configuration
+	if !strings.HasPrefix(md[protocol.PropMaterializedRowID], "_row-id-col-") ||
+		!strings.HasPrefix(md[protocol.PropMaterializedRowCommitVersion], "_row-commit-version-col-") {
+		t.Fatalf("materialized column names: %v", md)
+	}
+
+	// A re-added file keeps its ids; a new one gets ids above the mark.
+	re := *snap.Files()[0]
+	re.DataChange = false
+	c := addRows(2)
+	tx := Begin(snap, Operation{Name: OpWrite}, fast())
+	tx.Add(addAction(&re), addAction(c))
+	res, err := tx.Commit(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids, mark = rowIDsOf(t, st, 1)
+	if ids[re.Path] != [2]int64{*re.BaseRowID, 0} || ids[c.Path] != [2]int64{8, 1} || mark != 9 {
+		t.Fatalf("version 1: ids %v, mark %d", ids, mark)
+	}
+	if got := res.Snapshot.Metadata().Configuration[protocol.PropMaterializedRowID]; got != md[protocol.PropMaterializedRowID] {
+		t.Fatalf("materialized name changed: %q, was %q", got, md[protocol.PropMaterializedRowID])
+	}
+	if cfg, _ := res.Snapshot.DomainMetadata(protocol.RowTrackingDomain); cfg != `{"rowIdHighWaterMark":9}` {
+		t.Fatalf("snapshot's domain: %q", cfg)
+	}
+}
+
+// A commit that lost the race takes ids above the winner's mark and the
+// winner's version + 1 as commit version, as Spark's conflict checker
+// reassigns them.
+func TestRowIDsReassignedAfterLostRace(t *testing.T) {
+	ctx := context.Background()
+	st := storage.NewMemory()
+	snap := create(t, st, tableSpec{proto: rowTrackingProto}, addRows(4))
+	loser := Begin(snap, Operation{Name: OpWrite}, fast())
+	l := addRows(10)
+	loser.Add(addAction(l))
+	winner := Begin(snap, Operation{Name: OpWrite}, fast())
+	w := addRows(6)
+	winner.Add(addAction(w))
+	if _, err := winner.Commit(ctx); err != nil {
+		t.Fatal(err)
+	}
+	res, err := loser.Commit(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Version != 2 || res.Attempts != 2 {
+		t.Fatalf("loser: version %d after %d attempts", res.Version, res.Attempts)
+	}
+	wids, wmark := rowIDsOf(t, st, 1)
+	lids, lmark := rowIDsOf(t, st, 2)
+	if wids[w.Path] != [2]int64{4, 1} || wmark != 9 || lids[l.Path] != [2]int64{10, 2} || lmark != 19 {
+		t.Fatalf("winner %v mark %d, loser %v mark %d", wids, wmark, lids, lmark)
+	}
+}
+
+func TestRowIDsRefusals(t *testing.T) {
+	ctx := context.Background()
+	st := storage.NewMemory()
+	snap := create(t, st, tableSpec{proto: rowTrackingProto})
+	noStats := addRows(1)
+	noStats.Stats = ""
+	tx := Begin(snap, Operation{Name: OpWrite}, fast())
+	tx.Add(addAction(noStats))
+	if _, err := tx.Commit(ctx); !errors.Is(err, errs.ErrInvalidArgument) || !strings.Contains(err.Error(), "numRecords") {
+		t.Fatalf("an add without numRecords: %v", err)
+	}
+	tx = Begin(snap, Operation{Name: OpWrite}, fast())
+	tx.Add(addAction(addRows(1)), protocol.RowIDHighWaterMarkAction(100))
+	if _, err := tx.Commit(ctx); !errors.Is(err, errs.ErrInvalidArgument) || !strings.Contains(err.Error(), protocol.RowTrackingDomain) {
+		t.Fatalf("a caller's high water mark: %v", err)
+	}
+	// Suspended: no ids.
+	st2 := storage.NewMemory()
+	create(t, st2, tableSpec{proto: rowTrackingProto, props: map[string]string{protocol.PropRowTrackingSuspended: "true"}}, addRows(2))
+	for _, a := range commitOf(t, st2, 0) {
+		if a.Add != nil && (a.Add.BaseRowID != nil || a.Add.DefaultRowCommitVersion != nil) ||
+			a.DomainMetadata != nil {
+			t.Fatalf("suspended row tracking assigned ids: %+v", a)
+		}
+	}
+}
