@@ -276,8 +276,12 @@ func (fr *fileReader) batch(rec arrow.RecordBatch, base int64) (bool, error) {
 		if oc.read >= 0 {
 			src = read[oc.read]
 		}
-		if oc.rowIndex {
-			cols[j] = rowIndexes(fr.b.mem, base, sel, count)
+		if oc.meta != notMeta {
+			c, err := fr.metaValues(oc, src, base, sel, count)
+			if err != nil {
+				return false, err
+			}
+			cols[j] = c
 			continue
 		}
 		if src == nil { // partition column, or a column this file lacks
@@ -402,22 +406,6 @@ func contiguous(sel []int32) bool {
 
 // int32Array wraps indexes as an Arrow array without copying; it must not
 // outlive the next call that reuses the slice.
-// rowIndexes are the file positions of a batch's rows: base + each
-// selected index (sel nil: the count rows from base).
-func rowIndexes(mem memory.Allocator, base int64, sel []int32, count int) arrow.Array {
-	b := array.NewInt64Builder(mem)
-	defer b.Release()
-	b.Reserve(count)
-	for i := range count {
-		if sel == nil {
-			b.UnsafeAppend(base + int64(i))
-		} else {
-			b.UnsafeAppend(base + int64(sel[i]))
-		}
-	}
-	return b.NewArray()
-}
-
 func int32Array(v []int32) arrow.Array {
 	buf := memory.NewBufferBytes(arrow.Int32Traits.CastToBytes(v))
 	data := array.NewData(arrow.PrimitiveTypes.Int32, len(v), []*memory.Buffer{nil, buf}, nil, 0, 0)

@@ -28,6 +28,7 @@ type Scan struct {
 	given         []*expr.Bound                // predicates the engine gave bound (withBound)
 	rowsOnly      map[*protocol.Add]*dv.Bitmap // files read at these positions only (withRowsOnly)
 	rowIndex      bool                         // append RowIndexColumn (WithRowIndex)
+	rowTracking   bool                         // append RowIDColumn and RowCommitVersionColumn (WithRowTracking)
 	wheres        []string                     // SQL predicates, bound when the scan is planned
 	batchSize     int
 	limit         int64 // < 0: no limit

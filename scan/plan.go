@@ -3,6 +3,7 @@ package scan
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	"github.com/apache/arrow-go/v18/arrow"
 
@@ -87,7 +88,7 @@ type outColumn struct {
 	partition bool
 	key       string // partitionValues key
 	read      int    // index in bound.read for data columns
-	rowIndex  bool   // RowIndexColumn
+	meta      metaColumn // RowIndexColumn, RowIDColumn, RowCommitVersionColumn
 }
 
 func (s *Scan) bind() (*bound, error) {
@@ -108,11 +109,21 @@ func (s *Scan) bind() (*bound, error) {
 		partCols[f.Name] = true
 	}
 	fields := sc.Fields
+	var metaAt map[int]string // metadata columns selected by name, by position in fields
 	if s.columns != nil {
 		fields = make([]*schema.Field, 0, len(s.columns))
 		seen := map[string]bool{}
 		for _, name := range s.columns {
 			f := sc.Field(name)
+			if f == nil && metaColumnNamed(name) != notMeta && !seen[name] {
+				if metaAt == nil {
+					metaAt = map[int]string{}
+				}
+				metaAt[len(fields)] = name
+				seen[name] = true
+				fields = append(fields, nil)
+				continue
+			}
 			if f == nil {
 				return nil, errs.New(errs.InvalidArgument, "", "no column %q in the table (columns: %s)", name, columnNames(sc))
 			}
@@ -146,18 +157,36 @@ func (s *Scan) bind() (*bound, error) {
 		b.out = append(b.out, oc)
 		return nil
 	}
-	for _, f := range fields {
-		if err := addOut(f); err != nil {
+	addMeta := func(name string) error {
+		af, err := b.addMeta(metaColumnNamed(name), name, addRead)
+		arrowFields = append(arrowFields, af)
+		return err
+	}
+	for i, f := range fields {
+		var err error
+		if name, ok := metaAt[i]; ok {
+			err = addMeta(name)
+		} else {
+			err = addOut(f)
+		}
+		if err != nil {
 			return nil, err
 		}
 	}
+	var appended []string
 	if s.rowIndex {
-		af := arrow.Field{Name: RowIndexColumn, Type: arrow.PrimitiveTypes.Int64}
-		if sc.Field(RowIndexColumn) != nil {
-			return nil, errs.New(errs.InvalidArgument, "", "the table has a column named %q, which the row index would hide", RowIndexColumn)
+		appended = append(appended, RowIndexColumn)
+	}
+	if s.rowTracking {
+		appended = append(appended, RowIDColumn, RowCommitVersionColumn)
+	}
+	for _, name := range appended {
+		if slices.Contains(s.columns, name) {
+			return nil, errs.New(errs.InvalidArgument, "", "column %q selected twice", name)
 		}
-		arrowFields = append(arrowFields, af)
-		b.out = append(b.out, outColumn{arrow: af, read: -1, rowIndex: true})
+		if err := addMeta(name); err != nil {
+			return nil, err
+		}
 	}
 	b.visible = len(b.out)
 	b.outSchema = arrow.NewSchema(arrowFields, nil)
