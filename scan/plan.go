@@ -86,8 +86,8 @@ type outColumn struct {
 	field     *schema.Field
 	arrow     arrow.Field
 	partition bool
-	key       string // partitionValues key
-	read      int    // index in bound.read for data columns
+	key       string     // partitionValues key
+	read      int        // index in bound.read for data columns
 	meta      metaColumn // RowIndexColumn, RowIDColumn, RowCommitVersionColumn
 }
 
