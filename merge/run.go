@@ -87,6 +87,7 @@ func Run(ctx context.Context, snap *snapshot.Snapshot, src array.RecordReader, o
 	}
 	o := p.operation(opt.Predicate)
 	o.WritesChangeData = true // through op.Write
+	o.KeepsRowIDs = true      // through op.Write, updated rows by position (rewrite.Output.Updated)
 	check := op.Writes        // inserts alone are an append
 	if p.rewritesRows() {
 		check = op.ChangesRows

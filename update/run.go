@@ -36,6 +36,7 @@ func Run(ctx context.Context, snap *snapshot.Snapshot, opt Options) (Stats, *sna
 	checks, ok := bindConstraints(snap)
 	o.ChecksConstraints = ok  // else the table's CHECK constraints refuse the update by name
 	o.WritesChangeData = true // through op.Write
+	o.KeepsRowIDs = true      // through op.Write, updated rows by position (rewrite.Output.Updated)
 	return op.Operate(ctx, snap, o, op.ChangesRows, opt.CommitMaxRetries, func(ctx context.Context, snap *snapshot.Snapshot) (Stats, *snapshot.Snapshot, error) {
 		return attempt(ctx, snap, pred, sets, checks, o, opt, start)
 	})

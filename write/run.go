@@ -272,6 +272,7 @@ func (w *job) operation(snap *snapshot.Snapshot) txn.Operation {
 	if w.replaceWhere != nil {
 		op.Parameters["predicate"] = w.replaceWhere.pred.String()
 		op.WritesChangeData = true // its row change goes through op.Write
+		op.KeepsRowIDs = true
 	}
 	return withClusterBy(snap, op)
 }

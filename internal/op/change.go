@@ -102,12 +102,13 @@ type Written struct {
 //     data files is the whole feed of its version for readers, so the
 //     Drop files' rows are then read and written as deletes too. A change
 //     that keeps no part of a file (it drops whole files, inserts) writes
-//     none, as Spark writes none: readers take its removes and adds.
+//     none, as Spark writes none: readers take its removes and adds;
+//   - with row tracking enabled (protocol.RowTrackingEnabled), every row
+//     written again keeps its row id, and a copied row its commit version,
+//     in the table's materialized columns (rewrite.Options.RowTracking);
+//     inserted rows get fresh ids at commit (txn).
 //
-// Tables whose features would need more from a row change (row ids) are
-// refused before an attempt by Operate's check
-// (txn.CheckRewrite) until Write writes them. On error nothing it wrote is
-// left behind.
+// On error nothing it wrote is left behind.
 func Write(ctx context.Context, snap *snapshot.Snapshot, ch Change, opt rewrite.Options) (Written, error) {
 	if opt.Append != nil {
 		return Written{}, errs.New(errs.Internal, "", "a change's inserted rows are its Insert, not rewrite.Options.Append")
@@ -116,6 +117,7 @@ func Write(ctx context.Context, snap *snapshot.Snapshot, ch Change, opt rewrite.
 	opt.Where, opt.WhereDeletes, opt.Selected = ch.Where, ch.WhereDeletes, ch.Selected
 	opt.ChangeData = !ch.Rearrange && (len(ch.Files) > 0 || ch.InCommitWithRewrites) && txn.ChangeDataFeed(snap.Metadata())
 	opt.DeletionVectors = !ch.Rearrange && WritesDeletionVectors(snap, ch.CopyOnWrite)
+	opt.RowTracking = protocol.RowTrackingEnabled(snap.Protocol(), snap.Metadata())
 	if opt.ChangeData && len(ch.Drop) > 0 {
 		return writeDropping(ctx, snap, ch, opt)
 	}

@@ -178,7 +178,8 @@ func (r *reader) markWhere(ctx context.Context, a *protocol.Add, m *Marks, each 
 		n.dropped.Add(k)
 		n.batches.Add(1)
 	} else {
-		err = r.read(ctx, a, each, scan.WithRowIndex(), scanhook.WithRowsOnly(map[*protocol.Add]*dv.Bitmap{a: sel}).(scan.Option))
+		err = r.read(ctx, a, each, append([]scan.Option{scan.WithRowIndex(), scanhook.WithRowsOnly(map[*protocol.Add]*dv.Bitmap{a: sel}).(scan.Option)},
+			r.rt.readOptions()...)...)
 	}
 	m.live = live // apply's Mark counted only the rows it saw
 	return err

@@ -81,6 +81,10 @@ type Options struct {
 	// deletion vectors (a file all of whose rows leave is removed). The
 	// table must support deletion vectors (op.Write decides).
 	DeletionVectors bool
+	// RowTracking keeps the rows' row ids and commit versions in the
+	// table's materialized columns (rowtrack.go). The table must have row
+	// tracking enabled (op.Write decides).
+	RowTracking bool
 	// Where, when set, selects the only rows the batch function may change
 	// or remove (those for which it IS TRUE), and WhereDeletes says it
 	// removes each of them (DELETE). With DeletionVectors a file is then

@@ -39,6 +39,7 @@ const firstRatio = 4.0
 type reader struct {
 	c     *config
 	snap  *snapshot.Snapshot
+	rt    *rowTracking  // nil: rows need no identity kept
 	ratio atomic.Uint64 // float64 bits; 0 until measured
 }
 

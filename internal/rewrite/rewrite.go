@@ -140,8 +140,12 @@ func Run(ctx context.Context, snap *snapshot.Snapshot, files []*protocol.Add, fn
 			}
 		}()
 	}
+	rt, written, err := newRowTracking(snap, c)
+	if err != nil {
+		return Result{}, err
+	}
 	w, err := datafile.NewWriter(ctx, c.Store, datafile.Options{
-		Schema:            c.Schema,
+		Schema:            written,
 		PartitionColumns:  snap.PartitionColumns(),
 		ColumnMapping:     snap.ColumnMapping(),
 		Properties:        propertiesOf(snap),
@@ -171,7 +175,7 @@ func Run(ctx context.Context, snap *snapshot.Snapshot, files []*protocol.Add, fn
 	go func() { werr <- drain(w, cw, items, cancel) }()
 
 	n := counters{schema: c.Schema}
-	r := &reader{c: c, snap: snap}
+	r := &reader{c: c, snap: snap, rt: rt}
 	var ms []Marks // with DeletionVectors: per file, the rows that leave
 	var extra []scan.Option
 	if c.DeletionVectors {
@@ -188,13 +192,14 @@ func Run(ctx context.Context, snap *snapshot.Snapshot, files []*protocol.Add, fn
 		if ms != nil {
 			m = &ms[i]
 			if c.Where != nil || c.Selected != nil {
-				return r.markWhere(ctx, a, m, func(rec arrow.RecordBatch) error { return apply(ctx, fn, a, rec, items, &n, ch, m) }, &n)
+				return r.markWhere(ctx, a, m, func(rec arrow.RecordBatch) error { return apply(ctx, fn, a, rec, items, &n, ch, m, rt) }, &n)
 			}
 		}
-		return r.read(ctx, a, func(rec arrow.RecordBatch) error { return apply(ctx, fn, a, rec, items, &n, ch, m) }, extra...)
+		return r.read(ctx, a, func(rec arrow.RecordBatch) error { return apply(ctx, fn, a, rec, items, &n, ch, m, rt) },
+			append(extra, rt.readOptions()...)...)
 	})
 	if ferr == nil && c.Append != nil {
-		ferr = callAppend(ctx, c.Append, c.AppendUpdates, items, &n, ch)
+		ferr = callAppend(ctx, c.Append, c.AppendUpdates, items, &n, ch, rt)
 	}
 	if ferr == nil && n.nulls.Any() {
 		ferr = errs.New(errs.SchemaMismatch, "", "null values in non-nullable columns: %s (over every row the operation would write); "+
@@ -262,8 +267,19 @@ func (n *counters) refused(rec arrow.RecordBatch, keep []bool) bool {
 
 // apply runs fn on one batch and sends what it writes to the writer: the
 // rows it keeps, or with m (deletion-vector mode, rec carrying row
-// positions) only its updated rows, the others marked in m. It owns rec.
-func apply(ctx context.Context, fn Func, a *protocol.Add, rec arrow.RecordBatch, items chan<- item, n *counters, ch *Changes, m *Marks) error {
+// positions) only its updated rows, the others marked in m; with rt
+// (rec carrying row ids after them) the rows written keep their identity.
+// It owns rec.
+func apply(ctx context.Context, fn Func, a *protocol.Add, rec arrow.RecordBatch, items chan<- item, n *counters, ch *Changes, m *Marks, rt *rowTracking) error {
+	var ids, versions *array.Int64
+	if rt != nil {
+		var err error
+		if rec, ids, versions, err = rt.split(a, rec); err != nil {
+			return err
+		}
+		defer ids.Release()
+		defer versions.Release()
+	}
 	var pos *array.Int64
 	if m != nil {
 		var err error
@@ -338,6 +354,9 @@ func apply(ctx context.Context, fn Func, a *protocol.Add, rec arrow.RecordBatch,
 		data.Release()
 		return nil
 	}
+	if rt != nil {
+		data = rt.kept(data, ids, versions, out.Updated)
+	}
 	it := item{rec: data}
 	if kept < int64(rows) {
 		it.keep = write
@@ -385,7 +404,7 @@ func sendChanges(ctx context.Context, ch *Changes, rec, data arrow.RecordBatch, 
 
 // callAppend lets the caller write more rows through the writer.
 func callAppend(ctx context.Context, fn func(context.Context, func(arrow.RecordBatch) error) error, updates func(arrow.RecordBatch) ([]bool, error),
-	items chan<- item, n *counters, ch *Changes) (err error) {
+	items chan<- item, n *counters, ch *Changes, rt *rowTracking) (err error) {
 	defer func() {
 		if v := recover(); v != nil {
 			err = errs.Recovered(errs.Internal, "", "rewrite append", v)
@@ -403,6 +422,9 @@ func callAppend(ctx context.Context, fn func(context.Context, func(arrow.RecordB
 			if err := sendAppendedChanges(ctx, ch, rec, updates, items); err != nil {
 				return err
 			}
+		}
+		if rt != nil {
+			return send(ctx, items, item{rec: rt.inserted(rec)})
 		}
 		rec.Retain()
 		return send(ctx, items, item{rec: rec})
