@@ -1,0 +1,195 @@
+package deltalite_test
+
+import (
+	"context"
+	"fmt"
+	"testing"
+
+	"github.com/deltalite-go/deltalite"
+	"github.com/deltalite-go/deltalite/merge"
+	"github.com/deltalite-go/deltalite/scan"
+	"github.com/deltalite-go/deltalite/testkit/arrowrows"
+	"github.com/deltalite-go/deltalite/testkit/peers"
+)
+
+// sparkRowIDs is Spark's SELECT of every row with its row id and commit
+// version, named as our scan names them.
+func sparkRowIDs(dir string) peers.Op {
+	return peers.Op{"op": "sql", "path": dir, "sql": "SELECT _metadata.row_id AS `_metadata.row_id`, " +
+		"_metadata.row_commit_version AS `_metadata.row_commit_version`, id, name FROM {table}"}
+}
+
+// identity is a row's (row id, commit version), by the row's id column.
+type identity map[int64][2]int64
+
+func identities(t *testing.T, dir string) identity {
+	t.Helper()
+	tb, err := deltalite.Open(context.Background(), dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, seq, err := tb.Scan(scan.WithColumns("id", scan.RowIDColumn, scan.RowCommitVersionColumn)).Records(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := identity{}
+	ids := map[int64]int64{}
+	for rec, err := range seq {
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range int(rec.NumRows()) {
+			var id, rowID, version int64
+			for c, p := range []*int64{&id, &rowID, &version} {
+				if _, err := fmt.Sscan(arrowrows.Value(rec.Column(c), i), p); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if other, dup := ids[rowID]; dup {
+				t.Fatalf("row id %d held by rows %d and %d", rowID, other, id)
+			}
+			ids[rowID] = id
+			out[id] = [2]int64{rowID, version}
+		}
+	}
+	return out
+}
+
+// checkIdentities holds the rules of row tracking from before to after a
+// commit at version: rows left alone keep id and version, updated rows
+// keep their id and take version, inserted rows get ids no row had.
+func checkIdentities(t *testing.T, step string, before, after identity, version int64, updated, inserted []int64) {
+	t.Helper()
+	isIn := func(id int64, in []int64) bool {
+		for _, v := range in {
+			if v == id {
+				return true
+			}
+		}
+		return false
+	}
+	maxBefore := int64(-1)
+	for _, b := range before {
+		maxBefore = max(maxBefore, b[0])
+	}
+	for id, a := range after {
+		b, had := before[id]
+		switch {
+		case isIn(id, inserted):
+			if had || a[0] <= maxBefore || a[1] != version {
+				t.Errorf("%s: inserted row %d has %v (before %v, max id before %d), want a fresh id at version %d", step, id, a, b, maxBefore, version)
+			}
+		case isIn(id, updated):
+			if a != [2]int64{b[0], version} {
+				t.Errorf("%s: updated row %d has %v, want id %d at version %d", step, id, a, b[0], version)
+			}
+		case a != b:
+			t.Errorf("%s: untouched row %d has %v, had %v", step, id, a, b)
+		}
+	}
+}
+
+// TestSparkRowTracking: on a partitioned table Spark made with row
+// tracking and updated, our write, UPDATE, DELETE, MERGE and OPTIMIZE (with
+// and without deletion vectors) keep each row's identity by the protocol's
+// rules, and after each Spark's _metadata.row_id and row_commit_version
+// equal ours for every row; Spark then writes and OPTIMIZEs the table.
+func TestSparkRowTracking(t *testing.T) {
+	if testing.Short() {
+		t.Skip("interop with Spark: not in -short mode")
+	}
+	ctx := context.Background()
+	s := peers.Spark(t)
+	dir := t.TempDir()
+	s.Run(t,
+		peers.Op{"op": "sql", "path": dir, "collect": false, "sql": "CREATE TABLE {table} (id BIGINT, name STRING, day STRING) USING delta " +
+			"PARTITIONED BY (day) TBLPROPERTIES ('delta.enableRowTracking' = 'true', 'delta.enableDeletionVectors' = 'false')"},
+		peers.Op{"op": "sql", "path": dir, "collect": false, "sql": "INSERT INTO {table} VALUES (1, 'a', 'd1'), (2, 'b', 'd1'), (3, 'c', 'd2'), (4, 'd', 'd2'), (5, 'e', 'd2')"},
+		peers.Op{"op": "sql", "path": dir, "collect": false, "sql": "UPDATE {table} SET name = 'B' WHERE id = 2"},
+	)
+	same := func(step string) identity {
+		t.Helper()
+		got := s.Run(t, sparkRowIDs(dir))[0].Table(t).Lines(t)
+		arrowrows.Diff(t, rowIDs(t, dir, "id", "name"), got)
+		if t.Failed() {
+			t.Fatalf("after %s: Spark's row ids differ from ours", step)
+		}
+		return identities(t, dir)
+	}
+	prev := same("Spark's UPDATE")
+	tb := openT(t, dir)
+	steps := []struct {
+		name              string
+		run               func() error
+		updated, inserted []int64
+	}{
+		{"our append", func() error {
+			_, err := deltalite.Write(ctx, dir, people(t, []int64{6}, []string{"f"}, []string{"d1"}), deltalite.WriteOptions{Mode: deltalite.ModeAppend})
+			return err
+		}, nil, []int64{6}},
+		{"our UPDATE", func() error {
+			_, err := tb.Update(ctx, deltalite.UpdateOptions{Predicate: "id = 3", Set: map[string]string{"name": "'C'"}})
+			return err
+		}, []int64{3}, nil},
+		{"our DELETE", func() error {
+			_, err := tb.Delete(ctx, deltalite.DeleteOptions{Predicate: "id = 4"})
+			return err
+		}, nil, nil},
+		{"our MERGE", func() error {
+			_, err := tb.Merge(ctx, people(t, []int64{1, 7}, []string{"A", "g"}, []string{"d1", "d2"}), deltalite.MergeOptions{
+				Predicate: "t.id = s.id AND t.day = s.day",
+				Clauses:   []merge.Clause{{When: merge.Matched, Action: merge.UpdateAll}, {When: merge.NotMatched, Action: merge.InsertAll}},
+			})
+			return err
+		}, []int64{1}, []int64{7}},
+		{"our OPTIMIZE", func() error {
+			_, err := tb.Optimize(ctx, deltalite.OptimizeOptions{})
+			return err
+		}, nil, nil},
+		{"deletion vectors on", func() error {
+			err := tb.SetProperties(ctx, map[string]string{"delta.enableDeletionVectors": "true"}, deltalite.PropertiesOptions{})
+			return err
+		}, nil, nil},
+		{"our UPDATE with deletion vectors", func() error {
+			_, err := tb.Update(ctx, deltalite.UpdateOptions{Predicate: "id = 5", Set: map[string]string{"name": "'E'"}})
+			return err
+		}, []int64{5}, nil},
+		{"our DELETE with deletion vectors", func() error {
+			_, err := tb.Delete(ctx, deltalite.DeleteOptions{Predicate: "id = 6"})
+			return err
+		}, nil, nil},
+		{"our OPTIMIZE of deletion vectors", func() error {
+			_, err := tb.Optimize(ctx, deltalite.OptimizeOptions{})
+			return err
+		}, nil, nil},
+	}
+	for _, st := range steps {
+		if err := st.run(); err != nil {
+			t.Fatalf("%s: %v", st.name, err)
+		}
+		if err := tb.Reload(ctx); err != nil {
+			t.Fatal(err)
+		}
+		cur := same(st.name)
+		checkIdentities(t, st.name, prev, cur, tb.Version(), st.updated, st.inserted)
+		prev = cur
+	}
+	// Spark writes and compacts after us.
+	res := s.Run(t,
+		peers.Op{"op": "sql", "path": dir, "collect": false, "sql": "INSERT INTO {table} VALUES (8, 'h', 'd1')"},
+		peers.Op{"op": "sql", "path": dir, "collect": false, "sql": "UPDATE {table} SET name = 'CC' WHERE id = 3"},
+		peers.Op{"op": "sql", "path": dir, "collect": false, "sql": "OPTIMIZE {table}"},
+	)
+	for _, r := range res {
+		if !r.OK {
+			t.Fatalf("Spark %s after us: %s", r.Op, r.Error)
+		}
+	}
+	if err := tb.Reload(ctx); err != nil {
+		t.Fatal(err)
+	}
+	cur := same("Spark's writes after ours")
+	if cur[3][0] != prev[3][0] || cur[1] != prev[1] || cur[7] != prev[7] {
+		t.Errorf("Spark's UPDATE and OPTIMIZE after ours changed identities: %v -> %v", prev, cur)
+	}
+}
