@@ -96,7 +96,7 @@ func TestRowTrackingKeptThroughRewrites(t *testing.T) {
 			// v3: merge: update id 4, insert id 5 (fresh id 4: the mark was 3).
 			if _, err := tb.Merge(ctx, people(t, []int64{4, 5}, []string{"D", "e"}, []string{"d", "d"}), deltalite.MergeOptions{
 				Predicate: "t.id = s.id",
-				Clauses: []merge.Clause{{When: merge.Matched, Action: merge.UpdateAll}, {When: merge.NotMatched, Action: merge.InsertAll}},
+				Clauses:   []merge.Clause{{When: merge.Matched, Action: merge.UpdateAll}, {When: merge.NotMatched, Action: merge.InsertAll}},
 			}); err != nil {
 				t.Fatal(err)
 			}
