@@ -3,6 +3,7 @@ package deltalite_test
 import (
 	"context"
 	"fmt"
+	"slices"
 	"testing"
 
 	"github.com/deltalite-go/deltalite"
@@ -192,4 +193,79 @@ func TestSparkRowTracking(t *testing.T) {
 	if cur[3][0] != prev[3][0] || cur[1] != prev[1] || cur[7] != prev[7] {
 		t.Errorf("Spark's UPDATE and OPTIMIZE after ours changed identities: %v -> %v", prev, cur)
 	}
+}
+
+// TestRowTrackingTablesWeMakeInterop: a table we create with row tracking
+// and one we turn it on for (protocol upgrade, backfill, then the
+// property, as Spark does) after copy-on-write rewrites: Spark's row ids
+// equal ours, Spark writes and updates them keeping the rules, and
+// delta-rs and DuckDB's delta extension read their rows (never the hidden
+// materialized columns).
+func TestRowTrackingTablesWeMakeInterop(t *testing.T) {
+	if testing.Short() {
+		t.Skip("interop with Spark: not in -short mode")
+	}
+	ctx := context.Background()
+	created, enabled := t.TempDir(), t.TempDir()
+	mustWrite(t, created, people(t, []int64{1, 2, 3}, []string{"a", "b", "c"}, []string{"d1", "d1", "d2"}),
+		deltalite.WriteOptions{PartitionBy: []string{"day"}, Properties: rowTrackingOn})
+	mustWrite(t, enabled, people(t, []int64{1, 2, 3}, []string{"a", "b", "c"}, []string{"d1", "d1", "d2"}),
+		deltalite.WriteOptions{PartitionBy: []string{"day"}})
+	mustWrite(t, enabled, people(t, []int64{4}, []string{"d"}, []string{"d2"}), deltalite.WriteOptions{Mode: deltalite.ModeAppend})
+	en := openT(t, enabled)
+	if err := en.SetProperties(ctx, rowTrackingOn, deltalite.PropertiesOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	// Versions 2, 3 and 4: the upgrade, the backfill, the property.
+	want := []string{"SET TBLPROPERTIES", "ROW TRACKING BACKFILL", "UPGRADE PROTOCOL", "WRITE", "WRITE"}
+	if ops := historyOf(t, en); !slices.Equal(ops, want) {
+		t.Fatalf("history %v, want %v", ops, want)
+	}
+	backfilled := identities(t, enabled)
+	for id, v := range backfilled {
+		if v[1] != 3 {
+			t.Errorf("row %d: %v, want the backfill's version 3", id, v)
+		}
+	}
+	for _, dir := range []string{created, enabled} {
+		tb := openT(t, dir)
+		before := identities(t, dir)
+		if _, err := tb.Update(ctx, deltalite.UpdateOptions{Predicate: "id = 1", Set: map[string]string{"name": "'A'"}}); err != nil {
+			t.Fatal(err)
+		}
+		checkIdentities(t, "our UPDATE on "+dir, before, identities(t, dir), tb.Version(), []int64{1}, nil)
+	}
+	s := peers.Spark(t)
+	for _, dir := range []string{created, enabled} {
+		before := rowIDs(t, dir, "id", "name")
+		res := s.Run(t, sparkRowIDs(dir),
+			peers.Op{"op": "sql", "path": dir, "collect": false, "sql": "INSERT INTO {table} VALUES (9, 'i', 'd2')"},
+			peers.Op{"op": "sql", "path": dir, "collect": false, "sql": "UPDATE {table} SET name = 'BB' WHERE id = 2"},
+		)
+		arrowrows.Diff(t, res[0].Table(t).Lines(t), before)
+		for _, r := range res[1:] {
+			if !r.OK {
+				t.Fatalf("Spark %s on %s: %s", r.Op, dir, r.Error)
+			}
+		}
+		arrowrows.Diff(t, s.Run(t, sparkRowIDs(dir))[0].Table(t).Lines(t), rowIDs(t, dir, "id", "name"))
+		ours := readRows(t, dir)
+		for _, engine := range []string{peers.DeltaRS, peers.DuckDBDelta} {
+			arrowrows.Diff(t, peers.ReadTable(t, engine, dir, peers.ReadOptions{}).Lines(t), ours)
+		}
+	}
+}
+
+// historyOf lists the table's operations, newest first.
+func historyOf(t *testing.T, tb *deltalite.Table) []string {
+	t.Helper()
+	h, err := tb.History(context.Background(), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, c := range h {
+		out = append(out, c.Info.Operation)
+	}
+	return out
 }

@@ -28,6 +28,8 @@ type PropertiesOptions struct {
 // commit that changes no data. Properties the table already has with the
 // same values change nothing: no commit, and the result is snap. The
 // column mapping mode is refused: changing it rewrites the schema.
+// Turning row tracking on first upgrades the protocol and gives every file
+// row ids (backfillRowIDs), in commits of their own, as Spark does.
 func SetProperties(ctx context.Context, snap *snapshot.Snapshot, props map[string]string, o PropertiesOptions) (*snapshot.Snapshot, error) {
 	if snap == nil || snap.IsEmpty() {
 		return nil, errs.New(errs.TableNotFound, "", "setting table properties needs an existing table")
@@ -53,6 +55,13 @@ func SetProperties(ctx context.Context, snap *snapshot.Snapshot, props map[strin
 	}
 	if !changed {
 		return snap, nil
+	}
+	if enablesRowTracking(snap, config) {
+		// Every file needs row ids before the property says they are there.
+		if snap, err = backfillRowIDs(ctx, snap, o); err != nil {
+			return nil, err
+		}
+		old = snap.Properties()
 	}
 	md := *snap.Metadata()
 	md.Configuration = maps.Clone(old)
