@@ -4,12 +4,15 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/deltalite-go/deltalite/internal/errs"
 	"github.com/deltalite-go/deltalite/protocol"
 	"github.com/deltalite-go/deltalite/storage"
+	"github.com/deltalite-go/deltalite/storage/storetest"
 )
 
 var rowTrackingProto = &protocol.Protocol{MinReaderVersion: 1, MinWriterVersion: 7,
@@ -140,5 +143,50 @@ func TestRowIDsRefusals(t *testing.T) {
 			a.DomainMetadata != nil {
 			t.Fatalf("suspended row tracking assigned ids: %+v", a)
 		}
+	}
+}
+
+// TestProcessesAppendRowIDs: OS processes appending to one row-tracking
+// table at once never give two rows one id: every lost race reassigns the
+// loser's ids above the winner's high water mark.
+func TestProcessesAppendRowIDs(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts writer processes")
+	}
+	const procs, each = 3, 10
+	dir := t.TempDir()
+	st, err := storage.NewLocal(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	create(t, st, tableSpec{proto: rowTrackingProto})
+	start := time.Now().Add(time.Second)
+	for i, out := range storetest.RunProcesses(t, procs, func(i int) []string {
+		return []string{envChild + "=" + strconv.Itoa(i), envTable + "=" + dir,
+			envStart + "=" + strconv.FormatInt(start.UnixNano(), 10), envCommits + "=" + strconv.Itoa(each)}
+	}) {
+		if n := strings.Count(out, "committed "); n != each {
+			t.Fatalf("writer process %d committed %d times\n%s", i, n, out)
+		}
+	}
+	// Each commit's add (one row) has the next id and its own version.
+	seen := map[int64]int64{}
+	for v := int64(1); v <= procs*each; v++ {
+		ids, mark := rowIDsOf(t, st, v)
+		if len(ids) != 1 {
+			t.Fatalf("commit %d: adds %v", v, ids)
+		}
+		for path, id := range ids {
+			if other, dup := seen[id[0]]; dup {
+				t.Fatalf("row id %d given by commits %d and %d", id[0], other, v)
+			}
+			seen[id[0]] = v
+			if id[1] != v || mark != id[0] {
+				t.Fatalf("commit %d: %s has %v, mark %d", v, path, id, mark)
+			}
+		}
+	}
+	if cfg, _ := load(t, st).DomainMetadata(protocol.RowTrackingDomain); cfg != fmt.Sprintf(`{"rowIdHighWaterMark":%d}`, procs*each-1) {
+		t.Fatalf("high water mark %s after %d rows", cfg, procs*each)
 	}
 }
