@@ -83,3 +83,25 @@ func TestScanWhereErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestScanRowTrackingColumns: a table written with row tracking shows each
+// row's id and commit version as --columns selects them; a table without
+// it refuses them, naming the property.
+func TestScanRowTrackingColumns(t *testing.T) {
+	table := filepath.Join(t.TempDir(), "tracked")
+	in := writeFile(t, "rows.ndjson", `{"id":1}
+{"id":2}
+`)
+	mustRun(t, "write", table, "--input", in, "--property", "delta.enableRowTracking=true")
+	mustRun(t, "write", table, "--input", writeFile(t, "more.ndjson", `{"id":3}`+"\n"), "--mode", "append")
+	out := mustRun(t, "scan", table, "--format", "csv", "--columns", "_metadata.row_id,id,_metadata.row_commit_version")
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	sort.Strings(lines[1:])
+	if got := strings.Join(lines, " "); got != "_metadata.row_id,id,_metadata.row_commit_version 0,1,0 1,2,0 2,3,1" {
+		t.Fatalf("scan: %q", got)
+	}
+	plain := scanTable(t)
+	if _, err := run(t, "scan", plain, "--columns", "id,_metadata.row_id"); err == nil || !strings.Contains(err.Error(), "delta.enableRowTracking") {
+		t.Fatalf("row ids of a table without row tracking: %v", err)
+	}
+}
