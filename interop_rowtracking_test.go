@@ -91,8 +91,8 @@ func checkIdentities(t *testing.T, step string, before, after identity, version 
 }
 
 // TestSparkRowTracking: on a partitioned table Spark made with row
-// tracking and updated, our write, UPDATE, DELETE, MERGE and OPTIMIZE (with
-// and without deletion vectors) keep each row's identity by the protocol's
+// tracking and updated, our write, UPDATE, DELETE, MERGE, OPTIMIZE and ZORDER BY
+// (with and without deletion vectors) keep each row's identity by the protocol's
 // rules, and after each Spark's _metadata.row_id and row_commit_version
 // equal ours for every row; Spark then writes and OPTIMIZEs the table.
 func TestSparkRowTracking(t *testing.T) {
@@ -145,6 +145,10 @@ func TestSparkRowTracking(t *testing.T) {
 		}, []int64{1}, []int64{7}},
 		{"our OPTIMIZE", func() error {
 			_, err := tb.Optimize(ctx, deltalite.OptimizeOptions{})
+			return err
+		}, nil, nil},
+		{"our OPTIMIZE ZORDER BY", func() error {
+			_, err := tb.Optimize(ctx, deltalite.OptimizeOptions{ZOrderBy: []string{"name"}, Force: true})
 			return err
 		}, nil, nil},
 		{"deletion vectors on", func() error {

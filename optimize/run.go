@@ -113,7 +113,7 @@ func (c *config) operation() txn.Operation {
 	}
 	o := txn.Operation{Name: txn.OpOptimize, Parameters: map[string]any{
 		"predicate": strings.TrimSpace(preds.String()), "targetSize": strconv.FormatInt(c.target, 10), "zOrderBy": c.zOrderBy,
-	}, KeepsRowIDs: len(c.zCols) == 0} // z-order writes its sorted rows as inserts
+	}, KeepsRowIDs: true}
 	if c.clustering {
 		// Spark's clustering OPTIMIZE: the clustering columns as clusterBy,
 		// an empty zOrderBy, and isFull.

@@ -150,7 +150,14 @@ func (c *config) zOrderBin(ctx context.Context, snap *snapshot.Snapshot, b *bin,
 	if err != nil {
 		return op.Written{}, 0, errs.Wrap(errs.InvalidArgument, "", err, "table schema")
 	}
-	sorter, err := extsort.New(ctx, logical, extsort.Options{MaxBytes: sortBytes, TempDir: c.TempDir, Allocator: ro.Allocator})
+	// With row tracking the rows are sorted with their identity, which
+	// the writer keeps (rewrite.Batch.WithIdentity).
+	identity, err := rewrite.IdentityFields(snap)
+	if err != nil {
+		return op.Written{}, 0, err
+	}
+	sorted := arrow.NewSchema(append(logical.Fields(), identity...), nil)
+	sorter, err := extsort.New(ctx, sorted, extsort.Options{MaxBytes: sortBytes, TempDir: c.TempDir, Allocator: ro.Allocator})
 	if err != nil {
 		return op.Written{}, 0, err
 	}
@@ -175,9 +182,11 @@ func (c *config) zOrderBin(ctx context.Context, snap *snapshot.Snapshot, b *bin,
 		if err != nil {
 			return rewrite.Output{}, errs.Wrap(errs.InvalidArgument, bt.File.Path, err, "z-order")
 		}
+		rows := bt.WithIdentity()
+		defer rows.Release()
 		mu.Lock()
 		defer mu.Unlock()
-		if err := sorter.Add(bt.Rec, keys); err != nil {
+		if err := sorter.Add(rows, keys); err != nil {
 			return rewrite.Output{}, err
 		}
 		return rewrite.Output{Keep: make([]bool, bt.Rec.NumRows())}, nil // written sorted by Append

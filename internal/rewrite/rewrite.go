@@ -25,6 +25,10 @@ import (
 type Batch struct {
 	File *protocol.Add
 	Rec  arrow.RecordBatch
+	// ids and versions are the rows' stable row ids and commit versions
+	// with Options.RowTracking (WithIdentity), else nil.
+	ids, versions *array.Int64
+	rt            *rowTracking
 }
 
 // Output is what to write for a Batch: the batch's part of a row change,
@@ -288,7 +292,7 @@ func apply(ctx context.Context, fn Func, a *protocol.Add, rec arrow.RecordBatch,
 		}
 		defer pos.Release()
 	}
-	out, err := fn(ctx, Batch{File: a, Rec: rec})
+	out, err := fn(ctx, Batch{File: a, Rec: rec, ids: ids, versions: versions, rt: rt})
 	rows := int(rec.NumRows())
 	data := rec
 	if out.Replace != nil {
@@ -423,7 +427,7 @@ func callAppend(ctx context.Context, fn func(context.Context, func(arrow.RecordB
 				return err
 			}
 		}
-		if rt != nil {
+		if rt != nil && !rt.carries(rec) {
 			return send(ctx, items, item{rec: rt.inserted(rec)})
 		}
 		rec.Retain()

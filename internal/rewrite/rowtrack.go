@@ -105,6 +105,43 @@ func (rt *rowTracking) kept(data arrow.RecordBatch, ids, versions *array.Int64, 
 	return rt.with(data, ids, v)
 }
 
+// carries reports an appended batch that already holds the materialized
+// columns (rows a rearrangement writes back, Batch.WithIdentity).
+func (rt *rowTracking) carries(rec arrow.RecordBatch) bool {
+	n := int(rec.NumCols())
+	return n >= 2 && rec.Schema().Field(n-2).Name == rt.id.Name && rec.Schema().Field(n-1).Name == rt.version.Name
+}
+
+// WithIdentity returns the batch's rows with their row ids and commit
+// versions in the table's materialized columns when the table tracks
+// rows (Options.RowTracking), else Rec; retained for the caller. A
+// rearrangement that writes rows back through Options.Append (z-order)
+// appends these, so that the rows keep their identity.
+func (b Batch) WithIdentity() arrow.RecordBatch {
+	if b.rt == nil {
+		b.Rec.Retain()
+		return b.Rec
+	}
+	b.Rec.Retain()
+	b.ids.Retain()
+	b.versions.Retain()
+	return b.rt.with(b.Rec, b.ids, b.versions)
+}
+
+// IdentityFields are the materialized columns WithIdentity appends on the
+// table snap shows: none when row tracking is not enabled.
+func IdentityFields(snap *snapshot.Snapshot) ([]arrow.Field, error) {
+	if !protocol.RowTrackingEnabled(snap.Protocol(), snap.Metadata()) {
+		return nil, nil
+	}
+	id, version, err := protocol.MaterializedRowColumns(snap.Metadata())
+	if err != nil {
+		return nil, errs.Wrap(errs.CorruptTable, snap.Store().URL(), err, "row tracking")
+	}
+	return []arrow.Field{{Name: id, Type: arrow.PrimitiveTypes.Int64, Nullable: true},
+		{Name: version, Type: arrow.PrimitiveTypes.Int64, Nullable: true}}, nil
+}
+
 // inserted returns rec (not owned) with null materialized columns.
 func (rt *rowTracking) inserted(rec arrow.RecordBatch) arrow.RecordBatch {
 	rec.Retain()
