@@ -129,8 +129,17 @@ func TestRowTrackingKeptThroughRewrites(t *testing.T) {
 				t.Fatalf("z-order: %+v, %v", zs, err)
 			}
 			arrowrows.Diff(t, rowIDs(t, uri, "id", "name"), want)
+			// The upsert updates id 1 (keeping its row id) and inserts id 6.
+			if _, err := tb.Upsert(ctx, people(t, []int64{1, 6}, []string{"AA", "f"}, []string{"d", "d"}), deltalite.UpsertOptions{PrimaryKeys: []string{"id"}}); err != nil {
+				t.Fatal(err)
+			}
+			up := rowIDs(t, uri, "id", "name")
+			if !slices.Contains(up, fmt.Sprintf(`_metadata.row_commit_version=%d, _metadata.row_id=0, id=1, name="AA"`, tb.Version())) ||
+				!slices.Contains(up, want[1]) || len(up) != 5 {
+				t.Fatalf("after the upsert: %q", up)
+			}
 			// The materialized columns never show in a normal read.
-			arrowrows.Diff(t, readRows(t, uri), []string{row(1, "a", "d"), row(2, "B", "d"), row(4, "D", "d"), row(5, "e", "d")})
+			arrowrows.Diff(t, readRows(t, uri), []string{row(1, "AA", "d"), row(2, "B", "d"), row(4, "D", "d"), row(5, "e", "d"), row(6, "f", "d")})
 		})
 	}
 }

@@ -29,7 +29,7 @@ func (c *config) operation() txn.Operation {
 		matched = []map[string]any{{"actionType": "delete", "predicate": del}, {"actionType": "update"}}
 		notMatched = []map[string]any{{"actionType": "insert", "predicate": "NOT " + del}}
 	}
-	return txn.Operation{Name: txn.OpMerge, WritesChangeData: true, Parameters: map[string]any{
+	return txn.Operation{Name: txn.OpMerge, WritesChangeData: true, KeepsRowIDs: true, Parameters: map[string]any{
 		"predicate":                    strings.Join(conds, " AND "),
 		"matchedPredicates":            matched,
 		"notMatchedPredicates":         notMatched,

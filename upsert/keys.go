@@ -16,7 +16,11 @@ type keys struct {
 	set     *keyset.Set
 	del     []uint64 // bit per entry
 	matched []uint64 // bit per entry, set concurrently by the rewrite
-	values  []*valueSet
+	// rowIDs are, on a table with row tracking, the row id of the table
+	// row each entry updates (-1: none yet), set concurrently by the
+	// rewrite: the source row written in its place keeps it.
+	rowIDs []atomic.Int64
+	values []*valueSet
 
 	upserts     int64 // source rows that are not deletes
 	nullKeys    int64 // source rows with a null key
@@ -42,7 +46,30 @@ func (k *keys) inserted() int64 {
 }
 
 // resetMatches forgets the matches of an attempt that did not commit.
-func (k *keys) resetMatches() { clear(k.matched) }
+func (k *keys) resetMatches() {
+	clear(k.matched)
+	k.rowIDs = nil
+}
+
+// trackRowIDs starts recording the row ids of the rows entries update.
+func (k *keys) trackRowIDs() {
+	k.rowIDs = make([]atomic.Int64, k.set.Len())
+	for i := range k.rowIDs {
+		k.rowIDs[i].Store(-1)
+	}
+}
+
+// setRowID records the row id of the table row entry e updates.
+func (k *keys) setRowID(e int, id int64) { k.rowIDs[e].Store(id) }
+
+// rowID is the row id entry e's source row keeps, if it updates a row.
+func (k *keys) rowID(e int) (int64, bool) {
+	if k.rowIDs == nil || e < 0 {
+		return 0, false
+	}
+	id := k.rowIDs[e].Load()
+	return id, id >= 0
+}
 
 // buildKeys builds the keys of one partition's source rows. A key that
 // appears twice is an error naming it.

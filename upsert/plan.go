@@ -6,6 +6,8 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/apache/arrow-go/v18/arrow"
+
 	"github.com/deltalite-go/deltalite/internal/errs"
 	"github.com/deltalite-go/deltalite/internal/op"
 	"github.com/deltalite-go/deltalite/limits"
@@ -67,6 +69,10 @@ type run struct {
 	// marked in deletion vectors (op.WritesDeletionVectors, the decision
 	// op.Write takes).
 	dvs bool
+	// identity are the table's materialized row tracking columns, which
+	// the source rows written carry (withIdentity); nil without row
+	// tracking.
+	identity []arrow.Field
 	// rewrites says a partition of the attempt rewrites a file (so every
 	// partition writes change data, on a table with the feed on).
 	rewrites bool

@@ -191,6 +191,9 @@ func (r *run) leaving(p *part, files map[*protocol.Add]*fileWork) rewrite.Func {
 			} else {
 				updated++
 				sup[i] = true
+				if id, ok := b.RowID(i); ok {
+					p.keys.setRowID(e, id)
+				}
 			}
 		}
 		p.updated.Add(updated)
@@ -231,6 +234,11 @@ func (r *run) sourceRows(ctx context.Context, share *limits.Budget, p *part, wri
 		idx = idx[:0]
 		if err != nil {
 			return errs.Wrap(errs.Internal, "", err, "selecting source rows")
+		}
+		if r.identity != nil {
+			if out, err = r.withIdentity(p, out); err != nil {
+				return err
+			}
 		}
 		defer out.Release()
 		return write(out)
@@ -370,4 +378,35 @@ func (e *outputEstimate) expectation(map[string]string) datafile.Expectation {
 		survivors = e.live - min(int64(e.p.keys.set.Len()), e.live)
 	}
 	return datafile.Expectation{Rows: survivors + e.p.keys.upserts, BytesPerRow: e.bytesPerRow}
+}
+
+// withIdentity gives the source rows out (owned) the table's materialized
+// row tracking columns: the row id of the row each updates (its key
+// matched one, rewrite.Batch.RowID), null for inserts, and a null commit
+// version (the new file's, the commit's): an updated row keeps its id.
+func (r *run) withIdentity(p *part, out arrow.RecordBatch) (arrow.RecordBatch, error) {
+	defer out.Release()
+	cols := make([]arrow.Array, len(r.c.keyIdx))
+	for j, idx := range r.c.keyIdx {
+		cols[j] = out.Column(idx)
+	}
+	kb, err := p.keys.set.Bind(cols)
+	if err != nil {
+		return nil, errs.Wrap(errs.Internal, "", err, "binding source key columns")
+	}
+	ids := array.NewInt64Builder(r.c.mem)
+	defer ids.Release()
+	for i := range int(out.NumRows()) {
+		if id, ok := p.keys.rowID(kb.Find(i)); ok {
+			ids.Append(id)
+		} else {
+			ids.AppendNull()
+		}
+	}
+	idArr := ids.NewArray()
+	defer idArr.Release()
+	versions := array.MakeArrayOfNull(r.c.mem, arrow.PrimitiveTypes.Int64, int(out.NumRows()))
+	defer versions.Release()
+	fields := append(append([]arrow.Field(nil), out.Schema().Fields()...), r.identity...)
+	return array.NewRecordBatch(arrow.NewSchema(fields, nil), append(append([]arrow.Array(nil), out.Columns()...), idArr, versions), out.NumRows()), nil
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/deltalite-go/deltalite/internal/errs"
 	"github.com/deltalite-go/deltalite/internal/op"
+	"github.com/deltalite-go/deltalite/internal/rewrite"
 	"github.com/deltalite-go/deltalite/internal/txn"
 	"github.com/deltalite-go/deltalite/limits"
 	"github.com/deltalite-go/deltalite/metrics"
@@ -175,6 +176,16 @@ func (r *run) attempt(ctx context.Context, s Stats) (Stats, *snapshot.Snapshot, 
 		removes += len(p.rewriteFiles())
 	}
 	r.dvs, r.rewrites = op.WritesDeletionVectors(r.snap, r.c.CopyOnWrite), removes > 0
+	identity, err := rewrite.IdentityFields(r.snap)
+	if err != nil {
+		return s, nil, err
+	}
+	r.identity = identity
+	if r.identity != nil {
+		for _, p := range r.parts {
+			p.keys.trackRowIDs()
+		}
+	}
 	if removes > 0 {
 		if err := txn.CheckRewrite(r.snap, r.c.operation()); err != nil {
 			return s, nil, err

@@ -423,7 +423,10 @@ func callAppend(ctx context.Context, fn func(context.Context, func(arrow.RecordB
 			return nil
 		}
 		if ch != nil {
-			if err := sendAppendedChanges(ctx, ch, rec, updates, items); err != nil {
+			plain := rt.without(rec)
+			err := sendAppendedChanges(ctx, ch, plain, updates, items)
+			plain.Release()
+			if err != nil {
 				return err
 			}
 		}

@@ -128,6 +128,14 @@ func (b Batch) WithIdentity() arrow.RecordBatch {
 	return b.rt.with(b.Rec, b.ids, b.versions)
 }
 
+// RowID is row i's stable row id with Options.RowTracking.
+func (b Batch) RowID(i int) (int64, bool) {
+	if b.ids == nil {
+		return 0, false
+	}
+	return b.ids.Value(i), true
+}
+
 // IdentityFields are the materialized columns WithIdentity appends on the
 // table snap shows: none when row tracking is not enabled.
 func IdentityFields(snap *snapshot.Snapshot) ([]arrow.Field, error) {
@@ -140,6 +148,17 @@ func IdentityFields(snap *snapshot.Snapshot) ([]arrow.Field, error) {
 	}
 	return []arrow.Field{{Name: id, Type: arrow.PrimitiveTypes.Int64, Nullable: true},
 		{Name: version, Type: arrow.PrimitiveTypes.Int64, Nullable: true}}, nil
+}
+
+// without returns rec (not owned, retained for the caller) without the
+// materialized columns it carries.
+func (rt *rowTracking) without(rec arrow.RecordBatch) arrow.RecordBatch {
+	if rt == nil || !rt.carries(rec) {
+		rec.Retain()
+		return rec
+	}
+	n := int(rec.NumCols()) - 2
+	return array.NewRecordBatch(arrow.NewSchema(rec.Schema().Fields()[:n], nil), rec.Columns()[:n], rec.NumRows())
 }
 
 // inserted returns rec (not owned) with null materialized columns.
