@@ -91,7 +91,7 @@ func checkIdentities(t *testing.T, step string, before, after identity, version 
 }
 
 // TestSparkRowTracking: on a partitioned table Spark made with row
-// tracking and updated, our write, UPDATE, DELETE, MERGE, OPTIMIZE and ZORDER BY
+// tracking and updated, our write, UPDATE, DELETE, MERGE, upsert, OPTIMIZE and ZORDER BY
 // (with and without deletion vectors) keep each row's identity by the protocol's
 // rules, and after each Spark's _metadata.row_id and row_commit_version
 // equal ours for every row; Spark then writes and OPTIMIZEs the table.
@@ -147,6 +147,10 @@ func TestSparkRowTracking(t *testing.T) {
 			_, err := tb.Optimize(ctx, deltalite.OptimizeOptions{})
 			return err
 		}, nil, nil},
+		{"our upsert", func() error {
+			_, err := tb.Upsert(ctx, people(t, []int64{2, 10}, []string{"BBB", "j"}, []string{"d1", "d2"}), deltalite.UpsertOptions{PrimaryKeys: []string{"id", "day"}})
+			return err
+		}, []int64{2}, []int64{10}},
 		{"our OPTIMIZE ZORDER BY", func() error {
 			_, err := tb.Optimize(ctx, deltalite.OptimizeOptions{ZOrderBy: []string{"name"}, Force: true})
 			return err
@@ -159,6 +163,10 @@ func TestSparkRowTracking(t *testing.T) {
 			_, err := tb.Update(ctx, deltalite.UpdateOptions{Predicate: "id = 5", Set: map[string]string{"name": "'E'"}})
 			return err
 		}, []int64{5}, nil},
+		{"our upsert with deletion vectors", func() error {
+			_, err := tb.Upsert(ctx, people(t, []int64{7, 11}, []string{"G", "k"}, []string{"d2", "d1"}), deltalite.UpsertOptions{PrimaryKeys: []string{"id", "day"}})
+			return err
+		}, []int64{7}, []int64{11}},
 		{"our DELETE with deletion vectors", func() error {
 			_, err := tb.Delete(ctx, deltalite.DeleteOptions{Predicate: "id = 6"})
 			return err
