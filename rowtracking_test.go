@@ -143,3 +143,25 @@ func TestRowTrackingKeptThroughRewrites(t *testing.T) {
 		})
 	}
 }
+
+// TestRowTrackingWithColumnMapping: the materialized columns, which the
+// schema does not name, are written and read by their own names on a
+// table with column mapping too.
+func TestRowTrackingWithColumnMapping(t *testing.T) {
+	for _, mode := range []string{"name", "id"} {
+		t.Run(mode, func(t *testing.T) {
+			ctx := context.Background()
+			uri := t.TempDir()
+			mustWrite(t, uri, people(t, []int64{1, 2}, []string{"a", "b"}, []string{"d", "d"}),
+				deltalite.WriteOptions{Properties: map[string]string{"delta.enableRowTracking": "true", "delta.columnMapping.mode": mode}})
+			tb := openT(t, uri)
+			if _, err := tb.Update(ctx, deltalite.UpdateOptions{Predicate: "id = 2", Set: map[string]string{"name": "'B'"}}); err != nil {
+				t.Fatal(err)
+			}
+			arrowrows.Diff(t, rowIDs(t, uri, "id", "name"), []string{
+				`_metadata.row_commit_version=0, _metadata.row_id=0, id=1, name="a"`,
+				`_metadata.row_commit_version=1, _metadata.row_id=1, id=2, name="B"`,
+			})
+		})
+	}
+}
