@@ -55,6 +55,8 @@ func copyProperty(engine string) (prop, what string) {
 		return protocol.PropEnableChangeDataFeed, "the change data feed"
 	case slices.Contains(dvEngines, engine):
 		return protocol.PropEnableDeletionVectors, "deletion vectors"
+	case slices.Contains(rtEngines, engine):
+		return protocol.PropEnableRowTracking, "row tracking"
 	}
 	return "", ""
 }

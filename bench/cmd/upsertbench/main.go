@@ -83,19 +83,23 @@ const (
 	engineGoDeleteCoW = "deltalite DELETE, copy-on-write"
 	engineScanDV      = "deltalite scan, after DV upserts"
 	engineScanCoW     = "deltalite scan, after copy-on-write upserts"
+	// The rowtracking suite's engines (rowtracking.go).
+	engineUpsertRT  = "deltalite upsert, row tracking"
+	engineGoMergeRT = "deltalite MERGE, row tracking"
 )
 
 // allEngines is every engine in the order of the report's tables.
 var allEngines = []string{engineMerge, engineMergeLiteral, engineRust, engineUpsert, engineGoMerge, engineDelete, engineGoDelete,
 	engineUpsertCDF, engineGoMergeCDF, engineMergeCDF,
-	engineUpsertCoW, engineUpsertDV, engineGoDeleteCoW, engineGoDeleteDV, engineScanCoW, engineScanDV}
+	engineUpsertCoW, engineUpsertDV, engineGoDeleteCoW, engineGoDeleteDV, engineScanCoW, engineScanDV,
+	engineUpsertRT, engineGoMergeRT}
 
 // runDir is the suffix of an engine's copy of the base table.
 var runDir = map[string]string{engineMerge: "merge", engineMergeLiteral: "merge-literal", engineRust: "rust", engineUpsert: "go",
 	engineGoMerge: "go-merge", engineDelete: "delete", engineGoDelete: "go-delete",
 	engineUpsertCDF: "go-cdf", engineGoMergeCDF: "go-merge-cdf", engineMergeCDF: "merge-cdf",
 	engineUpsertDV: "go-dv", engineUpsertCoW: "go-cow", engineGoDeleteDV: "go-delete-dv", engineGoDeleteCoW: "go-delete-cow",
-	engineScanDV: "scan-dv", engineScanCoW: "scan-cow"}
+	engineScanDV: "scan-dv", engineScanCoW: "scan-cow", engineUpsertRT: "go-rt", engineGoMergeRT: "go-merge-rt"}
 
 // The cases: where the batch's updated keys lie in each touched partition.
 const (
@@ -312,10 +316,11 @@ func main() {
 	flag.StringVar(&cases, "cases", "", "where the batch's updated keys lie, comma-separated: "+
 		"spread (evenly over each touched partition), clustered (all in one data file of each touched partition); "+
 		"default both; with -suite merge: "+strings.Join(mergeCases, ", ")+" (default all); with -suite cdf: "+
-		strings.Join(cdfCases, ", ")+" (default both)")
+		strings.Join(cdfCases, ", ")+" (default both); with -suite rowtracking: "+strings.Join(rtCases, ", ")+" (default both)")
 	flag.StringVar(&c.suite, "suite", "", `"merge" measures MERGE and DELETE against delta-rs's (bench/merge.sh); `+
 		`"cdf" the upsert and MERGE on a table with the change data feed against the same without it and against delta-rs MERGE; `+
-		`"dv" the upsert, DELETE and scan with deletion vectors against copy-on-write, the Rust deltalite and delta-rs (bench/dv.sh); default the upsert`)
+		`"dv" the upsert, DELETE and scan with deletion vectors against copy-on-write, the Rust deltalite and delta-rs (bench/dv.sh); `+
+		`"rowtracking" the upsert and MERGE on a table with row tracking against the same without it; default the upsert`)
 	flag.StringVar(&fractions, "fractions", "0.001,0.01,0.1", "dv suite: batch sizes as fractions of a partition's rows, comma-separated "+
 		"(9/10 updates, 1/10 inserts per touched partition; DELETE: that fraction of the keys); they replace -updates and -inserts")
 	flag.Float64Var(&c.scanFraction, "scan-fraction", 0.01, "dv suite, scan-after: the fraction of each of the upserts before the scan")
@@ -358,6 +363,9 @@ func main() {
 	case suiteCDF:
 		known = cdfCases
 		c.rustPython = "" // nor a change data feed
+	case suiteRowTracking:
+		known = rtCases
+		c.rustPython = "" // the Rust deltalite does not track rows
 	case suiteDV:
 		known = dvCases
 		var err error
@@ -368,7 +376,7 @@ func main() {
 			fail(fmt.Errorf("-scan-fraction %g -scan-upserts %d: want a fraction in (0, 1] and at least one upsert", c.scanFraction, c.scanUpserts))
 		}
 	default:
-		fail(fmt.Errorf("-suite %q: the suites are the upsert's (no -suite), %q, %q and %q", c.suite, suiteMerge, suiteCDF, suiteDV))
+		fail(fmt.Errorf("-suite %q: the suites are the upsert's (no -suite), %q, %q, %q and %q", c.suite, suiteMerge, suiteCDF, suiteDV, suiteRowTracking))
 	}
 	if c.suite == suiteMerge && c.scopedPartitions <= 2 {
 		fail(fmt.Errorf("-scoped-partitions %d: the merge-scoped table needs more partitions than the 2 the batch touches", c.scopedPartitions))
@@ -380,7 +388,7 @@ func main() {
 	if c.chart == "" {
 		c.chart = filepath.Join(c.Work, "upsert.svg")
 	}
-	if c.suite == suiteCDF || c.suite == suiteDV {
+	if c.suite == suiteCDF || c.suite == suiteDV || c.suite == suiteRowTracking {
 		// The merge suite's tables, in the same -work, keep its results.
 		c.Outputs.Markdown = cmp.Or(c.Outputs.Markdown, filepath.Join(c.Work, "results-"+c.suite+".md"))
 		c.Outputs.JSON = cmp.Or(c.Outputs.JSON, filepath.Join(c.Work, "results-"+c.suite+".json"))
@@ -469,6 +477,8 @@ func (r *Report) markdown() string {
 		return renderCDF(r)
 	case suiteDV:
 		return renderDV(r)
+	case suiteRowTracking:
+		return renderRowTracking(r)
 	}
 	return render(r)
 }
@@ -635,6 +645,10 @@ func caseEngines(c config, cs string) []string {
 		return []string{engineUpsert, engineUpsertCDF}
 	case caseCDFMerge:
 		return []string{engineGoMerge, engineGoMergeCDF, engineMergeCDF}
+	case caseRTUpsert:
+		return []string{engineUpsert, engineUpsertRT}
+	case caseRTMerge:
+		return []string{engineGoMerge, engineGoMergeRT}
 	case caseDVUpsert:
 		if c.rustPython == "" {
 			return []string{engineMerge, engineUpsertCoW, engineUpsertDV}
@@ -771,7 +785,7 @@ func runEngine(c config, cs, engine, base, batchPath string, baseVersion int64) 
 		}
 	case engineRust:
 		argv = []string{c.rustPython, c.rustUpsert, dir, batchPath, "--keys", "id", "--partition-by", partitionColumn, "--metrics", metricsPath}
-	case engineUpsert, engineUpsertCDF, engineUpsertDV, engineUpsertCoW:
+	case engineUpsert, engineUpsertCDF, engineUpsertDV, engineUpsertCoW, engineUpsertRT:
 		argv = []string{c.dlops, "upsert", dir, batchPath, "-pk", "id", "-partition-key", partitionColumn, "-metrics", metricsPath}
 		if engine == engineUpsertCoW {
 			argv = append(argv, "-copy-on-write")

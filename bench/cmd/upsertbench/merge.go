@@ -53,9 +53,9 @@ func mergeSuiteArgv(c config, cs, engine, dir, batchPath, metricsPath string) ([
 			argv = append(argv, "--matched-condition", mergeCondition)
 		}
 		return argv, nil
-	case engineGoMerge, engineGoMergeCDF:
-		if cs == caseCDFMerge {
-			cs = caseMergeUpsert // the cdf suite's MERGE is the upsert MERGE
+	case engineGoMerge, engineGoMergeCDF, engineGoMergeRT:
+		if cs == caseCDFMerge || cs == caseRTMerge {
+			cs = caseMergeUpsert // the cdf and rowtracking suites' MERGE is the upsert MERGE
 		}
 		spec, err := mergeSpec(cs)
 		if err != nil {

@@ -179,3 +179,43 @@ func TestCDFSuiteEnginesAgree(t *testing.T) {
 		}
 	}
 }
+
+// TestRowTrackingSuiteEnginesAgree runs the rowtracking suite on tiny
+// tables: every engine ends with the expected, equal content, each run's
+// one commit counted after the commits that turned row tracking on, and
+// the report judges issue 27's targets.
+func TestRowTrackingSuiteEnginesAgree(t *testing.T) {
+	py := peers.Python(t)
+	root := peers.Root(t)
+	c := tinyConfig(t, py, root, t.TempDir())
+	c.fileRows, c.updates, c.inserts = 100, 50, 5
+	c.cases, c.suite = rtCases, suiteRowTracking
+	r := &Report{Suite: suiteRowTracking}
+	if err := measure(c, 200, r); err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Sizes) != len(rtCases) {
+		t.Fatalf("%d cases measured", len(r.Sizes))
+	}
+	for _, s := range r.Sizes {
+		want := caseEngines(c, s.Case)
+		if len(s.Runs) != len(want) || len(s.Problems) > 0 {
+			t.Errorf("%s: %d runs, want %d; problems %v", s.Case, len(s.Runs), len(want), s.Problems)
+			continue
+		}
+		for _, run := range s.Runs {
+			if run.Checksum.Hash != s.Runs[0].Checksum.Hash || run.Checksum.Rows != 410 {
+				t.Errorf("%s, %s: %d rows, hash %s; want 410 rows, hash %s", s.Case, run.Engine, run.Checksum.Rows, run.Checksum.Hash, s.Runs[0].Checksum.Hash)
+			}
+			if run.Volume.Commits != 1 {
+				t.Errorf("%s, %s: %d commits counted, want the operation's one", s.Case, run.Engine, run.Volume.Commits)
+			}
+		}
+	}
+	out := renderRowTracking(r)
+	for _, want := range []string{"## Targets (issue 27)", "- rt-merge: peak RSS with row tracking at most 1.1x without: 200 "} {
+		if !strings.Contains(out, want) {
+			t.Errorf("report lacks %q:\n%s", want, out)
+		}
+	}
+}
