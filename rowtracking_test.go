@@ -162,6 +162,13 @@ func TestRowTrackingWithColumnMapping(t *testing.T) {
 				`_metadata.row_commit_version=0, _metadata.row_id=0, id=1, name="a"`,
 				`_metadata.row_commit_version=1, _metadata.row_id=1, id=2, name="B"`,
 			})
+			// The hidden columns get no statistics: readers match
+			// statistics to the schema's columns.
+			for _, f := range openT(t, uri).Snapshot().Files() {
+				if strings.Contains(f.Stats, "_row-") {
+					t.Errorf("%s: statistics of a materialized column: %s", f.Path, f.Stats)
+				}
+			}
 		})
 	}
 }

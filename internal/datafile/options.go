@@ -80,6 +80,10 @@ type Options struct {
 	// names them, without statistics. Close returns them as add actions
 	// all the same; the caller commits them as cdc actions.
 	ChangeData bool
+	// Hidden is how many of Schema's last columns are hidden from readers
+	// (row tracking's materialized columns, which the table schema does
+	// not name): written like the others, never given statistics.
+	Hidden int
 	// Allocator allocates Arrow and Parquet buffers (default arrowmem.Default,
 	// which reuses the page, dictionary and compression buffers that every
 	// column chunk would otherwise take fresh from the Go heap).

@@ -96,7 +96,10 @@ func NewWriter(ctx context.Context, st storage.Store, opt Options) (_ *Writer, e
 	}
 	w.fileSchema = arrow.NewSchema(fields, nil)
 	w.flat = flatSchema(w.fileSchema)
-	w.plan = newStatsPlan(data, s.ColumnMapping, s.statsConfig)
+	if s.Hidden < 0 || s.Hidden >= len(data) {
+		return nil, errs.New(errs.InvalidArgument, "", "%d hidden columns of %d data columns", s.Hidden, len(data))
+	}
+	w.plan = newStatsPlan(data[:len(data)-s.Hidden], s.ColumnMapping, s.statsConfig)
 	w.propOpts = []parquet.WriterProperty{
 		parquet.WithAllocator(s.Allocator),
 		parquet.WithCompression(s.codec.c),

@@ -150,6 +150,7 @@ func Run(ctx context.Context, snap *snapshot.Snapshot, files []*protocol.Add, fn
 	}
 	w, err := datafile.NewWriter(ctx, c.Store, datafile.Options{
 		Schema:            written,
+		Hidden:            len(written.Fields) - len(c.Schema.Fields),
 		PartitionColumns:  snap.PartitionColumns(),
 		ColumnMapping:     snap.ColumnMapping(),
 		Properties:        propertiesOf(snap),
