@@ -78,7 +78,7 @@ var writerFeatures = map[string]func(*tableView) string{
 	// Clustered tables: writes add unclustered files (no clusteringProvider),
 	// as Spark does outside eager clustering; statistics cover the
 	// clustering columns, which ALTER and create check; OPTIMIZE clusters.
-	"clustering":          nil,
+	"clustering": nil,
 	// Fresh row ids are assigned at commit (rowids.go). With row
 	// tracking enabled, rows an operation copies must keep their ids.
 	"rowTracking": func(v *tableView) string {
