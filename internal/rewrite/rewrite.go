@@ -496,54 +496,22 @@ func send(ctx context.Context, items chan<- item, it item) error {
 
 // drain writes batches until items closes. After a failure it keeps
 // receiving (releasing what arrives) so that readers never block, and
-// stops them. Change rows go to cw on a goroutine of their own, so that
-// change data files encode beside the data files instead of in turn with
-// them (with the change data feed on, an update's rows are encoded twice).
-func drain(w, cw *datafile.Writer, items <-chan item, stop func()) error {
-	var changes chan item
-	cerr := make(chan error, 1)
-	if cw != nil {
-		changes = make(chan item)
-		go func() {
-			s := sink{w: cw, stop: stop}
-			for it := range changes {
-				s.write(it)
-			}
-			cerr <- s.err
-		}()
-	}
-	s := sink{w: w, stop: stop}
+// stops them.
+func drain(w, cw *datafile.Writer, items <-chan item, stop func()) (err error) {
 	for it := range items {
-		if it.change {
-			changes <- it
-		} else {
-			s.write(it)
+		if err == nil {
+			if it.change {
+				err = writeItem(cw, it)
+			} else {
+				err = writeItem(w, it)
+			}
+			if err != nil {
+				stop()
+			}
 		}
+		it.rec.Release()
 	}
-	if changes != nil {
-		close(changes)
-		if err := <-cerr; s.err == nil {
-			s.err = err
-		}
-	}
-	return s.err
-}
-
-// sink writes items to one writer until the first failure, which stops
-// the readers; it releases every item.
-type sink struct {
-	w    *datafile.Writer
-	stop func()
-	err  error
-}
-
-func (s *sink) write(it item) {
-	if s.err == nil {
-		if s.err = writeItem(s.w, it); s.err != nil {
-			s.stop()
-		}
-	}
-	it.rec.Release()
+	return err
 }
 
 func writeItem(w *datafile.Writer, it item) (err error) {
