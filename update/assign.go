@@ -12,12 +12,11 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/compute/exec"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
+	"github.com/deltalite-go/deltalite/internal/colrules"
 	"github.com/deltalite-go/deltalite/internal/errs"
 	"github.com/deltalite-go/deltalite/internal/expr"
 	"github.com/deltalite-go/deltalite/internal/rewrite"
-	"github.com/deltalite-go/deltalite/internal/txn"
 	"github.com/deltalite-go/deltalite/schema"
-	"github.com/deltalite-go/deltalite/snapshot"
 )
 
 // assignment is one bound SET col = value.
@@ -76,52 +75,19 @@ func columnList(sc *schema.Struct) string {
 	return strings.Join(names, ", ")
 }
 
-// check is a CHECK constraint of the table, bound.
-type check struct {
-	name, text string
-	pred       *expr.Bound
-}
-
-// bindConstraints binds the table's CHECK constraints; ok is false when
-// one of them is beyond the expression subset, so it cannot be checked.
-func bindConstraints(snap *snapshot.Snapshot) (checks []check, ok bool) {
-	for _, c := range txn.CheckConstraints(snap.Metadata()) {
-		p, err := expr.ParsePredicate(c.Expr, snap.Schema())
-		if err != nil {
-			return nil, false
-		}
-		checks = append(checks, check{name: c.Name, text: c.Expr, pred: p})
-	}
-	return checks, true
-}
-
-// violated returns an error naming the first constraint an updated row
-// (sel marks them; nil: every row) breaks: one that is FALSE for it (NULL
-// passes, as in SQL).
-func violated(ctx context.Context, rec arrow.RecordBatch, sel []bool, checks []check) error {
-	for _, c := range checks {
-		m, err := expr.Mask(ctx, rec, c.pred)
-		if err != nil {
-			return errs.Wrap(errs.InvalidArgument, "", err, "CHECK constraint %s (%s)", c.name, c.text)
-		}
-		bad := -1
-		for i := 0; i < m.Len() && bad < 0; i++ {
-			if (sel == nil || sel[i]) && m.IsValid(i) && !m.Value(i) {
-				bad = i
+// assign is the rewrite's batch function: the rows for which pred IS TRUE
+// get the assignments' values, evaluated on those rows only, and go
+// through the table's column rules (generated columns computed again from
+// the new values, CHECK constraints; identity columns may not be set).
+func assign(pred *expr.Bound, sets []assignment, rules *colrules.Rules) rewrite.Func {
+	assigned := func(name string) bool {
+		for _, a := range sets {
+			if strings.EqualFold(a.field.Name, name) {
+				return true
 			}
 		}
-		m.Release()
-		if bad >= 0 {
-			return errs.New(errs.InvalidArgument, "", "CHECK constraint %s (%s) is violated by an updated row: nothing was updated", c.name, c.text)
-		}
+		return false
 	}
-	return nil
-}
-
-// assign is the rewrite's batch function: the rows for which pred IS TRUE
-// get the assignments' values, evaluated on those rows only, and must
-// hold the table's CHECK constraints.
-func assign(pred *expr.Bound, sets []assignment, checks []check) rewrite.Func {
 	return func(ctx context.Context, b rewrite.Batch) (_ rewrite.Output, err error) {
 		rec := b.Rec
 		n := rec.NumRows()
@@ -164,10 +130,11 @@ func assign(pred *expr.Bound, sets []assignment, checks []check) rewrite.Func {
 			}
 			cols[a.idx] = v
 		}
-		out := array.NewRecordBatch(rec.Schema(), cols, n)
-		if err := violated(ctx, out, sel, checks); err != nil {
-			out.Release()
-			return rewrite.Output{}, err
+		set := array.NewRecordBatch(rec.Schema(), cols, n)
+		out, err := rules.Update(ctx, set, sel, assigned)
+		set.Release()
+		if err != nil {
+			return rewrite.Output{}, errs.Wrap(errs.InvalidArgument, b.File.Path, err, "nothing was updated")
 		}
 		if sel == nil { // every row matched
 			sel = make([]bool, n)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	"github.com/deltalite-go/deltalite/internal/colrules"
 	"github.com/deltalite-go/deltalite/internal/errs"
 	"github.com/deltalite-go/deltalite/internal/expr"
 	"github.com/deltalite-go/deltalite/internal/op"
@@ -33,17 +34,20 @@ func Run(ctx context.Context, snap *snapshot.Snapshot, opt Options) (Stats, *sna
 		return Stats{}, nil, err
 	}
 	o := op.Operation(txn.OpUpdate, pred)
-	checks, ok := bindConstraints(snap)
-	o.ChecksConstraints = ok  // else the table's CHECK constraints refuse the update by name
+	rules, err := colrules.For(snap.Metadata(), snap.Schema())
+	if err != nil {
+		return Stats{}, nil, err
+	}
+	o.KeepsColumnRules = true // every updated row goes through rules
 	o.WritesChangeData = true // through op.Write
 	o.KeepsRowIDs = true      // through op.Write, updated rows by position (rewrite.Output.Updated)
 	return op.Operate(ctx, snap, o, op.ChangesRows, opt.CommitMaxRetries, func(ctx context.Context, snap *snapshot.Snapshot) (Stats, *snapshot.Snapshot, error) {
-		return attempt(ctx, snap, pred, sets, checks, o, opt, start)
+		return attempt(ctx, snap, pred, sets, rules, o, opt, start)
 	})
 }
 
 // attempt plans, rewrites and commits against snap.
-func attempt(ctx context.Context, snap *snapshot.Snapshot, pred *expr.Bound, sets []assignment, checks []check, o txn.Operation, opt Options, start time.Time) (s Stats, _ *snapshot.Snapshot, err error) {
+func attempt(ctx context.Context, snap *snapshot.Snapshot, pred *expr.Bound, sets []assignment, rules *colrules.Rules, o txn.Operation, opt Options, start time.Time) (s Stats, _ *snapshot.Snapshot, err error) {
 	t := time.Now()
 	ro, err := op.Knobs{
 		MaxParallelFiles: opt.MaxParallelFiles, MaxBufferedBytes: opt.MaxBufferedBytes, ReadBatchSize: opt.ReadBatchSize,
@@ -61,7 +65,7 @@ func attempt(ctx context.Context, snap *snapshot.Snapshot, pred *expr.Bound, set
 	s.ScanDuration = time.Since(t)
 
 	t = time.Now()
-	res, err := op.Write(ctx, snap, op.Change{Files: files, Rows: assign(pred, sets, checks), Where: pred, CopyOnWrite: opt.CopyOnWrite}, ro)
+	res, err := op.Write(ctx, snap, op.Change{Files: files, Rows: assign(pred, sets, rules), Where: pred, CopyOnWrite: opt.CopyOnWrite}, ro)
 	if err != nil {
 		return s, nil, err
 	}

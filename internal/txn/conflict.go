@@ -29,8 +29,12 @@ const (
 type Rule string
 
 const (
-	RuleProtocolChanged        Rule = "ProtocolChanged"
-	RuleMetadataChanged        Rule = "MetadataChanged"
+	RuleProtocolChanged Rule = "ProtocolChanged"
+	RuleMetadataChanged Rule = "MetadataChanged"
+	// RuleIdentityHighWaterMark: the winner's metaData differs from the
+	// one read only in identity high watermarks, i.e. it numbered rows of
+	// an identity column; values this commit assigned may repeat its own.
+	RuleIdentityHighWaterMark  Rule = "IdentityHighWaterMark"
 	RuleConcurrentAppend       Rule = "ConcurrentAppend"
 	RuleConcurrentDeleteRead   Rule = "ConcurrentDeleteRead"
 	RuleConcurrentDeleteDelete Rule = "ConcurrentDeleteDelete"
@@ -194,7 +198,7 @@ func (t *Txn) matches(a *protocol.Add) (ok bool, desc string, err error) {
 // be evaluated.
 func (t *Txn) check(w *winner, level IsolationLevel) (*ConflictError, error) {
 	var winProto *protocol.Protocol
-	var winMeta bool
+	var winMeta *protocol.Metadata
 	var winAdds []*protocol.Add
 	var winRemoves []*protocol.Remove
 	winApps := map[string]bool{}
@@ -204,7 +208,7 @@ func (t *Txn) check(w *winner, level IsolationLevel) (*ConflictError, error) {
 		case a.Protocol != nil:
 			winProto = a.Protocol
 		case a.Metadata != nil:
-			winMeta = true
+			winMeta = a.Metadata
 		case a.Add != nil:
 			winAdds = append(winAdds, a.Add)
 		case a.Remove != nil:
@@ -229,7 +233,16 @@ func (t *Txn) check(w *winner, level IsolationLevel) (*ConflictError, error) {
 			return conflict(w, RuleProtocolChanged, "the table's new protocol %s: %v", winProto, err), nil
 		}
 	}
-	if winMeta {
+	if winMeta != nil && t.snap != nil && OnlyHighWaterMarks(t.snap.Metadata(), winMeta) {
+		// The winner numbered identity rows. A commit that numbered rows too
+		// (it carries the high watermark it advanced) may repeat its
+		// values; one that did not is unaffected by the numbering.
+		if t.metadataChanged() {
+			return conflict(w, RuleIdentityHighWaterMark, "it assigned identity column values (the high watermark moved), which this transaction's may repeat"), nil
+		}
+		winMeta = nil
+	}
+	if winMeta != nil {
 		return conflict(w, RuleMetadataChanged, "the table's metadata (schema, partitioning or properties) changed"), nil
 	}
 

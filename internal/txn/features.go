@@ -39,7 +39,7 @@ var writerFeatures = map[string]func(*tableView) string{
 	},
 	"checkConstraints": func(v *tableView) string {
 		cs := CheckConstraints(v.md)
-		if len(cs) == 0 || v.op.ChecksConstraints {
+		if len(cs) == 0 || v.op.KeepsColumnRules {
 			return ""
 		}
 		names := make([]string, len(cs))
@@ -70,9 +70,15 @@ var writerFeatures = map[string]func(*tableView) string{
 		return ""
 	},
 	"generatedColumns": func(v *tableView) string {
-		return columnsWith(v.schema, "generatedColumns", func(k string) bool { return k == "delta.generationExpression" })
+		if v.op.KeepsColumnRules {
+			return ""
+		}
+		return columnsWith(v.schema, "generatedColumns", func(k string) bool { return k == schema.GenerationExpressionKey })
 	},
 	"identityColumns": func(v *tableView) string {
+		if v.op.KeepsColumnRules {
+			return ""
+		}
 		return columnsWith(v.schema, "identityColumns", func(k string) bool { return strings.HasPrefix(k, "delta.identity.") })
 	},
 	// Clustered tables: writes add unclustered files (no clusteringProvider),

@@ -23,11 +23,13 @@ type Operation struct {
 	// through the spine (op.Write), which writes change data files on a
 	// table with the change data feed on. Not written to the log.
 	WritesChangeData bool
-	// ChecksConstraints marks an operation that holds every row it writes
-	// to the table's CHECK constraints (or writes only rows the table
-	// already held, unchanged), so that the checkConstraints feature does
-	// not forbid it. Not written to the log.
-	ChecksConstraints bool
+	// KeepsColumnRules marks an operation that hands every new row it
+	// writes to the table's column rules (internal/colrules: CHECK
+	// constraints, generated and identity columns), or writes only rows the
+	// table already held, unchanged, so that the checkConstraints,
+	// generatedColumns and identityColumns features do not forbid it. Not
+	// written to the log.
+	KeepsColumnRules bool
 	// KeepsRowIDs marks an operation that copies rows only through the
 	// spine (op.Write), which keeps their row ids and commit versions on a
 	// table with row tracking enabled. Not written to the log.

@@ -5,6 +5,8 @@ import (
 	"slices"
 
 	"github.com/deltalite-go/deltalite/internal/errs"
+	"github.com/deltalite-go/deltalite/protocol"
+	"github.com/deltalite-go/deltalite/schema"
 	"github.com/deltalite-go/deltalite/snapshot"
 )
 
@@ -18,7 +20,7 @@ func Replannable(err error) bool {
 		return false
 	}
 	switch ce.Rule {
-	case RuleConcurrentAppend, RuleConcurrentDeleteRead, RuleConcurrentDeleteDelete, RuleConcurrentTransaction:
+	case RuleConcurrentAppend, RuleConcurrentDeleteRead, RuleConcurrentDeleteDelete, RuleConcurrentTransaction, RuleIdentityHighWaterMark:
 		return true
 	}
 	return false
@@ -35,9 +37,38 @@ func NotLanded(err error) bool {
 
 // SameShape reports whether the newer table b still has the schema,
 // partitioning and column mapping of a, which an operation was planned
-// for: only then may it plan again on b.
+// for: only then may it plan again on b. Identity high watermarks may
+// differ: numbering rows changes no shape.
 func SameShape(a, b *snapshot.Snapshot) bool {
-	return a.Metadata().SchemaString == b.Metadata().SchemaString &&
+	return sameSchemaButHighWaterMarks(a.Metadata().SchemaString, b.Metadata().SchemaString) &&
 		slices.Equal(a.PartitionColumns(), b.PartitionColumns()) &&
 		a.ColumnMapping() == b.ColumnMapping()
+}
+
+// OnlyHighWaterMarks reports whether metaData b differs from a at most in
+// the identity high watermarks of its schema (Spark writes them in the
+// column's metadata when a commit numbers rows).
+func OnlyHighWaterMarks(a, b *protocol.Metadata) bool {
+	if a == nil || b == nil || !sameSchemaButHighWaterMarks(a.SchemaString, b.SchemaString) {
+		return false
+	}
+	c := *b
+	c.SchemaString = a.SchemaString
+	return protocol.SameMetadata(a, &c)
+}
+
+func sameSchemaButHighWaterMarks(a, b string) bool {
+	if a == b {
+		return true
+	}
+	sa, err1 := schema.Parse(a)
+	sb, err2 := schema.Parse(b)
+	return err1 == nil && err2 == nil && withoutHighWaterMarks(sa) == withoutHighWaterMarks(sb)
+}
+
+func withoutHighWaterMarks(sc *schema.Struct) string {
+	for _, f := range sc.Fields {
+		delete(f.Metadata, schema.IdentityHighWaterMarkKey)
+	}
+	return sc.JSON()
 }
