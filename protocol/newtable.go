@@ -40,13 +40,24 @@ var featureNeeds = map[string][]string{
 }
 
 // RequiredFeatures lists the table features a table with this schema and
-// these properties needs: from column types (timestamp_ntz), from delta.*
+// these properties needs: from column types (timestamp_ntz), from column
+// metadata (generated and identity columns), from delta.*
 // property values (tableProps: column mapping, deletion vectors, change
 // data feed, ...) and from delta.feature.<name> = supported entries.
 func RequiredFeatures(sc *schema.Struct, props map[string]string) []string {
 	var out []string
 	if sc != nil && hasType(sc, schema.TimestampNTZ) {
 		out = append(out, "timestampNtz")
+	}
+	if sc != nil {
+		for _, f := range sc.Fields {
+			if _, ok := f.Metadata[schema.GenerationExpressionKey]; ok {
+				out = append(out, "generatedColumns")
+			}
+			if _, ok := f.Metadata[schema.IdentityStartKey]; ok {
+				out = append(out, "identityColumns")
+			}
+		}
 	}
 	for _, r := range propertyFeatures(props) {
 		out = append(out, r.Feature)

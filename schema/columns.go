@@ -9,3 +9,29 @@ const (
 	IdentityAllowExplicitKey = "delta.identity.allowExplicitInsert"
 	IdentityHighWaterMarkKey = "delta.identity.highWaterMark"
 )
+
+// Identity makes f an identity column, as Spark's GENERATED ALWAYS (always)
+// or BY DEFAULT AS IDENTITY (START WITH start INCREMENT BY step) does: its
+// values are numbered when rows are inserted. f must be a long column; a
+// table created with it gets the identityColumns feature. It returns f.
+func (f *Field) Identity(start, step int64, always bool) *Field {
+	if f.Metadata == nil {
+		f.Metadata = map[string]any{}
+	}
+	f.Metadata[IdentityStartKey] = start
+	f.Metadata[IdentityStepKey] = step
+	f.Metadata[IdentityAllowExplicitKey] = !always
+	return f
+}
+
+// Generated makes f a generated column, GENERATED ALWAYS AS (expr) in
+// Spark's SQL: computed from the other columns when rows leave it out,
+// checked when they give it. A table created with it gets the
+// generatedColumns feature. It returns f.
+func (f *Field) Generated(expr string) *Field {
+	if f.Metadata == nil {
+		f.Metadata = map[string]any{}
+	}
+	f.Metadata[GenerationExpressionKey] = expr
+	return f
+}

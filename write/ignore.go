@@ -110,6 +110,10 @@ func (w *job) commitPinned(ctx context.Context, snap *snapshot.Snapshot, md *pro
 	return op.Replan(ctx, snap, txn.Retries(w.wo.CommitMaxRetries), func(ctx context.Context, s *snapshot.Snapshot) (pinned, error) {
 		md := md
 		if s != first {
+			if w.rules.Numbered() {
+				// Its rows' identity values may be another writer's now.
+				return pinned{}, errs.New(errs.CommitConflict, w.st.URL(), "another writer changed the table while this write gave its rows identity values: write again")
+			}
 			if skip, err := w.skips(ctx, s); err != nil || skip {
 				return pinned{skipped: s}, err
 			}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	"github.com/deltalite-go/deltalite/internal/datafile"
 	"github.com/deltalite-go/deltalite/internal/op"
 	"github.com/deltalite-go/deltalite/internal/txn"
 	"github.com/deltalite-go/deltalite/protocol"
@@ -22,7 +23,7 @@ func (w *job) replace(ctx context.Context) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	op := txn.Operation{Name: txn.OpCreateOrReplace, Parameters: map[string]any{"partitionBy": md.PartitionColumns}}
+	op := txn.Operation{Name: txn.OpCreateOrReplace, Parameters: map[string]any{"partitionBy": md.PartitionColumns}, KeepsColumnRules: true}
 	if err := txn.CheckWritable(w.snap, op); err != nil {
 		return nil, err
 	}
@@ -32,6 +33,10 @@ func (w *job) replace(ctx context.Context) (*Result, error) {
 	res := &Result{}
 	adds, err := w.writeFiles(ctx, sc, md, res)
 	if err != nil {
+		return nil, err
+	}
+	if md, err = w.rules.Metadata(md, w.snap.ColumnMapping()); err != nil {
+		datafile.DeleteAdded(ctx, w.st, adds)
 		return nil, err
 	}
 	t := txn.Begin(w.snap, op, w.txnOptions())

@@ -13,6 +13,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 
 	"github.com/deltalite-go/deltalite/internal/arrowmem"
+	"github.com/deltalite-go/deltalite/internal/colrules"
 	"github.com/deltalite-go/deltalite/internal/datafile"
 	"github.com/deltalite-go/deltalite/internal/errs"
 	"github.com/deltalite-go/deltalite/internal/op"
@@ -112,6 +113,9 @@ type job struct {
 	// ignore is the IgnoreWhere predicate bound to the table the write
 	// decided to append to.
 	ignore *ignoreWhere
+	// rules are the table's rules of new rows, which every source row
+	// goes through (writeFiles).
+	rules *colrules.Rules
 }
 
 func (w *job) txnOptions() txn.Options {
@@ -173,9 +177,15 @@ func (w *job) update(ctx context.Context) (*Result, error) {
 	for _, f := range w.cdc {
 		written = append(written, &protocol.Add{Path: f.Path})
 	}
+	// The identity values the rows took advance the high watermark in
+	// the same commit.
+	if md, err = w.rules.Metadata(md, snap.ColumnMapping()); err != nil {
+		datafile.DeleteAdded(ctx, w.st, written)
+		return nil, err
+	}
 	op.RewritesRows = w.copiedRows > 0
 	if snap.IsEmpty() && len(adds) == 0 && op.Name == txn.OpWrite {
-		op = withClusterBy(snap, txn.Operation{Name: txn.OpCreateTable, Parameters: map[string]any{"partitionBy": md.PartitionColumns}})
+		op = withClusterBy(snap, txn.Operation{Name: txn.OpCreateTable, Parameters: map[string]any{"partitionBy": md.PartitionColumns}, KeepsColumnRules: true})
 	}
 	for {
 		p, err := w.commitPinned(ctx, snap, md, op, adds, res)
@@ -187,7 +197,7 @@ func (w *job) update(ctx context.Context) (*Result, error) {
 			res.Version, res.Warnings, res.post = p.res.Version, p.res.Warnings, p.res.Snapshot
 			return res, nil
 		}
-		if snap.IsEmpty() && errors.Is(err, errs.ErrTableExists) {
+		if snap.IsEmpty() && errors.Is(err, errs.ErrTableExists) && !w.rules.Numbered() {
 			// Another writer created the table first: append or
 			// overwrite on top of it as if it had been there all along.
 			var skip bool
@@ -260,7 +270,7 @@ func (w *job) checkPropertiesKept(snap *snapshot.Snapshot) error {
 // operation is the commit's operation as Spark names a write in this mode.
 func (w *job) operation(snap *snapshot.Snapshot) txn.Operation {
 	if snap.IsEmpty() && w.wo.Mode == ModeCreateOrReplace {
-		return withClusterBy(snap, txn.Operation{Name: txn.OpCreateOrReplace, Parameters: map[string]any{"partitionBy": snap.PartitionColumns()}})
+		return withClusterBy(snap, txn.Operation{Name: txn.OpCreateOrReplace, Parameters: map[string]any{"partitionBy": snap.PartitionColumns()}, KeepsColumnRules: true})
 	}
 	mode := map[Mode]string{ModeAppend: "Append", ModeOverwrite: "Overwrite"}[w.wo.Mode]
 	if w.wo.Mode == ModeIgnore && !snap.IsEmpty() {
@@ -269,6 +279,7 @@ func (w *job) operation(snap *snapshot.Snapshot) txn.Operation {
 		mode = "ErrorIfExists"
 	}
 	op := txn.Operation{Name: txn.OpWrite, Parameters: map[string]any{"mode": mode, "partitionBy": snap.PartitionColumns()}}
+	op.KeepsColumnRules = true // every source row goes through the rules; kept rows are unchanged
 	if w.replaceWhere != nil {
 		op.Parameters["predicate"] = w.replaceWhere.pred.String()
 		op.WritesChangeData = true // its row change goes through op.Write
@@ -474,9 +485,22 @@ func (w *job) writeFiles(ctx context.Context, sc *schema.Struct, md *protocol.Me
 	if err != nil {
 		return nil, err
 	}
+	if w.rules, err = colrules.For(md, sc); err != nil {
+		return nil, errs.Wrap(errs.UnsupportedTable, w.st.URL(), err, "writing")
+	}
+	given, relaxed := colrules.Given(w.src.Schema()), w.rules.Relaxed(sc)
 	source := func(write func(arrow.RecordBatch) error) error {
 		for w.src.Next() {
-			rec, err := datafile.Conform(w.src.RecordBatch(), sc, w.wo.Allocator)
+			rec, err := datafile.Conform(w.src.RecordBatch(), relaxed, w.wo.Allocator)
+			if err == nil {
+				var ruled arrow.RecordBatch
+				ruled, err = w.rules.Insert(ctx, rec, given)
+				rec.Release()
+				rec = ruled
+				if err != nil {
+					err = errs.Wrap(errs.InvalidArgument, w.st.URL(), err, "nothing was written")
+				}
+			}
 			if err == nil && check != nil {
 				err = check(rec)
 			}

@@ -512,6 +512,24 @@ func mul(a, b int64) (int64, error) {
 	return p, nil
 }
 
+// Numbered reports whether the operation gave rows identity values: its
+// rows then hold values a concurrent commit may have taken too, so they
+// may only be committed on the table they were numbered against.
+func (r *Rules) Numbered() bool {
+	if r == nil {
+		return false
+	}
+	for _, id := range r.ids {
+		id.mu.Lock()
+		a := id.assigned
+		id.mu.Unlock()
+		if a {
+			return true
+		}
+	}
+	return false
+}
+
 // Metadata is md with the high watermark of every identity column this
 // operation numbered rows of advanced to the last value assigned, as Spark
 // records it (delta.identity.highWaterMark in the column's metadata), for

@@ -10,6 +10,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/google/uuid"
 
+	"github.com/deltalite-go/deltalite/internal/colrules"
 	"github.com/deltalite-go/deltalite/internal/errs"
 	"github.com/deltalite-go/deltalite/internal/txn"
 	"github.com/deltalite-go/deltalite/protocol"
@@ -89,6 +90,11 @@ func NewTable(uri, id string, sc *schema.Struct, o NewTableOptions) (_ *protocol
 		}
 		features = append(features, protocol.FeatureClustering, protocol.FeatureDomainMetadata)
 		domain = c.Domain()
+	}
+	// A generated or identity column this engine could not keep would make
+	// a table it cannot write.
+	if _, err := colrules.For(&protocol.Metadata{SchemaString: sc.JSON(), Configuration: props}, sc); err != nil {
+		return nil, nil, nil, errs.Wrap(errs.InvalidArgument, uri, err, "schema")
 	}
 	p := protocol.MinimalProtocol(append(protocol.RequiredFeatures(sc, props), features...))
 	if bad := protocol.UnsupportedReaderFeatures(&p); len(bad) > 0 {
