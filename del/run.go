@@ -30,8 +30,8 @@ func Run(ctx context.Context, snap *snapshot.Snapshot, opt Options) (Stats, *sna
 	}
 	o := op.Operation(txn.OpDelete, pred)
 	o.KeepsColumnRules = true // the rows a delete keeps are unchanged, so they still hold
-	o.WritesChangeData = true  // through op.Write
-	o.KeepsRowIDs = true       // through op.Write
+	o.WritesChangeData = true // through op.Write
+	o.KeepsRowIDs = true      // through op.Write
 	return op.Operate(ctx, snap, o, op.ChangesRows, opt.CommitMaxRetries, func(ctx context.Context, snap *snapshot.Snapshot) (Stats, *snapshot.Snapshot, error) {
 		return attempt(ctx, snap, pred, o, opt, start)
 	})
