@@ -182,3 +182,48 @@ func assertRows(t *testing.T, uri string, want []string) {
 		t.Fatalf("rows:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(sortedCopy(want), "\n"))
 	}
 }
+
+func TestMergeAndUpsertKeepColumnRules(t *testing.T) {
+	ctx := context.Background()
+	uri := identityTable(t, true)
+	mustWrite(t, uri, jsonSource(t, []arrow.Field{fTS, fV}, `[{"ts":"2024-03-01T10:00:00Z","v":1},{"ts":"2024-03-02T10:00:00Z","v":2}]`),
+		deltalite.WriteOptions{Mode: deltalite.ModeAppend})
+	tbl, err := deltalite.Open(ctx, uri)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// UPDATE SET * moves v=2's ts (d recomputed, id kept); INSERT * numbers v=3.
+	src := jsonSource(t, []arrow.Field{fTS, fV}, `[{"ts":"2024-03-07T10:00:00Z","v":2},{"ts":"2024-03-08T10:00:00Z","v":3}]`)
+	if _, err := tbl.Merge(ctx, src, deltalite.MergeOptions{Predicate: "t.v = s.v", MergeType: "upsert"}); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{
+		`d=2024-03-01, id=10, ts=2024-03-01T10:00:00.000000Z, v=1`,
+		`d=2024-03-07, id=15, ts=2024-03-07T10:00:00.000000Z, v=2`,
+		`d=2024-03-08, id=20, ts=2024-03-08T10:00:00.000000Z, v=3`,
+	}
+	assertRows(t, uri, want)
+	if hwm := highWaterMark(t, tbl); hwm != float64(20) {
+		t.Fatalf("high watermark after the merge %v, want 20", hwm)
+	}
+	// A merge that would insert an explicit identity value is refused and
+	// changes nothing.
+	before := logFiles(t, uri)
+	bad := jsonSource(t, []arrow.Field{fID, fTS, fV}, `[{"id":1,"ts":"2024-03-09T10:00:00Z","v":9}]`)
+	if _, err := tbl.Merge(ctx, bad, deltalite.MergeOptions{Predicate: "t.v = s.v", MergeType: "upsert"}); err == nil ||
+		!strings.Contains(err.Error(), "identity column id is GENERATED ALWAYS") {
+		t.Fatalf("merge inserting an identity value: %v", err)
+	}
+	if after := logFiles(t, uri); strings.Join(after, "\n") != strings.Join(before, "\n") {
+		t.Fatalf("a refused merge left files:\n%s", strings.Join(after, "\n"))
+	}
+	// The upsert: v=3 superseded (a new identity value, as its row is
+	// inserted anew), v=4 inserted.
+	up := jsonSource(t, []arrow.Field{fTS, fV}, `[{"ts":"2024-03-08T11:00:00Z","v":3},{"ts":"2024-03-10T10:00:00Z","v":4}]`)
+	if _, err := tbl.Upsert(ctx, up, deltalite.UpsertOptions{PrimaryKeys: []string{"v"}}); err != nil {
+		t.Fatal(err)
+	}
+	want[2] = `d=2024-03-08, id=25, ts=2024-03-08T11:00:00.000000Z, v=3`
+	want = append(want, `d=2024-03-10, id=30, ts=2024-03-10T10:00:00.000000Z, v=4`)
+	assertRows(t, uri, want)
+}

@@ -12,6 +12,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/compute/exec"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
+	"github.com/deltalite-go/deltalite/internal/colrules"
 	"github.com/deltalite-go/deltalite/internal/errs"
 	"github.com/deltalite-go/deltalite/internal/expr"
 	"github.com/deltalite-go/deltalite/internal/keyset"
@@ -42,6 +43,9 @@ type joiner struct {
 	// clause is an unconditional DELETE.
 	severalOK  bool
 	hasMatched bool
+	// rules are the table's rules of new rows, set per attempt: every
+	// inserted and updated row build makes goes through them.
+	rules *colrules.Rules
 }
 
 // newJoiner hashes src (rows of the plan's source schema). The joiner
@@ -651,7 +655,27 @@ func (j *joiner) build(ctx context.Context, c clause, in map[string]arrow.Record
 		af.Type = cols[i].DataType()
 		fields[i] = af
 	}
-	return array.NewRecordBatch(arrow.NewSchema(fields, nil), cols, int64(n)), nil
+	b := array.NewRecordBatch(arrow.NewSchema(fields, nil), cols, int64(n))
+	defer b.Release()
+	sets := func(name string) bool {
+		for _, a := range c.assign {
+			if strings.EqualFold(out.Fields[a.col].Name, name) {
+				return true
+			}
+		}
+		return false
+	}
+	var ruled arrow.RecordBatch
+	var err error
+	if kept == nil {
+		ruled, err = j.rules.Insert(ctx, b, sets)
+	} else {
+		ruled, err = j.rules.Update(ctx, b, nil, sets)
+	}
+	if err != nil {
+		return nil, errs.Wrap(errs.InvalidArgument, "", err, "%s: nothing was merged", c.Clause)
+	}
+	return ruled, nil
 }
 
 // takeInputs gathers the rows a clause of kind w reads: target rows ti of

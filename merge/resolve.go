@@ -6,6 +6,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 
+	"github.com/deltalite-go/deltalite/internal/colrules"
 	"github.com/deltalite-go/deltalite/internal/errs"
 	"github.com/deltalite-go/deltalite/internal/expr"
 	"github.com/deltalite-go/deltalite/schema"
@@ -112,7 +113,8 @@ func (p *plan) evolve(clauses []Clause, merge bool) error {
 			}
 		}
 		for _, f := range p.target.Fields {
-			if p.source.Field(f.Name) == nil && !excepted(c, f.Name) && !seen["-"+strings.ToLower(f.Name)] {
+			// A generated or identity column the source lacks is computed.
+			if p.source.Field(f.Name) == nil && !excepted(c, f.Name) && !colrules.Computed(f) && !seen["-"+strings.ToLower(f.Name)] {
 				seen["-"+strings.ToLower(f.Name)] = true
 				missing = append(missing, f.Name)
 			}
@@ -292,6 +294,9 @@ func (p *plan) bindClause(c Clause, lossy bool) (clause, error) {
 		for i, f := range p.out.Fields {
 			if excepted(c, f.Name) {
 				continue
+			}
+			if colrules.IsIdentity(f) && c.Action == UpdateAll {
+				continue // an identity column keeps its values (colrules refuses an update of it)
 			}
 			if sf := p.source.Field(f.Name); sf != nil {
 				set[i] = (&expr.Column{Parts: []string{p.src, sf.Name}}).String()

@@ -13,6 +13,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/deltalite-go/deltalite/internal/arrowmem"
+	"github.com/deltalite-go/deltalite/internal/colrules"
 	"github.com/deltalite-go/deltalite/internal/dv"
 	"github.com/deltalite-go/deltalite/internal/errs"
 	"github.com/deltalite-go/deltalite/internal/op"
@@ -88,6 +89,7 @@ func Run(ctx context.Context, snap *snapshot.Snapshot, src array.RecordReader, o
 	o := p.operation(opt.Predicate)
 	o.WritesChangeData = true // through op.Write
 	o.KeepsRowIDs = true      // through op.Write, updated rows by position (rewrite.Output.Updated)
+	o.KeepsColumnRules = true // every inserted and updated row goes through colrules (build)
 	check := op.Writes        // inserts alone are an append
 	if p.rewritesRows() {
 		check = op.ChangesRows
@@ -212,6 +214,11 @@ func (r *runner) attempt(ctx context.Context, snap *snapshot.Snapshot) (s Stats,
 	if len(r.p.added) > 0 {
 		md = snap.Metadata().WithSchema(r.p.out, snap.ColumnMapping())
 	}
+	// Numbered afresh on every attempt, from the high watermark of the
+	// table it plans against.
+	if r.j.rules, err = colrules.For(snap.Metadata(), r.p.out); err != nil {
+		return s, nil, err
+	}
 	var mu sync.Mutex
 	var cnt Counts
 	var inserts []arrow.RecordBatch
@@ -276,6 +283,16 @@ func (r *runner) attempt(ctx context.Context, snap *snapshot.Snapshot) (s Stats,
 	s.TargetBytesAdded, s.TargetBytesRemoved = res.BytesAdded, res.BytesRemoved
 	s.TargetChangeFilesAdded = len(res.CDC)
 
+	base := md
+	if base == nil {
+		base = snap.Metadata()
+	}
+	if next, err := r.j.rules.Metadata(base, snap.ColumnMapping()); err != nil {
+		op.Commit{Adds: res.Adds, Removes: res.Removes, CDC: res.CDC}.DeleteWritten(ctx, out)
+		return s, nil, err
+	} else if next != base {
+		md = next // the identity values the inserts took advance the high watermark
+	}
 	commitStart := time.Now()
 	s.ExecutionDuration = time.Since(scanStart)
 	post, v, err := op.Commit{

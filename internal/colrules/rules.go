@@ -81,7 +81,7 @@ func For(md *protocol.Metadata, sc *schema.Struct) (*Rules, error) {
 			}
 			r.gens = append(r.gens, g)
 		}
-		if _, ok := f.Metadata[schema.IdentityStartKey]; ok {
+		if IsIdentity(f) {
 			id, err := readIdentity(i, f)
 			if err != nil {
 				return nil, err
@@ -237,23 +237,19 @@ func (r *Rules) Has() bool { return r != nil }
 // HasIdentity reports whether the table has identity columns.
 func (r *Rules) HasIdentity() bool { return r != nil && len(r.ids) > 0 }
 
-// Computed reports whether the column named is one the rules fill in when
-// the rows leave it out (a generated or identity column).
-func (r *Rules) Computed(name string) bool {
-	if r == nil {
-		return false
-	}
-	for _, g := range r.gens {
-		if strings.EqualFold(g.field.Name, name) {
-			return true
-		}
-	}
-	for _, id := range r.ids {
-		if strings.EqualFold(id.field.Name, name) {
-			return true
-		}
-	}
-	return false
+// Computed reports whether f is a column the rules fill in when incoming
+// rows leave it out: a generated or identity column. A source may lack it
+// where it must otherwise give every column (MERGE's UPDATE SET * and
+// INSERT *).
+func Computed(f *schema.Field) bool {
+	_, gen := f.Metadata[schema.GenerationExpressionKey]
+	return gen || IsIdentity(f)
+}
+
+// IsIdentity reports whether f is an identity column.
+func IsIdentity(f *schema.Field) bool {
+	_, ok := f.Metadata[schema.IdentityStartKey]
+	return ok
 }
 
 // Relaxed is sc with the columns the rules fill in nullable, for casting
@@ -266,7 +262,7 @@ func (r *Rules) Relaxed(sc *schema.Struct) *schema.Struct {
 	out := &schema.Struct{Fields: make([]*schema.Field, len(sc.Fields))}
 	for i, f := range sc.Fields {
 		out.Fields[i] = f
-		if !f.Nullable && r.Computed(f.Name) {
+		if !f.Nullable && Computed(f) {
 			c := *f
 			c.Nullable = true
 			out.Fields[i] = &c
