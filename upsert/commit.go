@@ -29,7 +29,8 @@ func (c *config) operation() txn.Operation {
 		matched = []map[string]any{{"actionType": "delete", "predicate": del}, {"actionType": "update"}}
 		notMatched = []map[string]any{{"actionType": "insert", "predicate": "NOT " + del}}
 	}
-	return txn.Operation{Name: txn.OpMerge, WritesChangeData: true, KeepsRowIDs: true, Parameters: map[string]any{
+	// Every source row goes through the column rules (readSource, sourceRows).
+	return txn.Operation{Name: txn.OpMerge, WritesChangeData: true, KeepsRowIDs: true, KeepsColumnRules: true, Parameters: map[string]any{
 		"predicate":                    strings.Join(conds, " AND "),
 		"matchedPredicates":            matched,
 		"notMatchedPredicates":         notMatched,
@@ -81,6 +82,16 @@ func (r *run) commit(ctx context.Context, s *Stats) (*snapshot.Snapshot, int64, 
 		"numTargetDeletionVectorsAdded": s.DeletionVectorsAdded,
 		"scanTimeMs":                    s.PlanDuration.Milliseconds(),
 		"rewriteTimeMs":                 s.RewriteDuration.Milliseconds(),
+	}
+	// The identity values the inserted rows took advance the high
+	// watermark in the same commit.
+	md, err := r.rules.Metadata(r.snap.Metadata(), r.snap.ColumnMapping())
+	if err != nil {
+		cm.DeleteWritten(ctx, r.out)
+		return nil, 0, err
+	}
+	if md != r.snap.Metadata() {
+		cm.NewMetadata = md
 	}
 	return cm.Run(ctx, r.snap)
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
+	"github.com/deltalite-go/deltalite/internal/colrules"
 	"github.com/deltalite-go/deltalite/internal/errs"
 	"github.com/deltalite-go/deltalite/internal/txn"
 	"github.com/deltalite-go/deltalite/limits"
@@ -170,6 +171,9 @@ type config struct {
 	keyIdx    []int           // their index in the table schema
 	keyTypes  []arrow.DataType
 	allKeys   []*schema.Field // every primary key column, for messages
+	// rules are the table's rules of new rows, which the source rows go
+	// through as they are read (each attempt numbers them again: run.rules).
+	rules *colrules.Rules
 }
 
 func invalid(format string, args ...any) error {
@@ -256,6 +260,9 @@ func resolve(snap *snapshot.Snapshot, opt Options) (*config, error) {
 		return nil, errs.Wrap(errs.UnsupportedTable, "", err, "table schema")
 	}
 	c.tableArw = arw
+	if c.rules, err = colrules.For(snap.Metadata(), c.table); err != nil {
+		return nil, err
+	}
 	isPart := map[*schema.Field]bool{}
 	for _, name := range snap.PartitionColumns() {
 		f := c.table.Field(name)

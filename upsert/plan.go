@@ -8,6 +8,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 
+	"github.com/deltalite-go/deltalite/internal/colrules"
 	"github.com/deltalite-go/deltalite/internal/errs"
 	"github.com/deltalite-go/deltalite/internal/op"
 	"github.com/deltalite-go/deltalite/limits"
@@ -76,6 +77,9 @@ type run struct {
 	// rewrites says a partition of the attempt rewrites a file (so every
 	// partition writes change data, on a table with the feed on).
 	rewrites bool
+	// rules number the attempt's inserted rows from the high watermark of
+	// the table it plans against.
+	rules *colrules.Rules
 }
 
 // listFiles gives every touched partition its live files, in one pass over

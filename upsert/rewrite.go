@@ -230,10 +230,15 @@ func (r *run) sourceRows(ctx context.Context, share *limits.Budget, p *part, wri
 		if err != nil {
 			return errs.Wrap(errs.Canceled, "", err, "writing source rows")
 		}
-		out, err := takeRows(cctx, c.mem, rec, idx)
+		taken, err := takeRows(cctx, c.mem, rec, idx)
 		idx = idx[:0]
 		if err != nil {
 			return errs.Wrap(errs.Internal, "", err, "selecting source rows")
+		}
+		out, err := r.rules.Number(ctx, taken, r.src.given)
+		taken.Release()
+		if err != nil {
+			return err
 		}
 		if r.identity != nil {
 			if out, err = r.withIdentity(p, out); err != nil {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow/array"
 
+	"github.com/deltalite-go/deltalite/internal/colrules"
 	"github.com/deltalite-go/deltalite/internal/errs"
 	"github.com/deltalite-go/deltalite/internal/op"
 	"github.com/deltalite-go/deltalite/internal/rewrite"
@@ -191,7 +192,9 @@ func (r *run) attempt(ctx context.Context, s Stats) (Stats, *snapshot.Snapshot, 
 			return s, nil, err
 		}
 	}
-
+	if r.rules, err = colrules.For(r.snap.Metadata(), r.c.table); err != nil {
+		return s, nil, err
+	}
 	t = time.Now()
 	if err := r.rewrite(ctx); err != nil {
 		r.deleteWritten(ctx)

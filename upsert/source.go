@@ -9,6 +9,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
+	"github.com/deltalite-go/deltalite/internal/colrules"
 	"github.com/deltalite-go/deltalite/internal/datafile"
 	"github.com/deltalite-go/deltalite/internal/errs"
 	"github.com/deltalite-go/deltalite/schema"
@@ -21,6 +22,9 @@ type source struct {
 	deletes []*array.Boolean // per batch; nil without a delete column
 	rows    int64
 	bytes   int64 // Arrow buffers held
+	// given says which table columns the source gave (the others were
+	// computed or are null).
+	given func(string) bool
 }
 
 func (s *source) release() {
@@ -57,6 +61,7 @@ func readSource(ctx context.Context, c *config, src array.RecordReader) (_ *sour
 	if err != nil {
 		return nil, err
 	}
+	s.given = colrules.Given(src.Schema())
 	for src.Next() {
 		if err := ctx.Err(); err != nil {
 			return nil, errs.Wrap(errs.Canceled, "", err, "reading the source")
@@ -82,9 +87,19 @@ func readSource(ctx context.Context, c *config, src array.RecordReader) (_ *sour
 			del = b
 			data = dropColumn(rec, delIdx)
 		}
-		conformed, err := datafile.Conform(data, c.table, c.mem)
+		conformed, err := datafile.Conform(data, c.rules.Relaxed(c.table), c.mem)
 		if data != rec {
 			data.Release()
+		}
+		if err == nil {
+			// Generated columns computed (partition values among them) and
+			// constraints checked once; identity values are each attempt's.
+			ruled, rerr := c.rules.Insert(ctx, conformed, s.given)
+			conformed.Release()
+			conformed, err = ruled, rerr
+			if err != nil {
+				err = errs.Wrap(errs.InvalidArgument, "", err, "nothing was upserted")
+			}
 		}
 		if err != nil {
 			if del != nil {
@@ -137,7 +152,7 @@ func (c *config) checkSourceSchema(sc *arrow.Schema) (int, error) {
 		}
 	}
 	for _, f := range c.parts {
-		if find(f.Name) < 0 && !containsField(c.allKeys, f.Name) {
+		if find(f.Name) < 0 && !containsField(c.allKeys, f.Name) && !colrules.Computed(f) {
 			missing = append(missing, fmt.Sprintf("partition column %q", f.Name))
 		}
 	}

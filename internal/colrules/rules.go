@@ -324,15 +324,13 @@ func (r *Rules) apply(ctx context.Context, rec arrow.RecordBatch, sel []bool, gi
 			return nil, errs.New(errs.InvalidArgument, "", "identity column %s cannot be updated (Spark's rule: its values are assigned once, when a row is inserted)", id.field.Name)
 		case given(id.field.Name) && id.always:
 			return nil, errs.New(errs.InvalidArgument, "", "identity column %s is GENERATED ALWAYS AS IDENTITY: its values are assigned by the table, so the rows may not give it; leave the column out", id.field.Name)
-		case given(id.field.Name) || update:
-			continue // BY DEFAULT takes explicit values; an update keeps the old ones
 		}
-		vals, err := id.assign(ctx, n)
-		if err != nil {
+	}
+	if !update {
+		var err error
+		if made, err = r.number(ctx, cols, n, given); err != nil {
 			return nil, err
 		}
-		made = append(made, vals)
-		cols[id.idx] = vals
 	}
 	cur := func() arrow.RecordBatch { return array.NewRecordBatch(rec.Schema(), cols, int64(n)) }
 	for _, g := range r.gens {
@@ -384,6 +382,48 @@ func (r *Rules) apply(ctx context.Context, rec arrow.RecordBatch, sel []bool, gi
 		}
 	}
 	return out, nil
+}
+
+// Number gives the rows of rec (inserted rows Insert took) identity
+// values afresh in the columns given does not name: for an operation that
+// checks its rows once and writes them in each of its attempts, each
+// attempt numbering from the high watermark of the table it plans against.
+// The caller releases the batch returned.
+func (r *Rules) Number(ctx context.Context, rec arrow.RecordBatch, given func(string) bool) (arrow.RecordBatch, error) {
+	if r == nil || len(r.ids) == 0 {
+		rec.Retain()
+		return rec, nil
+	}
+	cols := make([]arrow.Array, rec.NumCols())
+	copy(cols, rec.Columns())
+	made, err := r.number(ctx, cols, int(rec.NumRows()), given)
+	defer func() {
+		for _, a := range made {
+			a.Release()
+		}
+	}()
+	if err != nil {
+		return nil, err
+	}
+	return array.NewRecordBatch(rec.Schema(), cols, rec.NumRows()), nil
+}
+
+// number puts n new values of each identity column given does not name
+// into cols, and returns the arrays it made.
+func (r *Rules) number(ctx context.Context, cols []arrow.Array, n int, given func(string) bool) ([]arrow.Array, error) {
+	var made []arrow.Array
+	for _, id := range r.ids {
+		if given(id.field.Name) {
+			continue // BY DEFAULT takes explicit values (Insert refused them for ALWAYS)
+		}
+		vals, err := id.assign(ctx, n)
+		if err != nil {
+			return made, err
+		}
+		made = append(made, vals)
+		cols[id.idx] = vals
+	}
+	return made, nil
 }
 
 // touches reports whether an update that set the columns assigned names
