@@ -70,6 +70,8 @@ func runWriter(role, uri, arg string) error {
 				return err
 			}
 		}
+	case "identity":
+		return identityWriter(ctx, uri, n)
 	case "dvdelete", "dvupdate", "dvloop":
 		tb, err := deltalite.Open(ctx, uri)
 		if err != nil {

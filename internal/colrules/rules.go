@@ -62,8 +62,9 @@ type identity struct {
 	high        int64 // the last value assigned
 }
 
-// For reads the rules of the table with metadata md and schema sc (its
-// logical schema). It returns nil when the table has none, and an
+// For reads the rules of the table with metadata md for rows of schema sc
+// (its logical schema, or the one an operation planned with: identity
+// columns are numbered from md's high watermarks). It returns nil when the table has none, and an
 // errs.UnsupportedTable error naming the column or constraint whose
 // expression this engine cannot evaluate, or whose identity settings it
 // does not understand.
@@ -73,7 +74,20 @@ func For(md *protocol.Metadata, sc *schema.Struct) (*Rules, error) {
 	}
 	r := &Rules{sc: sc}
 	rels := map[string]*schema.Struct{"": sc}
+	// The identity settings and high watermarks are md's: sc may be a
+	// schema planned against an older version of the table.
+	current, err := schema.Parse(md.SchemaString)
+	if err != nil {
+		return nil, errs.Wrap(errs.CorruptTable, "", err, "table schema")
+	}
 	for i, f := range sc.Fields {
+		if IsIdentity(f) {
+			if cf := current.Field(f.Name); cf != nil && IsIdentity(cf) {
+				c := *f
+				c.Metadata = cf.Metadata
+				f = &c
+			}
+		}
 		if text, ok := f.Metadata[schema.GenerationExpressionKey].(string); ok {
 			g, err := bindGenerated(i, f, text, sc, rels)
 			if err != nil {
