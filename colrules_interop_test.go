@@ -21,12 +21,6 @@ func sparkSQL(dir, sql string, collect bool) peers.Op {
 	return peers.Op{"op": "sql", "path": dir, "sql": sql, "collect": collect}
 }
 
-// sparkLines runs one query on the table at dir and returns its rows.
-func sparkLines(t *testing.T, s *peers.SparkSession, dir, sql string) []string {
-	t.Helper()
-	return s.Run(t, sparkSQL(dir, sql, true))[0].Table(t).Lines(t)
-}
-
 // refusedUnchanged runs f, which must fail with ErrInvalidArgument naming
 // want, and checks the table at dir kept its files and version.
 func refusedUnchanged(t *testing.T, dir, what, want string, f func() error) {
