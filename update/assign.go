@@ -123,7 +123,7 @@ func assign(pred *expr.Bound, sets []assignment, rules *colrules.Rules) rewrite.
 			}
 			made = append(made, v)
 			if sel != nil {
-				if v, err = scatter(ctx, mem, rec.Column(a.idx), v, sel); err != nil {
+				if v, err = colrules.Place(ctx, rec.Column(a.idx), v, sel); err != nil {
 					return rewrite.Output{}, err
 				}
 				made = append(made, v)
@@ -164,34 +164,6 @@ func filter(ctx context.Context, mem memory.Allocator, rec arrow.RecordBatch, se
 	out, err := compute.FilterRecordBatch(compute.WithAllocator(ctx, mem), rec, mask, compute.DefaultFilterOptions())
 	if err != nil {
 		return nil, errs.Wrap(errs.Internal, "", err, "selecting the rows to update")
-	}
-	return out, nil
-}
-
-// scatter is old with the rows sel marks replaced, in order, by the
-// values of upd (one per marked row).
-func scatter(ctx context.Context, mem memory.Allocator, old, upd arrow.Array, sel []bool) (arrow.Array, error) {
-	both, err := array.Concatenate([]arrow.Array{old, upd}, mem)
-	if err != nil {
-		return nil, errs.Wrap(errs.Internal, "", err, "placing updated values")
-	}
-	defer both.Release()
-	b := array.NewInt32Builder(mem)
-	defer b.Release()
-	next := int32(old.Len())
-	for i, s := range sel {
-		if s {
-			b.Append(next)
-			next++
-		} else {
-			b.Append(int32(i))
-		}
-	}
-	idx := b.NewInt32Array()
-	defer idx.Release()
-	out, err := compute.TakeArray(compute.WithAllocator(ctx, mem), both, idx)
-	if err != nil {
-		return nil, errs.Wrap(errs.Internal, "", err, "placing updated values")
 	}
 	return out, nil
 }

@@ -362,7 +362,7 @@ func (r *Rules) apply(ctx context.Context, rec arrow.RecordBatch, sel []bool, gi
 		}
 		made = append(made, v)
 		if sel != nil {
-			if v, err = choose(ctx, cols[g.idx], v, sel); err != nil {
+			if v, err = Place(ctx, cols[g.idx], v, sel); err != nil {
 				return nil, err
 			}
 			made = append(made, v)
@@ -491,29 +491,36 @@ func rowValues(sc *schema.Struct, rec arrow.RecordBatch, cols []int, i int) stri
 	return strings.Join(parts, ", ")
 }
 
-// choose is old with the rows sel marks taken from upd (same length).
-func choose(ctx context.Context, old, upd arrow.Array, sel []bool) (arrow.Array, error) {
+// Place is old with the rows sel marks replaced by values of upd: upd
+// holds either a value per row of old (the marked ones are taken) or one
+// per marked row, in order. The caller releases the array returned.
+func Place(ctx context.Context, old, upd arrow.Array, sel []bool) (arrow.Array, error) {
 	mem := exec.GetAllocator(ctx)
 	both, err := array.Concatenate([]arrow.Array{old, upd}, mem)
 	if err != nil {
-		return nil, errs.Wrap(errs.Internal, "", err, "placing computed values")
+		return nil, errs.Wrap(errs.Internal, "", err, "placing new values")
 	}
 	defer both.Release()
 	b := array.NewInt32Builder(mem)
 	defer b.Release()
-	n := int32(old.Len())
+	n, dense := int32(old.Len()), upd.Len() == len(sel)
+	next := n
 	for i, s := range sel {
-		if s {
-			b.Append(n + int32(i))
-		} else {
+		switch {
+		case !s:
 			b.Append(int32(i))
+		case dense:
+			b.Append(n + int32(i))
+		default:
+			b.Append(next)
+			next++
 		}
 	}
 	idx := b.NewInt32Array()
 	defer idx.Release()
 	out, err := compute.TakeArray(compute.WithAllocator(ctx, mem), both, idx)
 	if err != nil {
-		return nil, errs.Wrap(errs.Internal, "", err, "placing computed values")
+		return nil, errs.Wrap(errs.Internal, "", err, "placing new values")
 	}
 	return out, nil
 }
