@@ -13,6 +13,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/deltalite-go/deltalite"
+	"github.com/deltalite-go/deltalite/scan"
 	"github.com/deltalite-go/deltalite/schema"
 )
 
@@ -238,5 +239,41 @@ func TestMergeAndUpsertKeepColumnRules(t *testing.T) {
 	}
 	if hwm := highWaterMark(t, tbl); hwm != float64(30) {
 		t.Fatalf("high watermark after the upsert %v, want 30", hwm)
+	}
+}
+
+// A predicate on ts skips the partitions of d = CAST(ts AS DATE) it rules
+// out, with no statistics to help (dataSkippingNumIndexedCols 0).
+func TestGeneratedPartitionPruning(t *testing.T) {
+	ctx := context.Background()
+	uri := t.TempDir()
+	sc := &schema.Struct{Fields: []*schema.Field{
+		{Name: "ts", Type: &schema.Primitive{Name: schema.Timestamp}, Nullable: true},
+		(&schema.Field{Name: "d", Type: &schema.Primitive{Name: schema.Date}, Nullable: true}).Generated("CAST(ts AS DATE)"),
+		{Name: "v", Type: &schema.Primitive{Name: schema.Integer}, Nullable: true},
+	}}
+	if _, err := deltalite.Create(ctx, uri, sc, deltalite.CreateOptions{PartitionBy: []string{"d"},
+		Properties: map[string]string{"delta.dataSkippingNumIndexedCols": "0"}}); err != nil {
+		t.Fatal(err)
+	}
+	mustWrite(t, uri, jsonSource(t, []arrow.Field{fTS, fV},
+		`[{"ts":"2024-03-01T10:00:00Z","v":1},{"ts":"2024-03-02T10:00:00Z","v":2},{"ts":"2024-03-03T10:00:00Z","v":3},{"ts":"2024-03-04T10:00:00Z","v":4}]`),
+		deltalite.WriteOptions{Mode: deltalite.ModeAppend})
+	snap := openT(t, uri).Snapshot()
+	for where, files := range map[string]int{
+		"ts >= TIMESTAMP '2024-03-03 00:00:00'":                                         2,
+		"ts > TIMESTAMP '2024-03-03 12:00:00'":                                          2, // d = 2024-03-03 may still hold later rows
+		"TIMESTAMP '2024-03-02 00:00:00' > ts":                                          2,
+		"ts = TIMESTAMP '2024-03-02 10:00:00'":                                          1,
+		"ts >= TIMESTAMP '2024-03-02 00:00:00' AND ts < TIMESTAMP '2024-03-03 00:00:00'": 2,
+		"v >= 3": 4, // no generated column reads v
+	} {
+		tasks, err := scan.New(snap, scan.WithWhere(where)).Plan(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(tasks) != files {
+			t.Errorf("WHERE %s: %d files planned, want %d", where, len(tasks), files)
+		}
 	}
 }

@@ -197,6 +197,13 @@ func (s *Scan) bind() (*bound, error) {
 			return nil, errs.Wrap(errs.InvalidArgument, "", err, "scan predicate %q", w)
 		}
 		b.preds = append(b.preds, p)
+		// What the predicate implies for generated partition columns
+		// (d = CAST(ts AS DATE): ts >= ... skips partitions).
+		if g := expr.GeneratedPartitionFilter(p.Expr(), sc, b.src.PartitionColumns()); g != nil {
+			if gp, err := expr.BindTable(g, sc); err == nil {
+				b.preds = append(b.preds, gp)
+			}
+		}
 	}
 	for _, f := range s.filters {
 		p, err := f.predicate(sc)
