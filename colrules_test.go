@@ -156,6 +156,12 @@ func TestIdentityAndGeneratedColumnsOnEveryWrite(t *testing.T) {
 		t.Fatalf("a refused update left files:\n%s", strings.Join(after, "\n"))
 	}
 
+	// OPTIMIZE copies rows unchanged: allowed, and the rows stay.
+	if _, err := tbl.Optimize(ctx, deltalite.OptimizeOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	assertRows(t, uri, want)
+
 	// An overwrite numbers on from the high watermark.
 	mustWrite(t, uri, jsonSource(t, []arrow.Field{fTS, fV}, `[{"ts":"2024-04-01T00:00:00Z","v":7}]`),
 		deltalite.WriteOptions{Mode: deltalite.ModeOverwrite})

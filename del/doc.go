@@ -21,9 +21,9 @@
 // or removing such files conflicts, and it plans again on the newer table
 // when that conflict can be resolved (at most CommitMaxRetries times).
 // Tables whose features forbid removing rows are refused by name
-// (txn.CheckRewrite): append-only tables, change data feed, generated and
-// identity columns. CHECK constraints do not stop a delete: the rows it
-// keeps are unchanged and still hold them.
+// (txn.CheckRewrite): append-only tables, change data feed without
+// change data files. CHECK constraints, generated and identity columns do
+// not stop a delete: the rows it keeps are unchanged and still hold them.
 //
 // # Memory
 //

@@ -109,11 +109,11 @@ func (c *config) operation() txn.Operation {
 	if c.PurgeDeletionVectors {
 		return txn.Operation{Name: txn.OpReorg, Parameters: map[string]any{
 			"predicate": strings.TrimSpace(preds.String()), "applyPurge": "true", // Spark writes parameters as JSON text
-		}, KeepsRowIDs: true}
+		}, KeepsRowIDs: true, KeepsColumnRules: true} // rows are copied unchanged
 	}
 	o := txn.Operation{Name: txn.OpOptimize, Parameters: map[string]any{
 		"predicate": strings.TrimSpace(preds.String()), "targetSize": strconv.FormatInt(c.target, 10), "zOrderBy": c.zOrderBy,
-	}, KeepsRowIDs: true}
+	}, KeepsRowIDs: true, KeepsColumnRules: true} // rows are copied unchanged
 	if c.clustering {
 		// Spark's clustering OPTIMIZE: the clustering columns as clusterBy,
 		// an empty zOrderBy, and isFull.

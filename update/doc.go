@@ -23,12 +23,14 @@
 // numCopiedRows, numAddedFiles, numRemovedFiles, ...). It records as read
 // the files the predicate may select, and plans again on the newer table
 // after a resolvable conflict (at most CommitMaxRetries times). The
-// table's CHECK constraints are evaluated on every updated row: one that
-// makes a constraint FALSE (NULL passes) fails the update, naming the
-// constraint, and nothing is committed. Tables whose features forbid
-// changing rows are refused by name (txn.CheckRewrite): append-only
-// tables, CHECK constraints beyond the expression subset, change data
-// feed, generated and identity columns. An update that matches no row
+// updated rows go through the table's column rules (internal/colrules):
+// CHECK constraints evaluated on every updated row (FALSE or NULL fails
+// the update, naming the constraint and the row's values, and nothing is
+// committed), generated columns computed again when the update sets a
+// column they read (checked when it sets them), identity columns never
+// set. Tables whose features forbid changing rows are refused by name
+// (txn.CheckRewrite): append-only tables, a constraint or generation
+// expression beyond the expression subset. An update that matches no row
 // commits nothing.
 //
 // # Memory
