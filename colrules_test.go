@@ -282,4 +282,15 @@ func TestGeneratedPartitionPruning(t *testing.T) {
 			t.Errorf("WHERE %s: %d files planned, want %d", where, len(tasks), files)
 		}
 	}
+	// DELETE and UPDATE decide files the same way: the two later partitions
+	// are not read.
+	st, err := openT(t, uri).Delete(ctx, deltalite.DeleteOptions{Predicate: "ts < TIMESTAMP '2024-03-02 00:00:00'"})
+	if err != nil || st.RowsDeleted != 1 || st.FilesScanned != 2 {
+		t.Fatalf("delete: %v, %d rows deleted, %d files scanned; want 1 and 2", err, st.RowsDeleted, st.FilesScanned)
+	}
+	assertRows(t, uri, []string{
+		"d=2024-03-02, ts=2024-03-02T10:00:00.000000Z, v=2",
+		"d=2024-03-03, ts=2024-03-03T10:00:00.000000Z, v=3",
+		"d=2024-03-04, ts=2024-03-04T10:00:00.000000Z, v=4",
+	})
 }

@@ -48,6 +48,13 @@ func Decide(snap *snapshot.Snapshot, pred *expr.Bound) func(*protocol.Add) expr.
 	}
 	sc, mode := snap.Schema(), snap.ColumnMapping()
 	partsOnly := expr.OnlyPartitionColumns(pred, snap.PartitionColumns())
+	// What pred implies for generated partition columns decides files too
+	// (d = CAST(ts AS DATE): WHERE ts < ... rules out later partitions).
+	if g := expr.GeneratedPartitionFilter(pred.Expr(), sc, snap.PartitionColumns()); g != nil {
+		if b, err := expr.BindTable(expr.And(pred.Expr(), g), sc); err == nil {
+			pred = b
+		}
+	}
 	return func(a *protocol.Add) expr.Tristate {
 		f := expr.File{PartitionValues: a.PartitionValues}
 		if !partsOnly {
