@@ -152,9 +152,9 @@ func CheckWritable(snap *snapshot.Snapshot, op Operation) error {
 // CheckRewrite refuses, with errs.UnsupportedTable naming each feature, an
 // operation op that removes or changes rows of the table snap shows
 // (DELETE, UPDATE, a MERGE or upsert that replaces rows) when the table's
-// features forbid it: appendOnly, CHECK constraints, change data feed (no
-// change data files are written), generated and identity columns, and
-// whatever else CheckWritable refuses for op. It is the one home of "may
+// features forbid it: appendOnly, change data feed (no change data files
+// are written), CHECK constraints, generated and identity columns unless
+// op.KeepsColumnRules, and whatever else CheckWritable refuses for op. It is the one home of "may
 // this table's rows be rewritten by op": call it as soon as the operation
 // knows it will remove or change rows, before writing data files.
 func CheckRewrite(snap *snapshot.Snapshot, op Operation) error {
