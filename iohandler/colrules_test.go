@@ -1,0 +1,43 @@
+package iohandler_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/deltalite-go/deltalite"
+	"github.com/deltalite-go/deltalite/schema"
+	"github.com/deltalite-go/deltalite/testkit/tablerows"
+)
+
+// The handler's writes go through the engine's column rules: on an asset
+// table with an identity column and a generated one, append and merge
+// number and compute them (the merge's update computes the generated
+// column again and keeps the identity value).
+func TestHandlerKeepsColumnRules(t *testing.T) {
+	h := mergeHandler(t, `{"merge_type": "upsert", "predicate": "s.id = t.id"}`)
+	uri := h.AssetTableURI("a", nil)
+	sc := &schema.Struct{Fields: []*schema.Field{
+		{Name: "id", Type: &schema.Primitive{Name: schema.Long}, Nullable: true},
+		{Name: "v", Type: &schema.Primitive{Name: schema.String}, Nullable: true},
+		(&schema.Field{Name: "n", Type: &schema.Primitive{Name: schema.Long}}).Identity(1, 1, true),
+		(&schema.Field{Name: "up", Type: &schema.Primitive{Name: schema.String}, Nullable: true}).Generated("upper(v)"),
+	}}
+	if _, err := deltalite.Create(ctx, uri, sc, deltalite.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := writeKV(t, h, "a", map[string]string{"delta/mode": "append"}, "1:a", "2:b"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := writeKV(t, h, "a", nil, "2:x", "3:c"); err != nil { // the handler's merge mode
+		t.Fatal(err)
+	}
+	equalRows(t, tablerows.Read(t, uri),
+		`id=1, n=1, up="A", v="a"`, `id=2, n=2, up="X", v="x"`, `id=3, n=3, up="C", v="c"`)
+	_, err := writeKV(t, h, "a", map[string]string{"delta/mode": "append"}, "4:")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rows := tablerows.Read(t, uri); !strings.Contains(strings.Join(rows, "\n"), `id=4, n=4, up="", v=""`) {
+		t.Fatalf("rows %q", rows)
+	}
+}
