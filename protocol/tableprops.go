@@ -197,8 +197,9 @@ func propertyFeatures(props map[string]string) []featureRequest {
 // replacement or a change, as Delta Spark does: every delta.* key must be
 // one Delta knows, with a value it accepts; delta.feature.<name> must name
 // a known feature, with the value supported; CHECK constraints
-// (delta.constraints.*) are refused, since this engine does not enforce
-// them. Other keys are free. Errors name the key and what is accepted.
+// (delta.constraints.*) are refused as properties: a constraint is added
+// as Spark's ALTER TABLE ADD CONSTRAINT adds it, after checking the rows
+// the table holds. Other keys are free. Errors name the key and what is accepted.
 //
 // It returns the configuration to store, Delta's keys and fixed values
 // (true, name, v2) in their canonical spelling, and the protocol-only delta.feature.* and
@@ -213,7 +214,7 @@ func CheckProperties(props map[string]string, writable func(feature string) bool
 		lk := strings.ToLower(strings.TrimSpace(k))
 		switch {
 		case strings.HasPrefix(lk, "delta.constraints."):
-			return nil, nil, errs.New(errs.InvalidArgument, "", "table property %s: CHECK constraints are not supported by this engine (it would not enforce them); remove the property", k)
+			return nil, nil, errs.New(errs.InvalidArgument, "", "table property %s: CHECK constraints are not set as properties (adding one must first check the table's rows, as ALTER TABLE ADD CONSTRAINT does); remove the property", k)
 		case strings.HasPrefix(lk, PropFeaturePrefix):
 			if _, known := featureNamed(lk[len(PropFeaturePrefix):]); !known {
 				return nil, nil, errs.New(errs.InvalidArgument, "", "table property %s names no table feature this engine knows (known: %s)", k, strings.Join(knownFeatures(), ", "))
