@@ -203,6 +203,12 @@ func TestSparkColumnRules(t *testing.T) {
 	for _, dir := range []string{always, byDefault, gen, check} {
 		arrowrows.Diff(t, peers.ReadTable(t, peers.DeltaRS, dir, peers.ReadOptions{}).Lines(t), sortedCopy(readRows(t, dir)))
 	}
+	// delta-rs writes the CHECK table too, under its own enforcement, and
+	// we read what it wrote.
+	peers.WriteTable(t, map[string]any{"engine": "deltalake", "path": check, "steps": []any{
+		map[string]any{"op": "update", "set": map[string]string{"v": "v + 100"}},
+	}})
+	assertRows(t, check, []string{`s="a", v=102`, `s="b", v=113`, `s="c", v=104`, `s="d", v=105`})
 	// And our reads see Spark's rows: identity ALWAYS still unique.
 	ids := map[string]bool{}
 	for _, r := range readRows(t, always) {
