@@ -13,10 +13,6 @@ import (
 	"github.com/deltalite-go/deltalite/testkit/peers"
 )
 
-func sparkSQL(dir, q string) peers.Op {
-	return peers.Op{"op": "sql", "path": dir, "sql": q, "collect": false}
-}
-
 // sparkClusteringColumns is DESCRIBE DETAIL's clusteringColumns.
 func sparkClusteringColumns(t *testing.T, sp *peers.SparkSession, dir string) []string {
 	t.Helper()
@@ -67,10 +63,10 @@ func TestSparkClusteredTableInterop(t *testing.T) {
 	sp := peers.Spark(t)
 	dir := filepath.Join(t.TempDir(), "t")
 	sp.Run(t,
-		sparkSQL(dir, "CREATE TABLE {table} (id BIGINT, name STRING, day STRING) USING delta CLUSTER BY (day, id)"),
-		sparkSQL(dir, "INSERT INTO {table} SELECT id, concat('n', id), concat('d', id % 5) FROM range(0, 200)"),
-		sparkSQL(dir, "INSERT INTO {table} SELECT id, concat('n', id), concat('d', id % 5) FROM range(200, 400)"),
-		sparkSQL(dir, "OPTIMIZE {table}"))
+		sparkSQL(dir, "CREATE TABLE {table} (id BIGINT, name STRING, day STRING) USING delta CLUSTER BY (day, id)", false),
+		sparkSQL(dir, "INSERT INTO {table} SELECT id, concat('n', id), concat('d', id % 5) FROM range(0, 200)", false),
+		sparkSQL(dir, "INSERT INTO {table} SELECT id, concat('n', id), concat('d', id % 5) FROM range(200, 400)", false),
+		sparkSQL(dir, "OPTIMIZE {table}", false))
 	const cols = `["day","id"]`
 	if c, o := clusteredFiles(t, dir, cols); len(c) != 1 || len(o) != 0 {
 		t.Fatalf("after Spark's OPTIMIZE: %d clustered files, %d others", len(c), len(o))
@@ -117,8 +113,8 @@ func TestSparkClusteredTableInterop(t *testing.T) {
 
 	// Spark's OPTIMIZE after ours; then ours has nothing to do.
 	sp.Run(t,
-		sparkSQL(dir, "INSERT INTO {table} VALUES (2000, 'spark', 'd9')"),
-		sparkSQL(dir, "OPTIMIZE {table}"))
+		sparkSQL(dir, "INSERT INTO {table} VALUES (2000, 'spark', 'd9')", false),
+		sparkSQL(dir, "OPTIMIZE {table}", false))
 	if _, o := clusteredFiles(t, dir, cols); len(o) != 0 {
 		t.Fatalf("after Spark's OPTIMIZE: %d unclustered files", len(o))
 	}
@@ -138,8 +134,8 @@ func TestSparkClusteredTableInterop(t *testing.T) {
 		t.Fatalf("Spark's DESCRIBE DETAIL clusteringColumns after our alter: %v", c)
 	}
 	sp.Run(t,
-		sparkSQL(dir, "INSERT INTO {table} VALUES (2001, 'after', 'd9'), (2002, 'alter', 'd9')"),
-		sparkSQL(dir, "OPTIMIZE {table}"))
+		sparkSQL(dir, "INSERT INTO {table} VALUES (2001, 'after', 'd9'), (2002, 'alter', 'd9')", false),
+		sparkSQL(dir, "OPTIMIZE {table}", false))
 	if c, _ := clusteredFiles(t, dir, `["name"]`); len(c) == 0 {
 		t.Fatal("Spark's OPTIMIZE after our alter wrote no file clustered by name")
 	}
@@ -173,9 +169,9 @@ func TestClusteredTableWeCreateInterop(t *testing.T) {
 		t.Fatalf("Spark's DESCRIBE DETAIL clusteringColumns %v", c)
 	}
 	sp.Run(t,
-		sparkSQL(dir, "INSERT INTO {table} VALUES (7, 'g', 'd2')"),
-		sparkSQL(dir, "UPDATE {table} SET name = 'E' WHERE id = 5"),
-		sparkSQL(dir, "OPTIMIZE {table}"))
+		sparkSQL(dir, "INSERT INTO {table} VALUES (7, 'g', 'd2')", false),
+		sparkSQL(dir, "UPDATE {table} SET name = 'E' WHERE id = 5", false),
+		sparkSQL(dir, "OPTIMIZE {table}", false))
 	sameRowsAsSpark(t, sp, dir, "after Spark's writes and OPTIMIZE")
 	if _, o := clusteredFiles(t, dir, `["day","id"]`); len(o) != 0 {
 		t.Fatalf("after Spark's OPTIMIZE: %d unclustered files", len(o))
