@@ -7,10 +7,14 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/apache/arrow-go/v18/arrow"
+
+	"github.com/deltalite-go/deltalite/internal/colrules"
 	"github.com/deltalite-go/deltalite/internal/errs"
 	"github.com/deltalite-go/deltalite/internal/op"
 	"github.com/deltalite-go/deltalite/internal/txn"
 	"github.com/deltalite-go/deltalite/protocol"
+	"github.com/deltalite-go/deltalite/scan"
 	"github.com/deltalite-go/deltalite/schema"
 	"github.com/deltalite-go/deltalite/snapshot"
 )
@@ -20,6 +24,8 @@ const (
 	OpUnsetProperties = "UNSET TBLPROPERTIES"
 	OpAddColumns      = "ADD COLUMNS"
 	OpClusterBy       = "CLUSTER BY"
+	OpAddConstraint   = "ADD CONSTRAINT"
+	OpDropConstraint  = "DROP CONSTRAINT"
 )
 
 // AlterOptions are the changes of one Alter (Spark's ALTER TABLE
@@ -46,6 +52,14 @@ type AlterOptions struct {
 	// OPTIMIZE with Full.
 	ClusterBy     []string
 	ClusterByNone bool
+	// DropConstraints removes CHECK constraints by name (ALTER TABLE DROP
+	// CONSTRAINT, without IF EXISTS: a name the table lacks is refused).
+	DropConstraints []string
+	// AddConstraints adds CHECK constraints, name to SQL expression (ALTER
+	// TABLE ADD CONSTRAINT), one commit each in name order, after the
+	// drops. Each is refused when a row of the table holds it false or
+	// NULL, as Spark checks them, naming how many rows and one of them.
+	AddConstraints map[string]string
 	// CommitMaxRetries and CommitMetadata apply to each commit.
 	CommitMaxRetries int
 	CommitMetadata   map[string]any
@@ -69,11 +83,12 @@ func Alter(ctx context.Context, snap *snapshot.Snapshot, o AlterOptions) ([]Alte
 		return nil, snap, errs.New(errs.InvalidArgument, snap.Store().URL(), "ClusterBy and ClusterByNone exclude each other: give the columns or none")
 	}
 	popts := PropertiesOptions{CommitMaxRetries: o.CommitMaxRetries, CommitMetadata: o.CommitMetadata}
-	steps := []struct {
+	type step struct {
 		name string
 		skip bool
 		run  func(*snapshot.Snapshot) (*snapshot.Snapshot, error)
-	}{
+	}
+	steps := []step{
 		{OpAddColumns, len(o.AddColumns) == 0, func(s *snapshot.Snapshot) (*snapshot.Snapshot, error) { return AddColumns(ctx, s, o.AddColumns, popts) }},
 		{txn.OpSetProperties, len(o.SetProperties) == 0, func(s *snapshot.Snapshot) (*snapshot.Snapshot, error) {
 			return SetProperties(ctx, s, o.SetProperties, popts)
@@ -82,6 +97,14 @@ func Alter(ctx context.Context, snap *snapshot.Snapshot, o AlterOptions) ([]Alte
 			return UnsetProperties(ctx, s, o.UnsetProperties, popts)
 		}},
 		{OpClusterBy, len(o.ClusterBy) == 0 && !o.ClusterByNone, func(s *snapshot.Snapshot) (*snapshot.Snapshot, error) { return ClusterBy(ctx, s, o.ClusterBy, popts) }},
+	}
+	for _, name := range o.DropConstraints {
+		steps = append(steps, step{OpDropConstraint, false, func(s *snapshot.Snapshot) (*snapshot.Snapshot, error) { return DropConstraint(ctx, s, name, popts) }})
+	}
+	for _, name := range slices.Sorted(maps.Keys(o.AddConstraints)) {
+		steps = append(steps, step{OpAddConstraint, false, func(s *snapshot.Snapshot) (*snapshot.Snapshot, error) {
+			return AddConstraint(ctx, s, name, o.AddConstraints[name], popts)
+		}})
 	}
 	var done []AlterChange
 	for _, st := range steps {
@@ -232,4 +255,108 @@ func ClusterBy(ctx context.Context, snap *snapshot.Snapshot, cols []string, o Pr
 	}}
 	features := []string{protocol.FeatureClustering, protocol.FeatureDomainMetadata}
 	return commitMetadataChange(ctx, snap, o2, nil, features, []protocol.Action{{DomainMetadata: c.Domain()}}, o)
+}
+
+// constraintKey is the table property that holds CHECK constraint name
+// (names are case-insensitive, as Spark's: the key is lower case).
+func constraintKey(name string) string {
+	return "delta.constraints." + strings.ToLower(name)
+}
+
+// AddConstraint adds the CHECK constraint name = expr to the table snap
+// shows, as Spark's ALTER TABLE ADD CONSTRAINT: the expression must bind
+// to the table's columns as a boolean this engine evaluates, a constraint
+// of that name must not exist, and no row of the table may hold it false
+// or NULL (the table is read for the expression's columns; a violation is
+// refused naming how many rows and one of them). One commit adding
+// delta.constraints.<name> and, when missing, the checkConstraints
+// feature.
+func AddConstraint(ctx context.Context, snap *snapshot.Snapshot, name, exprText string, o PropertiesOptions) (*snapshot.Snapshot, error) {
+	if snap == nil || snap.IsEmpty() {
+		return nil, errs.New(errs.TableNotFound, "", "adding a constraint needs an existing table")
+	}
+	uri := snap.Store().URL()
+	name, exprText = strings.TrimSpace(name), strings.TrimSpace(exprText)
+	if name == "" || exprText == "" || strings.ContainsAny(name, ". `") {
+		return nil, errs.New(errs.InvalidArgument, uri, "add constraint: give a name (letters, digits, _) and an expression, e.g. positive_amount=amount > 0")
+	}
+	if old, ok := snap.Properties()[constraintKey(name)]; ok {
+		return nil, errs.New(errs.InvalidArgument, uri, "constraint %q already exists as a CHECK constraint (%s); drop it first", name, old)
+	}
+	md := *snap.Metadata()
+	md.Configuration = maps.Clone(snap.Properties())
+	if md.Configuration == nil {
+		md.Configuration = map[string]string{}
+	}
+	md.Configuration[constraintKey(name)] = exprText
+	// Binding the table's rules with the new constraint refuses an
+	// expression this engine could not check on later writes.
+	if _, err := colrules.For(&md, snap.Schema()); err != nil {
+		return nil, errs.Wrap(errs.InvalidArgument, uri, err, "add constraint %s", name)
+	}
+	if err := checkExistingRows(ctx, snap, name, exprText); err != nil {
+		return nil, err
+	}
+	op := txn.Operation{Name: OpAddConstraint, Parameters: map[string]any{"name": name, "expr": exprText}}
+	return commitMetadataChange(ctx, snap, op, &md, []string{"checkConstraints"}, nil, o)
+}
+
+// checkExistingRows refuses a new CHECK constraint that a row of the
+// table holds false or NULL (Spark's NOT expr OR expr IS UNKNOWN).
+func checkExistingRows(ctx context.Context, snap *snapshot.Snapshot, name, exprText string) error {
+	violates := "NOT (" + exprText + ") OR (" + exprText + ") IS NULL"
+	_, rows, err := scan.New(snap, scan.WithWhere(violates)).Records(ctx)
+	if err != nil {
+		return errs.Wrap(errs.InvalidArgument, snap.Store().URL(), err, "add constraint %s", name)
+	}
+	var n int64
+	var first string
+	for rec, err := range rows {
+		if err != nil {
+			return err
+		}
+		if first == "" && rec.NumRows() > 0 {
+			first = rowText(rec, 0)
+		}
+		n += rec.NumRows()
+		rec.Release()
+	}
+	if n > 0 {
+		return errs.New(errs.InvalidArgument, snap.Store().URL(), "%d rows in the table violate the new CHECK constraint %s (%s), e.g. %s; nothing was changed: fix or delete those rows first",
+			n, name, exprText, first)
+	}
+	return nil
+}
+
+// rowText renders row i of rec as name => value pairs.
+func rowText(rec arrow.RecordBatch, i int) string {
+	parts := make([]string, rec.NumCols())
+	for j, c := range rec.Columns() {
+		parts[j] = rec.ColumnName(j) + " => " + c.ValueStr(i)
+	}
+	return strings.Join(parts, ", ")
+}
+
+// DropConstraint removes the CHECK constraint name from the table snap
+// shows, as Spark's ALTER TABLE DROP CONSTRAINT without IF EXISTS: a name
+// the table lacks is refused. The protocol keeps checkConstraints.
+func DropConstraint(ctx context.Context, snap *snapshot.Snapshot, name string, o PropertiesOptions) (*snapshot.Snapshot, error) {
+	if snap == nil || snap.IsEmpty() {
+		return nil, errs.New(errs.TableNotFound, "", "dropping a constraint needs an existing table")
+	}
+	uri := snap.Store().URL()
+	key := constraintKey(strings.TrimSpace(name))
+	old, ok := snap.Properties()[key]
+	if !ok {
+		var have []string
+		for _, c := range txn.CheckConstraints(snap.Metadata()) {
+			have = append(have, c.Name)
+		}
+		return nil, errs.New(errs.InvalidArgument, uri, "cannot drop nonexistent constraint %q (the table's CHECK constraints: %s)", name, strings.Join(have, ", "))
+	}
+	md := *snap.Metadata()
+	md.Configuration = maps.Clone(snap.Properties())
+	delete(md.Configuration, key)
+	op := txn.Operation{Name: OpDropConstraint, Parameters: map[string]any{"name": strings.TrimSpace(name), "expr": old, "existed": "true"}}
+	return commitMetadataChange(ctx, snap, op, &md, nil, nil, o)
 }
