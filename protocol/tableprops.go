@@ -213,7 +213,7 @@ func CheckProperties(props map[string]string, writable func(feature string) bool
 		v := props[k]
 		lk := strings.ToLower(strings.TrimSpace(k))
 		switch {
-		case strings.HasPrefix(lk, "delta.constraints."):
+		case IsConstraintKey(lk):
 			return nil, nil, errs.New(errs.InvalidArgument, "", "table property %s: CHECK constraints are not set as properties (adding one must first check the table's rows, as ALTER TABLE ADD CONSTRAINT does); remove the property", k)
 		case strings.HasPrefix(lk, PropFeaturePrefix):
 			if _, known := featureNamed(lk[len(PropFeaturePrefix):]); !known {
@@ -351,4 +351,10 @@ func CanonicalKey(key string) string {
 func EngineMaintained(key string) bool {
 	spec, ok := tableProps[strings.ToLower(key)]
 	return ok && spec.refused == refusedMaintained
+}
+
+// IsConstraintKey reports whether a table property key holds a CHECK
+// constraint (delta.constraints.<name>, any case).
+func IsConstraintKey(k string) bool {
+	return strings.HasPrefix(strings.ToLower(strings.TrimSpace(k)), "delta.constraints.")
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/deltalite-go/deltalite/internal/colrules"
 	"github.com/deltalite-go/deltalite/internal/errs"
+	"github.com/deltalite-go/deltalite/internal/expr"
 	"github.com/deltalite-go/deltalite/internal/op"
 	"github.com/deltalite-go/deltalite/internal/txn"
 	"github.com/deltalite-go/deltalite/protocol"
@@ -24,7 +25,7 @@ const (
 	OpUnsetProperties = "UNSET TBLPROPERTIES"
 	OpAddColumns      = "ADD COLUMNS"
 	OpClusterBy       = "CLUSTER BY"
-	OpAddConstraint   = "ADD CONSTRAINT"
+	OpAddConstraint   = txn.OpAddConstraint
 	OpDropConstraint  = "DROP CONSTRAINT"
 )
 
@@ -289,6 +290,9 @@ func AddConstraint(ctx context.Context, snap *snapshot.Snapshot, name, exprText 
 		md.Configuration = map[string]string{}
 	}
 	md.Configuration[constraintKey(name)] = exprText
+	if _, err := expr.ParsePredicate(exprText, snap.Schema()); err != nil {
+		return nil, errs.Wrap(errs.InvalidArgument, uri, err, "add constraint %s", name)
+	}
 	// Binding the table's rules with the new constraint refuses an
 	// expression this engine could not check on later writes.
 	if _, err := colrules.For(&md, snap.Schema()); err != nil {

@@ -14,11 +14,12 @@ import (
 func newAlterCmd() *cobra.Command {
 	var (
 		clusterBy, setProps, unsetProps, addCols, meta []string
+		addChecks, dropChecks                          []string
 		asJSON                                         bool
 	)
 	cmd := &cobra.Command{
-		Use:   "alter TABLE [--add-column 'NAME TYPE'] [--set-property K=V] [--unset-property K] [--cluster-by c1,c2|none]",
-		Short: "Change a table's columns, properties or clustering (ALTER TABLE)",
+		Use:   "alter TABLE [--add-column 'NAME TYPE'] [--set-property K=V] [--unset-property K] [--cluster-by c1,c2|none] [--drop-constraint NAME] [--add-constraint NAME=EXPR]",
+		Short: "Change a table's columns, properties, clustering or CHECK constraints (ALTER TABLE)",
 		Long: `Change the table as Spark's ALTER TABLE statements do, each change one metadata commit
 that changes no data, with Spark's operation name, in this order:
   --add-column 'NAME TYPE'  ADD COLUMNS: a nullable column at the end (TYPE as Delta or
@@ -30,6 +31,10 @@ that changes no data, with Spark's operation name, in this order:
   --cluster-by c1,c2|none   CLUSTER BY: the clustering columns (liquid clustering), also on an
                             unpartitioned table not yet clustered; none removes them. Files
                             already clustered stay until optimize --full.
+  --drop-constraint NAME    DROP CONSTRAINT: a CHECK constraint the table has; repeatable
+  --add-constraint NAME=EXPR  ADD CONSTRAINT: a CHECK constraint (SQL, e.g. amount > 0),
+                            refused when a row of the table holds it false or NULL; every
+                            later write is checked against it; repeatable, one commit each
 A change with nothing to do commits nothing; a refused change stops there, and the
 commits before it stand.`,
 		Args: cobra.ExactArgs(1),
@@ -64,8 +69,22 @@ commits before it stand.`,
 				}
 				o.UnsetProperties = append(o.UnsetProperties, k)
 			}
-			if o.AddColumns == nil && o.SetProperties == nil && o.UnsetProperties == nil && o.ClusterBy == nil && !o.ClusterByNone {
-				return fmt.Errorf("nothing to change: give --add-column, --set-property, --unset-property or --cluster-by")
+			if len(addChecks) > 0 {
+				checks, err := keyValues("--add-constraint", addChecks)
+				if err != nil {
+					return err
+				}
+				o.AddConstraints = checks
+			}
+			for _, n := range dropChecks {
+				if n = strings.TrimSpace(n); n == "" {
+					return fmt.Errorf("--drop-constraint: an empty name")
+				}
+				o.DropConstraints = append(o.DropConstraints, n)
+			}
+			if o.AddColumns == nil && o.SetProperties == nil && o.UnsetProperties == nil && o.ClusterBy == nil && !o.ClusterByNone &&
+				o.AddConstraints == nil && o.DropConstraints == nil {
+				return fmt.Errorf("nothing to change: give --add-column, --set-property, --unset-property, --cluster-by, --add-constraint or --drop-constraint")
 			}
 			t, metadata, err := openToCommit(cmd, args[0], meta)
 			if err != nil {
@@ -97,6 +116,8 @@ commits before it stand.`,
 	f.StringArrayVar(&setProps, "set-property", nil, "set table property KEY=VALUE (repeatable)")
 	f.StringArrayVar(&unsetProps, "unset-property", nil, "remove table property KEY (repeatable)")
 	f.StringSliceVar(&clusterBy, "cluster-by", nil, "clustering columns c1,c2 (at most 4), or none")
+	f.StringArrayVar(&addChecks, "add-constraint", nil, "add CHECK constraint NAME=EXPR (repeatable)")
+	f.StringArrayVar(&dropChecks, "drop-constraint", nil, "drop CHECK constraint NAME (repeatable)")
 	f.StringArrayVar(&meta, "metadata", nil, "commit metadata KEY=VALUE (repeatable)")
 	f.BoolVar(&asJSON, "json", false, "print the commits made as JSON")
 	return cmd

@@ -61,3 +61,25 @@ func TestCLIClusteringAndAlter(t *testing.T) {
 		t.Errorf("history after the alters: %s", out)
 	}
 }
+
+// TestCLIAlterConstraints: alter --add-constraint checks the rows, then
+// holds every write; --drop-constraint lifts it.
+func TestCLIAlterConstraints(t *testing.T) {
+	table := filepath.Join(t.TempDir(), "t")
+	in := writeFile(t, "in.csv", "id,name\n1,a\n2,b\n")
+	bad := writeFile(t, "bad.csv", "id,name\n-1,c\n")
+	mustRun(t, "write", table, "--input", in)
+	if msg := mustFail(t, "alter", table, "--add-constraint", "small=id < 2"); !strings.Contains(msg, "1 rows in the table violate the new CHECK constraint small (id < 2)") {
+		t.Fatalf("violated constraint: %s", msg)
+	}
+	if out := mustRun(t, "alter", table, "--add-constraint", "positive=id > 0"); out != "ADD CONSTRAINT: version 1\n" {
+		t.Fatalf("alter --add-constraint: %q", out)
+	}
+	if msg := mustFail(t, "write", table, "--input", bad, "--mode", "append"); !strings.Contains(msg, "positive") {
+		t.Fatalf("violating append: %s", msg)
+	}
+	if out := mustRun(t, "alter", table, "--drop-constraint", "positive"); out != "DROP CONSTRAINT: version 2\n" {
+		t.Fatalf("alter --drop-constraint: %q", out)
+	}
+	mustRun(t, "write", table, "--input", bad, "--mode", "append")
+}

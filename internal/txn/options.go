@@ -55,6 +55,9 @@ const (
 	OpVacuumStart     = "VACUUM START"
 	OpVacuumEnd       = "VACUUM END"
 	OpSetProperties   = "SET TBLPROPERTIES"
+	// OpAddConstraint adds a CHECK constraint (delta.constraints.<name>),
+	// the one commit that may: it checked the table's rows first.
+	OpAddConstraint = "ADD CONSTRAINT"
 )
 
 // DefaultMaxRetries is the number of retries after the first attempt when

@@ -220,7 +220,7 @@ func (t *Txn) checkPropertyChanges(md *protocol.Metadata, p *protocol.Protocol) 
 	}
 	changed := map[string]string{}
 	for k, v := range md.Configuration {
-		if old, ok := prev[k]; (!ok || old != v) && !protocol.EngineMaintained(k) {
+		if old, ok := prev[k]; (!ok || old != v) && !protocol.EngineMaintained(k) && !(t.op.Name == OpAddConstraint && protocol.IsConstraintKey(k)) {
 			changed[k] = v
 		}
 	}
