@@ -90,6 +90,69 @@ func checkIdentities(t *testing.T, step string, before, after identity, version 
 	}
 }
 
+// idStep is one operation of a row-tracking test and the rows it updates
+// and inserts (by id).
+type idStep struct {
+	name              string
+	run               func() error
+	updated, inserted []int64
+}
+
+// sameRowIDs returns a check that Spark reads the table at dir with the
+// rows, row ids and commit versions we read, giving the rows' identities.
+func sameRowIDs(t *testing.T, s *peers.SparkSession, dir string) func(step string) identity {
+	return func(step string) identity {
+		t.Helper()
+		got := s.Run(t, sparkRowIDs(dir))[0].Table(t).Lines(t)
+		arrowrows.Diff(t, rowIDs(t, dir, "id", "name"), got)
+		if t.Failed() {
+			t.Fatalf("after %s: Spark's rows or row ids differ from ours", step)
+		}
+		return identities(t, dir)
+	}
+}
+
+// firstIDSteps are the steps every row-tracking test starts with on a
+// table of people (ids 3 and 4 in it): an append of id 6, an UPDATE of
+// id 3 and a DELETE of id 4.
+func firstIDSteps(t *testing.T, tb *deltalite.Table, dir string) []idStep {
+	ctx := context.Background()
+	return []idStep{
+		{"our append", func() error {
+			_, err := deltalite.Write(ctx, dir, people(t, []int64{6}, []string{"f"}, []string{"d1"}), deltalite.WriteOptions{Mode: deltalite.ModeAppend})
+			return err
+		}, nil, []int64{6}},
+		{"our UPDATE", func() error {
+			_, err := tb.Update(ctx, deltalite.UpdateOptions{Predicate: "id = 3", Set: map[string]string{"name": "'C'"}})
+			return err
+		}, []int64{3}, nil},
+		{"our DELETE", func() error {
+			_, err := tb.Delete(ctx, deltalite.DeleteOptions{Predicate: "id = 4"})
+			return err
+		}, nil, nil},
+	}
+}
+
+// runIDSteps runs the steps in turn on the table tb holds; after each,
+// same (which compares Spark's row ids with ours) gives the rows'
+// identities, held against the rules of row tracking. It returns the
+// identities after the last step.
+func runIDSteps(t *testing.T, tb *deltalite.Table, prev identity, same func(string) identity, steps []idStep) identity {
+	t.Helper()
+	for _, st := range steps {
+		if err := st.run(); err != nil {
+			t.Fatalf("%s: %v", st.name, err)
+		}
+		if err := tb.Reload(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		cur := same(st.name)
+		checkIdentities(t, st.name, prev, cur, tb.Version(), st.updated, st.inserted)
+		prev = cur
+	}
+	return prev
+}
+
 // TestSparkRowTracking: on a partitioned table Spark made with row
 // tracking and updated, our write, UPDATE, DELETE, MERGE, upsert, OPTIMIZE and ZORDER BY
 // (with and without deletion vectors) keep each row's identity by the protocol's
@@ -108,34 +171,10 @@ func TestSparkRowTracking(t *testing.T) {
 		peers.Op{"op": "sql", "path": dir, "collect": false, "sql": "INSERT INTO {table} VALUES (1, 'a', 'd1'), (2, 'b', 'd1'), (3, 'c', 'd2'), (4, 'd', 'd2'), (5, 'e', 'd2')"},
 		peers.Op{"op": "sql", "path": dir, "collect": false, "sql": "UPDATE {table} SET name = 'B' WHERE id = 2"},
 	)
-	same := func(step string) identity {
-		t.Helper()
-		got := s.Run(t, sparkRowIDs(dir))[0].Table(t).Lines(t)
-		arrowrows.Diff(t, rowIDs(t, dir, "id", "name"), got)
-		if t.Failed() {
-			t.Fatalf("after %s: Spark's row ids differ from ours", step)
-		}
-		return identities(t, dir)
-	}
+	same := sameRowIDs(t, s, dir)
 	prev := same("Spark's UPDATE")
 	tb := openT(t, dir)
-	steps := []struct {
-		name              string
-		run               func() error
-		updated, inserted []int64
-	}{
-		{"our append", func() error {
-			_, err := deltalite.Write(ctx, dir, people(t, []int64{6}, []string{"f"}, []string{"d1"}), deltalite.WriteOptions{Mode: deltalite.ModeAppend})
-			return err
-		}, nil, []int64{6}},
-		{"our UPDATE", func() error {
-			_, err := tb.Update(ctx, deltalite.UpdateOptions{Predicate: "id = 3", Set: map[string]string{"name": "'C'"}})
-			return err
-		}, []int64{3}, nil},
-		{"our DELETE", func() error {
-			_, err := tb.Delete(ctx, deltalite.DeleteOptions{Predicate: "id = 4"})
-			return err
-		}, nil, nil},
+	steps := append(firstIDSteps(t, tb, dir), []idStep{
 		{"our MERGE", func() error {
 			_, err := tb.Merge(ctx, people(t, []int64{1, 7}, []string{"A", "g"}, []string{"d1", "d2"}), deltalite.MergeOptions{
 				Predicate: "t.id = s.id AND t.day = s.day",
@@ -175,18 +214,8 @@ func TestSparkRowTracking(t *testing.T) {
 			_, err := tb.Optimize(ctx, deltalite.OptimizeOptions{})
 			return err
 		}, nil, nil},
-	}
-	for _, st := range steps {
-		if err := st.run(); err != nil {
-			t.Fatalf("%s: %v", st.name, err)
-		}
-		if err := tb.Reload(ctx); err != nil {
-			t.Fatal(err)
-		}
-		cur := same(st.name)
-		checkIdentities(t, st.name, prev, cur, tb.Version(), st.updated, st.inserted)
-		prev = cur
-	}
+	}...)
+	prev = runIDSteps(t, tb, prev, same, steps)
 	// Spark writes and compacts after us.
 	res := s.Run(t,
 		peers.Op{"op": "sql", "path": dir, "collect": false, "sql": "INSERT INTO {table} VALUES (8, 'h', 'd1')"},
