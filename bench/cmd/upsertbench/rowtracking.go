@@ -79,19 +79,8 @@ func renderRowTracking(all *Report) string {
 			what string
 			of   func(agg) float64
 		}{{"process wall", func(a agg) float64 { return a.wall }}, {"peak RSS", func(a agg) float64 { return a.rss }}} {
-			var parts []string
-			ok := true
-			for _, s := range r.Sizes {
-				u, o := aggregate(s, tracked), aggregate(s, plain)
-				if u.n == 0 || o.n == 0 {
-					parts = append(parts, rowsLabel(s.RowsPerPartition)+" failed")
-					ok = false
-					continue
-				}
-				parts = append(parts, rowsLabel(s.RowsPerPartition)+" "+report.Ratio(t.of(u), t.of(o)))
-				ok = ok && t.of(u) <= 1.1*t.of(o)
-			}
-			p("- %s: %s with row tracking at most 1.1x without: %s — %s.\n", cs, t.what, strings.Join(parts, ", "), report.Verdict(ok))
+			parts, ok := sizeRatios(r, tracked, plain, 1.1, t.of)
+			p("- %s: %s with row tracking at most 1.1x without: %s — %s.\n", cs, t.what, parts, report.Verdict(ok))
 		}
 	}
 	p("\n")
