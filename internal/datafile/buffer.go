@@ -58,12 +58,30 @@ func (w *Writer) buffer(p *partition, rec arrow.RecordBatch) error {
 	return w.bufferSized(p, rec, recordBytes(rec))
 }
 
-// bufferRuns buffers the runs of rows of rec that sel keeps (all of rec
-// when sel is nil), kept of them in all, as slices, each accounted its
-// share of rec's bytes.
+// bufferRuns buffers the rows of rec that sel keeps (all of rec when sel
+// is nil), kept of them in all: as slices, each run accounted its share of
+// rec's bytes, when most rows stay; else as one compact copy. A slice
+// keeps its parent's buffers alive, so a sparse selection (the change
+// data feed's images, the updated rows of a deletion-vector rewrite)
+// held as slices would be accounted, and hold, whole batches for a few
+// rows: the buffer bound would then cut row groups of a few hundred rows.
 func (w *Writer) bufferRuns(p *partition, rec arrow.RecordBatch, sel []bool, kept int64) error {
 	if sel == nil {
 		return w.buffer(p, rec)
+	}
+	if kept*2 <= int64(len(sel)) {
+		rows := make([]int32, 0, kept)
+		for i, k := range sel {
+			if k {
+				rows = append(rows, int32(i))
+			}
+		}
+		chunks, err := w.split(rec, []group{{p: p, rows: rows}}, nil)
+		if err != nil || chunks[0] == nil {
+			return err
+		}
+		defer chunks[0].Release()
+		return w.buffer(p, chunks[0])
 	}
 	total := recordBytes(rec)
 	for lo := 0; lo < len(sel); {
