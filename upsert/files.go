@@ -1,6 +1,7 @@
 package upsert
 
 import (
+	"github.com/deltalite-go/deltalite/internal/dv"
 	"github.com/deltalite-go/deltalite/protocol"
 	"github.com/deltalite-go/deltalite/storage"
 )
@@ -23,6 +24,11 @@ type fileWork struct {
 	// rows before it lie in row groups the probe cleared.
 	checkFrom int64
 	why       string // why the file was carried over, for tests and traces
+	// hits are the positions of the file's live rows that hold a source
+	// key, and hitUpdates / hitDeletes how many of them the source updates
+	// and deletes: set by a full probe (run.fullProbe) only, nil else.
+	hits                   *dv.Bitmap
+	hitUpdates, hitDeletes int64
 	// next is the position of the next row its rewrite reads.
 	next int64
 }

@@ -150,6 +150,7 @@ type trace struct {
 	narrowFiles, scanFiles                       atomic.Int64
 	rowGroupsRead                                atomic.Int64
 	rowGroupsSkippedStats, rowGroupsSkippedBloom atomic.Int64
+	markedByProbe                                atomic.Int64                  // partitions whose change the full probe's hits made
 	budget                                       atomic.Pointer[limits.Budget] // the call's budget, once made
 }
 

@@ -70,6 +70,12 @@ type run struct {
 	// marked in deletion vectors (op.WritesDeletionVectors, the decision
 	// op.Write takes).
 	dvs bool
+	// fullProbe says the probe reads every key of a file, not up to the
+	// first source key, recording the positions of the rows that leave
+	// (fileWork.hits): with deletion vectors, and neither change data nor
+	// row tracking needing the leaving rows' values, those positions are
+	// the whole change to the file, and the rewrite reads nothing again.
+	fullProbe bool
 	// identity are the table's materialized row tracking columns, which
 	// the source rows written carry (withIdentity); nil without row
 	// tracking.

@@ -143,13 +143,15 @@ func (r *run) probeNarrow(ctx context.Context, p *part, fw *fileWork) error {
 			continue
 		}
 		r.c.count(func(tr *trace) { tr.rowGroupsRead.Add(1) })
-		hit, err := r.probeRowGroup(ctx, p, fr, res, overhead, leaves, rg, n, base, keyBytes, deleted)
+		hit, err := r.probeRowGroup(ctx, p, fw, fr, res, overhead, leaves, rg, n, base, keyBytes, deleted)
 		if err != nil {
 			return errs.Wrap(errs.CorruptTable, fw.key, err, "probing row group %d", rg)
 		}
 		if hit {
 			fw.rewrite = true
-			return nil
+			if !r.fullProbe {
+				return nil
+			}
 		}
 		if rg == cleared {
 			cleared++
@@ -157,7 +159,9 @@ func (r *run) probeNarrow(ctx context.Context, p *part, fw *fileWork) error {
 		}
 		base += n
 	}
-	fw.why = "no source key in the file"
+	if !fw.rewrite {
+		fw.why = "no source key in the file"
+	}
 	return nil
 }
 
@@ -276,8 +280,9 @@ type bloomEntry struct {
 }
 
 // probeRowGroup reads one row group's key columns batch by batch under the
-// budget and reports whether a live row holds a source key.
-func (r *run) probeRowGroup(ctx context.Context, p *part, fr *pqarrow.FileReader, res *limits.Reservation, overhead int64,
+// budget and reports whether a live row holds a source key; with
+// fullProbe it reads them all, recording every such row in fw.hits.
+func (r *run) probeRowGroup(ctx context.Context, p *part, fw *fileWork, fr *pqarrow.FileReader, res *limits.Reservation, overhead int64,
 	leaves []int, rg int, rows, base, keyBytes int64, deleted bitmapView) (bool, error) {
 	batch := min(int64(r.c.ReadBatchSize), rows)
 	est := max(keyBytes*batch/rows*2, minProbeBatchBytes)
@@ -289,7 +294,7 @@ func (r *run) probeRowGroup(ctx context.Context, p *part, fr *pqarrow.FileReader
 		return false, err
 	}
 	defer rr.Release()
-	pos := base
+	pos, hit := base, false
 	for rr.Next() {
 		rec := rr.RecordBatch()
 		if got := overhead + recordBytes(rec); got > res.Bytes() {
@@ -306,8 +311,23 @@ func (r *run) probeRowGroup(ctx context.Context, p *part, fr *pqarrow.FileReader
 			if deleted != nil && deleted.Contains(uint64(pos+int64(i))) {
 				continue
 			}
-			if b.Find(i) >= 0 {
+			e := b.Find(i)
+			if e < 0 {
+				continue
+			}
+			if !r.fullProbe {
 				return true, nil
+			}
+			hit = true
+			if fw.hits == nil {
+				fw.hits = dv.NewBitmap()
+			}
+			fw.hits.Add(uint64(pos + int64(i)))
+			p.keys.markMatched(e)
+			if p.keys.isDelete(e) {
+				fw.hitDeletes++
+			} else {
+				fw.hitUpdates++
 			}
 		}
 		pos += int64(n)
@@ -315,7 +335,7 @@ func (r *run) probeRowGroup(ctx context.Context, p *part, fr *pqarrow.FileReader
 			return false, err
 		}
 	}
-	return false, rr.Err()
+	return hit, rr.Err()
 }
 
 // probeScan probes through scan, for files the narrow reader leaves: it

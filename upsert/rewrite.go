@@ -12,6 +12,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/deltalite-go/deltalite/internal/datafile"
+	"github.com/deltalite-go/deltalite/internal/dv"
 	"github.com/deltalite-go/deltalite/internal/errs"
 	"github.com/deltalite-go/deltalite/internal/op"
 	"github.com/deltalite-go/deltalite/internal/rewrite"
@@ -131,6 +132,16 @@ func (r *run) rewritePartition(ctx context.Context, p *part) error {
 		},
 		InsertUpdates: func(rec arrow.RecordBatch) ([]bool, error) { return r.postimages(p, rec) },
 	}
+	if sel := fullProbeHits(files); r.fullProbe && sel != nil {
+		// The probe found every row that leaves: the files are not read
+		// again (their rows' values are not needed), only marked.
+		ch.Selected, ch.WhereDeletes = sel, true
+		c.count(func(tr *trace) { tr.markedByProbe.Add(1) })
+		for _, f := range files {
+			p.updated.Add(f.hitUpdates)
+			p.deleted.Add(f.hitDeletes)
+		}
+	}
 	p.written, err = op.Write(ctx, r.snap, ch, rewrite.Options{
 		Schema: c.table, Store: r.out, TargetFileSize: c.TargetFileSize, MaxParallelFiles: c.MaxParallelFiles,
 		MaxBufferedBytes: 2 * c.writerBuf, ReadBatchSize: c.ReadBatchSize, Budget: share, Allocator: c.mem,
@@ -143,6 +154,19 @@ func (r *run) rewritePartition(ctx context.Context, p *part) error {
 		},
 	})
 	return err
+}
+
+// fullProbeHits are the probe's hits of files by add, or nil when a file
+// has none (the narrow probe could not read it, or no probe ran).
+func fullProbeHits(files []*fileWork) map[*protocol.Add]*dv.Bitmap {
+	sel := make(map[*protocol.Add]*dv.Bitmap, len(files))
+	for _, f := range files {
+		if f.hits == nil {
+			return nil
+		}
+		sel[f.add] = f.hits
+	}
+	return sel
 }
 
 // leaving decides a batch of a rewritten file: the rows whose key the

@@ -15,6 +15,7 @@ import (
 	"github.com/deltalite-go/deltalite/internal/txn"
 	"github.com/deltalite-go/deltalite/limits"
 	"github.com/deltalite-go/deltalite/metrics"
+	"github.com/deltalite-go/deltalite/protocol"
 	"github.com/deltalite-go/deltalite/snapshot"
 	"github.com/deltalite-go/deltalite/storage"
 )
@@ -168,6 +169,8 @@ func (r *run) attempt(ctx context.Context, s Stats) (Stats, *snapshot.Snapshot, 
 		return s, nil, err
 	}
 	r.prune()
+	r.fullProbe = op.WritesDeletionVectors(r.snap, r.c.CopyOnWrite) && !txn.ChangeDataFeed(r.snap.Metadata()) &&
+		!protocol.RowTrackingEnabled(r.snap.Protocol(), r.snap.Metadata())
 	if err := r.probe(ctx); err != nil {
 		return s, nil, err
 	}
