@@ -3,7 +3,9 @@ package deltalite_test
 import (
 	"context"
 	"fmt"
+	"maps"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/deltalite-go/deltalite"
@@ -216,10 +218,13 @@ func TestSparkRowTracking(t *testing.T) {
 		}, nil, nil},
 	}...)
 	prev = runIDSteps(t, tb, prev, same, steps)
-	// Spark writes and compacts after us.
+	// Spark writes, changes and compacts after us.
 	res := s.Run(t,
-		peers.Op{"op": "sql", "path": dir, "collect": false, "sql": "INSERT INTO {table} VALUES (8, 'h', 'd1')"},
+		peers.Op{"op": "sql", "path": dir, "collect": false, "sql": "INSERT INTO {table} VALUES (8, 'h', 'd1'), (12, 'l', 'd1')"},
 		peers.Op{"op": "sql", "path": dir, "collect": false, "sql": "UPDATE {table} SET name = 'CC' WHERE id = 3"},
+		peers.Op{"op": "sql", "path": dir, "collect": false, "sql": "DELETE FROM {table} WHERE id = 12"},
+		peers.Op{"op": "sql", "path": dir, "collect": false, "sql": "MERGE INTO {table} t USING (SELECT 8 AS id, 'H' AS name, 'd1' AS day) s " +
+			"ON t.id = s.id AND t.day = s.day WHEN MATCHED THEN UPDATE SET * WHEN NOT MATCHED THEN INSERT *"},
 		peers.Op{"op": "sql", "path": dir, "collect": false, "sql": "OPTIMIZE {table}"},
 	)
 	for _, r := range res {
@@ -233,6 +238,60 @@ func TestSparkRowTracking(t *testing.T) {
 	cur := same("Spark's writes after ours")
 	if cur[3][0] != prev[3][0] || cur[1] != prev[1] || cur[7] != prev[7] {
 		t.Errorf("Spark's UPDATE and OPTIMIZE after ours changed identities: %v -> %v", prev, cur)
+	}
+	sameCommitTags(t, tb)
+}
+
+// sameCommitTags holds that our commits on a table carry the commitInfo
+// tags Spark's commits of the same operation on it carry (the
+// delta.rowTracking.preserved tag: "true" on DELETE, UPDATE, MERGE and
+// OPTIMIZE of a row-tracking table, none on WRITE), for every operation
+// both engines committed; each operation, Spark's among them, must be one
+// of those.
+func sameCommitTags(t *testing.T, tb *deltalite.Table) {
+	t.Helper()
+	h, err := tb.History(context.Background(), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	type seen struct{ ours, spark []string }
+	byOp := map[string]*seen{}
+	for _, c := range h {
+		op := c.Info.Operation
+		if byOp[op] == nil {
+			byOp[op] = &seen{}
+		}
+		tags := fmt.Sprint(c.Info.Raw["tags"])
+		engine, _ := c.Info.Raw["engineInfo"].(string)
+		if strings.HasPrefix(engine, "deltalite") {
+			byOp[op].ours = append(byOp[op].ours, tags)
+		} else {
+			byOp[op].spark = append(byOp[op].spark, tags)
+		}
+	}
+	both := 0
+	for _, op := range []string{"WRITE", "UPDATE", "DELETE", "MERGE", "OPTIMIZE"} {
+		s := byOp[op]
+		if s == nil || len(s.ours) == 0 || len(s.spark) == 0 {
+			continue
+		}
+		both++
+		for _, tags := range append(s.ours, s.spark...) {
+			if tags != s.spark[0] {
+				t.Errorf("%s commits carry tags %v (ours) and %v (Spark's)", op, s.ours, s.spark)
+				break
+			}
+		}
+		want := "map[delta.rowTracking.preserved:true]"
+		if op == "WRITE" {
+			want = "<nil>"
+		}
+		if s.spark[0] != want {
+			t.Errorf("Spark's %s commits carry tags %s, want %s", op, s.spark[0], want)
+		}
+	}
+	if both != 5 {
+		t.Errorf("operations both engines committed: %d of 5 (%s)", both, strings.Join(slices.Sorted(maps.Keys(byOp)), ", "))
 	}
 }
 

@@ -22,6 +22,13 @@ const (
 	// NoHighWaterMark is the mark of a table that assigned no row id yet
 	// (Spark's MISSING_HIGH_WATER_MARK): the first id is 0.
 	NoHighWaterMark int64 = -1
+	// RowTrackingPreservedTag is the commitInfo tag by which a commit says
+	// whether it kept the row ids and commit versions of the rows it copied
+	// or updated ("true" or "false"; absent means not kept). Spark's
+	// DELETE, UPDATE, MERGE and OPTIMIZE (REORG too) write it "true" on a
+	// table with row tracking enabled; its appends and metadata commits
+	// write no tag.
+	RowTrackingPreservedTag = "delta.rowTracking.preserved"
 )
 
 // RowTrackingSupported reports whether writers must assign fresh row ids

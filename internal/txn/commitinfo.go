@@ -28,7 +28,37 @@ func checkCallerMetadata(m map[string]any) error {
 	if _, err := json.Marshal(m); err != nil {
 		return errs.Wrap(errs.InvalidArgument, "", err, "commit metadata is not JSON-encodable")
 	}
+	if tags, ok := m["tags"]; ok {
+		tm, err := callerTags(tags)
+		if err != nil {
+			return err
+		}
+		if _, ok := tm[protocol.RowTrackingPreservedTag]; ok {
+			return invalid("commit metadata tag %q is written by the engine; choose another tag", protocol.RowTrackingPreservedTag)
+		}
+	}
 	return nil
+}
+
+// callerTags reads the caller's commitInfo "tags", which Spark reads as a
+// map<string,string>.
+func callerTags(v any) (map[string]string, error) {
+	out := map[string]string{}
+	switch v := v.(type) {
+	case map[string]string:
+		maps.Copy(out, v)
+	case map[string]any:
+		for k, x := range v {
+			s, ok := x.(string)
+			if !ok {
+				return nil, invalid("commit metadata tag %q is %T; tags are strings (commitInfo.tags is a map of strings)", k, x)
+			}
+			out[k] = s
+		}
+	default:
+		return nil, invalid("commit metadata \"tags\" is %T; give a map of strings", v)
+	}
+	return out, nil
 }
 
 // stringMap renders values as Spark's map<string,string>: strings as they
@@ -95,6 +125,14 @@ func (t *Txn) commitActions(at attempt) []protocol.Action {
 	raw["txnId"] = t.id
 	if t.metrics != nil {
 		raw["operationMetrics"] = stringMap(t.metrics)
+	}
+	if t.preservesRowTracking() {
+		tags := map[string]string{}
+		if given, ok := raw["tags"]; ok {
+			tags, _ = callerTags(given) // checked at Commit
+		}
+		tags[protocol.RowTrackingPreservedTag] = "true"
+		raw["tags"] = tags
 	}
 	blind := t.isBlindAppend()
 	ci := &protocol.CommitInfo{

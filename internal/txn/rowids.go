@@ -124,3 +124,23 @@ func withRowIDs(actions []protocol.Action, p *protocol.Protocol, md *protocol.Me
 	}
 	return actions
 }
+
+// preservesRowTracking reports whether the commit's commitInfo says it
+// kept row identities (protocol.RowTrackingPreservedTag "true"), as Spark
+// writes it (RowTracking.addPreservedRowTrackingTagIfNotSet): on a read
+// snapshot with row tracking enabled, for the operations that copy or
+// update rows, which keep them here (the rowTracking writer rule refuses
+// one that would not). Spark's appends, overwrites, RESTORE and metadata
+// commits carry no tag, and neither do ours. The "false" Spark writes
+// after a concurrent enablement cannot arise: a winner's metaData change
+// conflicts here.
+func (t *Txn) preservesRowTracking() bool {
+	if t.snap == nil || !protocol.RowTrackingEnabled(t.snap.Protocol(), t.snap.Metadata()) {
+		return false
+	}
+	switch t.op.Name {
+	case OpDelete, OpUpdate, OpMerge, OpOptimize, OpReorg:
+		return true
+	}
+	return false
+}

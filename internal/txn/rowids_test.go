@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"reflect"
 	"strconv"
 	"strings"
 	"testing"
@@ -188,5 +189,79 @@ func TestProcessesAppendRowIDs(t *testing.T) {
 	}
 	if cfg, _ := load(t, st).DomainMetadata(protocol.RowTrackingDomain); cfg != fmt.Sprintf(`{"rowIdHighWaterMark":%d}`, procs*each-1) {
 		t.Fatalf("high water mark %s after %d rows", cfg, procs*each)
+	}
+}
+
+// TestRowTrackingPreservedTag: on a table with row tracking enabled, the
+// commits that copy or update rows say so in commitInfo.tags as Spark's
+// do; appends, metadata commits and tables without it enabled carry no
+// tag; a caller's tags are kept beside it and may not set it.
+func TestRowTrackingPreservedTag(t *testing.T) {
+	ctx := context.Background()
+	tagsOf := func(st storage.Store, v int64) any { return commitInfoOf(t, st, v).Raw["tags"] }
+	want := map[string]any{protocol.RowTrackingPreservedTag: "true"}
+
+	st := storage.NewMemory()
+	snap := create(t, st, tableSpec{proto: rowTrackingProto, props: map[string]string{protocol.PropEnableRowTracking: "true"}}, addRows(2))
+	if tags := tagsOf(st, 0); tags != nil {
+		t.Fatalf("CREATE TABLE: tags %v, want none (Spark writes none)", tags)
+	}
+	steps := []struct {
+		op     Operation
+		tagged bool
+	}{
+		{Operation{Name: OpWrite}, false},
+		{Operation{Name: OpDelete, KeepsRowIDs: true}, true},
+		{Operation{Name: OpUpdate, KeepsRowIDs: true}, true},
+		{Operation{Name: OpMerge, KeepsRowIDs: true}, true},
+		{Operation{Name: OpOptimize, KeepsRowIDs: true}, true},
+		{Operation{Name: OpReorg, KeepsRowIDs: true}, true},
+		{Operation{Name: OpRestore}, false},
+	}
+	for _, s := range steps {
+		tx := Begin(snap, s.op, fast())
+		tx.Add(addAction(addRows(1)))
+		res, err := tx.Commit(ctx)
+		if err != nil {
+			t.Fatalf("%s: %v", s.op.Name, err)
+		}
+		got := tagsOf(st, res.Version)
+		if s.tagged && !reflect.DeepEqual(got, want) || !s.tagged && got != nil {
+			t.Errorf("%s: tags %v, want tagged %t", s.op.Name, got, s.tagged)
+		}
+		snap = res.Snapshot
+	}
+
+	// The caller's tags stay beside the engine's; the engine's own is refused.
+	opt := fast()
+	opt.Metadata = map[string]any{"tags": map[string]string{"job": "nightly"}}
+	tx := Begin(snap, Operation{Name: OpDelete, KeepsRowIDs: true}, opt)
+	tx.Add(addAction(addRows(1)))
+	res, err := tx.Commit(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := tagsOf(st, res.Version); !reflect.DeepEqual(got, map[string]any{"job": "nightly", protocol.RowTrackingPreservedTag: "true"}) {
+		t.Errorf("caller's tags: %v", got)
+	}
+	for _, bad := range []any{map[string]any{protocol.RowTrackingPreservedTag: "false"}, map[string]any{"n": 1}, "x"} {
+		opt.Metadata = map[string]any{"tags": bad}
+		tx = Begin(res.Snapshot, Operation{Name: OpWrite}, opt)
+		tx.Add(addAction(addRows(1)))
+		if _, err := tx.Commit(ctx); !errors.Is(err, errs.ErrInvalidArgument) || !strings.Contains(err.Error(), "tag") {
+			t.Errorf("caller tags %v: %v, want an invalid argument naming the tag", bad, err)
+		}
+	}
+
+	// Supported but not enabled: no tag.
+	st = storage.NewMemory()
+	snap = create(t, st, tableSpec{proto: rowTrackingProto}, addRows(2))
+	tx = Begin(snap, Operation{Name: OpDelete}, fast())
+	tx.Add(addAction(addRows(1)))
+	if res, err = tx.Commit(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if got := tagsOf(st, res.Version); got != nil {
+		t.Errorf("DELETE with row tracking not enabled: tags %v, want none", got)
 	}
 }
