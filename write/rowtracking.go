@@ -63,7 +63,7 @@ func backfillRowIDs(ctx context.Context, snap *snapshot.Snapshot, o PropertiesOp
 		if len(todo) == 0 {
 			return snap, nil
 		}
-		t := txn.Begin(snap, txn.Operation{Name: opRowTrackingBackfill, Parameters: map[string]any{"batchId": batch}},
+		t := txn.Begin(snap, txn.Operation{Name: opRowTrackingBackfill, Parameters: map[string]any{"batchId": batch}, InPlaceFileMetadataUpdate: true},
 			txn.Options{MaxRetries: o.CommitMaxRetries, Metadata: o.CommitMetadata})
 		t.ReadFiles(todo...)
 		for _, a := range todo {

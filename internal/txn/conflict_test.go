@@ -431,7 +431,9 @@ func TestOneFileActionPerPath(t *testing.T) {
 }
 
 // TestDeletionVectorAddChecks: as Spark's commit check, an add with a
-// deletion vector needs a protocol with deletionVectors, statistics with
+// deletion vector needs a protocol with deletionVectors, the table's
+// delta.enableDeletionVectors true (but for an in-place metadata update
+// such as ROW TRACKING BACKFILL; RESTORE is not one), statistics with
 // numRecords and, but for RESTORE, tightBounds false; nothing lands
 // otherwise.
 func TestDeletionVectorAddChecks(t *testing.T) {
@@ -443,25 +445,34 @@ func TestDeletionVectorAddChecks(t *testing.T) {
 		return &re
 	}
 	for _, c := range []struct {
-		name  string
-		proto *protocol.Protocol
-		op    string
-		stats string
-		want  string // "" = commits
+		name     string
+		proto    *protocol.Protocol
+		op       string
+		stats    string
+		want     string // "" = commits
+		disabled string // delta.enableDeletionVectors, when not "true"
+		inPlace  bool
 	}{
-		{"no deletionVectors feature", nil, OpDelete, `{"numRecords":1,"tightBounds":false}`, "does not support the deletionVectors feature"},
-		{"no statistics", dvProto, OpDelete, "", "numRecords"},
-		{"no numRecords", dvProto, OpDelete, `{"tightBounds":false}`, "numRecords"},
-		{"tight bounds", dvProto, OpDelete, `{"numRecords":1,"tightBounds":true}`, "tight bounds"},
-		{"bounds not marked", dvProto, OpUpdate, `{"numRecords":1}`, "tight bounds"},
-		{"loose bounds", dvProto, OpDelete, `{"numRecords":1,"tightBounds":false}`, ""},
-		{"restore keeps the add as it was", dvProto, OpRestore, `{"numRecords":1}`, ""},
+		{"no deletionVectors feature", nil, OpDelete, `{"numRecords":1,"tightBounds":false}`, "does not support the deletionVectors feature", "", false},
+		{"no statistics", dvProto, OpDelete, "", "numRecords", "", false},
+		{"no numRecords", dvProto, OpDelete, `{"tightBounds":false}`, "numRecords", "", false},
+		{"tight bounds", dvProto, OpDelete, `{"numRecords":1,"tightBounds":true}`, "tight bounds", "", false},
+		{"bounds not marked", dvProto, OpUpdate, `{"numRecords":1}`, "tight bounds", "", false},
+		{"loose bounds", dvProto, OpDelete, `{"numRecords":1,"tightBounds":false}`, "", "", false},
+		{"restore keeps the add as it was", dvProto, OpRestore, `{"numRecords":1}`, "", "", false},
+		{"vectors disabled", dvProto, OpDelete, `{"numRecords":1,"tightBounds":false}`, "delta.enableDeletionVectors is not true", "false", false},
+		{"restore with vectors disabled", dvProto, OpRestore, `{"numRecords":1}`, "delta.enableDeletionVectors is not true", "false", false},
+		{"backfill with vectors disabled", dvProto, "ROW TRACKING BACKFILL", `{"numRecords":1,"tightBounds":false}`, "", "false", true},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			st := storage.NewMemory()
 			f := addIn("a")
-			snap := create(t, st, tableSpec{partitioned: true, proto: c.proto}, f)
-			tx := Begin(snap, Operation{Name: c.op}, fast())
+			spec := tableSpec{partitioned: true, proto: c.proto}
+			if c.disabled != "" {
+				spec.props = map[string]string{protocol.PropEnableDeletionVectors: c.disabled}
+			}
+			snap := create(t, st, spec, f)
+			tx := Begin(snap, Operation{Name: c.op, InPlaceFileMetadataUpdate: c.inPlace}, fast())
 			tx.Add(removeAction(removeOf(f, true)), addAction(withStats(f, c.stats)))
 			_, err := tx.Commit(ctx)
 			if c.want == "" {

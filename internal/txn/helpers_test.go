@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -70,6 +71,15 @@ func create(t *testing.T, st storage.Store, spec tableSpec, adds ...*protocol.Ad
 	p := spec.proto
 	if p == nil {
 		p = &protocol.Protocol{MinReaderVersion: 1, MinWriterVersion: 2}
+	}
+	if _, set := spec.props[protocol.PropEnableDeletionVectors]; p.HasFeature("deletionVectors") && !set {
+		// A table with the feature has new vectors allowed unless the spec
+		// says otherwise, as Spark creates it.
+		spec.props = maps.Clone(spec.props)
+		if spec.props == nil {
+			spec.props = map[string]string{}
+		}
+		spec.props[protocol.PropEnableDeletionVectors] = "true"
 	}
 	var actions []protocol.Action
 	for _, a := range adds {

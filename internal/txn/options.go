@@ -39,6 +39,12 @@ type Operation struct {
 	// rows do not apply to it, only whether this engine knows each
 	// feature. Not written to the log.
 	WritesNoRows bool
+	// InPlaceFileMetadataUpdate marks a commit that re-adds files changing
+	// only their metadata (ROW TRACKING BACKFILL gives them row ids), so
+	// that it may re-add a file with its deletion vector on a table whose
+	// delta.enableDeletionVectors is not true, as Spark's operations with
+	// isInPlaceFileMetadataUpdate may. Not written to the log.
+	InPlaceFileMetadataUpdate bool
 }
 
 // Operation names this engine writes, spelled as Spark and delta-rs do.

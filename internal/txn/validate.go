@@ -79,7 +79,7 @@ func (t *Txn) validate() error {
 			return invalid("domainMetadata action for %q, but the protocol %s does not list the domainMetadata writer feature", a.DomainMetadata.Domain, p)
 		}
 	}
-	if err := t.checkDeletionVectorAdds(p); err != nil {
+	if err := t.checkDeletionVectorAdds(p, md); err != nil {
 		return err
 	}
 	if err := t.checkRowIDAdds(p, md); err != nil {
@@ -268,12 +268,17 @@ func (t *Txn) isBlindAppend() bool {
 
 // checkDeletionVectorAdds holds the adds that carry a deletion vector to
 // Spark's commit check (getAssertDeletionVectorWellFormedFunc): the
-// protocol supports deletion vectors, the statistics count the file's
-// rows (PROTOCOL.md: readers need numRecords to count a file with a
+// protocol supports deletion vectors, the table as the commit leaves it
+// allows new ones (delta.enableDeletionVectors true, Spark's
+// DELTA_ADDING_DELETION_VECTORS_DISALLOWED; an operation that only updates
+// files' metadata in place, such as ROW TRACKING BACKFILL, may re-add a
+// file with its vector on a table where they are off, as Spark's
+// isInPlaceFileMetadataUpdate operations may), the statistics count the
+// file's rows (PROTOCOL.md: readers need numRecords to count a file with a
 // vector), and, but for RESTORE, which brings back adds as they were, the
 // bounds are marked loose (tightBounds false): the minimum and maximum may
 // be those of deleted rows.
-func (t *Txn) checkDeletionVectorAdds(p *protocol.Protocol) error {
+func (t *Txn) checkDeletionVectorAdds(p *protocol.Protocol, md *protocol.Metadata) error {
 	for _, a := range t.actions {
 		if a.Add == nil || a.Add.DeletionVector == nil {
 			continue
@@ -281,6 +286,12 @@ func (t *Txn) checkDeletionVectorAdds(p *protocol.Protocol) error {
 		if !p.HasFeature("deletionVectors") {
 			return errs.New(errs.InvalidArgument, a.Add.Path,
 				"the add carries a deletion vector but the table's protocol %s does not support the deletionVectors feature", p)
+		}
+		if !DeletionVectors(p, md) && !t.op.InPlaceFileMetadataUpdate {
+			return errs.New(errs.InvalidArgument, a.Add.Path,
+				"%s adds a file with a deletion vector but the table does not permit new deletion vectors: %s is not true "+
+					"(Spark refuses the commit too, DELTA_ADDING_DELETION_VECTORS_DISALLOWED); set %s=true on the table first, "+
+					"or write the change copy-on-write", t.op.Name, protocol.PropEnableDeletionVectors, protocol.PropEnableDeletionVectors)
 		}
 		var st struct {
 			NumRecords  *int64 `json:"numRecords"`
