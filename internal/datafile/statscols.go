@@ -37,76 +37,13 @@ func readStatsConfig(p protocol.Properties) (statsConfig, error) {
 	}
 	c.prefixLen = int(l)
 	if raw := strings.TrimSpace(p[protocol.PropDataSkippingStatsColumns]); raw != "" {
-		cols, err := parseColumnList(raw)
+		cols, err := schema.ParseColumnList(raw)
 		if err != nil {
 			return c, errs.New(errs.InvalidArgument, "", "table property %s = %q: %v", protocol.PropDataSkippingStatsColumns, raw, err)
 		}
 		c.columns = cols
 	}
 	return c, nil
-}
-
-// parseColumnList reads a comma-separated list of column paths as Spark
-// writes them: dots separate nested fields, backticks quote a name that
-// holds dots, commas or spaces, and a doubled backtick is a backtick.
-func parseColumnList(s string) ([][]string, error) {
-	var out [][]string
-	var path []string
-	var cur strings.Builder
-	quoted, sawName := false, false
-	end := func() error {
-		name := cur.String()
-		if !sawName {
-			name = strings.TrimSpace(name)
-		}
-		if name == "" && !sawName {
-			return errs.New(errs.InvalidArgument, "", "empty column name")
-		}
-		path = append(path, name)
-		cur.Reset()
-		sawName = false
-		return nil
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case quoted && c == '`' && i+1 < len(s) && s[i+1] == '`':
-			cur.WriteByte('`')
-			i++
-		case quoted && c == '`':
-			quoted, sawName = false, true
-		case quoted:
-			cur.WriteByte(c)
-		case c == '`':
-			if strings.TrimSpace(cur.String()) != "" {
-				return nil, errs.New(errs.InvalidArgument, "", "a backtick inside a column name")
-			}
-			cur.Reset()
-			quoted = true
-		case c == '.':
-			if err := end(); err != nil {
-				return nil, err
-			}
-		case c == ',':
-			if err := end(); err != nil {
-				return nil, err
-			}
-			out = append(out, path)
-			path = nil
-		case sawName && c != ' ' && c != '\t':
-			return nil, errs.New(errs.InvalidArgument, "", "text after a quoted column name")
-		case sawName:
-		default:
-			cur.WriteByte(c)
-		}
-	}
-	if quoted {
-		return nil, errs.New(errs.InvalidArgument, "", "unbalanced backtick")
-	}
-	if err := end(); err != nil {
-		return nil, err
-	}
-	return append(out, path), nil
 }
 
 // leafKind says which bounds a statistics leaf keeps.
@@ -251,17 +188,19 @@ func isVoid(t schema.Type) bool {
 }
 
 // HasMinMax reports whether the data files of a table get minimum and
-// maximum statistics for its top-level column name, by the same selection
-// as the files' statistics (delta.dataSkippingStatsColumns, else
+// maximum statistics for the column at path (logical names; a nested
+// field's struct names first), by the same selection as the files'
+// statistics (delta.dataSkippingStatsColumns, else
 // delta.dataSkippingNumIndexedCols; partition columns are not in files).
-// Operations that rely on data skipping by a column (z-order) check it.
-func HasMinMax(sc *schema.Struct, partitionColumns []string, mode schema.Mode, props protocol.Properties, name string) (bool, error) {
+// Operations that rely on data skipping by a column (z-order, clustering)
+// check it.
+func HasMinMax(sc *schema.Struct, partitionColumns []string, mode schema.Mode, props protocol.Properties, path []string) (bool, error) {
 	c, err := readStatsConfig(props)
 	if err != nil {
 		return false, err
 	}
-	target := sc.Field(name)
-	if target == nil {
+	fields, err := sc.FieldPath(path)
+	if err != nil {
 		return false, nil
 	}
 	var data []*schema.Field
@@ -271,11 +210,28 @@ func HasMinMax(sc *schema.Struct, partitionColumns []string, mode schema.Mode, p
 		}
 	}
 	p := newStatsPlan(data, mode, c)
-	phys := target.PhysicalName(mode)
-	for _, n := range p.root {
-		if n.name == phys && n.leaf >= 0 {
-			return p.leaves[n.leaf].kind != kindNullsOnly && (p.leaves[n.leaf].kind != kindString || p.prefixLen > 0), nil
+	nodes := p.root
+	for i, f := range fields {
+		phys := f.PhysicalName(mode)
+		var next *statNode
+		for _, n := range nodes {
+			if n.name == phys {
+				next = n
+				break
+			}
 		}
+		if next == nil {
+			return false, nil
+		}
+		if i < len(fields)-1 {
+			nodes = next.children
+			continue
+		}
+		if next.leaf < 0 {
+			return false, nil
+		}
+		l := p.leaves[next.leaf]
+		return l.kind != kindNullsOnly && (l.kind != kindString || p.prefixLen > 0), nil
 	}
 	return false, nil
 }
