@@ -25,10 +25,10 @@ type config struct {
 	Options
 	sel    selection
 	target int64
-	// zCols are the z-order columns (logical names), zOrderBy them as
+	// zCols are the z-order columns (logical paths), zOrderBy them as
 	// the JSON array the commit and the files' tags record; "[]" for a
 	// compaction.
-	zCols    []string
+	zCols    [][]string
 	zOrderBy string
 	// clustering: the table is clustered and zCols are its clustering
 	// columns.

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
+	"slices"
 	"strings"
 	"sync"
 
@@ -35,58 +36,102 @@ const (
 // at most, so that a batch is small next to what the sort holds.
 const zOrderBatchShare = 16
 
-// zOrderColumns resolves the ZOrderBy names against the table: each a
-// top-level column, not a partition column, of a type z-order encodes,
-// with min/max statistics in the table's statistics columns; it returns
-// their logical names and the JSON array that records them.
-func zOrderColumns(snap *snapshot.Snapshot, names []string) ([]string, string, error) {
+// zOrderColumns resolves the ZOrderBy (or clustering) names against the
+// table: each a top-level column, or a field of struct columns (s.a, as
+// schema.ParseColumnPath reads it), not a partition column, of a type
+// z-order encodes, with min/max statistics in the table's statistics
+// columns; it returns their logical paths and the JSON array of their
+// dotted names that records them (Spark's ZCUBE_ZORDER_BY: ["s.a","id"]).
+func zOrderColumns(snap *snapshot.Snapshot, names []string) ([][]string, string, error) {
 	sc := snap.Schema()
 	bad := func(format string, args ...any) error { return errs.New(errs.InvalidArgument, "", format, args...) }
-	var cols []string
+	var paths [][]string
+	var dotted []string
 	for _, name := range names {
 		name = strings.TrimSpace(name)
 		if name == "" {
 			return nil, "", bad("z-order by: an empty column name (give columns as c1,c2)")
 		}
-		f := sc.Field(name)
-		if f == nil {
-			return nil, "", bad("z-order by %q: no such column in the table (columns: %s)", name, columnList(sc))
+		fields, err := zOrderField(sc, name)
+		if err != nil {
+			return nil, "", err
 		}
+		f := fields[len(fields)-1]
+		path := make([]string, len(fields))
+		for i, f := range fields {
+			path[i] = f.Name
+		}
+		logical := schema.QuoteColumnPath(path)
 		for _, p := range snap.PartitionColumns() {
-			if strings.EqualFold(p, f.Name) {
-				return nil, "", bad("z-order by %q: it is a partition column; z-order only by data columns (each partition is z-ordered on its own)", f.Name)
+			if strings.EqualFold(p, logical) {
+				return nil, "", bad("z-order by %q: it is a partition column; z-order only by data columns (each partition is z-ordered on its own)", logical)
 			}
 		}
-		for _, c := range cols {
-			if c == f.Name {
-				return nil, "", bad("z-order by %q: the column is named twice", f.Name)
-			}
+		if slices.ContainsFunc(dotted, func(d string) bool { return strings.EqualFold(d, logical) }) {
+			return nil, "", bad("z-order by %q: the column is named twice", logical)
 		}
 		dt, err := schema.ToArrow(&schema.Struct{Fields: []*schema.Field{f}}, schema.ArrowOptions{})
 		if err != nil {
-			return nil, "", errs.Wrap(errs.InvalidArgument, "", err, "z-order by %q", f.Name)
+			return nil, "", errs.Wrap(errs.InvalidArgument, "", err, "z-order by %q", logical)
 		}
 		if err := zorder.Supported(dt.Field(0).Type); err != nil {
-			return nil, "", errs.Wrap(errs.InvalidArgument, "", err, "z-order by %q", f.Name)
+			return nil, "", errs.Wrap(errs.InvalidArgument, "", err, "z-order by %q", logical)
 		}
-		ok, err := datafile.HasMinMax(sc, snap.PartitionColumns(), snap.ColumnMapping(), protocol.Properties(snap.Properties()), f.Name)
+		ok, err := datafile.HasMinMax(sc, snap.PartitionColumns(), snap.ColumnMapping(), protocol.Properties(snap.Properties()), path)
 		if err != nil {
 			return nil, "", err
 		}
 		if !ok {
 			return nil, "", bad("z-order by %q: the table collects no min/max statistics for it, so z-ordering by it cannot skip files; "+
-				"add it to %s or raise %s to cover it", f.Name, protocol.PropDataSkippingStatsColumns, protocol.PropDataSkippingNumIndexedCols)
+				"add it to %s or raise %s to cover it", logical, protocol.PropDataSkippingStatsColumns, protocol.PropDataSkippingNumIndexedCols)
 		}
-		cols = append(cols, f.Name)
+		paths = append(paths, path)
+		dotted = append(dotted, logical)
 	}
-	if len(cols) == 0 {
+	if len(paths) == 0 {
 		return nil, "", bad("z-order by: the column list is empty; name the columns to z-order by (c1,c2)")
 	}
-	js, err := json.Marshal(cols)
+	js, err := json.Marshal(dotted)
 	if err != nil {
 		return nil, "", errs.Wrap(errs.Internal, "", err, "z-order by")
 	}
-	return cols, string(js), nil
+	return paths, string(js), nil
+}
+
+// zOrderField resolves a z-order name to the fields along its path.
+func zOrderField(sc *schema.Struct, name string) ([]*schema.Field, error) {
+	fields, err := sc.ColumnPath(name)
+	if err == nil {
+		return fields, nil
+	}
+	if path, perr := schema.ParseColumnPath(name); perr == nil && len(path) == 1 {
+		return nil, errs.New(errs.InvalidArgument, "", "z-order by %q: no such column in the table (columns: %s)", name, columnList(sc))
+	}
+	return nil, errs.New(errs.InvalidArgument, "", "z-order by %q: %v (columns: %s)", name, err, columnList(sc))
+}
+
+// zOrderIndices are the positions of a z-order column's fields in the
+// logical Arrow schema: the top-level column, then each struct's child.
+func zOrderIndices(sc *arrow.Schema, path []string) ([]int, error) {
+	idx := sc.FieldIndices(path[0])
+	if len(idx) != 1 {
+		return nil, errs.New(errs.Internal, "", "z-order column %q is not in the table's Arrow schema once", path[0])
+	}
+	out := []int{idx[0]}
+	dt := sc.Field(idx[0]).Type
+	for _, n := range path[1:] {
+		st, ok := dt.(*arrow.StructType)
+		if !ok {
+			return nil, errs.New(errs.Internal, "", "z-order column %s: %s is not a struct", schema.QuoteColumnPath(path), dt)
+		}
+		k, ok := st.FieldIdx(n)
+		if !ok {
+			return nil, errs.New(errs.Internal, "", "z-order column %s: no field %q", schema.QuoteColumnPath(path), n)
+		}
+		out = append(out, k)
+		dt = st.Field(k).Type
+	}
+	return out, nil
 }
 
 func columnList(sc *schema.Struct) string {
@@ -162,9 +207,11 @@ func (c *config) zOrderBin(ctx context.Context, snap *snapshot.Snapshot, b *bin,
 		return op.Written{}, 0, err
 	}
 	defer sorter.Close()
-	idx := make([]int, len(c.zCols))
-	for i, name := range c.zCols {
-		idx[i] = logical.FieldIndices(name)[0]
+	idx := make([][]int, len(c.zCols))
+	for i, path := range c.zCols {
+		if idx[i], err = zOrderIndices(logical, path); err != nil {
+			return op.Written{}, 0, err
+		}
 	}
 	if b.rows > 0 {
 		// Batches small next to the sort budget: decoded rows take about
@@ -174,9 +221,18 @@ func (c *config) zOrderBin(ctx context.Context, snap *snapshot.Snapshot, b *bin,
 	}
 	var mu sync.Mutex // readers of several files may call at once
 	sortRows := func(_ context.Context, bt rewrite.Batch) (rewrite.Output, error) {
-		cols := make([]arrow.Array, len(idx))
-		for i, k := range idx {
-			cols[i] = bt.Rec.Column(k)
+		cols := make([]arrow.Array, 0, len(idx))
+		defer func() {
+			for _, a := range cols {
+				a.Release()
+			}
+		}()
+		for _, path := range idx {
+			a, err := zorder.Field(bt.Rec, path)
+			if err != nil {
+				return rewrite.Output{}, err
+			}
+			cols = append(cols, a)
 		}
 		keys, err := zorder.Keys(cols)
 		if err != nil {

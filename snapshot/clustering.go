@@ -11,7 +11,8 @@ import (
 )
 
 // ClusteringColumns returns the logical names of the table's clustering
-// columns (nested ones dotted, as Spark's DESCRIBE DETAIL shows them), read
+// columns (nested ones dotted, as Spark's DESCRIBE DETAIL shows them, a
+// name with a dot quoted in backticks: schema.QuoteColumnPath), read
 // from the delta.clustering domain through the column mapping; nil when
 // the table is not clustered or was altered to CLUSTER BY NONE.
 func (s *Snapshot) ClusteringColumns() ([]string, error) {
@@ -38,7 +39,8 @@ func (s *Snapshot) ClusteringColumns() ([]string, error) {
 }
 
 // LogicalPath resolves a path of physical names (as the clustering domain
-// records a column) to the column's dotted logical name.
+// records a column) to the column's dotted logical name
+// (schema.QuoteColumnPath).
 func LogicalPath(sc *schema.Struct, mode schema.Mode, physical []string) (string, error) {
 	var names []string
 	cur := sc
@@ -62,7 +64,7 @@ func LogicalPath(sc *schema.Struct, mode schema.Mode, physical []string) (string
 			cur, _ = found.Type.(*schema.Struct)
 		}
 	}
-	return strings.Join(names, "."), nil
+	return schema.QuoteColumnPath(names), nil
 }
 
 // Domains are the table's domain metadata, by domain name.

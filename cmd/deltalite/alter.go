@@ -28,9 +28,10 @@ that changes no data, with Spark's operation name, in this order:
   --set-property K=V        SET TBLPROPERTIES; a property that needs a table feature adds it
                             (e.g. delta.enableDeletionVectors=true); repeatable
   --unset-property K        UNSET TBLPROPERTIES; the key must be set; repeatable
-  --cluster-by c1,c2|none   CLUSTER BY: the clustering columns (liquid clustering), also on an
-                            unpartitioned table not yet clustered; none removes them. Files
-                            already clustered stay until optimize --full.
+  --cluster-by c1,c2|none   CLUSTER BY: the clustering columns (liquid clustering; a nested
+                            field as s.a), also on an unpartitioned table not yet clustered;
+                            none removes them. Files already clustered stay until
+                            optimize --full.
   --drop-constraint NAME    DROP CONSTRAINT: a CHECK constraint the table has; repeatable
   --add-constraint NAME=EXPR  ADD CONSTRAINT: a CHECK constraint (SQL, e.g. amount > 0),
                             refused when a row of the table holds it false or NULL; every
@@ -115,7 +116,7 @@ commits before it stand.`,
 	f.StringArrayVar(&addCols, "add-column", nil, "add a nullable column 'NAME TYPE' (repeatable)")
 	f.StringArrayVar(&setProps, "set-property", nil, "set table property KEY=VALUE (repeatable)")
 	f.StringArrayVar(&unsetProps, "unset-property", nil, "remove table property KEY (repeatable)")
-	f.StringSliceVar(&clusterBy, "cluster-by", nil, "clustering columns c1,c2 (at most 4), or none")
+	f.StringSliceVar(&clusterBy, "cluster-by", nil, "clustering columns c1,c2 (at most 4; a nested field as s.a), or none")
 	f.StringArrayVar(&addChecks, "add-constraint", nil, "add CHECK constraint NAME=EXPR (repeatable)")
 	f.StringArrayVar(&dropChecks, "drop-constraint", nil, "drop CHECK constraint NAME (repeatable)")
 	f.StringArrayVar(&meta, "metadata", nil, "commit metadata KEY=VALUE (repeatable)")

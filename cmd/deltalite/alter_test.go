@@ -62,6 +62,32 @@ func TestCLIClusteringAndAlter(t *testing.T) {
 	}
 }
 
+// TestCLINestedClustering: create --cluster-by and alter --cluster-by take
+// a nested field (s.a), which optimize clusters by.
+func TestCLINestedClustering(t *testing.T) {
+	sc := writeFile(t, "schema.json", `{"type":"struct","fields":[{"name":"id","type":"long","nullable":true,"metadata":{}},`+
+		`{"name":"s","type":{"type":"struct","fields":[{"name":"a","type":"long","nullable":true,"metadata":{}},`+
+		`{"name":"b","type":"string","nullable":true,"metadata":{}}]},"nullable":true,"metadata":{}}]}`)
+	table := filepath.Join(t.TempDir(), "t")
+	mustRun(t, "create", table, "--schema", sc, "--cluster-by", "s.a")
+	in := writeFile(t, "rows.ndjson", `{"id": 1, "s": {"a": 5, "b": "x"}}`+"\n"+`{"id": 2, "s": {"a": 3, "b": "y"}}`+"\n")
+	for range 2 {
+		mustRun(t, "write", table, "--input", in, "--mode", "append")
+	}
+	if out := mustRun(t, "optimize", table); !strings.Contains(out, "num_files_removed=2") {
+		t.Fatalf("optimize: %s", out)
+	}
+	if out := mustRun(t, "alter", table, "--cluster-by", "s.b,id"); out != "CLUSTER BY: version 4\n" {
+		t.Fatalf("alter --cluster-by s.b,id: %q", out)
+	}
+	if msg := mustFail(t, "alter", table, "--cluster-by", "s.c"); !strings.Contains(msg, `struct s has no field "c"`) {
+		t.Fatalf("alter --cluster-by s.c: %s", msg)
+	}
+	if out := mustRun(t, "history", table, "--limit", "1"); !strings.Contains(out, "s.b,id") {
+		t.Errorf("history after the alter: %s", out)
+	}
+}
+
 // TestCLIAlterConstraints: alter --add-constraint checks the rows, then
 // holds every write; --drop-constraint lifts it.
 func TestCLIAlterConstraints(t *testing.T) {

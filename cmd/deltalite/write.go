@@ -82,7 +82,7 @@ clusters its files by those columns.`,
 	cmd.Flags().StringVar(&schemaFile, "schema", "", "Delta schema JSON file")
 	cmd.Flags().StringVar(&like, "like", "", "take the schema of this data file")
 	cmd.Flags().StringSliceVar(&partitionBy, "partition-by", nil, "partition columns (comma-separated)")
-	cmd.Flags().StringSliceVar(&clusterBy, "cluster-by", nil, "clustering columns (comma-separated, at most 4; not with --partition-by)")
+	cmd.Flags().StringSliceVar(&clusterBy, "cluster-by", nil, "clustering columns (comma-separated, at most 4, a nested field as s.a; not with --partition-by)")
 	cmd.Flags().StringArrayVar(&props, "property", nil, "table property KEY=VALUE (repeatable)")
 	return cmd
 }
@@ -174,7 +174,7 @@ the table from the input's schema when it does not exist.
 	f.StringVar(&inputFmt, "input-format", "", inputFormats+" (default: from the extension)")
 	f.StringVar(&mode, "mode", "append", "append, overwrite, error, ignore or create_or_replace")
 	f.StringSliceVar(&partitionBy, "partition-by", nil, "partition columns of a new table (comma-separated)")
-	f.StringSliceVar(&clusterBy, "cluster-by", nil, "clustering columns of a new table (comma-separated; liquid clustering)")
+	f.StringSliceVar(&clusterBy, "cluster-by", nil, "clustering columns of a new table (comma-separated, a nested field as s.a; liquid clustering)")
 	f.StringVar(&replaceWhere, "replace-where", "", "with --mode overwrite: replace only the rows this predicate selects")
 	f.StringVar(&schemaMode, "schema-mode", "", "merge (add new columns) or overwrite (replace the schema; with --mode overwrite)")
 	f.StringArrayVar(&props, "property", nil, "table property KEY=VALUE for a new table (repeatable)")

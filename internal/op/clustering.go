@@ -25,7 +25,8 @@ func (c Clustering) Domain() *protocol.DomainMetadata {
 // ResolveClustering checks CLUSTER BY names against a table as Spark's
 // ClusteredTableUtils does, for a new table and for ALTER TABLE ...
 // CLUSTER BY alike: at most protocol.MaxClusteringColumns columns, each a
-// top-level column named once, no partition columns on the table, and
+// column or a field of struct columns (s.a; `a.b` quotes a name with a
+// dot) named once, no partition columns on the table, and
 // every column of a type with min/max statistics that the table's
 // statistics settings (delta.dataSkippingNumIndexedCols,
 // delta.dataSkippingStatsColumns) collect: Spark refuses a clustering
@@ -47,29 +48,41 @@ func ResolveClustering(sc *schema.Struct, partitionColumns []string, mode schema
 		if n == "" {
 			return c, fmt.Errorf("cluster by: an empty column name (give columns as c1,c2)")
 		}
-		f := sc.Field(n)
-		if f == nil {
-			if strings.Contains(n, ".") {
-				return c, fmt.Errorf("cluster by %q: only top-level columns are supported as clustering columns", n)
-			}
-			return c, fmt.Errorf("cluster by %q: no such column (columns: %s)", n, fieldNames(sc))
+		fields, err := clusteringField(sc, n)
+		if err != nil {
+			return c, err
 		}
-		if slices.Contains(c.Logical, f.Name) {
-			return c, fmt.Errorf("cluster by %q: the column is named twice", f.Name)
+		f := fields[len(fields)-1]
+		logicalPath, physical := make([]string, len(fields)), make([]string, len(fields))
+		for i, f := range fields {
+			logicalPath[i], physical[i] = f.Name, f.PhysicalName(mode)
+		}
+		logical := schema.QuoteColumnPath(logicalPath)
+		if slices.ContainsFunc(c.Logical, func(l string) bool { return strings.EqualFold(l, logical) }) {
+			return c, fmt.Errorf("cluster by %q: the column is named twice", logical)
 		}
 		if !schema.MinMaxEligible(f.Type) {
-			return c, fmt.Errorf("cluster by %q: its type %s does not support data skipping (clustering columns must be numeric, decimal, string, date or timestamp)", f.Name, f.Type)
+			return c, fmt.Errorf("cluster by %q: its type %s does not support data skipping (clustering columns must be numeric, decimal, string, date or timestamp)", logical, f.Type)
 		}
-		ok, err := datafile.HasMinMax(sc, nil, mode, protocol.Properties(props), f.Name)
+		ok, err := datafile.HasMinMax(sc, nil, mode, protocol.Properties(props), logicalPath)
 		if err != nil {
 			return c, err
 		}
 		if !ok {
 			return c, fmt.Errorf("cluster by %q: clustering columns need statistics and the table collects none for it; "+
-				"add it to %s or raise %s to cover it", f.Name, protocol.PropDataSkippingStatsColumns, protocol.PropDataSkippingNumIndexedCols)
+				"add it to %s or raise %s to cover it", logical, protocol.PropDataSkippingStatsColumns, protocol.PropDataSkippingNumIndexedCols)
 		}
-		c.Logical = append(c.Logical, f.Name)
-		c.Physical = append(c.Physical, []string{f.PhysicalName(mode)})
+		c.Logical = append(c.Logical, logical)
+		c.Physical = append(c.Physical, physical)
 	}
 	return c, nil
+}
+
+// clusteringField resolves a CLUSTER BY name to the fields along its path.
+func clusteringField(sc *schema.Struct, name string) ([]*schema.Field, error) {
+	fields, err := sc.ColumnPath(name)
+	if err != nil {
+		return nil, fmt.Errorf("cluster by %q: %v (columns: %s)", name, err, fieldNames(sc))
+	}
+	return fields, nil
 }
