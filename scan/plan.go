@@ -28,6 +28,12 @@ type FileTask struct {
 	allMatch bool
 }
 
+// AllRowsMatch reports whether the log proves that every row of the file
+// satisfies the scan's predicates (by partition values and statistics), so
+// that a reader of the file need not evaluate them; true when the scan has
+// none.
+func (t FileTask) AllRowsMatch() bool { return t.allMatch }
+
 // SkippedFile is a live file the scan does not read, and why.
 type SkippedFile struct {
 	Add    *protocol.Add
@@ -286,7 +292,7 @@ func (b *bound) plan(ctx context.Context) (*Explanation, error) {
 			return nil, err
 		}
 		var fs *stats.File
-		reason, allMatch := "", false
+		reason, allMatch := "", len(b.preds) == 0
 		if len(b.preds) > 0 {
 			if err := b.checkPartitionValues(add); err != nil {
 				return nil, err
