@@ -64,6 +64,21 @@ func dvTable(t *testing.T, rows int) string {
 	return dir
 }
 
+// sameRows fails t, naming the first row that differs, unless the rows
+// of the two readers are the same.
+func sameRows(t *testing.T, name string, got []string, wantName string, want []string) {
+	t.Helper()
+	if slices.Equal(got, want) {
+		return
+	}
+	for i := range got {
+		if i < len(want) && got[i] != want[i] {
+			t.Fatalf("row %d: %s %s, %s %s", i, name, got[i], wantName, want[i])
+		}
+	}
+	t.Fatalf("%s and %s rows differ: %d and %d rows", name, wantName, len(got), len(want))
+}
+
 // TestBulkPathAgreesWithPerValue reads tables of every kind through the
 // bulk path and value by value: the same rows, and the bulk path took the
 // columns it should, the strings the files dictionary-encode as
@@ -71,8 +86,8 @@ func dvTable(t *testing.T, rows int) string {
 // 2048, so slices start inside batches.
 func TestBulkPathAgreesWithPerValue(t *testing.T) {
 	stats := &Stats{}
-	bulk := testConn(t, ScanOptions{Stats: stats, BatchSize: 3000})
-	slow := testConn(t, ScanOptions{perValue: true, BatchSize: 3000})
+	bulk := testConn(t, ScanOptions{Stats: stats, BatchSize: 3000, ArrowOnly: true})
+	slow := testConn(t, ScanOptions{perValue: true, BatchSize: 3000, ArrowOnly: true})
 	cases := []struct {
 		uri      string
 		rows     int
@@ -98,14 +113,7 @@ func TestBulkPathAgreesWithPerValue(t *testing.T) {
 			if len(got) != c.rows {
 				t.Fatalf("%d rows, want %d", len(got), c.rows)
 			}
-			if !slices.Equal(got, want) {
-				for i := range got {
-					if i < len(want) && got[i] != want[i] {
-						t.Fatalf("row %d: bulk %s, per value %s", i, got[i], want[i])
-					}
-				}
-				t.Fatalf("bulk and per-value rows differ")
-			}
+			sameRows(t, "bulk", got, "per value", want)
 			scans := stats.Scans()
 			if len(scans) == 0 {
 				t.Fatal("no scan recorded")
@@ -125,8 +133,8 @@ func TestBulkPathAgreesWithPerValue(t *testing.T) {
 // table's: each output vector gets its own column.
 func TestBulkPathProjects(t *testing.T) {
 	uri := bulkTable(t, 5000, nil)
-	bulk := testConn(t, ScanOptions{})
-	slow := testConn(t, ScanOptions{perValue: true})
+	bulk := testConn(t, ScanOptions{ArrowOnly: true})
+	slow := testConn(t, ScanOptions{perValue: true, ArrowOnly: true})
 	for _, q := range []string{
 		"SELECT s, id, l FROM delta_scan(" + quote(uri) + ") WHERE id % 97 = 1 ORDER BY id",
 		"SELECT count(*), sum(v), max(s), min(d), sum(dec) FROM delta_scan(" + quote(uri) + ")",

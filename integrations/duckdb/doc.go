@@ -7,9 +7,15 @@
 //
 // delta_scan('uri' [, version => N] [, timestamp => '...'] [, filter => 'SQL'])
 // opens the table with deltalite (any store, the storage options of the
-// registration), and streams its rows into DuckDB a vector at a time, the
-// files spread over DuckDB's threads, so memory is bounded by the batch
-// size and the threads, never by the table. The columns
+// registration) and plans its files. The files DuckDB's own Parquet reader
+// reads exactly (a local table, columns of plain types, no deletion vector,
+// every row known to match the filter) it reads itself, through a
+// read_parquet per set of partition values that the plan writes (the
+// partition values from the log, the columns by their physical names);
+// deltalite's scan reads the others and streams their rows into DuckDB a
+// vector at a time, the files spread over DuckDB's threads, so memory is
+// bounded by the batch size and the threads, never by the table
+// (ScanOptions.ArrowOnly: every file so). The columns
 // DuckDB asks for are the only ones read from the Parquet files (projection
 // pushdown), and deletion vectors, column mapping, partition values and
 // type widening are the engine's scan's. DuckDB's C API does not hand a
@@ -17,7 +23,7 @@
 // predicate as the filter argument (Spark SQL syntax, as deltalite's
 // WithWhere): partition columns prune files exactly, data columns skip files
 // by their statistics, and the rows read are filtered by it. Stats counts
-// the files each scan read and skipped.
+// the files each scan read and skipped, and those DuckDB's reader read.
 //
 // delta_changes('uri', from_version => N | from_timestamp => '...'
 // [, to_version => M | to_timestamp => '...'] [, filter => 'SQL']) reads the

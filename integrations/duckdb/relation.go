@@ -33,6 +33,9 @@ type Resource struct {
 	StorageOptions map[string]string
 	// Stats, when set, records the files every delta_scan read.
 	Stats *Stats
+	// ArrowOnly has deltalite's scan read every file of a delta_scan,
+	// none DuckDB's Parquet reader (see ScanOptions.ArrowOnly).
+	ArrowOnly bool
 
 	once   sync.Once
 	db     *sql.DB
@@ -62,7 +65,7 @@ func (r *Resource) open() (*sql.DB, error) {
 		if r.fnConn, r.err = r.db.Conn(context.Background()); r.err != nil {
 			return
 		}
-		r.fns, r.err = registerFunctions(r.fnConn, ScanOptions{StorageOptions: r.StorageOptions, Stats: r.Stats, stores: &r.stores})
+		r.fns, r.err = registerFunctions(r.fnConn, ScanOptions{StorageOptions: r.StorageOptions, Stats: r.Stats, stores: &r.stores, ArrowOnly: r.ArrowOnly})
 	})
 	return r.db, r.err
 }

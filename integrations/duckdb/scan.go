@@ -27,8 +27,10 @@ import (
 )
 
 // FunctionName is the name of the table function RegisterDeltaScan adds.
-// It is a temporary table macro of the connection over a table function
-// named RawFunctionName_N: duckdb-go requires every named argument of a
+// It is a temporary table macro of the connection over the table function
+// named RawFunctionName_N (through DuckDB's query() of the SQL the scalar
+// function PlanFunctionName_N plans, see direct.go, unless
+// ScanOptions.ArrowOnly): duckdb-go requires every named argument of a
 // table function, so the macro supplies them all. version and timestamp
 // default to NULL, and the macro tells the function whether each was given
 // in a flag of its own: no value a caller can pass (a negative version, an
@@ -40,20 +42,31 @@ import (
 const (
 	FunctionName    = "delta_scan"
 	RawFunctionName = "deltalite_scan"
+	// PlanFunctionName is the scalar function that plans a delta_scan
+	// call into SQL (direct.go).
+	PlanFunctionName = "deltalite_scan_plan"
 )
 
 // registrations numbers the table functions of the process.
 var registrations atomic.Int64
 
-// macro defines delta_scan on a connection over the table function raw.
-// "timestamp" is a keyword in DuckDB's grammar: callers quote it as well
-// ("timestamp" => '2026-01-02').
-func macro(raw string) string {
-	return `CREATE OR REPLACE TEMP MACRO ` + FunctionName + `(uri, version := NULL, "timestamp" := NULL, filter := '') AS TABLE
-SELECT * FROM ` + raw + `(coalesce(CAST(uri AS VARCHAR), ''),
+// macro defines delta_scan on a connection over the functions fns: the
+// table function fns.scan, or with fns.plan DuckDB's query() of the SQL
+// that fns.plan makes of the call (direct.go). "timestamp" is a keyword in
+// DuckDB's grammar: callers quote it as well ("timestamp" => '2026-01-02').
+func macro(fns functions) string {
+	head := `CREATE OR REPLACE TEMP MACRO ` + FunctionName + `(uri, version := NULL, "timestamp" := NULL, filter := '') AS TABLE
+`
+	if fns.plan != "" {
+		return head + `SELECT * FROM query(` + fns.plan + `(coalesce(CAST(uri AS VARCHAR), ''),
+	coalesce(CAST(version AS BIGINT), 0), version IS NOT NULL,
+	coalesce(CAST("timestamp" AS VARCHAR), ''), "timestamp" IS NOT NULL,
+	coalesce(CAST(filter AS VARCHAR), '')))`
+	}
+	return head + `SELECT * FROM ` + fns.scan + `(coalesce(CAST(uri AS VARCHAR), ''),
 	version => coalesce(CAST(version AS BIGINT), 0), version_given => version IS NOT NULL,
 	"timestamp" => coalesce(CAST("timestamp" AS VARCHAR), ''), timestamp_given => "timestamp" IS NOT NULL,
-	filter => coalesce(CAST(filter AS VARCHAR), ''))`
+	filter => coalesce(CAST(filter AS VARCHAR), ''), plan => '')`
 }
 
 // ScanOptions configure the delta_scan function of a connection.
@@ -74,6 +87,10 @@ type ScanOptions struct {
 	conn bindings.Connection
 	// perValue turns the bulk path off (tests compare the two).
 	perValue bool
+	// ArrowOnly reads every file through deltalite's scan, handed to
+	// DuckDB as Arrow batches; by default the files DuckDB's Parquet
+	// reader reads exactly go to it (direct.go).
+	ArrowOnly bool
 
 	// BatchSize is the number of rows the engine reads per Arrow batch
 	// (default scan.DefaultBatchSize); DuckDB takes them a vector
@@ -92,7 +109,12 @@ type ScanStat struct {
 	// number the scan read, FilesSkipped those the filter ruled out by
 	// partition values or statistics.
 	FilesLive, FilesRead, FilesSkipped int
-	// Rows is the number of rows handed to DuckDB.
+	// FilesDirect is the number of the files read that DuckDB's own
+	// Parquet reader read (direct.go); deltalite's scan read the others.
+	FilesDirect int
+	// Rows is the number of rows handed to DuckDB: those deltalite's scan
+	// read, plus the row counts the log records of the files DuckDB's
+	// reader was given.
 	Rows int64
 	// BulkColumns are the columns handed to DuckDB as whole Arrow
 	// vectors; the other Columns are copied value by value.
@@ -191,8 +213,9 @@ func RegisterDeltaScan(ctx context.Context, conn *sql.Conn, opts ScanOptions) er
 	return addMacros(ctx, conn, fns)
 }
 
-// functions are the names of the table functions of one registration.
-type functions struct{ scan, changes string }
+// functions are the names of the functions of one registration; plan is
+// empty with ScanOptions.ArrowOnly.
+type functions struct{ scan, changes, plan string }
 
 // registerFunctions registers the table functions of opts on conn's
 // database and returns their names.
@@ -209,6 +232,16 @@ func registerFunctions(conn *sql.Conn, opts ScanOptions) (functions, error) {
 	}
 	if err := duckdb.RegisterTableUDF(conn, fns.scan, scanFn); err != nil {
 		return fns, err
+	}
+	if !opts.ArrowOnly {
+		fns.plan = fmt.Sprintf("%s_%d", PlanFunctionName, n)
+		pf, err := newPlanFunction(opts, fns.scan)
+		if err != nil {
+			return fns, err
+		}
+		if err := duckdb.RegisterScalarUDF(conn, fns.plan, pf); err != nil {
+			return fns, err
+		}
 	}
 	changesFn, err := changesFunction(opts)
 	if err != nil {
@@ -242,7 +275,7 @@ func scanFunction(opts ScanOptions) (duckdb.ParallelChunkTableFunction, error) {
 			NamedArguments: map[string]duckdb.TypeInfo{
 				"version": bigint, "version_given": boolean,
 				"timestamp": varchar, "timestamp_given": boolean,
-				"filter": varchar,
+				"filter": varchar, "plan": varchar,
 			},
 		},
 		BindArgumentsContext: func(ctx context.Context, named map[string]any, args ...any) (duckdb.ParallelChunkTableSource, error) {
@@ -258,7 +291,7 @@ func scanFunction(opts ScanOptions) (duckdb.ParallelChunkTableFunction, error) {
 // addMacros defines delta_scan and delta_changes on conn over the table
 // functions fns.
 func addMacros(ctx context.Context, conn *sql.Conn, fns functions) error {
-	for _, m := range []string{macro(fns.scan), changesMacro(fns.changes)} {
+	for _, m := range []string{macro(fns), changesMacro(fns.changes)} {
 		if _, err := conn.ExecContext(ctx, m); err != nil {
 			return err
 		}
@@ -288,8 +321,36 @@ func parseTime(arg, ts string) (time.Time, error) {
 }
 
 // bind opens the table: it reads the log (the schema, for DuckDB's binder),
-// not the data.
+// not the data. A plan token (direct.go) takes the table and files its
+// plan holds instead.
 func bind(ctx context.Context, opts ScanOptions, named map[string]any, args []any) (*source, error) {
+	if token, _ := named["plan"].(string); token != "" {
+		p, ok := takePlan(token)
+		if !ok {
+			return nil, fmt.Errorf("plan %q is unknown or used: call %s, which makes it", token, FunctionName)
+		}
+		return newSource(ctx, opts, p.call, p)
+	}
+	c, err := openCall(ctx, opts, named, args)
+	if err != nil {
+		return nil, err
+	}
+	return newSource(ctx, opts, c, nil)
+}
+
+// call is a delta_scan call resolved: its table, open at the version it
+// reads, and its scan, the filter bound.
+type call struct {
+	table  *deltalite.Table
+	base   *scan.Scan
+	uri    string // for messages and stats: credentials redacted
+	filter string
+	plan   *scan.Explanation // the files, when the filter check planned them
+}
+
+// openCall opens the table of a delta_scan call of arguments named and
+// args and checks its filter.
+func openCall(ctx context.Context, opts ScanOptions, named map[string]any, args []any) (*call, error) {
 	uri, _ := args[0].(string)
 	if uri == "" {
 		return nil, errors.New("the first argument is the table URI, e.g. delta_scan('/data/sales')")
@@ -319,6 +380,7 @@ func bind(ctx context.Context, opts ScanOptions, named map[string]any, args []an
 	}
 	filter, _ := named["filter"].(string)
 	base := t.Scan()
+	var plan *scan.Explanation
 	if opts.BatchSize > 0 {
 		base = base.With(scan.WithBatchSize(opts.BatchSize))
 	}
@@ -326,15 +388,21 @@ func bind(ctx context.Context, opts ScanOptions, named map[string]any, args []an
 		base = base.With(scan.WithWhere(filter))
 		// Bind the filter now, so that a bad one fails the query at
 		// once, naming what does not parse.
-		if _, err := base.Explain(ctx); err != nil {
+		if plan, err = base.Explain(ctx); err != nil {
 			return nil, fmt.Errorf("filter %q: %w", filter, err)
 		}
 	}
-	sc, err := base.Schema()
+	return &call{table: t, base: base, uri: deltalite.RedactURL(uri), filter: filter, plan: plan}, nil
+}
+
+// newSource is the table function of call c, reading every file its plan
+// chooses, or with p those p holds.
+func newSource(ctx context.Context, opts ScanOptions, c *call, p *plannedScan) (*source, error) {
+	sc, err := c.base.Schema()
 	if err != nil {
 		return nil, err
 	}
-	s := &source{ctx: ctx, table: t, base: base, uri: deltalite.RedactURL(uri), filter: filter, stats: opts.Stats, fields: sc.Fields(), conn: opts.conn}
+	s := &source{ctx: ctx, table: c.table, base: c.base, uri: c.uri, filter: c.filter, stats: opts.Stats, fields: sc.Fields(), conn: opts.conn, planned: p}
 	if s.infos, err = columnInfos(s.fields); err != nil {
 		return nil, err
 	}
@@ -367,6 +435,9 @@ type source struct {
 	fields []arrow.Field
 	infos  []duckdb.ColumnInfo
 	conn   bindings.Connection
+	// planned, when set, holds the files to read and the stat to count
+	// them in: the plan of a delta_scan call DuckDB's reader shares.
+	planned *plannedScan
 
 	mu   sync.Mutex
 	exec *execution // the current execution's, set by Init
@@ -535,8 +606,12 @@ func (s *source) ColumnInfos() []duckdb.ColumnInfo { return s.infos }
 // Cardinality is the row count the log records, when every file has
 // statistics: DuckDB's join planner uses it.
 func (s *source) Cardinality() *duckdb.CardinalityInfo {
+	files := s.table.Snapshot().Files()
+	if s.planned != nil {
+		files = s.planned.files
+	}
 	var n uint
-	for _, add := range s.table.Snapshot().Files() {
+	for _, add := range files {
 		rows, ok := numRecords(add)
 		if !ok {
 			return nil
@@ -562,6 +637,11 @@ func (s *source) Init() duckdb.ParallelTableSourceInfo {
 	s.mu.Lock()
 	s.exec = e
 	s.mu.Unlock()
+	if p := s.planned; p != nil {
+		e.files, e.stat = p.files, p.stat
+		p.once.Do(func() { s.stats.add(p.stat) })
+		return duckdb.ParallelTableSourceInfo{MaxThreads: max(1, len(e.files))}
+	}
 	plan, err := s.base.Explain(s.ctx)
 	if err != nil {
 		e.err = err

@@ -207,6 +207,9 @@ func writeStats(w io.Writer, scans []duckdbio.ScanStat) error {
 		if s.Filter != "" {
 			line += fmt.Sprintf(" (%d skipped by filter %s)", s.FilesSkipped, s.Filter)
 		}
+		if s.FilesDirect > 0 {
+			line += fmt.Sprintf(", %d of them by DuckDB's Parquet reader", s.FilesDirect)
+		}
 		line += fmt.Sprintf(", %d rows, columns [%s]", s.Rows, strings.Join(s.Columns, ", "))
 		if _, err := fmt.Fprintln(w, line); err != nil {
 			return err

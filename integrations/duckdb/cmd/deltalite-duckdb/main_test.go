@@ -62,7 +62,7 @@ func TestStatsShowFilesRead(t *testing.T) {
 	tbl := corpus.Path(t, "dat/basic_partitioned/delta")
 	all := "SELECT count(*) FROM delta_scan('" + tbl + "')"
 	_, stderr, err := runCommand(t, "", "-c", all, "--stats", "--format", "csv")
-	if err != nil || !strings.Contains(stderr, "read 6 of 6 files") {
+	if err != nil || !strings.Contains(stderr, "read 6 of 6 files, 6 of them by DuckDB's Parquet reader") {
 		t.Fatalf("--stats without filter: %q, %v", stderr, err)
 	}
 	pruned := "SELECT count(*) FROM delta_scan('" + tbl + "', filter => 'letter = ''a''')"

@@ -1,0 +1,319 @@
+//go:build duckdb_arrow
+
+package duckdbio
+
+// DuckDB's own Parquet reader reads a data file faster than arrow-go's
+// reader and the hand-over of Arrow batches together (about half the CPU;
+// bench/README.md). So delta_scan lets DuckDB read the files it can read
+// exactly, and reads the others itself:
+//
+//   - delta_scan(...) is a table macro over DuckDB's query() of the SQL
+//     that the scalar function deltalite_scan_plan_N returns for the call.
+//     DuckDB folds a non-volatile function of constants while it binds, so
+//     the plan runs once per query, at bind: it opens the table (version,
+//     timestamp), prunes the files with the filter (partition values,
+//     statistics) and writes the SQL.
+//   - The SQL is a UNION ALL of the table function deltalite_scan_N over
+//     the files deltalite reads (given by a token of the plan, which the
+//     function's bind takes), and per set of partition values a
+//     read_parquet of the files DuckDB reads, each column read by its
+//     physical name (column mapping) and cast to the type delta_scan
+//     declares, each partition column a constant of the log's partition
+//     value (never the paths: hive_partitioning is off).
+//   - DuckDB reads a file when it reads every row of it exactly as the
+//     scan would: the table is on the local file system (DuckDB opens the
+//     path itself, offline), every column's type is one DuckDB reads
+//     without a time zone or a unit to choose (booleans, integers, floats,
+//     strings, binary, dates, decimals), the file has no deletion vector,
+//     the log proves that every row matches the filter (the scan filters
+//     the rows of the others), its statistics count its rows and name every
+//     data column (a file written before a column was added lacks it), and
+//     its path holds no glob character. deltalite reads the rest, as
+//     before (ScanOptions.ArrowOnly: all of them).
+//
+// The table function comes first in the UNION ALL, so its columns name the
+// result and its bind takes the token before anything else can fail.
+// DuckDB's optimizer pushes the query's projection into every branch, its
+// filters into read_parquet (row groups skipped by their statistics) and
+// drops a branch whose partition constants fail the WHERE clause.
+
+import (
+	"context"
+	"database/sql/driver"
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/duckdb/duckdb-go/v2"
+
+	"github.com/deltalite-go/deltalite/protocol"
+	"github.com/deltalite-go/deltalite/scan"
+	"github.com/deltalite-go/deltalite/schema"
+	"github.com/deltalite-go/deltalite/storage"
+)
+
+// plannedScan is what the plan of a delta_scan call leaves to deltalite's
+// scan: the files it reads, and the call's stat, recorded once the table
+// function runs.
+type plannedScan struct {
+	call  *call
+	files []*protocol.Add
+	stat  *ScanStat
+	once  sync.Once
+}
+
+var (
+	// plans holds each plan by token until the table function of its SQL
+	// binds.
+	plans      sync.Map
+	planTokens atomic.Int64
+)
+
+func putPlan(p *plannedScan) string {
+	token := strconv.FormatInt(planTokens.Add(1), 10)
+	plans.Store(token, p)
+	return token
+}
+
+func takePlan(token string) (*plannedScan, bool) {
+	v, ok := plans.LoadAndDelete(token)
+	if !ok {
+		return nil, false
+	}
+	return v.(*plannedScan), true
+}
+
+// planFunction is the scalar function deltalite_scan_plan_N(uri, version,
+// version_given, timestamp, timestamp_given, filter): the SQL of a
+// delta_scan call over the table function raw.
+type planFunction struct {
+	opts    ScanOptions
+	raw     string
+	in      []duckdb.TypeInfo
+	varchar duckdb.TypeInfo
+}
+
+func newPlanFunction(opts ScanOptions, raw string) (*planFunction, error) {
+	ti, err := types(duckdb.TYPE_VARCHAR, duckdb.TYPE_BIGINT, duckdb.TYPE_BOOLEAN)
+	if err != nil {
+		return nil, err
+	}
+	varchar, bigint, boolean := ti[0], ti[1], ti[2]
+	return &planFunction{opts: opts, raw: raw, varchar: varchar,
+		in: []duckdb.TypeInfo{varchar, bigint, boolean, varchar, boolean, varchar}}, nil
+}
+
+// Config: not volatile, so that DuckDB folds the call while binding.
+func (f *planFunction) Config() duckdb.ScalarFuncConfig {
+	return duckdb.ScalarFuncConfig{InputTypeInfos: f.in, ResultTypeInfo: f.varchar}
+}
+
+func (f *planFunction) Executor() duckdb.ScalarFuncExecutor {
+	return duckdb.ScalarFuncExecutor{RowContextExecutor: func(ctx context.Context, v []driver.Value) (any, error) {
+		named := map[string]any{"version": v[1], "version_given": v[2], "timestamp": v[3], "timestamp_given": v[4], "filter": v[5]}
+		q, err := planSQL(ctx, f.opts, f.raw, named, []any{v[0]})
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", FunctionName, err)
+		}
+		return q, nil
+	}}
+}
+
+// directColumn is a column of the table as read_parquet gives it.
+type directColumn struct {
+	name, physical string
+	sqlType        string
+	partition      *schema.Field // the partition column, nil for a data column
+}
+
+// planSQL opens the table of a delta_scan call, plans its files and
+// returns the SQL that reads them (see the top of the file).
+func planSQL(ctx context.Context, opts ScanOptions, raw string, named map[string]any, args []any) (string, error) {
+	c, err := openCall(ctx, opts, named, args)
+	if err != nil {
+		return "", err
+	}
+	plan := c.plan
+	if plan == nil {
+		if plan, err = c.base.Explain(ctx); err != nil {
+			return "", err
+		}
+	}
+	stat := &ScanStat{URI: c.uri, Version: c.table.Version(), Filter: c.filter,
+		FilesLive: len(c.table.Snapshot().Files()), FilesRead: len(plan.Files), FilesSkipped: len(plan.Skipped)}
+	cols, root, direct := directColumns(c)
+	type group struct {
+		consts []string // per column, the partition constant ("" for a data column)
+		files  []string
+	}
+	var (
+		ours   []*protocol.Add
+		groups = map[string]*group{}
+		order  []*group
+	)
+	for _, f := range plan.Files {
+		rows, ok := int64(0), false
+		if direct {
+			rows, ok = directFile(f, cols)
+		}
+		if !ok {
+			ours = append(ours, f.Add)
+			continue
+		}
+		consts, key := partitionConstants(cols, f.Add)
+		g := groups[key]
+		if g == nil {
+			g = &group{consts: consts}
+			groups[key] = g
+			order = append(order, g)
+		}
+		g.files = append(g.files, quote(filepath.Join(root, filepath.FromSlash(f.Key))))
+		stat.FilesDirect++
+		stat.Rows += rows
+	}
+	token := putPlan(&plannedScan{call: c, files: ours, stat: stat})
+	var b strings.Builder
+	fmt.Fprintf(&b, `SELECT * FROM %s('', version => 0, version_given => false, "timestamp" => '', timestamp_given => false, filter => '', plan => %s)`, raw, quote(token))
+	for _, g := range order {
+		b.WriteString("\nUNION ALL SELECT ")
+		for i, col := range cols {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			if col.partition != nil {
+				fmt.Fprintf(&b, "CAST(%s AS %s) AS %s", g.consts[i], col.sqlType, quoteIdent(col.name))
+			} else {
+				fmt.Fprintf(&b, "CAST(%s AS %s) AS %s", quoteIdent(col.physical), col.sqlType, quoteIdent(col.name))
+			}
+		}
+		fmt.Fprintf(&b, " FROM read_parquet([%s], union_by_name = true, hive_partitioning = false)", strings.Join(g.files, ", "))
+	}
+	return b.String(), nil
+}
+
+// directColumns are the columns of c's table as DuckDB's reader reads
+// them, and the table's directory; false when DuckDB reads none of its
+// files: the table is not on the local file system, or a column has a
+// type DuckDB's reader does not read exactly as delta_scan declares it.
+func directColumns(c *call) ([]directColumn, string, bool) {
+	local, ok := c.table.Store().(*storage.Local)
+	if !ok {
+		return nil, "", false
+	}
+	sc, err := c.base.Schema()
+	if err != nil {
+		return nil, "", false
+	}
+	snap := c.table.Snapshot()
+	ds, mode := snap.Schema(), snap.ColumnMapping()
+	parts := map[string]bool{}
+	for _, p := range snap.PartitionColumns() {
+		parts[p] = true
+	}
+	cols := make([]directColumn, len(sc.Fields()))
+	for i, af := range sc.Fields() {
+		f := ds.Field(af.Name)
+		t, ok := sqlType(af.Type)
+		if f == nil || !ok {
+			return nil, "", false
+		}
+		cols[i] = directColumn{name: af.Name, physical: f.PhysicalName(mode), sqlType: t}
+		if parts[f.Name] {
+			if af.Type.ID() == arrow.BINARY {
+				return nil, "", false
+			}
+			cols[i].partition = f
+		}
+	}
+	return cols, local.Root(), true
+}
+
+// sqlType is DuckDB's type of the Arrow types whose Parquet columns
+// DuckDB's reader reads exactly as delta_scan declares them (typeInfo):
+// timestamps are not among them (a file may hold INT96, which DuckDB reads
+// as a wall-clock TIMESTAMP, or instants; the cast between them takes the
+// session's time zone), nor nested types (column mapping names their
+// fields too).
+func sqlType(dt arrow.DataType) (string, bool) {
+	switch t := dt.(type) {
+	case *arrow.BooleanType:
+		return "BOOLEAN", true
+	case *arrow.Int8Type:
+		return "TINYINT", true
+	case *arrow.Int16Type:
+		return "SMALLINT", true
+	case *arrow.Int32Type:
+		return "INTEGER", true
+	case *arrow.Int64Type:
+		return "BIGINT", true
+	case *arrow.Float32Type:
+		return "FLOAT", true
+	case *arrow.Float64Type:
+		return "DOUBLE", true
+	case *arrow.StringType:
+		return "VARCHAR", true
+	case *arrow.BinaryType:
+		return "BLOB", true
+	case *arrow.Date32Type:
+		return "DATE", true
+	case *arrow.Decimal128Type:
+		if t.Precision >= 1 && t.Precision <= 38 {
+			return fmt.Sprintf("DECIMAL(%d, %d)", t.Precision, t.Scale), true
+		}
+	}
+	return "", false
+}
+
+// directFile reports whether DuckDB's reader reads the file of f exactly,
+// with its row count: no deletion vector, every row known to match the
+// filter, statistics that count its rows and name every data column,
+// and a path without glob characters (read_parquet expands them).
+func directFile(f scan.FileTask, cols []directColumn) (int64, bool) {
+	if f.Add.DeletionVector != nil || !f.AllRowsMatch() || strings.ContainsAny(f.Key, "*?[]{}") {
+		return 0, false
+	}
+	var st struct {
+		NumRecords *int64                     `json:"numRecords"`
+		NullCount  map[string]json.RawMessage `json:"nullCount"`
+	}
+	if f.Add.Stats == "" || json.Unmarshal([]byte(f.Add.Stats), &st) != nil || st.NumRecords == nil {
+		return 0, false
+	}
+	for _, c := range cols {
+		if c.partition != nil {
+			continue
+		}
+		if _, ok := st.NullCount[c.physical]; !ok {
+			return 0, false
+		}
+	}
+	return *st.NumRecords, true
+}
+
+// partitionConstants are the SQL literals of add's partition values, per
+// column ("" for data columns; NULL for a null value), and their key.
+func partitionConstants(cols []directColumn, add *protocol.Add) ([]string, string) {
+	out := make([]string, len(cols))
+	for i, c := range cols {
+		if c.partition == nil {
+			continue
+		}
+		v, ok := add.PartitionValues[c.physical]
+		if !ok {
+			v = add.PartitionValues[c.name]
+		}
+		// The scan refused the plan on a value that does not parse; an
+		// empty one is null.
+		if v == "" {
+			out[i] = "NULL"
+		} else {
+			out[i] = quote(v)
+		}
+	}
+	return out, strings.Join(out, "\x00")
+}

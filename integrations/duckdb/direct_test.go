@@ -1,0 +1,174 @@
+//go:build duckdb_arrow
+
+package duckdbio
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/deltalite-go/deltalite"
+	"github.com/deltalite-go/deltalite/testkit/corpus"
+)
+
+// directTable writes a table partitioned by k (nulls among the values) and
+// p (a string), with every type DuckDB's reader takes: three appends, then
+// a fourth that adds the column extra (the older files lack it), then with
+// dv a delete that leaves deletion vectors. props are the table's
+// properties.
+func directTable(t *testing.T, props map[string]string, dv bool) string {
+	t.Helper()
+	ctx := context.Background()
+	s := testSession(t, &Resource{})
+	dir := t.TempDir()
+	const cols = `CASE WHEN i % 5 = 4 THEN NULL ELSE i % 5 END AS k, 'p' || (i % 2) AS p, i AS v,
+		CASE WHEN i % 7 = 0 THEN NULL ELSE i / 3.0 END AS x, CAST(i % 100 AS SMALLINT) AS small, CAST(i % 3 AS TINYINT) AS tiny,
+		CAST(i AS INTEGER) AS n, CAST(i / 4.0 AS FLOAT) AS f, i % 2 = 0 AS flag, DATE '2026-01-01' + CAST(i % 30 AS INTEGER) AS d,
+		CAST(i AS DECIMAL(12, 2)) AS dec, CASE WHEN i % 11 = 0 THEN NULL ELSE 'row-' || i END AS s, encode('b' || i) AS bin`
+	for a := range 4 {
+		q := fmt.Sprintf(`SELECT %s FROM range(%d, %d) t(i)`, cols, a*3000, (a+1)*3000)
+		wo := deltalite.WriteOptions{Mode: deltalite.ModeAppend, PartitionBy: []string{"k", "p"}, Properties: props}
+		if a == 3 {
+			q = fmt.Sprintf(`SELECT %s, 'extra-' || i AS extra FROM range(%d, %d) t(i)`, cols, a*3000, (a+1)*3000)
+			wo.SchemaMode = deltalite.SchemaMerge
+		}
+		if _, err := s.SQL(q).Write(ctx, dir, wo); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if dv {
+		tb, err := deltalite.Open(ctx, dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := tb.Delete(ctx, deltalite.DeleteOptions{Predicate: "v % 13 = 5 AND v < 4000"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+// TestDirectAgreesWithArrow reads tables of every kind through delta_scan
+// as it is (DuckDB's reader for the files it reads exactly) and with every
+// file read by deltalite (ArrowOnly): the same rows, and DuckDB's reader
+// took the files it should.
+func TestDirectAgreesWithArrow(t *testing.T) {
+	stats := &Stats{}
+	direct := testConn(t, ScanOptions{Stats: stats})
+	arrow := testConn(t, ScanOptions{ArrowOnly: true})
+	plain := directTable(t, nil, false)
+	mapped := directTable(t, map[string]string{"delta.columnMapping.mode": "name"}, false)
+	dvs := directTable(t, map[string]string{"delta.enableDeletionVectors": "true"}, true)
+	cases := []struct {
+		call  string
+		rows  int
+		files int // files read
+		// direct is how many of them DuckDB's reader read; -1: some but
+		// not all
+		direct int
+	}{
+		// The fourth append's files (10 of 40) have extra; the older
+		// ones lack it, so deltalite reads them.
+		{"delta_scan(" + quote(plain) + ")", 12000, 40, 10},
+		{"delta_scan(" + quote(plain) + ", version => 2)", 9000, 30, 30},
+		{"delta_scan(" + quote(mapped) + ", version => 2)", 9000, 30, 30},
+		{"delta_scan(" + quote(mapped) + ")", 12000, 40, 10},
+		// A partition filter: every row of the files it keeps matches.
+		{"delta_scan(" + quote(plain) + ", version => 2, filter => 'k = 1 AND p = ''p1''')", 900, 3, 3},
+		{"delta_scan(" + quote(plain) + ", version => 2, filter => 'k IS NULL')", 1800, 6, 6},
+		// A data filter: files whose statistics prove it go to DuckDB
+		// (the first append's), the one that straddles 4500 is filtered
+		// by deltalite.
+		{"delta_scan(" + quote(mapped) + ", version => 2, filter => 'v < 4500')", 4500, 20, 10},
+		// Deletion vectors: the files with one are deltalite's.
+		{"delta_scan(" + quote(dvs) + ", version => 2)", 9000, 30, 30},
+		{"delta_scan(" + quote(dvs) + ")", 12000 - 308, 40, -1},
+		{"delta_scan(" + quote(corpus.Path(t, "dat/basic_partitioned/delta")) + ")", 6, 6, 6},
+		{"delta_scan(" + quote(corpus.Path(t, "dat/column_mapping/delta")) + ")", 10, 2, 2},
+		{"delta_scan(" + quote(corpus.Path(t, "delta-rs/table_with_partitioning_mapping")) + ")", 2, 2, 2},
+		{"delta_scan(" + quote(corpus.Path(t, "dat/multi_partitioned_2/delta")) + ")", 3, 3, 0},
+		{"delta_scan(" + quote(corpus.Path(t, "dat/deletion_vectors/delta")) + ")", 1, 1, 0},
+	}
+	for _, c := range cases {
+		t.Run(c.call, func(t *testing.T) {
+			stats.Reset()
+			got := canonical(t, direct, c.call)
+			want := canonical(t, arrow, c.call)
+			if len(got) != c.rows {
+				t.Fatalf("%d rows, want %d", len(got), c.rows)
+			}
+			sameRows(t, "direct", got, "arrow", want)
+			sc := stats.Scans()
+			if len(sc) != 1 {
+				t.Fatalf("%d scans recorded, want 1: %+v", len(sc), sc)
+			}
+			st := sc[0]
+			t.Logf("DuckDB read %d of %d files", st.FilesDirect, st.FilesRead)
+			if c.files >= 0 && st.FilesRead != c.files {
+				t.Fatalf("read %d files, want %d", st.FilesRead, c.files)
+			}
+			switch {
+			case c.direct == -1 && (st.FilesDirect == 0 || st.FilesDirect == st.FilesRead):
+				t.Fatalf("DuckDB read %d of %d files, want some but not all", st.FilesDirect, st.FilesRead)
+			case c.direct >= 0 && st.FilesDirect != c.direct:
+				t.Fatalf("DuckDB read %d of %d files, want %d", st.FilesDirect, st.FilesRead, c.direct)
+			}
+			if st.Rows != int64(c.rows) {
+				t.Fatalf("stats count %d rows, want %d", st.Rows, c.rows)
+			}
+		})
+	}
+}
+
+// TestDirectQueries runs projections, WHERE clauses (pushed into DuckDB's
+// reader and onto the partition constants), aggregates and joins over both
+// paths of one table.
+func TestDirectQueries(t *testing.T) {
+	stats := &Stats{}
+	direct := testConn(t, ScanOptions{Stats: stats})
+	arrow := testConn(t, ScanOptions{ArrowOnly: true})
+	uri := directTable(t, map[string]string{"delta.columnMapping.mode": "name"}, false)
+	src := "delta_scan(" + quote(uri) + ")"
+	for _, q := range []string{
+		"SELECT s, v, k FROM %s WHERE v %% 97 = 1 ORDER BY v",
+		"SELECT k, p, count(*), sum(v), min(d), max(s), sum(dec), sum(small), sum(tiny), sum(n), sum(f), count(extra) FROM %s GROUP BY ALL ORDER BY ALL",
+		"SELECT count(*), sum(v) FROM %s WHERE k = 2 AND p = 'p0'",
+		"SELECT count(*), max(bin), min(x) FROM %s WHERE k IS NULL AND flag",
+		"SELECT extra, v FROM %s WHERE extra IS NOT NULL ORDER BY v LIMIT 3",
+		"SELECT a.v, b.s FROM %[1]s a JOIN %[1]s b ON a.v = b.v + 1 WHERE a.v BETWEEN 2990 AND 3010 ORDER BY a.v",
+	} {
+		q := fmt.Sprintf(q, src)
+		got, want := rows(t, direct, q), rows(t, arrow, q)
+		if len(got) == 0 || !slices.Equal(got, want) {
+			t.Fatalf("%s:\ndirect %v\narrow  %v", q, got, want)
+		}
+	}
+	for _, st := range stats.Scans() {
+		if st.FilesDirect != 10 {
+			t.Fatalf("DuckDB read %d files, want 10: %+v", st.FilesDirect, st)
+		}
+	}
+}
+
+// TestDirectStats: a scan that DuckDB's reader reads whole records the
+// columns the query asked for and the rows of the files.
+func TestDirectStats(t *testing.T) {
+	stats := &Stats{}
+	conn := testConn(t, ScanOptions{Stats: stats})
+	arrow := testConn(t, ScanOptions{ArrowOnly: true})
+	uri := directTable(t, nil, false)
+	q := "SELECT sum(v), count(s) FROM delta_scan(" + quote(uri) + ", version => 2, filter => 'p = ''p0''')"
+	if got, want := rows(t, conn, q), rows(t, arrow, q); !slices.Equal(got, want) {
+		t.Fatalf("direct %v, arrow %v", got, want)
+	}
+	sc := stats.Scans()
+	if len(sc) != 1 {
+		t.Fatalf("scans %+v", sc)
+	}
+	st := sc[0]
+	if st.FilesRead != 15 || st.FilesSkipped != 15 || st.FilesDirect != 15 || st.Rows != 4500 || strings.Join(st.Columns, ",") != "v,s" {
+		t.Fatalf("stat %+v: want 15 files read by DuckDB, 15 skipped, 4500 rows, columns v,s", st)
+	}
+}
