@@ -150,6 +150,25 @@ func TestDirectQueries(t *testing.T) {
 			t.Fatalf("DuckDB read %d files, want 10: %+v", st.FilesDirect, st)
 		}
 	}
+	// DuckDB planned each call once, and the table function took each
+	// plan: none is left behind.
+	plans.Range(func(k, _ any) bool {
+		t.Errorf("plan %v left behind", k)
+		return true
+	})
+}
+
+// TestDirectWherePrunesPartitions: without filter =>, DuckDB's optimizer
+// still drops the read_parquet of each partition whose constant fails the
+// WHERE clause.
+func TestDirectWherePrunesPartitions(t *testing.T) {
+	conn := testConn(t, ScanOptions{})
+	uri := directTable(t, nil, false)
+	plan := strings.Join(rows(t, conn, "EXPLAIN SELECT sum(v) FROM delta_scan("+quote(uri)+", version => 2) WHERE k = 1 AND p = 'p1'"), "\n")
+	// EXPLAIN names each read_parquet scan twice: operator and function.
+	if n := strings.Count(plan, "READ_PARQUET"); n != 2 {
+		t.Fatalf("%d read_parquet scans in the plan, want 1 (k = 1, p1):\n%s", n/2, plan)
+	}
 }
 
 // TestDirectStats: a scan that DuckDB's reader reads whole records the
