@@ -22,9 +22,10 @@ package duckdbio
 //     value (never the paths: hive_partitioning is off).
 //   - DuckDB reads a file when it reads every row of it exactly as the
 //     scan would: the table is on the local file system (DuckDB opens the
-//     path itself, offline), every column's type is one DuckDB reads
-//     without a time zone or a unit to choose (booleans, integers, floats,
-//     strings, binary, dates, decimals), the file has no deletion vector,
+//     path itself, offline), every column has a primitive type (booleans,
+//     integers, floats, strings, binary, dates, decimals, microsecond
+//     timestamps, read through epoch microseconds whatever the file's
+//     timestamp type), the file has no deletion vector,
 //     the log proves that every row matches the filter (the scan filters
 //     the rows of the others), its statistics count its rows and name every
 //     data column (a file written before a column was added lacks it), and
@@ -42,6 +43,7 @@ import (
 	"database/sql/driver"
 	"encoding/json"
 	"fmt"
+	"math"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -49,6 +51,7 @@ import (
 	"sync/atomic"
 
 	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/decimal128"
 	"github.com/duckdb/duckdb-go/v2"
 
 	"github.com/deltalite-go/deltalite/protocol"
@@ -128,7 +131,27 @@ func (f *planFunction) Executor() duckdb.ScalarFuncExecutor {
 type directColumn struct {
 	name, physical string
 	sqlType        string
-	partition      *schema.Field // the partition column, nil for a data column
+	// timestamp is the function that makes the column's type of epoch
+	// microseconds (make_timestamptz, make_timestamp) for a timestamp
+	// column, "" for the others.
+	timestamp string
+	partition *schema.Field // the partition column, nil for a data column
+}
+
+// value is the SQL expression of the column in a read_parquet branch whose
+// partition constants are consts.
+func (c directColumn) value(consts []string, i int) string {
+	switch {
+	case c.partition != nil:
+		return consts[i]
+	case c.timestamp != "":
+		// A file may store the column as INT96 (DuckDB reads a wall-clock
+		// TIMESTAMP of UTC) or as instants (TIMESTAMPTZ): epoch_us reads
+		// both as microseconds of UTC, where a cast between the two would
+		// take the session's time zone.
+		return fmt.Sprintf("%s(epoch_us(%s))", c.timestamp, quoteIdent(c.physical))
+	}
+	return fmt.Sprintf("CAST(%s AS %s)", quoteIdent(c.physical), c.sqlType)
 }
 
 // planSQL opens the table of a delta_scan call, plans its files and
@@ -165,7 +188,10 @@ func planSQL(ctx context.Context, opts ScanOptions, raw string, named map[string
 			ours = append(ours, f.Add)
 			continue
 		}
-		consts, key := partitionConstants(cols, f.Add)
+		consts, key, err := partitionConstants(cols, f.Add)
+		if err != nil {
+			return "", err
+		}
 		g := groups[key]
 		if g == nil {
 			g = &group{consts: consts}
@@ -185,11 +211,7 @@ func planSQL(ctx context.Context, opts ScanOptions, raw string, named map[string
 			if i > 0 {
 				b.WriteString(", ")
 			}
-			if col.partition != nil {
-				fmt.Fprintf(&b, "CAST(%s AS %s) AS %s", g.consts[i], col.sqlType, quoteIdent(col.name))
-			} else {
-				fmt.Fprintf(&b, "CAST(%s AS %s) AS %s", quoteIdent(col.physical), col.sqlType, quoteIdent(col.name))
-			}
+			fmt.Fprintf(&b, "%s AS %s", col.value(g.consts, i), quoteIdent(col.name))
 		}
 		fmt.Fprintf(&b, " FROM read_parquet([%s], union_by_name = true, hive_partitioning = false)", strings.Join(g.files, ", "))
 	}
@@ -223,6 +245,12 @@ func directColumns(c *call) ([]directColumn, string, bool) {
 			return nil, "", false
 		}
 		cols[i] = directColumn{name: af.Name, physical: f.PhysicalName(mode), sqlType: t}
+		if ts, ok := af.Type.(*arrow.TimestampType); ok {
+			cols[i].timestamp = "make_timestamp"
+			if ts.TimeZone != "" {
+				cols[i].timestamp = "make_timestamptz"
+			}
+		}
 		if parts[f.Name] {
 			if af.Type.ID() == arrow.BINARY {
 				return nil, "", false
@@ -234,11 +262,9 @@ func directColumns(c *call) ([]directColumn, string, bool) {
 }
 
 // sqlType is DuckDB's type of the Arrow types whose Parquet columns
-// DuckDB's reader reads exactly as delta_scan declares them (typeInfo):
-// timestamps are not among them (a file may hold INT96, which DuckDB reads
-// as a wall-clock TIMESTAMP, or instants; the cast between them takes the
-// session's time zone), nor nested types (column mapping names their
-// fields too).
+// DuckDB's reader reads exactly as delta_scan declares them (typeInfo),
+// timestamps through epoch microseconds (directColumn.value); not nested
+// types (column mapping names their fields too).
 func sqlType(dt arrow.DataType) (string, bool) {
 	switch t := dt.(type) {
 	case *arrow.BooleanType:
@@ -265,6 +291,14 @@ func sqlType(dt arrow.DataType) (string, bool) {
 		if t.Precision >= 1 && t.Precision <= 38 {
 			return fmt.Sprintf("DECIMAL(%d, %d)", t.Precision, t.Scale), true
 		}
+	case *arrow.TimestampType:
+		if t.Unit != arrow.Microsecond {
+			return "", false
+		}
+		if t.TimeZone == "" {
+			return "TIMESTAMP", true
+		}
+		return "TIMESTAMPTZ", true
 	}
 	return "", false
 }
@@ -295,25 +329,71 @@ func directFile(f scan.FileTask, cols []directColumn) (int64, bool) {
 	return *st.NumRecords, true
 }
 
-// partitionConstants are the SQL literals of add's partition values, per
-// column ("" for data columns; NULL for a null value), and their key.
-func partitionConstants(cols []directColumn, add *protocol.Add) ([]string, string) {
+// partitionConstants are the SQL constants of add's partition values, per
+// column ("" for data columns; a typed NULL for a null value), and their
+// key. The values are parsed as the scan parses them.
+func partitionConstants(cols []directColumn, add *protocol.Add) ([]string, string, error) {
 	out := make([]string, len(cols))
 	for i, c := range cols {
 		if c.partition == nil {
 			continue
 		}
-		v, ok := add.PartitionValues[c.physical]
+		text, ok := add.PartitionValues[c.physical]
 		if !ok {
-			v = add.PartitionValues[c.name]
+			text = add.PartitionValues[c.name]
 		}
-		// The scan refused the plan on a value that does not parse; an
-		// empty one is null.
-		if v == "" {
-			out[i] = "NULL"
-		} else {
-			out[i] = quote(v)
+		v, ok, err := schema.ParsePartitionValue(c.partition.Type, text)
+		if err != nil {
+			return nil, "", fmt.Errorf("file %s, column %q: %w", add.Path, c.name, err)
+		}
+		if !ok {
+			out[i] = "CAST(NULL AS " + c.sqlType + ")"
+			continue
+		}
+		if out[i], err = constant(c, v); err != nil {
+			return nil, "", fmt.Errorf("file %s, column %q: %w", add.Path, c.name, err)
 		}
 	}
-	return out, strings.Join(out, "\x00")
+	return out, strings.Join(out, "\x00"), nil
+}
+
+// constant is the SQL constant of the partition value v of column c.
+func constant(c directColumn, v any) (string, error) {
+	typed := func(text string) string { return "CAST(" + quote(text) + " AS " + c.sqlType + ")" }
+	switch v := v.(type) {
+	case string:
+		return typed(v), nil
+	case int64, int32, int16, int8:
+		return typed(fmt.Sprint(v)), nil
+	case bool:
+		return typed(strconv.FormatBool(v)), nil
+	case float64:
+		return typed(floatText(v, 64)), nil
+	case float32:
+		return typed(floatText(float64(v), 32)), nil
+	case arrow.Date32:
+		return typed(v.FormattedString()), nil
+	case arrow.Timestamp:
+		return fmt.Sprintf("%s(%d)", c.timestamp, int64(v)), nil
+	case decimal128.Num:
+		t, ok := c.partition.Type.(*schema.Decimal)
+		if !ok {
+			break
+		}
+		return typed(v.ToString(int32(t.Scale))), nil
+	}
+	return "", fmt.Errorf("partition value %v of type %T: no SQL constant for it", v, v)
+}
+
+// floatText is DuckDB's text of a float of bits 32 or 64.
+func floatText(f float64, bits int) string {
+	switch {
+	case math.IsNaN(f):
+		return "nan"
+	case math.IsInf(f, 1):
+		return "inf"
+	case math.IsInf(f, -1):
+		return "-inf"
+	}
+	return strconv.FormatFloat(f, 'g', -1, bits)
 }

@@ -4,6 +4,7 @@ package duckdbio
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"slices"
 	"strings"
@@ -88,8 +89,13 @@ func TestDirectAgreesWithArrow(t *testing.T) {
 		{"delta_scan(" + quote(corpus.Path(t, "dat/basic_partitioned/delta")) + ")", 6, 6, 6},
 		{"delta_scan(" + quote(corpus.Path(t, "dat/column_mapping/delta")) + ")", 10, 2, 2},
 		{"delta_scan(" + quote(corpus.Path(t, "delta-rs/table_with_partitioning_mapping")) + ")", 2, 2, 2},
-		{"delta_scan(" + quote(corpus.Path(t, "dat/multi_partitioned_2/delta")) + ")", 3, 3, 0},
+		{"delta_scan(" + quote(corpus.Path(t, "dat/multi_partitioned_2/delta")) + ")", 3, 3, 3},
 		{"delta_scan(" + quote(corpus.Path(t, "dat/deletion_vectors/delta")) + ")", 1, 1, 0},
+		// Spark's INT96 timestamps, every primitive type, and a nested
+		// column (which keeps the table on deltalite's reader).
+		{"delta_scan(" + quote(corpus.Path(t, "dat/all_primitive_types/delta")) + ")", 5, 1, 1},
+		{"delta_scan(" + quote(corpus.Path(t, "dat/timestamp_ntz/delta")) + ")", 5, 1, 1},
+		{"delta_scan(" + quote(corpus.Path(t, "dat/nested_types/delta")) + ")", 5, 1, 0},
 	}
 	for _, c := range cases {
 		t.Run(c.call, func(t *testing.T) {
@@ -189,5 +195,42 @@ func TestDirectStats(t *testing.T) {
 	st := sc[0]
 	if st.FilesRead != 15 || st.FilesSkipped != 15 || st.FilesDirect != 15 || st.Rows != 4500 || strings.Join(st.Columns, ",") != "v,s" {
 		t.Fatalf("stat %+v: want 15 files read by DuckDB, 15 skipped, 4500 rows, columns v,s", st)
+	}
+}
+
+// TestDirectTimestamps: timestamp columns, as data and as partition
+// values, read by DuckDB under a session time zone other than UTC give the
+// instants (and wall-clock times) deltalite reads.
+func TestDirectTimestamps(t *testing.T) {
+	ctx := context.Background()
+	s := testSession(t, &Resource{})
+	dir := t.TempDir()
+	q := `SELECT i AS id, TIMESTAMPTZ '2026-03-29 00:30:00.123456+00' + to_seconds(i * 1000) AS ts,
+		TIMESTAMP '2026-03-29 00:30:00.5' + to_seconds(i * 999) AS ntz,
+		TIMESTAMPTZ '2026-01-01 00:00:00+00' + to_seconds((i % 3) * 3600) AS tp,
+		CASE WHEN i % 4 = 0 THEN NULL ELSE DATE '2026-01-01' + CAST(i % 2 AS INTEGER) END AS dp FROM range(0, 2000) t(i)`
+	if _, err := s.SQL(q).Write(ctx, dir, deltalite.WriteOptions{Mode: deltalite.ModeAppend, PartitionBy: []string{"tp", "dp"}}); err != nil {
+		t.Fatal(err)
+	}
+	stats := &Stats{}
+	direct := testConn(t, ScanOptions{Stats: stats})
+	arrow := testConn(t, ScanOptions{ArrowOnly: true})
+	for _, c := range []*sql.Conn{direct, arrow} {
+		if _, err := c.ExecContext(ctx, "SET TimeZone = 'America/New_York'"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	call := "delta_scan(" + quote(dir) + ")"
+	sameRows(t, "direct", canonical(t, direct, call), "arrow", canonical(t, arrow, call))
+	for _, q := range []string{
+		"SELECT CAST(ts AS VARCHAR), CAST(ntz AS VARCHAR), CAST(tp AS VARCHAR), dp FROM %s ORDER BY id LIMIT 5",
+		"SELECT tp, dp, count(*), min(ts), max(ntz) FROM %s GROUP BY ALL ORDER BY ALL",
+	} {
+		q := fmt.Sprintf(q, call)
+		sameRows(t, "direct", rows(t, direct, q), "arrow", rows(t, arrow, q))
+	}
+	sc := stats.Scans()
+	if len(sc) == 0 || sc[0].FilesDirect == 0 || sc[0].FilesDirect != sc[0].FilesRead {
+		t.Fatalf("DuckDB's reader read %+v, want every file", sc)
 	}
 }
