@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # The DuckDB benchmark: queries over generated Delta tables, read by
-# delta_scan (deltalite's scan streaming into DuckDB), by DuckDB's own
+# delta_scan (deltalite plans the files, DuckDB's Parquet reader reads
+# those it reads exactly), by delta_scan_arrow (every file read by
+# deltalite's scan, handed to DuckDB as Arrow), by DuckDB's own
 # read_parquet of the same data files, and by DuckDB's delta extension
 # (delta-kernel-rs, from the duckdb-extension-delta wheel of .venv); each
-# run a fresh process, the three alternating, REPS rounds; then the medians
+# run a fresh process, the four alternating, REPS rounds; then the medians
 # and the ratios (bench/summarize.py). The tables are kept between runs.
 #
 #   integrations/duckdb/bench/run.sh [ROWS] [PROWS] [REPS]
@@ -25,13 +27,13 @@ flat="$out/table-$rows"
 part="$out/ptable-$prows"
 "$out/duckbench" -table "$flat" -rows "$rows" -gen
 "$out/duckbench" -table "$part" -rows "$prows" -gen -partitioned
-echo "tables: $flat ($rows rows, $(du -sh "$flat" | cut -f1)), $part ($prows rows, $(du -sh "$part" | cut -f1))" >&2
+echo "tables: $flat ($rows rows, $(du -shL "$flat" | cut -f1)), $part ($prows rows, $(du -shL "$part" | cut -f1))" >&2
 results="$out/results-$(date +%Y%m%dT%H%M%S).ndjson"
 for rep in $(seq "$reps"); do
 	for spec in "agg $flat $rows" "part $part $prows" "stats $part $prows"; do
 		read -r q table n <<<"$spec"
 		sql=$("$out/duckbench" -print-query "$q" -rows "$n" | cut -f1)
-		for mode in delta_scan read_parquet delta_extension; do
+		for mode in delta_scan delta_scan_arrow read_parquet delta_extension; do
 			if [ "$mode" = delta_extension ]; then
 				"$py" bench/ext_bench.py "$table" "$sql" --name "$q" --threads "$threads"
 			else

@@ -1,6 +1,8 @@
 // Command duckbench times one query over a Delta table in DuckDB, read by
-// delta_scan (through deltalite) or by DuckDB's read_parquet of the same
-// data files, and reports the wall time and the process's peak RSS as one
+// delta_scan (deltalite plans the files, DuckDB's Parquet reader reads
+// those it reads exactly), by delta_scan_arrow (delta_scan with every file
+// read by deltalite's scan and handed over as Arrow: Resource.ArrowOnly)
+// or by DuckDB's read_parquet of the same data files, and reports the wall time and the process's peak RSS as one
 // JSON line. Each mode runs in a process of its own, so the peaks are
 // separate (bench/run.sh runs them, and bench/ext_bench.py the same
 // queries through DuckDB's own delta extension).
@@ -53,7 +55,7 @@ func main() {
 	rows := flag.Int64("rows", 10_000_000, "rows of the generated table")
 	gen := flag.Bool("gen", false, "write the table (rows rows in 8 appends) unless it exists")
 	partitioned := flag.Bool("partitioned", false, "with -gen: partition by k, with a wide string column (about 40 bytes a row)")
-	mode := flag.String("mode", "delta_scan", "delta_scan or read_parquet")
+	mode := flag.String("mode", "delta_scan", "delta_scan, delta_scan_arrow or read_parquet")
 	qname := flag.String("query", "agg", "agg, part or stats")
 	cpuprofile := flag.String("cpuprofile", "", "write a Go CPU profile of the query here")
 	printQuery := flag.String("print-query", "", "print the SQL of this query (FROM as %s) and its filter, tab-separated, and exit")
@@ -72,7 +74,7 @@ func main() {
 		fail(fmt.Errorf("-table is required"))
 	}
 	ctx := context.Background()
-	res := &duckdbio.Resource{Threads: *threads, MemoryLimit: *memoryLimit, Stats: &duckdbio.Stats{}}
+	res := &duckdbio.Resource{Threads: *threads, MemoryLimit: *memoryLimit, Stats: &duckdbio.Stats{}, ArrowOnly: *mode == "delta_scan_arrow"}
 	defer res.Close()
 	s, err := res.Session(ctx)
 	if err != nil {
@@ -85,7 +87,7 @@ func main() {
 	}
 	var source string
 	switch *mode {
-	case "delta_scan":
+	case "delta_scan", "delta_scan_arrow":
 		source = fmt.Sprintf("delta_scan('%s')", *table)
 		if filter != "" {
 			source = fmt.Sprintf("delta_scan('%s', filter => '%s')", *table, filter)
@@ -99,7 +101,7 @@ func main() {
 		// partitioning reads them.
 		source = "read_parquet([" + strings.Join(files, ", ") + "], hive_partitioning = true)"
 	default:
-		fail(fmt.Errorf("-mode %q: use delta_scan or read_parquet", *mode))
+		fail(fmt.Errorf("-mode %q: use delta_scan, delta_scan_arrow or read_parquet", *mode))
 	}
 	if *cpuprofile != "" {
 		f, err := os.Create(*cpuprofile)
@@ -120,7 +122,7 @@ func main() {
 		"groups": len(got), "first_group": got[0],
 	}
 	if scans := res.Stats.Scans(); len(scans) > 0 {
-		out["files_read"], out["rows_read"] = scans[0].FilesRead, scans[0].Rows
+		out["files_read"], out["files_direct"], out["rows_read"] = scans[0].FilesRead, scans[0].FilesDirect, scans[0].Rows
 	}
 	if err := json.NewEncoder(os.Stdout).Encode(out); err != nil {
 		fail(err)
