@@ -49,6 +49,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"weak"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
@@ -70,25 +71,43 @@ type plannedScan struct {
 	once  sync.Once
 }
 
+// The plans of delta_scan calls by token: pending from the plan until the
+// table function of its SQL binds; then held weakly, for as long as a
+// source reads it, because DuckDB may bind the same SQL again within the
+// query (a CTE inlined at each reference) without planning it again.
 var (
-	// plans holds each plan by token until the table function of its SQL
-	// binds.
-	plans      sync.Map
+	planMu     sync.Mutex
+	pending    = map[string]*plannedScan{}
+	bound      = map[string]weak.Pointer[plannedScan]{}
 	planTokens atomic.Int64
 )
 
 func putPlan(p *plannedScan) string {
 	token := strconv.FormatInt(planTokens.Add(1), 10)
-	plans.Store(token, p)
+	planMu.Lock()
+	defer planMu.Unlock()
+	for k, w := range bound {
+		if w.Value() == nil {
+			delete(bound, k)
+		}
+	}
+	pending[token] = p
 	return token
 }
 
 func takePlan(token string) (*plannedScan, bool) {
-	v, ok := plans.LoadAndDelete(token)
-	if !ok {
-		return nil, false
+	planMu.Lock()
+	defer planMu.Unlock()
+	if p, ok := pending[token]; ok {
+		delete(pending, token)
+		bound[token] = weak.Make(p)
+		return p, true
 	}
-	return v.(*plannedScan), true
+	if p := bound[token].Value(); p != nil {
+		return p, true
+	}
+	delete(bound, token)
+	return nil, false
 }
 
 // planFunction is the scalar function deltalite_scan_plan_N(uri, version,

@@ -327,7 +327,7 @@ func bind(ctx context.Context, opts ScanOptions, named map[string]any, args []an
 	if token, _ := named["plan"].(string); token != "" {
 		p, ok := takePlan(token)
 		if !ok {
-			return nil, fmt.Errorf("plan %q is unknown or used: call %s, which makes it", token, FunctionName)
+			return nil, fmt.Errorf("plan %q is unknown or done: call %s, which makes it", token, FunctionName)
 		}
 		return newSource(ctx, opts, p.call, p)
 	}
