@@ -15,7 +15,7 @@ package duckdbio
 //     statistics) and writes the SQL.
 //   - The SQL is a UNION ALL of the table function deltalite_scan_N over
 //     the files deltalite reads (given by a token of the plan, which the
-//     function's bind takes), and per set of partition values a
+//     function's binds take), and per set of partition values a
 //     read_parquet of the files DuckDB reads, each column read by its
 //     physical name (column mapping) and cast to the type delta_scan
 //     declares, each partition column a constant of the log's partition
@@ -200,7 +200,8 @@ func planSQL(ctx context.Context, opts ScanOptions, raw string, named map[string
 	)
 	for _, f := range plan.Files {
 		rows, ok := int64(0), false
-		if direct {
+		path := filepath.Join(root, filepath.FromSlash(f.Key))
+		if direct && !strings.ContainsAny(path, "*?[]{}") {
 			rows, ok = directFile(f, cols)
 		}
 		if !ok {
@@ -217,7 +218,7 @@ func planSQL(ctx context.Context, opts ScanOptions, raw string, named map[string
 			groups[key] = g
 			order = append(order, g)
 		}
-		g.files = append(g.files, quote(filepath.Join(root, filepath.FromSlash(f.Key))))
+		g.files = append(g.files, quote(path))
 		stat.FilesDirect++
 		stat.Rows += rows
 	}
@@ -324,10 +325,11 @@ func sqlType(dt arrow.DataType) (string, bool) {
 
 // directFile reports whether DuckDB's reader reads the file of f exactly,
 // with its row count: no deletion vector, every row known to match the
-// filter, statistics that count its rows and name every data column,
-// and a path without glob characters (read_parquet expands them).
+// filter, statistics that count its rows and name every data column. (Its
+// caller checks that the path has no glob character: read_parquet would
+// expand them.)
 func directFile(f scan.FileTask, cols []directColumn) (int64, bool) {
-	if f.Add.DeletionVector != nil || !f.AllRowsMatch() || strings.ContainsAny(f.Key, "*?[]{}") {
+	if f.Add.DeletionVector != nil || !f.AllRowsMatch() {
 		return 0, false
 	}
 	var st struct {

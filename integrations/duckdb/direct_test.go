@@ -6,6 +6,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -235,5 +236,25 @@ func TestDirectTimestamps(t *testing.T) {
 	sc := stats.Scans()
 	if len(sc) == 0 || sc[0].FilesDirect == 0 || sc[0].FilesDirect != sc[0].FilesRead {
 		t.Fatalf("DuckDB's reader read %+v, want every file", sc)
+	}
+}
+
+// TestDirectGlobPaths: read_parquet would expand glob characters of a
+// path, so a table under such a directory is read by deltalite.
+func TestDirectGlobPaths(t *testing.T) {
+	ctx := context.Background()
+	s := testSession(t, &Resource{})
+	dir := filepath.Join(t.TempDir(), "odd [dir] *")
+	if _, err := s.SQL("SELECT i AS id, 'x' || i AS s FROM range(0, 100) t(i)").Write(ctx, dir, deltalite.WriteOptions{Mode: deltalite.ModeAppend}); err != nil {
+		t.Fatal(err)
+	}
+	stats := &Stats{}
+	conn := testConn(t, ScanOptions{Stats: stats})
+	got := rows(t, conn, "SELECT count(*), sum(id), max(s) FROM delta_scan("+quote(dir)+")")
+	if strings.Join(got, ",") != "100|4950|x99" {
+		t.Fatalf("rows %v", got)
+	}
+	if sc := stats.Scans(); len(sc) != 1 || sc[0].FilesRead != 1 || sc[0].FilesDirect != 0 {
+		t.Fatalf("stats %+v: want the file read by deltalite", sc)
 	}
 }
