@@ -45,6 +45,7 @@ import (
 	"fmt"
 	"math"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -146,6 +147,11 @@ func (f *planFunction) Executor() duckdb.ScalarFuncExecutor {
 	}}
 }
 
+// maxFileBranches bounds the read_parquet calls of a plan that reads each
+// file on its own (timestamp columns): DuckDB binds each, reading its
+// footer, on one thread.
+const maxFileBranches = 256
+
 // directColumn is a column of the table as read_parquet gives it.
 type directColumn struct {
 	name, physical string
@@ -198,10 +204,16 @@ func planSQL(ctx context.Context, opts ScanOptions, raw string, named map[string
 		groups = map[string]*group{}
 		order  []*group
 	)
+	// A timestamp data column may be INT96 in one file (a wall-clock
+	// TIMESTAMP to DuckDB) and instants in another; one read_parquet of
+	// both would cast one type to the other in the session's time zone.
+	// So such a table gets a read_parquet per file, for up to
+	// maxFileBranches files; our scan reads the others.
+	perFile := slices.ContainsFunc(cols, func(c directColumn) bool { return c.timestamp != "" && c.partition == nil })
 	for _, f := range plan.Files {
 		rows, ok := int64(0), false
 		path := filepath.Join(root, filepath.FromSlash(f.Key))
-		if direct && !strings.ContainsAny(path, "*?[]{}") {
+		if direct && !strings.ContainsAny(path, "*?[]{}") && (!perFile || stat.FilesDirect < maxFileBranches) {
 			rows, ok = directFile(f, cols)
 		}
 		if !ok {
@@ -211,6 +223,9 @@ func planSQL(ctx context.Context, opts ScanOptions, raw string, named map[string
 		consts, key, err := partitionConstants(cols, f.Add)
 		if err != nil {
 			return "", err
+		}
+		if perFile {
+			key = path
 		}
 		g := groups[key]
 		if g == nil {

@@ -6,6 +6,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -256,5 +257,39 @@ func TestDirectGlobPaths(t *testing.T) {
 	}
 	if sc := stats.Scans(); len(sc) != 1 || sc[0].FilesRead != 1 || sc[0].FilesDirect != 0 {
 		t.Fatalf("stats %+v: want the file read by deltalite", sc)
+	}
+}
+
+// TestDirectMixedTimestampFiles: a table of Spark's INT96 timestamps (a
+// wall-clock TIMESTAMP to DuckDB) to which our writer appends instants
+// (TIMESTAMPTZ) reads the same instants both ways under a session time
+// zone other than UTC: each file is its own read_parquet, so DuckDB casts
+// neither type to the other.
+func TestDirectMixedTimestampFiles(t *testing.T) {
+	ctx := context.Background()
+	dir := filepath.Join(t.TempDir(), "t")
+	if err := os.CopyFS(dir, os.DirFS(corpus.Path(t, "delta-rs/table_with_edge_timestamps"))); err != nil {
+		t.Fatal(err)
+	}
+	s := testSession(t, &Resource{ArrowOnly: true})
+	if _, err := s.SQL("SELECT * FROM delta_scan("+quote(dir)+")").Write(ctx, dir, deltalite.WriteOptions{Mode: deltalite.ModeAppend}); err != nil {
+		t.Fatal(err)
+	}
+	stats := &Stats{}
+	direct := testConn(t, ScanOptions{Stats: stats})
+	arrow := testConn(t, ScanOptions{ArrowOnly: true})
+	for _, c := range []*sql.Conn{direct, arrow} {
+		if _, err := c.ExecContext(ctx, "SET TimeZone = 'America/New_York'"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	q := "SELECT epoch_us(BIG_DATE), epoch_us(NORMAL_DATE), SOME_VALUE FROM delta_scan(" + quote(dir) + ") ORDER BY ALL"
+	got, want := rows(t, direct, q), rows(t, arrow, q)
+	sameRows(t, "direct", got, "arrow", want)
+	if len(got) != 4 || got[0] != got[1] {
+		t.Fatalf("rows %v: want each of the two rows twice, the same instants", got)
+	}
+	if sc := stats.Scans(); len(sc) != 1 || sc[0].FilesDirect != sc[0].FilesRead || sc[0].FilesRead < 3 {
+		t.Fatalf("stats %+v: want every file read by DuckDB", sc)
 	}
 }
