@@ -22,7 +22,7 @@ package duckdbio
 //     value (never the paths: hive_partitioning is off).
 //   - DuckDB reads a file when it reads every row of it exactly as the
 //     scan would: the table is on the local file system (DuckDB opens the
-//     path itself, offline), every column has a primitive type (booleans,
+//     path itself, offline, so its enable_external_access must be on), every column has a primitive type (booleans,
 //     integers, floats, strings, binary, dates, decimals, microsecond
 //     timestamps, read through epoch microseconds whatever the file's
 //     timestamp type), the file has no deletion vector,
@@ -112,8 +112,10 @@ func takePlan(token string) (*plannedScan, bool) {
 }
 
 // planFunction is the scalar function deltalite_scan_plan_N(uri, version,
-// version_given, timestamp, timestamp_given, filter): the SQL of a
-// delta_scan call over the table function raw.
+// version_given, timestamp, timestamp_given, filter, external_access): the
+// SQL of a delta_scan call over the table function raw. external_access is
+// DuckDB's enable_external_access: without it DuckDB may not open files,
+// and our scan reads them all.
 type planFunction struct {
 	opts    ScanOptions
 	raw     string
@@ -128,7 +130,7 @@ func newPlanFunction(opts ScanOptions, raw string) (*planFunction, error) {
 	}
 	varchar, bigint, boolean := ti[0], ti[1], ti[2]
 	return &planFunction{opts: opts, raw: raw, varchar: varchar,
-		in: []duckdb.TypeInfo{varchar, bigint, boolean, varchar, boolean, varchar}}, nil
+		in: []duckdb.TypeInfo{varchar, bigint, boolean, varchar, boolean, varchar, boolean}}, nil
 }
 
 // Config: not volatile, so that DuckDB folds the call while binding.
@@ -139,7 +141,8 @@ func (f *planFunction) Config() duckdb.ScalarFuncConfig {
 func (f *planFunction) Executor() duckdb.ScalarFuncExecutor {
 	return duckdb.ScalarFuncExecutor{RowContextExecutor: func(ctx context.Context, v []driver.Value) (any, error) {
 		named := map[string]any{"version": v[1], "version_given": v[2], "timestamp": v[3], "timestamp_given": v[4], "filter": v[5]}
-		q, err := planSQL(ctx, f.opts, f.raw, named, []any{v[0]})
+		external, _ := v[6].(bool)
+		q, err := planSQL(ctx, f.opts, f.raw, named, []any{v[0]}, external)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", FunctionName, err)
 		}
@@ -181,7 +184,7 @@ func (c directColumn) value(consts []string, i int) string {
 
 // planSQL opens the table of a delta_scan call, plans its files and
 // returns the SQL that reads them (see the top of the file).
-func planSQL(ctx context.Context, opts ScanOptions, raw string, named map[string]any, args []any) (string, error) {
+func planSQL(ctx context.Context, opts ScanOptions, raw string, named map[string]any, args []any, external bool) (string, error) {
 	c, err := openCall(ctx, opts, named, args)
 	if err != nil {
 		return "", err
@@ -195,6 +198,7 @@ func planSQL(ctx context.Context, opts ScanOptions, raw string, named map[string
 	stat := &ScanStat{URI: c.uri, Version: c.table.Version(), Filter: c.filter,
 		FilesLive: len(c.table.Snapshot().Files()), FilesRead: len(plan.Files), FilesSkipped: len(plan.Skipped)}
 	cols, root, direct := directColumns(c)
+	direct = direct && external
 	type group struct {
 		consts []string // per column, the partition constant ("" for a data column)
 		files  []string

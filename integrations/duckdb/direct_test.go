@@ -293,3 +293,20 @@ func TestDirectMixedTimestampFiles(t *testing.T) {
 		t.Fatalf("stats %+v: want every file read by DuckDB", sc)
 	}
 }
+
+// TestDirectWithoutExternalAccess: DuckDB may not open files with
+// enable_external_access off, so deltalite reads them all.
+func TestDirectWithoutExternalAccess(t *testing.T) {
+	stats := &Stats{}
+	conn := testConn(t, ScanOptions{Stats: stats})
+	if _, err := conn.ExecContext(context.Background(), "SET enable_external_access = false"); err != nil {
+		t.Fatal(err)
+	}
+	got := rows(t, conn, "SELECT count(*) FROM delta_scan("+quote(corpus.Path(t, "dat/basic_partitioned/delta"))+")")
+	if strings.Join(got, ",") != "6" {
+		t.Fatalf("rows %v", got)
+	}
+	if sc := stats.Scans(); len(sc) != 1 || sc[0].FilesRead != 6 || sc[0].FilesDirect != 0 {
+		t.Fatalf("stats %+v: want 6 files read by deltalite", sc)
+	}
+}
