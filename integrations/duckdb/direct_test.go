@@ -203,6 +203,22 @@ func TestDirectStats(t *testing.T) {
 	}
 }
 
+// newYorkConns are connections reading through DuckDB's reader (with
+// stats) and through deltalite's only, both in the time zone
+// America/New_York.
+func newYorkConns(t *testing.T) (*Stats, *sql.Conn, *sql.Conn) {
+	t.Helper()
+	stats := &Stats{}
+	direct := testConn(t, ScanOptions{Stats: stats})
+	arrow := testConn(t, ScanOptions{ArrowOnly: true})
+	for _, c := range []*sql.Conn{direct, arrow} {
+		if _, err := c.ExecContext(context.Background(), "SET TimeZone = 'America/New_York'"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return stats, direct, arrow
+}
+
 // TestDirectTimestamps: timestamp columns, as data and as partition
 // values, read by DuckDB under a session time zone other than UTC give the
 // instants (and wall-clock times) deltalite reads.
@@ -217,14 +233,7 @@ func TestDirectTimestamps(t *testing.T) {
 	if _, err := s.SQL(q).Write(ctx, dir, deltalite.WriteOptions{Mode: deltalite.ModeAppend, PartitionBy: []string{"tp", "dp"}}); err != nil {
 		t.Fatal(err)
 	}
-	stats := &Stats{}
-	direct := testConn(t, ScanOptions{Stats: stats})
-	arrow := testConn(t, ScanOptions{ArrowOnly: true})
-	for _, c := range []*sql.Conn{direct, arrow} {
-		if _, err := c.ExecContext(ctx, "SET TimeZone = 'America/New_York'"); err != nil {
-			t.Fatal(err)
-		}
-	}
+	stats, direct, arrow := newYorkConns(t)
 	call := "delta_scan(" + quote(dir) + ")"
 	sameRows(t, "direct", canonical(t, direct, call), "arrow", canonical(t, arrow, call))
 	for _, q := range []string{
@@ -275,14 +284,7 @@ func TestDirectMixedTimestampFiles(t *testing.T) {
 	if _, err := s.SQL("SELECT * FROM delta_scan("+quote(dir)+")").Write(ctx, dir, deltalite.WriteOptions{Mode: deltalite.ModeAppend}); err != nil {
 		t.Fatal(err)
 	}
-	stats := &Stats{}
-	direct := testConn(t, ScanOptions{Stats: stats})
-	arrow := testConn(t, ScanOptions{ArrowOnly: true})
-	for _, c := range []*sql.Conn{direct, arrow} {
-		if _, err := c.ExecContext(ctx, "SET TimeZone = 'America/New_York'"); err != nil {
-			t.Fatal(err)
-		}
-	}
+	stats, direct, arrow := newYorkConns(t)
 	q := "SELECT epoch_us(BIG_DATE), epoch_us(NORMAL_DATE), SOME_VALUE FROM delta_scan(" + quote(dir) + ") ORDER BY ALL"
 	got, want := rows(t, direct, q), rows(t, arrow, q)
 	sameRows(t, "direct", got, "arrow", want)
