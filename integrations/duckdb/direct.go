@@ -22,15 +22,17 @@ package duckdbio
 //     value (never the paths: hive_partitioning is off).
 //   - DuckDB reads a file when it reads every row of it exactly as the
 //     scan would: the table is on the local file system (DuckDB opens the
-//     path itself, offline, so its enable_external_access must be on), every column has a primitive type (booleans,
-//     integers, floats, strings, binary, dates, decimals, microsecond
-//     timestamps, read through epoch microseconds whatever the file's
-//     timestamp type), the file has no deletion vector,
-//     the log proves that every row matches the filter (the scan filters
-//     the rows of the others), its statistics count its rows and name every
-//     data column (a file written before a column was added lacks it), and
-//     its path holds no glob character. deltalite reads the rest, as
-//     before (ScanOptions.ArrowOnly: all of them).
+//     path itself, offline, so its enable_external_access must be on),
+//     every column has a primitive type (booleans, integers, floats,
+//     strings, binary, dates, decimals, microsecond timestamps, read
+//     through epoch microseconds whatever the file's timestamp type), the
+//     file has no deletion vector, the log proves that every row matches
+//     the filter (the scan filters the rows of the others), its statistics
+//     count its rows and name every data column (a file written before a
+//     column was added lacks it), and its path holds no glob character. A
+//     table with a timestamp data column gets a read_parquet per file (up
+//     to maxFileBranches). deltalite reads the rest, as before
+//     (ScanOptions.ArrowOnly: all of them).
 //
 // The table function comes first in the UNION ALL, so its columns name the
 // result and its bind takes the token before anything else can fail.
