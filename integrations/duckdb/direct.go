@@ -179,9 +179,10 @@ func (c directColumn) value(consts []string, i int) string {
 		// TIMESTAMP of UTC) or as instants (TIMESTAMPTZ): epoch_us reads
 		// both as microseconds of UTC, where a cast between the two would
 		// take the session's time zone.
-		return fmt.Sprintf("%s(epoch_us(%s))", c.timestamp, quoteIdent(c.physical))
+		return fmt.Sprintf("%s(epoch_us(f.%s))", c.timestamp, quoteIdent(c.physical))
 	}
-	return fmt.Sprintf("CAST(%s AS %s)", quoteIdent(c.physical), c.sqlType)
+	// f.: the file's column, never an alias of the select list.
+	return fmt.Sprintf("CAST(f.%s AS %s)", quoteIdent(c.physical), c.sqlType)
 }
 
 // planSQL opens the table of a delta_scan call, plans its files and
@@ -254,7 +255,7 @@ func planSQL(ctx context.Context, opts ScanOptions, raw string, named map[string
 			}
 			fmt.Fprintf(&b, "%s AS %s", col.value(g.consts, i), quoteIdent(col.name))
 		}
-		fmt.Fprintf(&b, " FROM read_parquet([%s], union_by_name = true, hive_partitioning = false)", strings.Join(g.files, ", "))
+		fmt.Fprintf(&b, " FROM read_parquet([%s], union_by_name = true, hive_partitioning = false) AS f", strings.Join(g.files, ", "))
 	}
 	return b.String(), nil
 }
@@ -364,7 +365,10 @@ func directFile(f scan.FileTask, cols []directColumn) (int64, bool) {
 		if c.partition != nil {
 			continue
 		}
-		if _, ok := st.NullCount[c.physical]; !ok {
+		// A null count is a number: a checkpoint's parsed statistics
+		// have a null for a column the file lacks.
+		var n *int64
+		if json.Unmarshal(st.NullCount[c.physical], &n) != nil || n == nil {
 			return 0, false
 		}
 	}

@@ -25,17 +25,26 @@ import (
 // has them), NULL as "NULL", values joined by "|".
 func canonical(t *testing.T, conn *sql.Conn, source string) []string {
 	t.Helper()
-	ctx := context.Background()
-	desc, err := conn.QueryContext(ctx, "DESCRIBE SELECT * FROM "+source)
+	got, err := canonicalRows(conn, source)
 	if err != nil {
-		t.Fatalf("describe %s: %v", source, err)
+		t.Fatal(err)
+	}
+	return got
+}
+
+// canonicalRows is canonical returning its error.
+func canonicalRows(conn *sql.Conn, source string) ([]string, error) {
+	desc, err := conn.QueryContext(context.Background(), "DESCRIBE SELECT * FROM "+source)
+	if err != nil {
+		return nil, fmt.Errorf("describe %s: %w", source, err)
 	}
 	var exprs []string
 	for desc.Next() {
 		var name, typ string
 		var null, key, def, extra sql.NullString
 		if err := desc.Scan(&name, &typ, &null, &key, &def, &extra); err != nil {
-			t.Fatal(err)
+			desc.Close()
+			return nil, err
 		}
 		e := "CAST(" + quoteIdent(name) + " AS VARCHAR)"
 		switch {
@@ -47,9 +56,9 @@ func canonical(t *testing.T, conn *sql.Conn, source string) []string {
 		exprs = append(exprs, "coalesce("+e+", 'NULL')")
 	}
 	desc.Close()
-	got := rows(t, conn, "SELECT "+strings.Join(exprs, ", ")+" FROM "+source)
+	got, err := queryRows(conn, "SELECT "+strings.Join(exprs, ", ")+" FROM "+source)
 	slices.Sort(got)
-	return got
+	return got, err
 }
 
 // ourScan registers the engine's own scan of the table (deltalite.Open and

@@ -37,9 +37,18 @@ func testConn(t *testing.T, opts ScanOptions) *sql.Conn {
 // rows runs q and returns each row as its values joined by "|", in order.
 func rows(t *testing.T, conn *sql.Conn, q string) []string {
 	t.Helper()
+	out, err := queryRows(conn, q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// queryRows is rows returning its error.
+func queryRows(conn *sql.Conn, q string) ([]string, error) {
 	rs, err := conn.QueryContext(context.Background(), q)
 	if err != nil {
-		t.Fatalf("%s: %v", q, err)
+		return nil, fmt.Errorf("%s: %w", q, err)
 	}
 	defer rs.Close()
 	cols, _ := rs.Columns()
@@ -51,7 +60,7 @@ func rows(t *testing.T, conn *sql.Conn, q string) []string {
 			ptrs[i] = &vals[i]
 		}
 		if err := rs.Scan(ptrs...); err != nil {
-			t.Fatal(err)
+			return nil, err
 		}
 		parts := make([]string, len(vals))
 		for i, v := range vals {
@@ -60,9 +69,9 @@ func rows(t *testing.T, conn *sql.Conn, q string) []string {
 		out = append(out, strings.Join(parts, "|"))
 	}
 	if err := rs.Err(); err != nil {
-		t.Fatalf("%s: %v", q, err)
+		return nil, fmt.Errorf("%s: %w", q, err)
 	}
-	return out
+	return out, nil
 }
 
 func TestDeltaScanReadsPartitionedTable(t *testing.T) {
