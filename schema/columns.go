@@ -1,5 +1,10 @@
 package schema
 
+import (
+	"encoding/json"
+	"math"
+)
+
 // The Delta column metadata keys of generated and identity columns
 // (internal/colrules holds their rules).
 const (
@@ -34,4 +39,24 @@ func (f *Field) Generated(expr string) *Field {
 	}
 	f.Metadata[GenerationExpressionKey] = expr
 	return f
+}
+
+// MetadataLong reads a whole number of a column's metadata: float64 when
+// parsed from a schema's JSON (exact up to 2^53), int64 when set in Go.
+func MetadataLong(v any) (int64, bool) {
+	switch v := v.(type) {
+	case float64:
+		if v != math.Trunc(v) || math.Abs(v) > 1<<53 {
+			return 0, false
+		}
+		return int64(v), true
+	case int64:
+		return v, true
+	case int:
+		return int64(v), true
+	case json.Number:
+		n, err := v.Int64()
+		return n, err == nil
+	}
+	return 0, false
 }

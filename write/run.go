@@ -114,8 +114,13 @@ type job struct {
 	// decided to append to.
 	ignore *ignoreWhere
 	// rules are the table's rules of new rows, which every source row
-	// goes through (writeFiles).
+	// goes through (writeFiles); given says which columns the source gave.
 	rules *colrules.Rules
+	given func(string) bool
+	// numberedAfter is the metaData whose identity high watermarks the
+	// rows were numbered after, once an append numbered them again
+	// (renumber); nil: the snapshot's.
+	numberedAfter *protocol.Metadata
 }
 
 func (w *job) txnOptions() txn.Options {
@@ -187,7 +192,7 @@ func (w *job) update(ctx context.Context) (*Result, error) {
 	if snap.IsEmpty() && len(adds) == 0 && op.Name == txn.OpWrite {
 		op = withClusterBy(snap, txn.Operation{Name: txn.OpCreateTable, Parameters: map[string]any{"partitionBy": md.PartitionColumns}, KeepsColumnRules: true})
 	}
-	for {
+	for renumbers := 0; ; {
 		p, err := w.commitPinned(ctx, snap, md, op, adds, res)
 		if err == nil && p.skipped != nil {
 			datafile.DeleteAdded(ctx, w.st, written)
@@ -213,6 +218,27 @@ func (w *job) update(ctx context.Context) (*Result, error) {
 			// The commit did not land: another writer's table was there.
 			datafile.DeleteAdded(ctx, w.st, written)
 			return nil, err
+		}
+		if w.renumbers(err, snap, md) && renumbers < txn.Retries(w.wo.CommitMaxRetries) {
+			// Another writer took the identity values this append gave its
+			// rows: number them again past it and commit the same plan.
+			renumbers++
+			if perr := pause(ctx, renumbers); perr != nil {
+				datafile.DeleteAdded(ctx, w.st, written)
+				return nil, perr
+			}
+			again, rerr := w.renumber(ctx, snap, md, adds)
+			datafile.DeleteAdded(ctx, w.st, written)
+			if rerr != nil {
+				return nil, rerr
+			}
+			adds, md, w.numberedAfter = again.adds, again.md, again.base
+			written = slices.Clip(adds)
+			res.FilesAdded, res.BytesWritten = len(adds), 0
+			for _, a := range adds {
+				res.BytesWritten += a.Size
+			}
+			continue
 		}
 		discard(ctx, w.st, written, err)
 		return nil, err
@@ -327,7 +353,12 @@ func (w *job) commit(ctx context.Context, snap *snapshot.Snapshot, md *protocol.
 	} else if w.ignore != nil && !snap.IsEmpty() {
 		w.readIgnored(t)
 	} else if !snap.IsEmpty() {
-		t.SetBlindAppend(md == snap.Metadata())
+		// Advancing identity high watermarks keeps an append blind, as
+		// Spark counts it (only adds, nothing read).
+		t.SetBlindAppend(txn.OnlyHighWaterMarks(snap.Metadata(), md))
+	}
+	if w.numberedAfter != nil {
+		t.NumberedAfter(w.numberedAfter)
 	}
 	t.Add(addActions(adds)...)
 	for _, f := range w.cdc {
@@ -488,7 +519,8 @@ func (w *job) writeFiles(ctx context.Context, sc *schema.Struct, md *protocol.Me
 	if w.rules, err = colrules.For(md, sc); err != nil {
 		return nil, errs.Wrap(errs.UnsupportedTable, w.st.URL(), err, "writing")
 	}
-	given, relaxed := colrules.Given(w.src.Schema()), w.rules.Relaxed(sc)
+	w.given = colrules.Given(w.src.Schema())
+	given, relaxed := w.given, w.rules.Relaxed(sc)
 	source := func(write func(arrow.RecordBatch) error) error {
 		for w.src.Next() {
 			rec, err := datafile.Conform(w.src.RecordBatch(), relaxed, w.wo.Allocator)

@@ -2,9 +2,7 @@ package colrules
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
-	"math"
 	"strings"
 	"sync"
 
@@ -218,23 +216,13 @@ func readIdentity(i int, f *schema.Field) (*identity, error) {
 	return id, nil
 }
 
-// metaLong reads a whole number of a column's metadata: the schema's JSON
-// decodes numbers as float64, exact up to 2^53.
+// metaLong reads a whole number of a column's metadata.
 func metaLong(f *schema.Field, key string) (int64, error) {
-	switch v := f.Metadata[key].(type) {
-	case float64:
-		if v != math.Trunc(v) || math.Abs(v) > 1<<53 {
-			return 0, fmt.Errorf("%s is %v, not a whole number this engine reads exactly", key, v)
-		}
-		return int64(v), nil
-	case int64:
-		return v, nil
-	case int:
-		return int64(v), nil
-	case json.Number:
-		return v.Int64()
+	v, ok := schema.MetadataLong(f.Metadata[key])
+	if !ok {
+		return 0, fmt.Errorf("%s is %v, not a whole number this engine reads exactly", key, f.Metadata[key])
 	}
-	return 0, fmt.Errorf("%s is %v, not a number", key, f.Metadata[key])
+	return v, nil
 }
 
 func add(a, b int64) (int64, error) {

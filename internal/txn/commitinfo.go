@@ -126,12 +126,27 @@ func (t *Txn) commitActions(at attempt) []protocol.Action {
 	if t.metrics != nil {
 		raw["operationMetrics"] = stringMap(t.metrics)
 	}
-	if t.preservesRowTracking() {
-		tags := map[string]string{}
-		if given, ok := raw["tags"]; ok {
-			tags, _ = callerTags(given) // checked at Commit
+	var tags map[string]string
+	tag := func(k string) {
+		if tags == nil {
+			tags = map[string]string{}
+			if given, ok := raw["tags"]; ok {
+				if tm, err := callerTags(given); err == nil { // checked at Commit
+					tags = tm
+				}
+			}
 		}
-		tags[protocol.RowTrackingPreservedTag] = "true"
+		tags[k] = "true"
+	}
+	if t.preservesRowTracking() {
+		tag(protocol.RowTrackingPreservedTag)
+	}
+	if t.identityOnlyUpdate() {
+		// As Spark tags it, so that its conflict checker lets this
+		// commit pass its transactions that change no metaData.
+		tag(IdentityCommitTag)
+	}
+	if tags != nil {
 		raw["tags"] = tags
 	}
 	blind := t.isBlindAppend()

@@ -234,11 +234,26 @@ func (t *Txn) check(w *winner, level IsolationLevel) (*ConflictError, error) {
 		}
 	}
 	if winMeta != nil && t.snap != nil && OnlyHighWaterMarks(t.snap.Metadata(), winMeta) {
-		// The winner numbered identity rows. A commit that numbered rows too
-		// (it carries the high watermark it advanced) may repeat its
-		// values; one that did not is unaffected by the numbering.
-		if t.metadataChanged() {
-			return conflict(w, RuleIdentityHighWaterMark, "it assigned identity column values (the high watermark moved), which this transaction's may repeat"), nil
+		// The winner numbered identity rows (identity.go). A commit
+		// without metaData is unaffected by the numbering; one that
+		// numbered rows from a mark the winner moved past may repeat its
+		// values; one numbered past the winner takes its marks.
+		switch {
+		case !t.metadataChanged():
+		case !OnlyHighWaterMarks(t.snap.Metadata(), t.newMetadata()):
+			// Spark's case (1): not merged, the plan was made before.
+			return conflict(w, RuleIdentityHighWaterMark, "it assigned identity column values (the high watermark moved) and this transaction changes the table's metadata, planned on the older high watermarks"), nil
+		default:
+			col, err := t.identityOverlap(winMeta)
+			if err != nil {
+				return nil, err
+			}
+			if col != "" {
+				return conflict(w, RuleIdentityHighWaterMark, "it assigned values of identity column %s past the high watermark this transaction numbered its rows from, so the two may repeat a value", col), nil
+			}
+			if err := t.takeHighWaterMarks(winMeta); err != nil {
+				return nil, err
+			}
 		}
 		winMeta = nil
 	}

@@ -22,12 +22,15 @@ type Txn struct {
 	readApps       map[string]bool
 	readSet        map[string]bool // readFiles plus predicate matches, computed at the first conflict check
 
-	actions   []protocol.Action
-	creating  bool  // actions[1] is the new table's metaData, which a later one replaces
-	blind     *bool // what the caller claimed, if anything
-	metrics   map[string]any
-	committed bool
-	id        string // commitInfo.txnId, the same on every attempt
+	actions  []protocol.Action
+	creating bool  // actions[1] is the new table's metaData, which a later one replaces
+	blind    *bool // what the caller claimed, if anything
+	// numberedAfter is the metaData whose identity high watermarks the
+	// commit's rows were numbered after (NumberedAfter); nil: the read one.
+	numberedAfter *protocol.Metadata
+	metrics       map[string]any
+	committed     bool
+	id            string // commitInfo.txnId, the same on every attempt
 }
 
 type readPredicate struct {
