@@ -29,6 +29,8 @@ var functions = map[string][2]int{
 	"concat": {1, -1},
 	"date":   {1, 1}, "to_date": {1, 1},
 	"year": {1, 1}, "month": {1, 1}, "day": {1, 1}, "dayofmonth": {1, 1},
+	"hour": {1, 1}, "minute": {1, 1}, "second": {1, 1},
+	"date_format": {2, 2}, "date_trunc": {2, 2}, "trunc": {2, 2},
 	"isnull": {1, 1}, "isnotnull": {1, 1},
 	"startswith": {2, 2}, "endswith": {2, 2}, "contains": {2, 2},
 	"if": {3, 3}, "nullif": {2, 2}, "greatest": {2, -1}, "least": {2, -1},
@@ -71,6 +73,8 @@ func (b *binder) call(e *Call) (node, error) {
 		return b.rounding(e)
 	case "date_add", "date_sub", "datediff":
 		return b.dateFunc(e)
+	case "hour", "minute", "second", "date_format", "date_trunc", "trunc":
+		return b.bindDatetime(e)
 	case "current_date":
 		return &lit{v: arrow.Date32(b.now.Unix() / 86400), t: tDate, src: e}, nil
 	case "current_timestamp", "now":
@@ -316,6 +320,8 @@ func (ev *evaluator) function(n *callN) (value, error) {
 		return ev.mapRows(args[:1], n.t, true, func(v []any) (any, error) { return roundValue(n.fn, v[0], from, n.t, n.scale) })
 	case "date_add", "date_sub":
 		return ev.dateArith(n.fn == "date_sub", args[0], args[1])
+	case "hour", "minute", "second", "date_format", "date_trunc", "trunc":
+		return ev.datetimeFunction(n, args)
 	case "datediff":
 		return ev.mapRows(args, tInt, true, func(v []any) (any, error) {
 			return int32(v[0].(arrow.Date32) - v[1].(arrow.Date32)), nil

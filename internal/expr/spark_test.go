@@ -76,9 +76,30 @@ func TestValuesAgreeWithSpark(t *testing.T) {
 		cols = append(cols, fmt.Sprintf("CAST(%s AS STRING) AS v%d, typeof(%s) AS t%d", e, i, e, i))
 	}
 	q := "SELECT n, " + strings.Join(cols, ", ") + " FROM " + sparkRowsSQL
+	rows := sparkRows(t, s, q, int(rec.NumRows()))
+	for i, e := range sparkValueExprs {
+		b, err := BindValue(mustParse(t, e), map[string]*schema.Struct{"": sc})
+		if err != nil {
+			t.Errorf("%s: %v", e, err)
+			continue
+		}
+		ours, theirs := evalValue(t, b, rec), sparkValues(rows, i)
+		if strings.Join(ours, "|") != strings.Join(theirs, "|") {
+			t.Errorf("%s = %s here, %s in Spark", e, strings.Join(ours, "|"), strings.Join(theirs, "|"))
+		}
+		if typ, _ := rows[0][fmt.Sprintf("t%d", i)].(string); !strings.EqualFold(typ, typeName(b.Type())) {
+			t.Errorf("%s is of type %s here, %s in Spark", e, typeName(b.Type()), typ)
+		}
+	}
+}
+
+// sparkRows runs query q in Spark, whose column n numbers its rows 0 to
+// count-1, and returns the rows in that order (the peer sorts them).
+func sparkRows(t *testing.T, s *peers.SparkSession, q string, count int) []map[string]any {
+	t.Helper()
 	got := s.Run(t, peers.Op{"op": "sql", "sql": q})[0].Table(t)
-	rows := make([]map[string]any, rec.NumRows())
-	for _, row := range got.Rows { // the peer sorts rows; n puts them back
+	rows := make([]map[string]any, count)
+	for _, row := range got.Rows {
 		if n, err := strconv.Atoi(fmt.Sprint(row["n"])); err == nil && n >= 0 && n < len(rows) {
 			rows[n] = row
 		}
@@ -88,26 +109,18 @@ func TestValuesAgreeWithSpark(t *testing.T) {
 			t.Fatalf("Spark returned no row %d: %v", i, got.Rows)
 		}
 	}
-	for i, e := range sparkValueExprs {
-		b, err := BindValue(mustParse(t, e), map[string]*schema.Struct{"": sc})
-		if err != nil {
-			t.Errorf("%s: %v", e, err)
-			continue
+	return rows
+}
+
+// sparkValues are column v<i> of Spark's rows as text, NULL for a null.
+func sparkValues(rows []map[string]any, i int) []string {
+	var out []string
+	for _, row := range rows {
+		v, _ := row[fmt.Sprintf("v%d", i)].(string)
+		if row[fmt.Sprintf("v%d", i)] == nil {
+			v = "NULL"
 		}
-		ours := evalValue(t, b, rec)
-		var theirs []string
-		for _, row := range rows {
-			v, _ := row[fmt.Sprintf("v%d", i)].(string)
-			if row[fmt.Sprintf("v%d", i)] == nil {
-				v = "NULL"
-			}
-			theirs = append(theirs, v)
-		}
-		if strings.Join(ours, "|") != strings.Join(theirs, "|") {
-			t.Errorf("%s = %s here, %s in Spark", e, strings.Join(ours, "|"), strings.Join(theirs, "|"))
-		}
-		if typ, _ := rows[0][fmt.Sprintf("t%d", i)].(string); !strings.EqualFold(typ, typeName(b.Type())) {
-			t.Errorf("%s is of type %s here, %s in Spark", e, typeName(b.Type()), typ)
-		}
+		out = append(out, v)
 	}
+	return out
 }
