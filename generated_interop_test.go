@@ -1,0 +1,138 @@
+package deltalite_test
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow"
+
+	"github.com/deltalite-go/deltalite"
+	"github.com/deltalite-go/deltalite/scan"
+	"github.com/deltalite-go/deltalite/testkit/arrowrows"
+	"github.com/deltalite-go/deltalite/testkit/peers"
+)
+
+// sparkGeneratedDatetime are the generated columns of the table
+// TestSparkGeneratedDatetimeColumns has Spark create: each function Spark
+// partitions by, and a mix of substring, concat, CAST and arithmetic.
+var sparkGeneratedDatetime = []struct{ col, typ, expr string }{
+	{"h", "INT", "hour(ts)"},
+	{"ym", "STRING", "date_format(ts, 'yyyy-MM')"},
+	{"dh", "STRING", "date_format(ts, 'yyyy-MM-dd-HH')"},
+	{"wk", "TIMESTAMP", "date_trunc('WEEK', ts)"},
+	{"mo", "DATE", "trunc(CAST(ts AS DATE), 'MM')"},
+	{"yr", "INT", "year(ts)"},
+	{"label", "STRING", "concat(substring(date_format(ts, 'yyyyMMdd'), 1, 6), '-', CAST(minute(ts) * 2 + 1 AS STRING))"},
+}
+
+// The timestamps both engines insert: a leap day's last micro, before
+// 1970, a Sunday (date_trunc WEEK goes back to Monday), a year's edge.
+var sparkGeneratedTimestamps = []string{
+	"2024-02-29 23:59:59.999999", "1969-12-31 22:07:00", "2023-01-01 12:34:56", "2024-12-31 00:00:00.5", "2026-12-04 13:30:00",
+}
+
+// TestSparkGeneratedDatetimeColumns: on a table Spark creates with
+// generated columns of hour, date_format, date_trunc, trunc, year,
+// substring, concat, CAST and arithmetic, partitioned by one, Spark and we
+// insert the same timestamps; every generated value of ours equals
+// Spark's for the same timestamp, Spark finds none of our rows differing
+// from its own expressions (also after our MERGE and UPDATE changed ts),
+// and a predicate on ts skips partitions when we read the table.
+func TestSparkGeneratedDatetimeColumns(t *testing.T) {
+	if testing.Short() {
+		t.Skip("interop with Spark: not in -short mode")
+	}
+	ctx := context.Background()
+	dir := filepath.Join(t.TempDir(), "gen")
+	var cols, wrong, sparkValues, ours []string
+	for _, g := range sparkGeneratedDatetime {
+		cols = append(cols, fmt.Sprintf("%s %s GENERATED ALWAYS AS (%s)", g.col, g.typ, g.expr))
+		wrong = append(wrong, fmt.Sprintf("%s IS DISTINCT FROM %s", g.col, g.expr))
+	}
+	for i, ts := range sparkGeneratedTimestamps {
+		sparkValues = append(sparkValues, fmt.Sprintf("(TIMESTAMP '%s', %d)", ts, i))
+		ours = append(ours, fmt.Sprintf(`{"ts":"%sZ","v":%d}`, strings.Replace(ts, " ", "T", 1), 100+i))
+	}
+	s := peers.Spark(t)
+	s.Run(t,
+		sparkSQL(dir, "CREATE TABLE {table} (ts TIMESTAMP, v INT, "+strings.Join(cols, ", ")+") USING delta PARTITIONED BY (ym)", false),
+		sparkSQL(dir, "INSERT INTO {table} (ts, v) VALUES "+strings.Join(sparkValues, ", "), false),
+	)
+	mustWrite(t, dir, jsonSource(t, []arrow.Field{fTS, fV}, "["+strings.Join(ours, ",")+"]"), deltalite.WriteOptions{Mode: deltalite.ModeAppend})
+
+	// Each timestamp's generated values are the same in Spark's row (v < 100) and ours.
+	byTS := map[string][]string{}
+	for _, r := range readRows(t, dir) {
+		var ts, rest []string
+		for _, f := range strings.Split(r, ", ") {
+			switch {
+			case strings.HasPrefix(f, "ts="):
+				ts = append(ts, f)
+			case !strings.HasPrefix(f, "v="):
+				rest = append(rest, f)
+			}
+		}
+		byTS[strings.Join(ts, "")] = append(byTS[strings.Join(ts, "")], strings.Join(rest, ", "))
+	}
+	if len(byTS) != len(sparkGeneratedTimestamps) {
+		t.Fatalf("%d distinct timestamps read, want %d: %v", len(byTS), len(sparkGeneratedTimestamps), byTS)
+	}
+	for ts, rows := range byTS {
+		if len(rows) != 2 || rows[0] != rows[1] {
+			t.Errorf("%s: generated values differ between Spark's row and ours:\n%s", ts, strings.Join(rows, "\n"))
+		}
+	}
+
+	// Our MERGE and UPDATE change ts: the columns are computed again.
+	tb := openT(t, dir)
+	if _, err := tb.Merge(ctx, jsonSource(t, []arrow.Field{fTS, fV}, `[{"ts":"2025-01-05T07:08:09Z","v":100},{"ts":"2024-06-15T12:00:00Z","v":200}]`),
+		deltalite.MergeOptions{Predicate: "t.v = s.v", MergeType: "upsert"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tb.Update(ctx, deltalite.UpdateOptions{Predicate: "v = 101", Set: map[string]string{"ts": "TIMESTAMP '2024-07-01 05:00:00'"}}); err != nil {
+		t.Fatal(err)
+	}
+	// A given value other than the expression's is refused, naming it.
+	refusedUnchanged(t, dir, "a wrong generated value", "generated column h", func() error {
+		_, err := deltalite.Write(ctx, dir, jsonSource(t, []arrow.Field{fTS, fV, {Name: "h", Type: arrow.PrimitiveTypes.Int32, Nullable: true}},
+			`[{"ts":"2024-03-01T10:00:00Z","v":9,"h":11}]`), deltalite.WriteOptions{Mode: deltalite.ModeAppend})
+		return err
+	})
+
+	// A predicate on ts skips the ym partitions before 2024-06.
+	want := 0
+	for _, r := range readRows(t, dir) {
+		if strings.Contains(r, "ts=2024-06") || strings.Contains(r, "ts=2024-07") || strings.Contains(r, "ts=2024-12") ||
+			strings.Contains(r, "ts=2025") || strings.Contains(r, "ts=2026") {
+			want++
+		}
+	}
+	got, planned, total := scanWhere(t, dir, "ts >= TIMESTAMP '2024-06-01 00:00:00'")
+	if got != want || planned >= total {
+		t.Fatalf("WHERE ts >= 2024-06-01: %d rows (want %d), %d of %d files planned", got, want, planned, total)
+	}
+
+	res := s.Run(t,
+		sparkSQL(dir, "SELECT count(*) AS wrong FROM {table} WHERE "+strings.Join(wrong, " OR "), true),
+		peers.ReadOp(dir, peers.ReadOptions{}),
+	)
+	if got := res[0].Table(t).Lines(t); len(got) != 1 || got[0] != "wrong=0" {
+		t.Fatalf("Spark finds rows whose generated columns are not its expressions: %v", got)
+	}
+	arrowrows.Diff(t, res[1].Table(t).Lines(t), sortedCopy(readRows(t, dir)))
+}
+
+// scanWhere reads the table at dir with a predicate: the rows it returns,
+// the files it planned and the table's files.
+func scanWhere(t *testing.T, dir, where string) (rows, planned, total int) {
+	t.Helper()
+	snap := openT(t, dir).Snapshot()
+	tasks, err := scan.New(snap, scan.WithWhere(where)).Plan(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return len(scannedV(t, scan.New(snap, scan.WithWhere(where)))), len(tasks), len(snap.Files())
+}
