@@ -145,6 +145,45 @@ func (ev *evaluator) datetimeFunction(n *callN, args []value) (value, error) {
 	})
 }
 
+// datePart is Spark's year, month, day, dayofyear, quarter, dayofweek
+// (1 = Sunday), weekday (0 = Monday), weekofyear (ISO 8601) or last_day
+// of a date (days since the epoch).
+func datePart(fn string, days int32) any {
+	tm := time.Unix(int64(days)*86400, 0).UTC()
+	switch fn {
+	case "year":
+		return int32(tm.Year())
+	case "month":
+		return int32(tm.Month())
+	case "dayofyear":
+		return int32(tm.YearDay())
+	case "quarter":
+		return int32((tm.Month()-1)/3 + 1)
+	case "dayofweek":
+		return int32(tm.Weekday()) + 1
+	case "weekday":
+		return int32((tm.Weekday() + 6) % 7)
+	case "weekofyear":
+		_, w := tm.ISOWeek()
+		return int32(w)
+	case "last_day":
+		y, m, _ := tm.Date()
+		return arrow.Date32(floorDiv(time.Date(y, m+1, 0, 0, 0, 0, 0, time.UTC).Unix(), 86400))
+	}
+	return int32(tm.Day())
+}
+
+// addMonths is Spark's add_months: the same day n months later, or that
+// month's last day when it is shorter.
+func addMonths(days, n int32) int32 {
+	tm := time.Unix(int64(days)*86400, 0).UTC()
+	y, m, d := tm.Date()
+	first := time.Date(y, m+time.Month(n), 1, 0, 0, 0, 0, time.UTC)
+	last := first.AddDate(0, 1, -1).Day()
+	out := time.Date(first.Year(), first.Month(), min(d, last), 0, 0, 0, 0, time.UTC)
+	return int32(floorDiv(out.Unix(), 86400))
+}
+
 func microsTime(us int64) time.Time { return time.UnixMicro(us).UTC() }
 
 // truncTimestamp is Spark's date_trunc(unit, ts) on microseconds since the

@@ -20,6 +20,8 @@ var datetimeRows = []struct{ ts, d string }{
 	{"1969-12-31T23:00:00Z", "1969-12-31"},
 	{"2023-01-01T00:00:00Z", "2023-01-01"}, // a Sunday
 	{"2026-12-04T13:30:00.5Z", "2026-10-15"},
+	{"2021-01-03T01:00:00Z", "2024-01-31"}, // ISO week 53 of 2020; a month's end
+	{"2019-12-30T00:00:00Z", "2023-05-31"}, // ISO week 1 of 2020
 	{"", ""},
 }
 
@@ -36,6 +38,8 @@ var datetimeExprs = []string{
 	`date_trunc('MILLISECOND', ts)`, `date_trunc('bogus', ts)`,
 	`trunc(d, 'MM')`, `trunc(ts, 'YEAR')`, `trunc(d, 'WEEK')`, `trunc(d, 'QUARTER')`, `trunc(d, 'DD')`,
 	`CAST(ts AS DATE)`, `year(ts)`, `month(ts)`, `day(ts)`,
+	`dayofyear(ts)`, `quarter(d)`, `dayofweek(ts)`, `weekday(d)`, `weekofyear(d)`, `weekofyear(ts)`,
+	`last_day(d)`, `last_day(ts)`, `add_months(d, 1)`, `add_months(d, -13)`, `add_months(ts, 12)`,
 	`concat(date_format(ts, 'yyyy'), '/', substring(CAST(d AS STRING), 6, 2))`,
 }
 

@@ -5,7 +5,6 @@ import (
 	"math"
 	"sort"
 	"strings"
-	"time"
 	"unicode/utf8"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -30,6 +29,8 @@ var functions = map[string][2]int{
 	"date":   {1, 1}, "to_date": {1, 1},
 	"year": {1, 1}, "month": {1, 1}, "day": {1, 1}, "dayofmonth": {1, 1},
 	"hour": {1, 1}, "minute": {1, 1}, "second": {1, 1},
+	"dayofyear": {1, 1}, "quarter": {1, 1}, "dayofweek": {1, 1}, "weekday": {1, 1}, "weekofyear": {1, 1},
+	"last_day": {1, 1}, "add_months": {2, 2},
 	"date_format": {2, 2}, "date_trunc": {2, 2}, "trunc": {2, 2},
 	"isnull": {1, 1}, "isnotnull": {1, 1},
 	"startswith": {2, 2}, "endswith": {2, 2}, "contains": {2, 2},
@@ -71,7 +72,7 @@ func (b *binder) call(e *Call) (node, error) {
 		return b.conditional(e)
 	case "round", "floor", "ceil", "ceiling":
 		return b.rounding(e)
-	case "date_add", "date_sub", "datediff":
+	case "date_add", "date_sub", "datediff", "add_months":
 		return b.dateFunc(e)
 	case "hour", "minute", "second", "date_format", "date_trunc", "trunc":
 		return b.bindDatetime(e)
@@ -117,7 +118,7 @@ func (b *binder) call(e *Call) (node, error) {
 			return nil, errAt(e, "abs needs a number, not %s", typeName(x.Type()))
 		}
 		return b.fold(&callN{fn: e.Name, args: []node{x}, t: x.Type()}, e)
-	case "date", "to_date", "year", "month", "day", "dayofmonth":
+	case "date", "to_date", "year", "month", "day", "dayofmonth", "dayofyear", "quarter", "dayofweek", "weekday", "weekofyear", "last_day":
 		x, err := b.bind(e.Args[0])
 		if err != nil {
 			return nil, err
@@ -127,7 +128,7 @@ func (b *binder) call(e *Call) (node, error) {
 			return nil, errAt(e, "%s needs a date, timestamp or string, not %s", e.Name, typeName(t))
 		}
 		rt := tInt
-		if e.Name == "date" || e.Name == "to_date" {
+		if e.Name == "date" || e.Name == "to_date" || e.Name == "last_day" {
 			rt = tDate
 		}
 		return b.fold(&callN{fn: e.Name, args: []node{x}, t: rt}, e)
@@ -297,21 +298,14 @@ func (ev *evaluator) function(n *callN) (value, error) {
 	case "date", "to_date":
 		from := n.args[0].Type()
 		return ev.mapRows(args, tDate, true, func(v []any) (any, error) { return castValue(v[0], from, tDate) })
-	case "year", "month", "day", "dayofmonth":
+	case "year", "month", "day", "dayofmonth", "dayofyear", "quarter", "dayofweek", "weekday", "weekofyear", "last_day":
 		from := n.args[0].Type()
-		return ev.mapRows(args, tInt, true, func(v []any) (any, error) {
+		return ev.mapRows(args, n.t, true, func(v []any) (any, error) {
 			d, err := castValue(v[0], from, tDate)
 			if err != nil {
 				return nil, err
 			}
-			tm := time.Unix(int64(d.(arrow.Date32))*86400, 0).UTC()
-			switch n.fn {
-			case "year":
-				return int32(tm.Year()), nil
-			case "month":
-				return int32(tm.Month()), nil
-			}
-			return int32(tm.Day()), nil
+			return datePart(n.fn, int32(d.(arrow.Date32))), nil
 		})
 	case "greatest", "least":
 		return ev.extreme(n, args)
@@ -320,6 +314,10 @@ func (ev *evaluator) function(n *callN) (value, error) {
 		return ev.mapRows(args[:1], n.t, true, func(v []any) (any, error) { return roundValue(n.fn, v[0], from, n.t, n.scale) })
 	case "date_add", "date_sub":
 		return ev.dateArith(n.fn == "date_sub", args[0], args[1])
+	case "add_months":
+		return ev.mapRows(args, tDate, true, func(v []any) (any, error) {
+			return arrow.Date32(addMonths(int32(v[0].(arrow.Date32)), v[1].(int32))), nil
+		})
 	case "hour", "minute", "second", "date_format", "date_trunc", "trunc":
 		return ev.datetimeFunction(n, args)
 	case "datediff":

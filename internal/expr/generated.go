@@ -128,6 +128,7 @@ func equalityForm(f Expr, cols *[]string) bool {
 	case *Call:
 		switch f.Name {
 		case "hour", "minute", "second", "month", "day", "dayofmonth", "year", "date", "to_date",
+			"dayofyear", "quarter", "dayofweek", "weekday", "weekofyear", "last_day", "add_months",
 			"date_format", "date_trunc", "trunc", "substring", "substr", "concat", "lower", "upper":
 			for _, a := range f.Args {
 				if !equalityForm(a, cols) {
