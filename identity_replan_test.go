@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 
 	"github.com/deltalite-go/deltalite"
@@ -128,22 +129,54 @@ func TestIdentityLostRaceNumbersAgain(t *testing.T) {
 			if ci.IsBlindAppend == nil || *ci.IsBlindAppend != tc.blind {
 				t.Fatalf("isBlindAppend %v, want %v", ci.IsBlindAppend, tc.blind)
 			}
-			live := map[string]bool{}
-			for _, a := range tb.Snapshot().Files() {
-				p, _ := protocol.DecodePath(a.Path)
-				live[filepath.FromSlash(p)] = true
-			}
-			err := filepath.WalkDir(uri, func(p string, d os.DirEntry, err error) error {
-				if err == nil && strings.HasSuffix(p, ".parquet") {
-					if rel, _ := filepath.Rel(uri, p); !live[rel] {
-						t.Errorf("data file %s of the lost attempt left behind", rel)
-					}
-				}
-				return err
-			})
-			if err != nil {
-				t.Fatal(err)
-			}
+			assertOnlyLiveDataFiles(t, uri)
 		})
 	}
+}
+
+// assertOnlyLiveDataFiles fails for a data file under uri that the table's
+// latest version does not hold: one a lost attempt left behind.
+func assertOnlyLiveDataFiles(t *testing.T, uri string) {
+	t.Helper()
+	live := map[string]bool{}
+	for _, a := range openT(t, uri).Snapshot().Files() {
+		p, _ := protocol.DecodePath(a.Path)
+		live[filepath.FromSlash(p)] = true
+	}
+	err := filepath.WalkDir(uri, func(p string, d os.DirEntry, err error) error {
+		if err == nil && strings.HasSuffix(p, ".parquet") {
+			if rel, _ := filepath.Rel(uri, p); !live[rel] {
+				t.Errorf("data file %s of the lost attempt left behind", rel)
+			}
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// An append to a partitioned identity table (start 10, step 5) whose
+// generated partition column reads another column loses the race: its
+// rows, read back from its files with their partition values, are
+// numbered again past the winner and land in their partitions.
+func TestIdentityLostRaceNumbersAgainPartitioned(t *testing.T) {
+	ctx := context.Background()
+	uri := identityTable(t, true)
+	src := &raceReader{RecordReader: jsonSource(t, []arrow.Field{fTS, fV}, `[{"ts":"2024-03-01T10:00:00Z","v":1},{"ts":"2024-03-02T10:00:00Z","v":2}]`),
+		race: func() {
+			mustWrite(t, uri, jsonSource(t, []arrow.Field{fTS, fV}, `[{"ts":"2024-03-01T11:00:00Z","v":100}]`), deltalite.WriteOptions{Mode: deltalite.ModeAppend})
+		}}
+	if _, err := deltalite.Write(ctx, uri, src, deltalite.WriteOptions{Mode: deltalite.ModeAppend}); err != nil {
+		t.Fatalf("the loser of the race: %v", err)
+	}
+	assertRows(t, uri, []string{
+		`d=2024-03-01, id=10, ts=2024-03-01T11:00:00.000000Z, v=100`,
+		`d=2024-03-01, id=15, ts=2024-03-01T10:00:00.000000Z, v=1`,
+		`d=2024-03-02, id=20, ts=2024-03-02T10:00:00.000000Z, v=2`,
+	})
+	if hwm := highWaterMark(t, openT(t, uri)); hwm != float64(20) {
+		t.Fatalf("high watermark %v, want 20", hwm)
+	}
+	assertOnlyLiveDataFiles(t, uri)
 }
