@@ -2,6 +2,7 @@ package deltalite_test
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"slices"
@@ -178,5 +179,29 @@ func TestIdentityLostRaceNumbersAgainPartitioned(t *testing.T) {
 	if hwm := highWaterMark(t, openT(t, uri)); hwm != float64(20) {
 		t.Fatalf("high watermark %v, want 20", hwm)
 	}
+	assertOnlyLiveDataFiles(t, uri)
+}
+
+// Where Spark fails the loser, so do we: an append that numbered rows and
+// also evolves the schema (Spark's case (1): both commits carry metaData,
+// not merged) fails with a commit conflict that says why, commits nothing
+// and leaves no data file behind.
+func TestIdentityLostRaceWithSchemaChangeFails(t *testing.T) {
+	ctx := context.Background()
+	uri := identityVTable(t)
+	extra := arrow.Field{Name: "w", Type: arrow.PrimitiveTypes.Int64, Nullable: true}
+	src := &raceReader{RecordReader: jsonSource(t, []arrow.Field{fV, extra}, `[{"v":1,"w":7}]`), race: func() {
+		mustWrite(t, uri, vRows(100), deltalite.WriteOptions{Mode: deltalite.ModeAppend})
+	}}
+	_, err := deltalite.Write(ctx, uri, src, deltalite.WriteOptions{Mode: deltalite.ModeAppend, SchemaMode: deltalite.SchemaMerge})
+	var ce *txn.ConflictError
+	if !errors.Is(err, deltalite.ErrCommitConflict) || !errors.As(err, &ce) || ce.Rule != txn.RuleIdentityHighWaterMark ||
+		!strings.Contains(err.Error(), "changes the table's metadata") {
+		t.Fatalf("an evolving append that lost a numbering race: %v", err)
+	}
+	if v := openT(t, uri).Version(); v != 1 {
+		t.Fatalf("version %d, want 1 (the winner's alone)", v)
+	}
+	assertRows(t, uri, []string{`id=1, s="w", v=100`})
 	assertOnlyLiveDataFiles(t, uri)
 }
