@@ -15,17 +15,12 @@ import (
 // trunc), a conjunct ts op literal implies p op' f(literal) (op' is op,
 // with < and > widened to <= and >=); for any other deterministic f of ts
 // this engine evaluates (hour, month, day, substring, ...), ts = literal
-// implies p = f(literal). Every row of a table whose generated columns
-// hold satisfies the result wherever it satisfies e; nil when nothing
-// follows.
+// implies p = f(literal); partition columns generated as the year, month,
+// day and hour of one source (a prefix of that order) take ranges as a
+// tuple (dateChain). Every row of a table whose generated columns hold
+// satisfies the result wherever it satisfies e; nil when nothing follows.
 func GeneratedPartitionFilter(e Expr, sc *schema.Struct, partCols []string) Expr {
-	type gen struct {
-		col     string
-		src     string // lower-cased source column
-		form    Expr   // f with the source column as its one column
-		ordered bool   // f is non-decreasing: ranges carry over, not only equality
-	}
-	var gens []gen
+	var gens []genCol
 	for _, p := range partCols {
 		f := sc.Field(p)
 		if f == nil {
@@ -49,11 +44,12 @@ func GeneratedPartitionFilter(e Expr, sc *schema.Struct, partCols []string) Expr
 		if sf := sc.Field(src); sf == nil || !isTimestamp(sf.Type) && !isType(sf.Type, schema.Date) {
 			continue
 		}
-		gens = append(gens, gen{col: f.Name, src: strings.ToLower(src), form: form, ordered: ordered})
+		gens = append(gens, genCol{col: f.Name, src: strings.ToLower(src), form: form, ordered: ordered})
 	}
 	if len(gens) == 0 {
 		return nil
 	}
+	chains := datetimeChains(gens)
 	var out []Expr
 	for _, c := range SplitAnd(e) {
 		b, ok := c.(*Binary)
@@ -82,8 +78,94 @@ func GeneratedPartitionFilter(e Expr, sc *schema.Struct, partCols []string) Expr
 				out = append(out, &Binary{Op: op, L: &Column{Parts: []string{g.col}}, R: substitute(g.form, lit)})
 			}
 		}
+		if ch := chains[strings.ToLower(cr.Parts[0])]; len(ch) > 1 && op != Eq && datetimeLiteral(lit) {
+			out = append(out, ch.bound(op, lit))
+		}
 	}
 	return And(out...)
+}
+
+// genCol is a generated partition column of one source column.
+type genCol struct {
+	col     string
+	src     string // lower-cased source column
+	form    Expr   // the generation expression
+	ordered bool   // non-decreasing in the source: ranges carry over, not only equality
+}
+
+// dateChain are partition columns of one source generated as its year,
+// then month, day and hour, as many as the table has in that order: the
+// tuple sorts as the source does, which Spark's YearMonthPartitionExpr,
+// YearMonthDayPartitionExpr and YearMonthDayHourPartitionExpr use.
+type dateChain []genCol
+
+// datetimeChains finds, per lower-cased source column, the year (of ts or
+// CAST(ts AS DATE)), month, day and hour partition columns that chain.
+func datetimeChains(gens []genCol) map[string]dateChain {
+	unit := func(form Expr) (string, string) {
+		c, ok := form.(*Call)
+		if !ok || len(c.Args) != 1 {
+			return "", ""
+		}
+		arg := c.Args[0]
+		if k, ok := arg.(*Cast); ok && c.Name != "hour" {
+			if p, ok := k.Type.(*schema.Primitive); ok && p.Name == schema.Date {
+				arg = k.X
+			}
+		}
+		col, ok := arg.(*Column)
+		if !ok || len(col.Parts) != 1 {
+			return "", ""
+		}
+		name := c.Name
+		if name == "dayofmonth" {
+			name = "day"
+		}
+		return name, strings.ToLower(col.Parts[0])
+	}
+	found := map[string]map[string]genCol{}
+	for _, g := range gens {
+		u, src := unit(g.form)
+		if u == "" || src != g.src {
+			continue
+		}
+		if found[src] == nil {
+			found[src] = map[string]genCol{}
+		}
+		found[src][u] = g
+	}
+	out := map[string]dateChain{}
+	for src, units := range found {
+		var ch dateChain
+		for _, u := range []string{"year", "month", "day", "hour"} {
+			p, ok := units[u]
+			if !ok {
+				break
+			}
+			ch = append(ch, p)
+		}
+		out[src] = ch
+	}
+	return out
+}
+
+// bound is the condition ts op lit (op Ge or Le) implies on the chain's
+// columns, compared as a tuple: for Ge, year > Y OR (year = Y AND (month >
+// M OR (month = M AND ...last >= L))).
+func (ch dateChain) bound(op Op, lit Expr) Expr {
+	strict := Gt
+	if op == Le {
+		strict = Lt
+	}
+	cmp := func(p genCol, o Op) Expr {
+		return &Binary{Op: o, L: &Column{Parts: []string{p.col}}, R: substitute(p.form, lit)}
+	}
+	last := ch[len(ch)-1]
+	e := cmp(last, op)
+	for i := len(ch) - 2; i >= 0; i-- {
+		e = &Binary{Op: OpOr, L: cmp(ch[i], strict), R: And(cmp(ch[i], Eq), e)}
+	}
+	return e
 }
 
 // generatedSource is the one column generation expression f reads, and
