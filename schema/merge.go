@@ -5,22 +5,32 @@ import (
 	"strings"
 )
 
+// MergeOptions say what Merge may change beyond adding columns and
+// relaxing nullability.
+type MergeOptions struct {
+	// Widen lets a table column take a wider source type (type widening:
+	// WidenAll on a table with delta.enableTypeWidening=true).
+	Widen Widening
+}
+
 // Merge evolves table to accept source, as schema mode "merge" does: source
 // columns the table lacks are appended (nullable), nested struct fields
 // likewise, and a table column the source makes nullable becomes nullable.
-// Types must agree; a narrower source integer is fine (it is cast up), a
-// wider one is not (that would need the typeWidening feature).
-// It reports whether anything changed. table is not modified.
-func Merge(table, source *Struct) (*Struct, bool, error) {
+// Types must agree; a narrower source type is fine (it is cast up), a
+// wider one is not unless o.Widen allows the change, which then widens the
+// column (also a map key / value or array element). It reports whether
+// anything changed. table is not modified; the type changes are not
+// recorded (RecordTypeChanges does that).
+func Merge(table, source *Struct, o MergeOptions) (*Struct, bool, error) {
 	out := table.Clone()
-	changed, err := mergeInto(out, source, "")
+	changed, err := mergeInto(out, source, "", o)
 	if err != nil {
 		return nil, false, err
 	}
 	return out, changed, nil
 }
 
-func mergeInto(dst, src *Struct, path string) (bool, error) {
+func mergeInto(dst, src *Struct, path string, o MergeOptions) (bool, error) {
 	changed := false
 	var bad []string
 	for _, sf := range src.Fields {
@@ -38,11 +48,26 @@ func mergeInto(dst, src *Struct, path string) (bool, error) {
 			df.Nullable = true
 			changed = true
 		}
-		c, err := mergeType(df, sf.Type, name)
+		if st, ok := df.Type.(*Struct); ok {
+			ss, ok := sf.Type.(*Struct)
+			if !ok {
+				bad = append(bad, fmt.Sprintf("column %q is %s in the table but %s in the source", name, df.Type, sf.Type))
+				continue
+			}
+			c, err := mergeInto(st, ss, name+".", o)
+			if err != nil {
+				bad = append(bad, err.Error())
+				continue
+			}
+			changed = changed || c
+			continue
+		}
+		t, c, err := mergeType(df.Type, sf.Type, name, o)
 		if err != nil {
 			bad = append(bad, err.Error())
 			continue
 		}
+		df.Type = t
 		changed = changed || c
 	}
 	if len(bad) > 0 {
@@ -51,27 +76,42 @@ func mergeInto(dst, src *Struct, path string) (bool, error) {
 	return changed, nil
 }
 
-var intRank = map[string]int{Byte: 1, Short: 2, Integer: 3, Long: 4}
-
-func mergeType(df *Field, st Type, name string) (bool, error) {
-	switch dt := df.Type.(type) {
-	case *Struct:
-		ss, ok := st.(*Struct)
-		if !ok {
-			return false, fmt.Errorf("column %q is %s in the table but %s in the source", name, dt, st)
+// mergeType is the type of a table column of type dt written with source
+// type st: dt when st fits it, st when o allows widening dt to it, within
+// maps and arrays too (whose structs must agree as they are).
+func mergeType(dt, st Type, name string, o MergeOptions) (Type, bool, error) {
+	switch d := dt.(type) {
+	case *Array:
+		if s, ok := st.(*Array); ok {
+			e, c, err := mergeType(d.Element, s.Element, name+".element", o)
+			if err != nil {
+				return nil, false, err
+			}
+			return &Array{Element: e, ContainsNull: d.ContainsNull}, c, nil
 		}
-		return mergeInto(dt, ss, name+".")
-	case *Primitive:
-		sp, ok := st.(*Primitive)
-		if ok && sp.Name == dt.Name {
-			return false, nil
-		}
-		if ok && intRank[sp.Name] > 0 && intRank[sp.Name] <= intRank[dt.Name] {
-			return false, nil
+	case *Map:
+		if s, ok := st.(*Map); ok {
+			k, ck, err := mergeType(d.Key, s.Key, name+".key", o)
+			if err != nil {
+				return nil, false, err
+			}
+			v, cv, err := mergeType(d.Value, s.Value, name+".value", o)
+			if err != nil {
+				return nil, false, err
+			}
+			return &Map{Key: k, Value: v, ValueContainsNull: d.ValueContainsNull}, ck || cv, nil
 		}
 	}
-	if df.Type.String() == st.String() {
-		return false, nil
+	switch {
+	case dt.String() == st.String(), CanWiden(st, dt):
+		return dt, false, nil
+	case o.Widen.Allows(dt, st):
+		return st, true, nil
+	case CanWiden(dt, st) && o.Widen == WidenIceberg:
+		return nil, false, fmt.Errorf("column %q is %s in the table but %s in the source, a type change Iceberg does not read, which the table's Iceberg compatibility forbids", name, dt, st)
+	case CanWiden(dt, st):
+		return nil, false, fmt.Errorf("column %q is %s in the table but %s in the source: widening it needs type widening on the table "+
+			"(set delta.enableTypeWidening=true, e.g. alter --set-property delta.enableTypeWidening=true, or widen it with alter --change-type %s=%s)", name, dt, st, name, st)
 	}
-	return false, fmt.Errorf("column %q is %s in the table but %s in the source", name, df.Type, st)
+	return nil, false, fmt.Errorf("column %q is %s in the table but %s in the source", name, dt, st)
 }

@@ -13,7 +13,7 @@ func TestMerge(t *testing.T) {
 		{"name":"ID","type":"integer","nullable":true,"metadata":{}},
 		{"name":"s","type":{"type":"struct","fields":[{"name":"b","type":"string","nullable":false,"metadata":{}}]},"nullable":true,"metadata":{}},
 		{"name":"extra","type":"date","nullable":false,"metadata":{}}]}`)
-	got, changed, err := Merge(table, source)
+	got, changed, err := Merge(table, source, MergeOptions{})
 	if err != nil || !changed {
 		t.Fatalf("Merge: %v, changed=%v", err, changed)
 	}
@@ -26,11 +26,11 @@ func TestMerge(t *testing.T) {
 	if table.Field("id").Nullable || len(table.Fields) != 2 {
 		t.Errorf("Merge modified its input")
 	}
-	if _, changed, err := Merge(table, table); err != nil || changed {
+	if _, changed, err := Merge(table, table, MergeOptions{}); err != nil || changed {
 		t.Errorf("merge with itself: changed=%v err=%v", changed, err)
 	}
 	wider := mustParse(t, `{"type":"struct","fields":[{"name":"s","type":"string","nullable":true,"metadata":{}}]}`)
-	if _, _, err := Merge(table, wider); err == nil || !strings.Contains(err.Error(), `column "s"`) {
+	if _, _, err := Merge(table, wider, MergeOptions{}); err == nil || !strings.Contains(err.Error(), `column "s"`) {
 		t.Errorf("struct vs string: %v", err)
 	}
 }

@@ -448,7 +448,7 @@ func (w *job) onCreatedFirst(ctx context.Context, empty *snapshot.Snapshot) (*sn
 			strings.Join(snap.PartitionColumns(), ", "), snap.ColumnMapping())
 	}
 	mine := empty.Schema()
-	merged, changed, err := schema.Merge(snap.Schema(), mine)
+	merged, changed, err := schema.Merge(snap.Schema(), mine, schema.MergeOptions{})
 	if err == nil {
 		for _, f := range mine.Fields {
 			if tf := merged.Field(f.Name); tf == nil || tf.Type.String() != f.Type.String() {
@@ -494,14 +494,16 @@ func (w *job) metadataFor(snap *snapshot.Snapshot) (*protocol.Metadata, error) {
 			}
 		}
 	case SchemaMerge:
-		merged, changed, err := schema.Merge(snap.Schema(), src)
+		merged, changed, err := schema.Merge(snap.Schema(), src, schema.MergeOptions{Widen: protocol.TypeWidening(snap.Protocol(), snap.Metadata())})
 		if err != nil {
 			return nil, errs.Wrap(errs.SchemaMismatch, w.st.URL(), err, "merging schemas")
 		}
 		if !changed {
 			return snap.Metadata(), nil
 		}
-		next = merged
+		if next, err = op.WidenTypes(w.st.URL(), snap.Protocol(), snap.Metadata(), merged); err != nil {
+			return nil, err
+		}
 	default:
 		return snap.Metadata(), nil
 	}

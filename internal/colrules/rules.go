@@ -165,6 +165,45 @@ func bindGenerated(i int, f *schema.Field, text string, sc *schema.Struct, rels 
 	return generated{idx: i, field: f, text: text, value: v, equal: eq, deps: deps, cols: append(cols, i)}, nil
 }
 
+// Readers names the CHECK constraints and generated columns whose
+// expressions read the column at path (a top-level column, or a nested
+// field by its path), or a field within it or holding it: those whose
+// results a change of its type could change, which Spark's ALTER TABLE
+// CHANGE COLUMN and schema evolution refuse (checkDependentExpressions).
+func (r *Rules) Readers(path []string) []string {
+	if r == nil {
+		return nil
+	}
+	var out []string
+	for _, c := range r.checks {
+		if readsPath(c.pred, path) {
+			out = append(out, fmt.Sprintf("CHECK constraint %s (%s)", c.name, c.text))
+		}
+	}
+	for _, g := range r.gens {
+		if readsPath(g.value, path) {
+			out = append(out, fmt.Sprintf("generated column %s (GENERATED ALWAYS AS (%s))", g.field.Name, g.text))
+		}
+	}
+	return out
+}
+
+// readsPath: b reads path, a field within it or a struct holding it
+// (names compared case-insensitively, as columns resolve).
+func readsPath(b *expr.Bound, path []string) bool {
+	for _, c := range b.Columns() {
+		n := min(len(c.Path), len(path))
+		same := n > 0
+		for i := 0; same && i < n; i++ {
+			same = strings.EqualFold(c.Path[i], path[i])
+		}
+		if same {
+			return true
+		}
+	}
+	return false
+}
+
 // topColumns are the indexes of the top-level columns b reads.
 func topColumns(sc *schema.Struct, b *expr.Bound) []int {
 	seen := map[int]bool{}

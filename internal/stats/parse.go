@@ -103,6 +103,19 @@ func walk(cols map[string]Column, prefix string, st *schema.Struct, mode schema.
 		}
 		c.Min = leafValue(fld.Type, mins[phys])
 		c.Max = leafValue(fld.Type, maxs[phys])
+		if wasFloat(fld) {
+			// Files written before the column was widened from float keep
+			// float bounds, whose text ("1.1") stands for the float32 value
+			// (1.10000002...) those files hold: the bounds cover both
+			// readings of the text.
+			lo, hi := leafValue(floatType, mins[phys]), leafValue(floatType, maxs[phys])
+			if lo.Kind == Float && c.Min.Kind == Float {
+				c.Min.Float = math.Min(c.Min.Float, lo.Float)
+			}
+			if hi.Kind == Float && c.Max.Kind == Float {
+				c.Max.Float = math.Max(c.Max.Float, hi.Float)
+			}
+		}
 		if p, ok := fld.Type.(*schema.Primitive); ok && c.Max.Kind == Int &&
 			(p.Name == schema.Timestamp || p.Name == schema.TimestampNTZ) {
 			if c.Max.Int <= math.MaxInt64-timestampSlackMicros {
@@ -115,6 +128,23 @@ func walk(cols map[string]Column, prefix string, st *schema.Struct, mode schema.
 			cols[key] = c
 		}
 	}
+}
+
+var floatType = &schema.Primitive{Name: schema.Float}
+
+// wasFloat reports whether fld, now double, was widened from float (its
+// delta.typeChanges record it).
+func wasFloat(fld *schema.Field) bool {
+	if p, ok := fld.Type.(*schema.Primitive); !ok || p.Name != schema.Double {
+		return false
+	}
+	changes, _ := fld.TypeChanges()
+	for _, c := range changes {
+		if c.Path == "" && c.From.String() == schema.Float {
+			return true
+		}
+	}
+	return false
 }
 
 // object decodes a nested statistics object; anything else is empty.
