@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
 
 	"github.com/deltalite-go/deltalite"
 	"github.com/deltalite-go/deltalite/scan"
@@ -148,4 +149,184 @@ func refusedUnchangedKind(t *testing.T, dir string, kind error, what, want strin
 	if after := logFiles(t, dir); strings.Join(after, "\n") != strings.Join(before, "\n") {
 		t.Fatalf("%s: the refusal changed the table:\n%s", what, strings.Join(after, "\n"))
 	}
+}
+
+// TestAlterChangeType: alter's ChangeTypes widens columns one CHANGE
+// COLUMN commit each, with Spark's commitInfo and delta.typeChanges, after
+// the property that enables it; old rows read as the new types, new rows
+// take the range; every refusal names the column and the two types and
+// changes nothing.
+func TestAlterChangeType(t *testing.T) {
+	ctx := context.Background()
+	uri := wideningTable(t, nil)
+	tb := openT(t, uri)
+	long := &schema.Primitive{Name: schema.Long}
+	refusedUnchanged(t, uri, "no type widening", `column "id" cannot change from integer to long: the table does not enable type widening; set delta.enableTypeWidening=true first`, func() error {
+		_, err := tb.Alter(ctx, deltalite.AlterOptions{ChangeTypes: map[string]schema.Type{"id": long}})
+		return err
+	})
+	done, err := tb.Alter(ctx, deltalite.AlterOptions{
+		SetProperties: map[string]string{"delta.enableTypeWidening": "true", "delta.feature.timestampNtz": "supported"},
+		ChangeTypes: map[string]schema.Type{
+			"id": long, "v": &schema.Decimal{Precision: 10, Scale: 0}, "f": &schema.Primitive{Name: schema.Double},
+			"dec": &schema.Decimal{Precision: 12, Scale: 3}, "d": &schema.Primitive{Name: schema.TimestampNTZ},
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ops []string
+	for _, c := range done {
+		ops = append(ops, c.Operation)
+	}
+	if strings.Join(ops, ",") != "SET TBLPROPERTIES,CHANGE COLUMN,CHANGE COLUMN,CHANGE COLUMN,CHANGE COLUMN,CHANGE COLUMN" || done[len(done)-1].Version != 6 {
+		t.Fatalf("commits %+v", done)
+	}
+	op, params, _ := lastCommit(t, uri)
+	if op != "CHANGE COLUMN" || params["column"] != `{"name":"v","type":"decimal(10,0)","nullable":true,"metadata":{}}` {
+		t.Fatalf("commitInfo %s %v", op, params)
+	}
+	if got := openT(t, uri).Snapshot().Schema().String(); got != "struct<id:long,v:decimal(10,0),f:double,dec:decimal(12,3),d:timestamp_ntz>" {
+		t.Fatalf("schema %s", got)
+	}
+	if got := typeChanges(t, uri, "v"); got != `[{"fromType":"integer","toType":"decimal(10,0)"}]` {
+		t.Fatalf("v: %s", got)
+	}
+	mustWrite(t, uri, jsonSource(t, []arrow.Field{fI64("id"), fDec("v", 10, 0), fNTZ}, `[{"id":9000000000,"v":"9999999999","d":"2024-05-01T12:00:00"}]`),
+		deltalite.WriteOptions{Mode: deltalite.ModeAppend})
+	assertRows(t, uri, []string{
+		"d=2024-03-01T00:00:00.000000Z, dec=1.23, f=1.100000023841858, id=1, v=10",
+		"d=null, dec=-4.5, f=null, id=2, v=-20",
+		"d=2024-05-01T12:00:00.000000Z, dec=null, f=null, id=9000000000, v=9999999999",
+	})
+
+	tb = openT(t, uri)
+	for _, c := range []struct {
+		col  string
+		to   schema.Type
+		want string
+	}{
+		{"id", &schema.Primitive{Name: schema.Integer}, `column "id" cannot change from long to integer: only widening changes are allowed`},
+		{"f", &schema.Decimal{Precision: 38, Scale: 10}, `column "f" cannot change from double to decimal(38,10)`},
+		{"dec", &schema.Decimal{Precision: 12, Scale: 4}, `column "dec" cannot change from decimal(12,3) to decimal(12,4)`},
+		{"nope", long, `the table has no column "nope"`},
+		{"id.x", long, `long has no part "x"`},
+	} {
+		refusedUnchanged(t, uri, "change "+c.col, c.want, func() error {
+			_, err := tb.Alter(ctx, deltalite.AlterOptions{ChangeTypes: map[string]schema.Type{c.col: c.to}})
+			return err
+		})
+	}
+	// A column a CHECK constraint reads keeps its type, as in Spark.
+	if _, err := tb.Alter(ctx, deltalite.AlterOptions{AddConstraints: map[string]string{"positive": "id > 0"}}); err != nil {
+		t.Fatal(err)
+	}
+	tb = openT(t, uri)
+	refusedUnchanged(t, uri, "constrained column", `column "id" cannot be widened from long to decimal(20,0) because CHECK constraint positive (id > 0) reads it`, func() error {
+		_, err := tb.Alter(ctx, deltalite.AlterOptions{ChangeTypes: map[string]schema.Type{"id": &schema.Decimal{Precision: 20, Scale: 0}}})
+		return err
+	})
+	// The type it has already commits nothing.
+	if done, err := tb.Alter(ctx, deltalite.AlterOptions{ChangeTypes: map[string]schema.Type{"ID": long}}); err != nil || len(done) != 0 {
+		t.Fatalf("same type: %v %v", done, err)
+	}
+}
+
+// TestWidenedPartitionAndNested: a partition column widens as Spark
+// widens it (its old values read as the new type, files not rewritten);
+// map values, array elements and nested fields widen by path.
+func TestWidenedPartitionAndNested(t *testing.T) {
+	ctx := context.Background()
+	uri := t.TempDir()
+	sc, err := schema.Parse(`{"type":"struct","fields":[
+		{"name":"p","type":"integer","nullable":true,"metadata":{}},
+		{"name":"m","type":{"type":"map","keyType":"string","valueType":"integer","valueContainsNull":true},"nullable":true,"metadata":{}},
+		{"name":"a","type":{"type":"array","elementType":"short","containsNull":true},"nullable":true,"metadata":{}},
+		{"name":"s","type":{"type":"struct","fields":[{"name":"x","type":"byte","nullable":true,"metadata":{}}]},"nullable":true,"metadata":{}}]}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := deltalite.Create(ctx, uri, sc, deltalite.CreateOptions{PartitionBy: []string{"p"}, Properties: map[string]string{"delta.enableTypeWidening": "true"}}); err != nil {
+		t.Fatal(err)
+	}
+	arw, err := schema.ToArrow(sc, schema.ArrowOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustWrite(t, uri, jsonSource(t, arw.Fields(), `[{"p":1,"m":[{"key":"k","value":5}],"a":[1,2],"s":{"x":3}}]`), deltalite.WriteOptions{Mode: deltalite.ModeAppend})
+	files := openT(t, uri).Snapshot().Files()
+	done, err := openT(t, uri).Alter(ctx, deltalite.AlterOptions{ChangeTypes: map[string]schema.Type{
+		"p": &schema.Primitive{Name: schema.Long}, "m.value": &schema.Primitive{Name: schema.Long},
+		"a.element": &schema.Primitive{Name: schema.Integer}, "s.x": &schema.Primitive{Name: schema.Short},
+	}})
+	if err != nil || len(done) != 4 {
+		t.Fatalf("alter: %v %v", done, err)
+	}
+	tb := openT(t, uri)
+	if got := tb.Snapshot().Schema().String(); got != "struct<p:long,m:map<string,long>,a:array<integer>,s:struct<x:short>>" {
+		t.Fatalf("schema %s", got)
+	}
+	if got := typeChanges(t, uri, "m"); got != `[{"fieldPath":"value","fromType":"integer","toType":"long"}]` {
+		t.Fatalf("m: %s", got)
+	}
+	if got := typeChanges(t, uri, "a"); got != `[{"fieldPath":"element","fromType":"short","toType":"integer"}]` {
+		t.Fatalf("a: %s", got)
+	}
+	if len(tb.Snapshot().Files()) != len(files) || tb.Snapshot().Files()[0].Path != files[0].Path {
+		t.Fatalf("the type change rewrote files")
+	}
+	op, params, _ := lastCommit(t, uri)
+	if op != "CHANGE COLUMN" || params["column"] != `{"name":"s.x","type":"short","nullable":true,"metadata":{}}` {
+		t.Fatalf("commitInfo %s %v", op, params)
+	}
+	wide, _ := schema.ToArrow(tb.Snapshot().Schema(), schema.ArrowOptions{})
+	mustWrite(t, uri, jsonSource(t, wide.Fields(), `[{"p":5000000000,"m":[{"key":"k","value":6000000000}],"a":[70000],"s":{"x":300}}]`), deltalite.WriteOptions{Mode: deltalite.ModeAppend})
+	assertRows(t, uri, []string{
+		`a=[1, 2], m={"k": 5}, p=1, s={x=3}`,
+		`a=[70000], m={"k": 6000000000}, p=5000000000, s={x=300}`,
+	})
+	tasks, err := scan.New(openT(t, uri).Snapshot(), scan.WithWhere("p = 1")).Plan(ctx)
+	if err != nil || len(tasks) != 1 {
+		t.Fatalf("partition pruning on the widened column: %d files, %v", len(tasks), err)
+	}
+}
+
+// TestMergeAndUpsertWiden: MERGE with schema evolution widens the columns
+// UPDATE SET * / INSERT * write, as Spark's does; the upsert then works on
+// the widened key.
+func TestMergeAndUpsertWiden(t *testing.T) {
+	ctx := context.Background()
+	uri := wideningTable(t, map[string]string{"delta.enableTypeWidening": "true"})
+	src := func(rows string) array.RecordReader {
+		return jsonSource(t, []arrow.Field{fI64("id"), fF64("v")}, rows)
+	}
+	tb := openT(t, uri)
+	if _, err := tb.Merge(ctx, src(`[{"id":1,"v":1.5},{"id":4000000000,"v":-0.25}]`),
+		deltalite.MergeOptions{Predicate: "t.id = s.id", MergeType: "upsert", SchemaMode: "merge"}); err != nil {
+		t.Fatal(err)
+	}
+	if got := openT(t, uri).Snapshot().Schema().String(); got != "struct<id:long,v:double,f:float,dec:decimal(9,2),d:date>" {
+		t.Fatalf("schema after MERGE %s", got)
+	}
+	if got := typeChanges(t, uri, "v"); got != `[{"fromType":"integer","toType":"double"}]` {
+		t.Fatalf("v: %s", got)
+	}
+	op, params, _ := lastCommit(t, uri)
+	if op != "MERGE" {
+		t.Fatalf("commit %s %v", op, params)
+	}
+	assertRows(t, uri, []string{
+		"d=2024-03-01, dec=1.23, f=1.1, id=1, v=1.5",
+		"d=null, dec=-4.5, f=null, id=2, v=-20",
+		"d=null, dec=null, f=null, id=4000000000, v=-0.25",
+	})
+	if _, err := openT(t, uri).Upsert(ctx, src(`[{"id":2,"v":2.5},{"id":4000000000,"v":4.5},{"id":5000000000,"v":5}]`), deltalite.UpsertOptions{PrimaryKeys: []string{"id"}}); err != nil {
+		t.Fatal(err)
+	}
+	assertRows(t, uri, []string{
+		"d=2024-03-01, dec=1.23, f=1.1, id=1, v=1.5",
+		"d=null, dec=null, f=null, id=2, v=2.5",
+		"d=null, dec=null, f=null, id=4000000000, v=4.5",
+		"d=null, dec=null, f=null, id=5000000000, v=5",
+	})
 }

@@ -373,7 +373,7 @@ func (j *joiner) apply(ctx context.Context, tb arrow.RecordBatch) (res batchResu
 		}
 		updates = append(updates, update{rows: rows, rec: u})
 	}
-	if len(updates) > 0 || len(j.p.added) > 0 {
+	if len(updates) > 0 || j.p.evolved() {
 		if res.replace, err = j.replacement(ctx, tb, updates); err != nil {
 			return res, err
 		}
@@ -409,8 +409,9 @@ func (j *joiner) replacement(ctx context.Context, tb arrow.RecordBatch, updates 
 		}
 		var base arrow.Array
 		if k := columnIndex(tb, f.Name); k >= 0 && i < len(j.p.target.Fields) {
-			base = tb.Column(k)
-			base.Retain()
+			if base, err = widened(ctx, tb.Column(k), af.Type, f.Name); err != nil {
+				return nil, err
+			}
 		} else {
 			base = array.MakeArrayOfNull(mem, af.Type, n)
 		}
@@ -447,6 +448,20 @@ func (j *joiner) replacement(ctx context.Context, tb arrow.RecordBatch, updates 
 		fields[i] = af
 	}
 	return array.NewRecordBatch(arrow.NewSchema(fields, nil), cols, int64(n)), nil
+}
+
+// widened is a target column's values in the type of its out column: the
+// same array (a new reference) unless schema evolution widened the column.
+func widened(ctx context.Context, a arrow.Array, dt arrow.DataType, name string) (arrow.Array, error) {
+	if arrow.TypeEqual(a.DataType(), dt) {
+		a.Retain()
+		return a, nil
+	}
+	out, err := compute.CastArray(ctx, a, compute.SafeCastOptions(dt))
+	if err != nil {
+		return nil, errs.Wrap(errs.Internal, "", err, "widening column %q to %s", name, dt)
+	}
+	return out, nil
 }
 
 // pairs checks candidate pairs against the rest of the ON predicate, marks
@@ -646,8 +661,9 @@ func (j *joiner) build(ctx context.Context, c clause, in map[string]arrow.Record
 		}
 		if cols[i] == nil {
 			if k := columnIndex(kept, f.Name); k >= 0 && i < len(j.p.target.Fields) {
-				cols[i] = kept.Column(k)
-				cols[i].Retain()
+				if cols[i], err = widened(ctx, kept.Column(k), af.Type, f.Name); err != nil {
+					return nil, err
+				}
 			} else {
 				cols[i] = array.MakeArrayOfNull(mem, af.Type, n)
 			}

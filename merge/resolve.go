@@ -22,7 +22,10 @@ type plan struct {
 	// evolution adds (added), nullable, at the end.
 	out   *schema.Struct
 	added []*schema.Field
-	on    *expr.Bound // the whole ON predicate, over target and source
+	// widened are the indexes of the target columns schema evolution
+	// widens (type widening): out has them with the source's wider type.
+	widened []int
+	on      *expr.Bound // the whole ON predicate, over target and source
 
 	// The ON predicate's conjuncts, by the relations they read: equi-join
 	// keys hashed over the source, target-only and source-only filters,
@@ -57,14 +60,24 @@ type assignment struct {
 
 // resolve binds opt against the target (table) and source schemas.
 func resolve(opt Options, target, source *schema.Struct) (*plan, error) {
+	return resolveWidening(opt, target, source, schema.NoWidening)
+}
+
+// resolveWidening is resolve on a table whose schema evolution may widen
+// columns as widen allows.
+func resolveWidening(opt Options, target, source *schema.Struct, widen schema.Widening) (*plan, error) {
 	clauses, err := opt.Plan()
 	if err != nil {
 		return nil, err
 	}
 	p := &plan{target: target, source: source, out: target}
 	p.src, p.tgt = opt.Aliases()
-	if err := p.evolve(clauses, strings.EqualFold(strings.TrimSpace(opt.SchemaMode), SchemaModeMerge)); err != nil {
+	evolve := strings.EqualFold(strings.TrimSpace(opt.SchemaMode), SchemaModeMerge)
+	if err := p.evolve(clauses, evolve); err != nil {
 		return nil, err
+	}
+	if evolve {
+		p.widen(clauses, widen)
 	}
 	if err := p.split(opt.Predicate); err != nil {
 		return nil, err
@@ -133,6 +146,51 @@ func (p *plan) evolve(clauses []Clause, merge bool) error {
 	}
 	return nil
 }
+
+// widen gives the target columns the wider type of the source column of
+// the same name where widen allows it, as Spark's MERGE schema evolution
+// does (computePostEvolutionTargetSchema): for the columns UPDATE SET * /
+// INSERT * write and those a clause assigns by name. Top-level columns of
+// atomic types only; a nested field keeps its type (and the cast to it
+// must hold).
+func (p *plan) widen(clauses []Clause, widen schema.Widening) {
+	if widen == schema.NoWidening {
+		return
+	}
+	assigned := func(name string) bool {
+		for _, c := range clauses {
+			if (c.Action == UpdateAll || c.Action == InsertAll) && !excepted(c, name) {
+				return true
+			}
+			for col := range c.Set {
+				if strings.EqualFold(strings.TrimPrefix(strings.TrimSpace(col), p.tgt+"."), name) {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	var fields []*schema.Field
+	for i, tf := range p.target.Fields {
+		sf := p.source.Field(tf.Name)
+		if sf == nil || !widen.Allows(tf.Type, sf.Type) || !assigned(tf.Name) {
+			continue
+		}
+		if fields == nil {
+			fields = append([]*schema.Field(nil), p.out.Fields...)
+		}
+		nf := *tf
+		nf.Type = sf.Type
+		fields[i] = &nf
+		p.widened = append(p.widened, i)
+	}
+	if fields != nil {
+		p.out = &schema.Struct{Fields: fields}
+	}
+}
+
+// evolved reports whether the merge changes the table's schema.
+func (p *plan) evolved() bool { return len(p.added) > 0 || len(p.widened) > 0 }
 
 // checkExcept refuses except columns that name no column of either side.
 func (p *plan) checkExcept(c Clause) error {

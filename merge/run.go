@@ -82,7 +82,7 @@ func Run(ctx context.Context, snap *snapshot.Snapshot, src array.RecordReader, o
 		return Stats{}, nil, err
 	}
 	defer rec.Release()
-	p, err := resolve(opt, snap.Schema(), sc)
+	p, err := resolveWidening(opt, snap.Schema(), sc, protocol.TypeWidening(snap.Protocol(), snap.Metadata()))
 	if err != nil {
 		return Stats{}, nil, err
 	}
@@ -211,8 +211,12 @@ func (r *runner) attempt(ctx context.Context, snap *snapshot.Snapshot) (s Stats,
 		return s, nil, err
 	}
 	var md *protocol.Metadata
-	if len(r.p.added) > 0 {
-		md = snap.Metadata().WithSchema(r.p.out, snap.ColumnMapping())
+	if r.p.evolved() {
+		next, err := op.WidenTypes(snap.Store().URL(), snap.Protocol(), snap.Metadata(), r.p.out.Clone())
+		if err != nil {
+			return s, nil, err
+		}
+		md = snap.Metadata().WithSchema(next, snap.ColumnMapping())
 	}
 	// Numbered afresh on every attempt, from the high watermark of the
 	// table it plans against.

@@ -3,6 +3,7 @@ package write
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"maps"
 	"slices"
 	"strings"
@@ -27,14 +28,14 @@ const (
 	OpClusterBy       = "CLUSTER BY"
 	OpAddConstraint   = txn.OpAddConstraint
 	OpDropConstraint  = "DROP CONSTRAINT"
+	OpChangeColumn    = "CHANGE COLUMN"
 )
 
 // AlterOptions are the changes of one Alter (Spark's ALTER TABLE
 // statements), each one metadata commit that changes no data, made in
 // the order of the fields below; a change with nothing to do commits
-// nothing. The zero value changes nothing. A further kind of change (a
-// CHECK constraint added or dropped, a column's type widened) is one more
-// field here and one more step in Alter's list.
+// nothing. The zero value changes nothing. A further kind of change is
+// one more field here and one more step in Alter's list.
 type AlterOptions struct {
 	// AddColumns adds nullable top-level columns at the end of the schema
 	// (ALTER TABLE ADD COLUMNS), named as no column is.
@@ -61,6 +62,12 @@ type AlterOptions struct {
 	// drops. Each is refused when a row of the table holds it false or
 	// NULL, as Spark checks them, naming how many rows and one of them.
 	AddConstraints map[string]string
+	// ChangeTypes widens columns, column to its new type (ALTER TABLE
+	// ALTER COLUMN ... TYPE), one commit each in column order, after the
+	// constraints: see ChangeType. A column is a top-level name, a nested
+	// field's dotted path (s.x), or a map's key / value or an array's
+	// element (m.value, a.element).
+	ChangeTypes map[string]schema.Type
 	// CommitMaxRetries and CommitMetadata apply to each commit.
 	CommitMaxRetries int
 	CommitMetadata   map[string]any
@@ -105,6 +112,11 @@ func Alter(ctx context.Context, snap *snapshot.Snapshot, o AlterOptions) ([]Alte
 	for _, name := range slices.Sorted(maps.Keys(o.AddConstraints)) {
 		steps = append(steps, step{OpAddConstraint, false, func(s *snapshot.Snapshot) (*snapshot.Snapshot, error) {
 			return AddConstraint(ctx, s, name, o.AddConstraints[name], popts)
+		}})
+	}
+	for _, col := range slices.Sorted(maps.Keys(o.ChangeTypes)) {
+		steps = append(steps, step{OpChangeColumn, false, func(s *snapshot.Snapshot) (*snapshot.Snapshot, error) {
+			return ChangeType(ctx, s, col, o.ChangeTypes[col], popts)
 		}})
 	}
 	var done []AlterChange
@@ -363,4 +375,139 @@ func DropConstraint(ctx context.Context, snap *snapshot.Snapshot, name string, o
 	delete(md.Configuration, key)
 	op := txn.Operation{Name: OpDropConstraint, Parameters: map[string]any{"name": strings.TrimSpace(name), "expr": old, "existed": "true"}}
 	return commitMetadataChange(ctx, snap, op, &md, nil, nil, o)
+}
+
+// ChangeType widens column col of the table snap shows to type to, as
+// Spark's ALTER TABLE ALTER COLUMN col TYPE to on a table with type
+// widening: one CHANGE COLUMN commit of the new schema, the change
+// recorded in delta.typeChanges; no data file is rewritten (readers read
+// old files as the wider type). col is a top-level column, a nested
+// field's dotted path, or a map's key / value or an array's element
+// (m.value, a.element). Refused, naming the column and the two types:
+// on a table without delta.enableTypeWidening=true; a change Delta's type
+// widening does not support (a narrowing, a change of kind, a struct, map
+// or array column), or one Iceberg does not read on a table with Iceberg
+// compatibility; a column a CHECK constraint or generated column reads;
+// date to timestamp_ntz without the timestampNtz feature. The type it
+// has already commits nothing.
+func ChangeType(ctx context.Context, snap *snapshot.Snapshot, col string, to schema.Type, o PropertiesOptions) (*snapshot.Snapshot, error) {
+	if snap == nil || snap.IsEmpty() {
+		return nil, errs.New(errs.TableNotFound, "", "changing a column's type needs an existing table")
+	}
+	uri := snap.Store().URL()
+	path := strings.Split(strings.TrimSpace(col), ".")
+	if to == nil || slices.Contains(path, "") {
+		return nil, errs.New(errs.InvalidArgument, uri, "change type: give a column and a type, e.g. amount=bigint")
+	}
+	next := snap.Schema().Clone()
+	from, resolved, err := setType(next, path, to)
+	if err != nil {
+		return nil, errs.Wrap(errs.InvalidArgument, uri, err, "change type of column %q", col)
+	}
+	col = strings.Join(resolved, ".")
+	if from.String() == to.String() {
+		return snap, nil
+	}
+	widen := protocol.TypeWidening(snap.Protocol(), snap.Metadata())
+	switch {
+	case !schema.CanWiden(from, to):
+		return nil, errs.New(errs.InvalidArgument, uri, "column %q cannot change from %s to %s: only widening changes are allowed "+
+			"(byte -> short -> int -> bigint, float -> double, byte/short/int -> double, date -> timestamp_ntz, decimal(p,s) -> decimal(p+k1,s+k2) with k1 >= k2 >= 0, "+
+			"byte/short/int -> decimal(10+k1,k2), bigint -> decimal(20+k1,k2))", col, from, to)
+	case widen == schema.NoWidening && snap.Protocol().HasFeature(protocol.FeatureTypeWideningPreview) && !snap.Protocol().HasFeature(protocol.FeatureTypeWidening):
+		return nil, errs.New(errs.UnsupportedTable, uri, "column %q cannot change from %s to %s: the table has the preview of type widening (typeWidening-preview), whose type changes this engine does not write", col, from, to)
+	case widen == schema.NoWidening:
+		return nil, errs.New(errs.InvalidArgument, uri, "column %q cannot change from %s to %s: the table does not enable type widening; "+
+			"set delta.enableTypeWidening=true first (alter --set-property delta.enableTypeWidening=true)", col, from, to)
+	case !widen.Allows(from, to):
+		return nil, errs.New(errs.InvalidArgument, uri, "column %q cannot change from %s to %s: the table has Iceberg compatibility, and Iceberg does not read that change", col, from, to)
+	}
+	if next, err = op.WidenTypes(uri, snap.Protocol(), snap.Metadata(), next); err != nil {
+		return nil, err
+	}
+	nullable := resolved[len(resolved)-1] != "key" // a map's key is never null
+	if f := fieldAt(snap.Schema(), resolved); f != nil {
+		nullable = f.Nullable
+	}
+	// commitInfo names the column as Spark does: its path and new type as a
+	// schema field, with empty metadata.
+	logged, err := json.Marshal(struct {
+		Name     string         `json:"name"`
+		Type     string         `json:"type"`
+		Nullable bool           `json:"nullable"`
+		Metadata map[string]any `json:"metadata"`
+	}{col, to.String(), nullable, map[string]any{}})
+	if err != nil {
+		return nil, errs.Wrap(errs.Internal, uri, err, "change type of column %q", col)
+	}
+	md := snap.Metadata().WithSchema(next, snap.ColumnMapping())
+	op := txn.Operation{Name: OpChangeColumn, Parameters: map[string]any{"column": string(logged)}}
+	return commitMetadataChange(ctx, snap, op, md, nil, nil, o)
+}
+
+// setType sets the atomic type at path in sc (fields found as Field finds
+// them; "key", "value" and "element" within maps and arrays) and returns
+// the type it had and the path as the schema spells it.
+func setType(sc *schema.Struct, path []string, to schema.Type) (schema.Type, []string, error) {
+	f := sc.Field(path[0])
+	if f == nil {
+		return nil, nil, fmt.Errorf("the table has no column %q (columns: %s)", path[0], strings.Join(fieldNames(sc), ", "))
+	}
+	from, rest, err := setIn(&f.Type, path[1:], to)
+	if err != nil {
+		return nil, nil, err
+	}
+	return from, append([]string{f.Name}, rest...), nil
+}
+
+func setIn(t *schema.Type, path []string, to schema.Type) (schema.Type, []string, error) {
+	if len(path) == 0 {
+		switch (*t).(type) {
+		case *schema.Struct, *schema.Array, *schema.Map:
+			return nil, nil, fmt.Errorf("it is a %s; change the type of a field, key, value or element within it", *t)
+		}
+		from := *t
+		*t = to
+		return from, nil, nil
+	}
+	switch c := (*t).(type) {
+	case *schema.Struct:
+		return setType(c, path, to)
+	case *schema.Array:
+		if strings.EqualFold(path[0], "element") {
+			from, rest, err := setIn(&c.Element, path[1:], to)
+			return from, append([]string{"element"}, rest...), err
+		}
+	case *schema.Map:
+		switch strings.ToLower(path[0]) {
+		case "key":
+			from, rest, err := setIn(&c.Key, path[1:], to)
+			return from, append([]string{"key"}, rest...), err
+		case "value":
+			from, rest, err := setIn(&c.Value, path[1:], to)
+			return from, append([]string{"value"}, rest...), err
+		}
+	}
+	return nil, nil, fmt.Errorf("%s has no part %q (a struct has fields, a map key and value, an array element)", *t, path[0])
+}
+
+// fieldAt is the struct field at path, nil when the path ends within a
+// map or array.
+func fieldAt(sc *schema.Struct, path []string) *schema.Field {
+	f := sc.Field(path[0])
+	if f == nil || len(path) == 1 {
+		return f
+	}
+	if st, ok := f.Type.(*schema.Struct); ok {
+		return fieldAt(st, path[1:])
+	}
+	return nil
+}
+
+func fieldNames(sc *schema.Struct) []string {
+	out := make([]string, len(sc.Fields))
+	for i, f := range sc.Fields {
+		out[i] = f.Name
+	}
+	return out
 }
