@@ -14,12 +14,12 @@ import (
 func newAlterCmd() *cobra.Command {
 	var (
 		clusterBy, setProps, unsetProps, addCols, meta []string
-		addChecks, dropChecks                          []string
+		addChecks, dropChecks, changeTypes             []string
 		asJSON                                         bool
 	)
 	cmd := &cobra.Command{
-		Use:   "alter TABLE [--add-column 'NAME TYPE'] [--set-property K=V] [--unset-property K] [--cluster-by c1,c2|none] [--drop-constraint NAME] [--add-constraint NAME=EXPR]",
-		Short: "Change a table's columns, properties, clustering or CHECK constraints (ALTER TABLE)",
+		Use:   "alter TABLE [--add-column 'NAME TYPE'] [--set-property K=V] [--unset-property K] [--cluster-by c1,c2|none] [--drop-constraint NAME] [--add-constraint NAME=EXPR] [--change-type COL=TYPE]",
+		Short: "Change a table's columns, column types, properties, clustering or CHECK constraints (ALTER TABLE)",
 		Long: `Change the table as Spark's ALTER TABLE statements do, each change one metadata commit
 that changes no data, with Spark's operation name, in this order:
   --add-column 'NAME TYPE'  ADD COLUMNS: a nullable column at the end (TYPE as Delta or
@@ -36,6 +36,14 @@ that changes no data, with Spark's operation name, in this order:
   --add-constraint NAME=EXPR  ADD CONSTRAINT: a CHECK constraint (SQL, e.g. amount > 0),
                             refused when a row of the table holds it false or NULL; every
                             later write is checked against it; repeatable, one commit each
+  --change-type COL=TYPE    ALTER COLUMN ... TYPE (type widening): widens a column (s.x for a
+                            nested field, m.key / m.value / a.element within maps and arrays)
+                            to a wider type: byte -> short -> int -> bigint, float -> double,
+                            byte/short/int -> double, date -> timestamp_ntz, decimal(p,s) ->
+                            decimal(p+k1,s+k2) with k1 >= k2 >= 0, int -> decimal(10+k,..),
+                            bigint -> decimal(20+k,..). No data file is rewritten. The table
+                            must enable it: --set-property delta.enableTypeWidening=true
+                            (which runs first); repeatable, one commit each
 A change with nothing to do commits nothing; a refused change stops there, and the
 commits before it stand.`,
 		Args: cobra.ExactArgs(1),
@@ -83,9 +91,23 @@ commits before it stand.`,
 				}
 				o.DropConstraints = append(o.DropConstraints, n)
 			}
+			if len(changeTypes) > 0 {
+				types, err := keyValues("--change-type", changeTypes)
+				if err != nil {
+					return err
+				}
+				o.ChangeTypes = map[string]schema.Type{}
+				for col, name := range types {
+					typ, err := schema.ParseTypeName(name)
+					if err != nil {
+						return fmt.Errorf("--change-type %s=%s: %w", col, name, err)
+					}
+					o.ChangeTypes[col] = typ
+				}
+			}
 			if o.AddColumns == nil && o.SetProperties == nil && o.UnsetProperties == nil && o.ClusterBy == nil && !o.ClusterByNone &&
-				o.AddConstraints == nil && o.DropConstraints == nil {
-				return fmt.Errorf("nothing to change: give --add-column, --set-property, --unset-property, --cluster-by, --add-constraint or --drop-constraint")
+				o.AddConstraints == nil && o.DropConstraints == nil && o.ChangeTypes == nil {
+				return fmt.Errorf("nothing to change: give --add-column, --set-property, --unset-property, --cluster-by, --add-constraint, --drop-constraint or --change-type")
 			}
 			t, metadata, err := openToCommit(cmd, args[0], meta)
 			if err != nil {
@@ -119,6 +141,7 @@ commits before it stand.`,
 	f.StringSliceVar(&clusterBy, "cluster-by", nil, "clustering columns c1,c2 (at most 4; a nested field as s.a), or none")
 	f.StringArrayVar(&addChecks, "add-constraint", nil, "add CHECK constraint NAME=EXPR (repeatable)")
 	f.StringArrayVar(&dropChecks, "drop-constraint", nil, "drop CHECK constraint NAME (repeatable)")
+	f.StringArrayVar(&changeTypes, "change-type", nil, "widen column COL to TYPE, COL=TYPE (repeatable)")
 	f.StringArrayVar(&meta, "metadata", nil, "commit metadata KEY=VALUE (repeatable)")
 	f.BoolVar(&asJSON, "json", false, "print the commits made as JSON")
 	return cmd

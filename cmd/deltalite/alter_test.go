@@ -109,3 +109,32 @@ func TestCLIAlterConstraints(t *testing.T) {
 	}
 	mustRun(t, "write", table, "--input", bad, "--mode", "append")
 }
+
+// TestCLIAlterChangeType: alter --change-type widens a column once the
+// table enables type widening (--set-property runs first), one CHANGE
+// COLUMN commit; narrowing, unknown types and a table without the
+// property are refused naming the column and the types.
+func TestCLIAlterChangeType(t *testing.T) {
+	table := filepath.Join(t.TempDir(), "t")
+	in := writeFile(t, "in.csv", "id,score\n1,1.5\n2,2.5\n")
+	mustRun(t, "write", table, "--input", in)
+	if msg := mustFail(t, "alter", table, "--change-type", "id=decimal(20,0)"); !strings.Contains(msg, `column "id" cannot change from long to decimal(20,0): the table does not enable type widening; set delta.enableTypeWidening=true first`) {
+		t.Fatalf("without type widening: %s", msg)
+	}
+	if msg := mustFail(t, "alter", table, "--change-type", "id=nosuchtype"); !strings.Contains(msg, `--change-type id=nosuchtype: unknown type "nosuchtype"`) {
+		t.Fatalf("unknown type: %s", msg)
+	}
+	out := mustRun(t, "alter", table, "--set-property", "delta.enableTypeWidening=true", "--change-type", "id=DECIMAL(22, 2)")
+	if out != "SET TBLPROPERTIES: version 1\nCHANGE COLUMN: version 2\n" {
+		t.Fatalf("alter --change-type: %q", out)
+	}
+	if msg := mustFail(t, "alter", table, "--change-type", "id=int"); !strings.Contains(msg, `column "id" cannot change from decimal(22,2) to integer: only widening changes are allowed`) {
+		t.Fatalf("narrowing: %s", msg)
+	}
+	if out := mustRun(t, "scan", table, "--format", "csv"); !strings.Contains(out, "1.00,1.5") || !strings.Contains(out, "2.00,2.5") {
+		t.Fatalf("scan after the change: %s", out)
+	}
+	if out := mustRun(t, "history", table, "--limit", "1"); !strings.Contains(out, "CHANGE COLUMN") {
+		t.Errorf("history: %s", out)
+	}
+}
