@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -11,6 +13,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 
 	"github.com/deltalite-go/deltalite"
+	"github.com/deltalite-go/deltalite/protocol"
 	"github.com/deltalite-go/deltalite/scan"
 	"github.com/deltalite-go/deltalite/schema"
 )
@@ -329,4 +332,25 @@ func TestMergeAndUpsertWiden(t *testing.T) {
 		"d=null, dec=null, f=null, id=4000000000, v=4.5",
 		"d=null, dec=null, f=null, id=5000000000, v=5",
 	})
+}
+
+// TestUnsupportedTypeChangeRefused: a table whose schema records a type
+// change type widening does not allow (a narrowing) is refused on open,
+// naming the column and the types, as Spark's assertTableReadable does.
+func TestUnsupportedTypeChangeRefused(t *testing.T) {
+	uri := wideningTable(t, map[string]string{"delta.enableTypeWidening": "true"})
+	md := *openT(t, uri).Snapshot().Metadata()
+	md.SchemaString = strings.Replace(md.SchemaString, `"name":"v","type":"integer","nullable":true,"metadata":{}`,
+		`"name":"v","type":"integer","nullable":true,"metadata":{"delta.typeChanges":[{"fromType":"long","toType":"integer"}]}`, 1)
+	line, err := json.Marshal(map[string]any{"metaData": md})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(uri, filepath.FromSlash(protocol.CommitKey(1))), append(line, '\n'), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err = deltalite.Open(context.Background(), uri)
+	if !errors.Is(err, deltalite.ErrUnsupportedTable) || !strings.Contains(err.Error(), `column "v" records a type change from long to integer, which Delta's type widening does not support`) {
+		t.Fatalf("open: %v", err)
+	}
 }

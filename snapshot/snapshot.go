@@ -132,6 +132,14 @@ func (s *Snapshot) validate() error {
 	if err != nil {
 		return errs.Wrap(errs.CorruptTable, where, err, "table schema")
 	}
+	// A reader must fail on a type change it cannot read (PROTOCOL.md,
+	// Reader Requirements for Type Widening), as Spark's
+	// assertTableReadable does.
+	if p := s.state.Protocol; p.HasFeature(protocol.FeatureTypeWidening) || p.HasFeature(protocol.FeatureTypeWideningPreview) {
+		if err := schema.CheckTypeChanges(sc); err != nil {
+			return errs.Wrap(errs.UnsupportedTable, s.store.URL(), err, "type widening")
+		}
+	}
 	mode, err := schema.ParseMode(s.state.Metadata.Configuration["delta.columnMapping.mode"])
 	if err != nil {
 		return errs.Wrap(errs.UnsupportedTable, where, err, "column mapping")
