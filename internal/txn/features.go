@@ -107,8 +107,8 @@ var writerFeatures = map[string]func(*tableView) string{
 	"v2Checkpoint":        nil, // checkpoints carry checkpointMetadata (v2 content)
 	"inCommitTimestamp":   nil,
 	"vacuumProtocolCheck": nil,
-	// Type changes are recorded by the engine that widens; this one never
-	// widens a column, and reads widened files.
+	// Type changes are recorded in delta.typeChanges where this engine
+	// widens a column (op.WidenTypes); old files read as the wider type.
 	"typeWidening": nil,
 }
 
