@@ -361,3 +361,29 @@ func TestUnsupportedTypeChangeRefused(t *testing.T) {
 		t.Fatalf("open: %v", err)
 	}
 }
+
+// TestWideningUnderColumnMapping: a column of a table with column mapping
+// widens keeping its id and physical name; old files read by physical
+// name as the wider type.
+func TestWideningUnderColumnMapping(t *testing.T) {
+	ctx := context.Background()
+	uri := t.TempDir()
+	mustWrite(t, uri, jsonSource(t, []arrow.Field{fI32("id"), fF32("f")}, `[{"id":1,"f":0.5}]`), deltalite.WriteOptions{Mode: deltalite.ModeAppend,
+		Properties: map[string]string{"delta.enableTypeWidening": "true", "delta.columnMapping.mode": "name"}})
+	before := openT(t, uri).Snapshot().Schema().Field("id").Metadata
+	mustWrite(t, uri, jsonSource(t, []arrow.Field{fI64("id"), fF64("f")}, `[{"id":5000000000,"f":0.25}]`),
+		deltalite.WriteOptions{Mode: deltalite.ModeAppend, SchemaMode: deltalite.SchemaMerge})
+	after := openT(t, uri).Snapshot().Schema().Field("id").Metadata
+	for _, k := range []string{"delta.columnMapping.id", "delta.columnMapping.physicalName"} {
+		if before[k] == nil || before[k] != after[k] {
+			t.Fatalf("%s: %v before, %v after", k, before[k], after[k])
+		}
+	}
+	if got := typeChanges(t, uri, "id"); got != `[{"fromType":"integer","toType":"long"}]` {
+		t.Fatalf("id: %s", got)
+	}
+	if _, err := openT(t, uri).Alter(ctx, deltalite.AlterOptions{ChangeTypes: map[string]schema.Type{"id": &schema.Decimal{Precision: 20, Scale: 0}}}); err != nil {
+		t.Fatal(err)
+	}
+	assertRows(t, uri, []string{"f=0.25, id=5000000000", "f=0.5, id=1"})
+}
