@@ -34,7 +34,7 @@ type SchemaMode = write.SchemaMode
 // Schema modes.
 const (
 	SchemaStrict    = write.SchemaStrict    // the source must fit the table (default)
-	SchemaMerge     = write.SchemaMerge     // add new columns, relax nullability, same commit
+	SchemaMerge     = write.SchemaMerge     // add new columns, relax nullability, widen types (type widening), same commit
 	SchemaOverwrite = write.SchemaOverwrite // replace the schema; only with ModeOverwrite
 )
 

@@ -35,7 +35,9 @@ const (
 	// SchemaStrict (the default) requires the source to fit the table.
 	SchemaStrict SchemaMode = ""
 	// SchemaMerge adds new source columns (nullable) and relaxes
-	// nullability, in the same commit as the data.
+	// nullability, in the same commit as the data; on a table with
+	// delta.enableTypeWidening=true it also widens a column to a wider
+	// source type (type widening, recorded in delta.typeChanges).
 	SchemaMerge SchemaMode = "merge"
 	// SchemaOverwrite replaces the schema; only with ModeOverwrite.
 	SchemaOverwrite SchemaMode = "overwrite"
