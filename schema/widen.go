@@ -152,10 +152,15 @@ func (f *Field) TypeChanges() ([]TypeChange, error) {
 	return out, nil
 }
 
-// CheckTypeChanges refuses a schema that records a type change Delta's
-// type widening does not support (a reader must fail on one: PROTOCOL.md,
-// Reader Requirements for Type Widening), naming the column and the two
-// types. String-to-string changes (char / varchar) are not widening and
+// CheckTypeChanges refuses a schema that records a type change this
+// engine cannot read old files across (a reader must fail on one:
+// PROTOCOL.md, Reader Requirements for Type Widening), naming the column
+// and the two types: every change CanWiden allows reads, and so does an
+// integer to any decimal, which the preview of type widening (Delta 3.2,
+// typeWidening-preview) wrote with fewer digits than the protocol now
+// asks (byte -> decimal(4,1)): reads cast those values with an overflow
+// check, so a value the decimal cannot hold fails the read, never reads
+// wrong. String-to-string changes (char / varchar) are not widening and
 // are let through, as Spark does.
 func CheckTypeChanges(sc *Struct) error {
 	var bad error
@@ -172,7 +177,7 @@ func CheckTypeChanges(sc *Struct) error {
 			if c.From.String() == String && c.To.String() == String {
 				continue
 			}
-			if !CanWiden(c.From, c.To) {
+			if !CanWiden(c.From, c.To) && !integerToDecimal(c.From, c.To) {
 				col := path + f.Name
 				if c.Path != "" {
 					col += "." + c.Path
@@ -183,6 +188,12 @@ func CheckTypeChanges(sc *Struct) error {
 		}
 	})
 	return bad
+}
+
+func integerToDecimal(from, to Type) bool {
+	p, ok := from.(*Primitive)
+	_, dec := to.(*Decimal)
+	return ok && dec && intWidth[p.Name] > 0
 }
 
 // walkFields calls fn for every struct field of sc, nested ones included

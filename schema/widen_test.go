@@ -118,6 +118,10 @@ func TestMergeWidensAndRecords(t *testing.T) {
 	if err := CheckTypeChanges(got); err != nil {
 		t.Errorf("CheckTypeChanges: %v", err)
 	}
+	preview := mustParse(t, `{"type":"struct","fields":[{"name":"b","type":"decimal(4,1)","nullable":true,"metadata":{"delta.typeChanges":[{"toType":"decimal(4,1)","fromType":"byte","tableVersion":2}]}}]}`)
+	if err := CheckTypeChanges(preview); err != nil {
+		t.Errorf("the preview's byte -> decimal(4,1): %v", err)
+	}
 	bad := mustParse(t, `{"type":"struct","fields":[{"name":"v","type":"integer","nullable":true,"metadata":{"delta.typeChanges":[{"fromType":"long","toType":"integer"}]}}]}`)
 	if err := CheckTypeChanges(bad); err == nil || !strings.Contains(err.Error(), `"v" records a type change from long to integer`) {
 		t.Errorf("narrowing recorded: %v", err)
