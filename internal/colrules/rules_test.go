@@ -204,3 +204,24 @@ func TestUnsupportedExpressionRefusesTable(t *testing.T) {
 		t.Fatalf("error %v", err)
 	}
 }
+
+// TestReaders names the rules that read a column, which a type change of
+// that column must not break.
+func TestReaders(t *testing.T) {
+	md, sc := table(t, true, "")
+	r, err := For(md, sc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for path, want := range map[string]string{
+		"v":  "CHECK constraint positive (v > 0)",
+		"V":  "CHECK constraint positive (v > 0)",
+		"ts": "generated column d (GENERATED ALWAYS AS (CAST(ts AS DATE)))",
+		"id": "",
+		"d":  "",
+	} {
+		if got := strings.Join(r.Readers([]string{path}), "; "); got != want {
+			t.Errorf("Readers(%s) = %q, want %q", path, got, want)
+		}
+	}
+}
