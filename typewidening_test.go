@@ -282,6 +282,15 @@ func TestWidenedPartitionAndNested(t *testing.T) {
 	if got := typeChanges(t, uri, "a"); got != `[{"fieldPath":"element","fromType":"short","toType":"integer"}]` {
 		t.Fatalf("a: %s", got)
 	}
+	// The log holds them as Spark 4.4 writes them, keys in its order (the
+	// changes commit in column order: m.value is version 3).
+	logged, err := os.ReadFile(filepath.Join(uri, filepath.FromSlash(protocol.CommitKey(3))))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := `\"delta.typeChanges\":[{\"toType\":\"long\",\"fromType\":\"integer\",\"fieldPath\":\"value\"}]`; !strings.Contains(string(logged), want) {
+		t.Fatalf("the CHANGE COLUMN of m.value logs %s, want %s in it", logged, want)
+	}
 	if len(tb.Snapshot().Files()) != len(files) || tb.Snapshot().Files()[0].Path != files[0].Path {
 		t.Fatalf("the type change rewrote files")
 	}

@@ -133,6 +133,9 @@ func (f *Field) TypeChanges() ([]TypeChange, error) {
 	var out []TypeChange
 	for _, e := range list {
 		m, ok := e.(map[string]any)
+		if c, isNew := e.(typeChangeJSON); isNew {
+			m, ok = map[string]any{"fromType": c.FromType, "toType": c.ToType, "fieldPath": c.FieldPath}, true
+		}
 		from, fok := m["fromType"].(string)
 		to, tok := m["toType"].(string)
 		if !ok || !fok || !tok {
@@ -263,13 +266,17 @@ func collectChanges(ot, nt Type, path string, out *[]any) {
 		}
 	default:
 		if CanWiden(ot, nt) {
-			c := map[string]any{"fromType": ot.String(), "toType": nt.String()}
-			if path != "" {
-				c["fieldPath"] = path
-			}
-			*out = append(*out, c)
+			*out = append(*out, typeChangeJSON{ToType: nt.String(), FromType: ot.String(), FieldPath: path})
 		}
 	}
+}
+
+// typeChangeJSON is one recorded type change with its keys in the order
+// Spark 4.4 writes them (toType, fromType, fieldPath).
+type typeChangeJSON struct {
+	ToType    string `json:"toType"`
+	FromType  string `json:"fromType"`
+	FieldPath string `json:"fieldPath,omitempty"`
 }
 
 func join(path, part string) string {

@@ -101,9 +101,9 @@ func TestMergeWidensAndRecords(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := map[string]string{
-		"id": `[{"fromType":"short","toType":"integer"},{"fromType":"integer","toType":"long"}]`,
-		"m":  `[{"fieldPath":"value","fromType":"integer","toType":"long"}]`,
-		"a":  `[{"fieldPath":"element","fromType":"short","toType":"integer"}]`,
+		"id": `[{"fromType":"short","toType":"integer"},{"toType":"long","fromType":"integer"}]`,
+		"m":  `[{"toType":"long","fromType":"integer","fieldPath":"value"}]`,
+		"a":  `[{"toType":"integer","fromType":"short","fieldPath":"element"}]`,
 		"n":  ``,
 		"s":  ``,
 	}
