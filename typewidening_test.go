@@ -396,3 +396,23 @@ func TestWideningUnderColumnMapping(t *testing.T) {
 	}
 	assertRows(t, uri, []string{"f=0.25, id=5000000000", "f=0.5, id=1"})
 }
+
+// TestMergeWidensDateAndDecimal: a MERGE that widens a date to
+// timestamp_ntz and a decimal's precision and scale rewrites the kept
+// rows of the files it touches in the wider types.
+func TestMergeWidensDateAndDecimal(t *testing.T) {
+	uri := wideningTable(t, map[string]string{"delta.enableTypeWidening": "true", "delta.feature.timestampNtz": "supported"})
+	if _, err := openT(t, uri).Merge(context.Background(), jsonSource(t, []arrow.Field{fI32("id"), fNTZ, fDec("dec", 12, 3)},
+		`[{"id":2,"d":"2024-05-01T01:00:00","dec":"5.125"},{"id":9,"d":"2024-06-01T00:00:00","dec":"1.5"}]`),
+		deltalite.MergeOptions{Predicate: "t.id = s.id", SchemaMode: "merge", MergeType: "upsert"}); err != nil {
+		t.Fatal(err)
+	}
+	if got := openT(t, uri).Snapshot().Schema().String(); got != "struct<id:integer,v:integer,f:float,dec:decimal(12,3),d:timestamp_ntz>" {
+		t.Fatalf("schema %s", got)
+	}
+	assertRows(t, uri, []string{
+		"d=2024-03-01T00:00:00.000000Z, dec=1.23, f=1.1, id=1, v=10",
+		"d=2024-05-01T01:00:00.000000Z, dec=5.125, f=null, id=2, v=-20",
+		"d=2024-06-01T00:00:00.000000Z, dec=1.5, f=null, id=9, v=null",
+	})
+}
