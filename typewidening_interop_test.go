@@ -96,8 +96,34 @@ func TestSparkTypeWidening(t *testing.T) {
 	}
 	assertRows(t, ours, oursRows)
 
-	// Spark reads both with the new types, filters on the widened columns
-	// and writes again.
+	// Ours, partitioned: the partition column, a map value, an array
+	// element and a nested field widened by alter.
+	parted := filepath.Join(root, "parted")
+	psc, err := schema.Parse(`{"type":"struct","fields":[
+		{"name":"p","type":"integer","nullable":true,"metadata":{}},
+		{"name":"m","type":{"type":"map","keyType":"string","valueType":"integer","valueContainsNull":true},"nullable":true,"metadata":{}},
+		{"name":"a","type":{"type":"array","elementType":"short","containsNull":true},"nullable":true,"metadata":{}},
+		{"name":"s","type":{"type":"struct","fields":[{"name":"x","type":"byte","nullable":true,"metadata":{}}]},"nullable":true,"metadata":{}}]}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := deltalite.Create(ctx, parted, psc, deltalite.CreateOptions{PartitionBy: []string{"p"}, Properties: map[string]string{"delta.enableTypeWidening": "true"}}); err != nil {
+		t.Fatal(err)
+	}
+	parw, err := schema.ToArrow(psc, schema.ArrowOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustWrite(t, parted, jsonSource(t, parw.Fields(), `[{"p":1,"m":[{"key":"k","value":5}],"a":[1,2],"s":{"x":3}}]`), deltalite.WriteOptions{Mode: deltalite.ModeAppend})
+	if _, err := openT(t, parted).Alter(ctx, deltalite.AlterOptions{ChangeTypes: map[string]schema.Type{
+		"p": &schema.Primitive{Name: schema.Long}, "m.value": &schema.Primitive{Name: schema.Long},
+		"a.element": &schema.Primitive{Name: schema.Integer}, "s.x": &schema.Primitive{Name: schema.Short},
+	}}); err != nil {
+		t.Fatal(err)
+	}
+
+	// Spark reads the tables with the new types, filters on the widened
+	// columns and writes again.
 	res := s.Run(t,
 		peers.ReadOp(ours, peers.ReadOptions{}),
 		sparkSQL(ours, "SELECT typeof(id) AS id, typeof(v) AS v, typeof(f) AS f, typeof(dec) AS dec, typeof(d) AS d FROM {table} LIMIT 1", true),
@@ -105,6 +131,8 @@ func TestSparkTypeWidening(t *testing.T) {
 		sparkSQL(ours, "SELECT id FROM {table} WHERE id > 2 AND d >= TIMESTAMP_NTZ '2024-03-01 00:00:00' ORDER BY id", true),
 		peers.ReadOp(theirs, peers.ReadOptions{}),
 		sparkSQL(theirs, "SELECT count(*) AS n FROM {table} WHERE v > 1 AND id < 4000000000", true),
+		sparkSQL(parted, "INSERT INTO {table} VALUES (5000000000, map('k', 6000000000), array(70000), named_struct('x', 300S))", false),
+		sparkSQL(parted, "SELECT typeof(p) AS p, typeof(m) AS m, typeof(a) AS a, typeof(s) AS s, count(*) AS n FROM {table} WHERE p >= 1 GROUP BY 1, 2, 3, 4", true),
 	)
 	arrowrows.Diff(t, res[0].Table(t).Lines(t), sortedCopy(oursRows))
 	if got := res[1].Table(t).Lines(t); len(got) != 1 || got[0] != `d="timestamp_ntz", dec="decimal(12,3)", f="double", id="bigint", v="decimal(12,2)"` {
@@ -119,11 +147,18 @@ func TestSparkTypeWidening(t *testing.T) {
 	}
 	oursRows = append(oursRows, "d=2024-05-05T05:05:05.000000Z, dec=1.001, f=9.75, id=9000000000, v=1234567890.12")
 	assertRows(t, ours, oursRows)
+	if got := res[7].Table(t).Lines(t); len(got) != 1 || got[0] != `a="array<int>", m="map<string,bigint>", n=2, p="bigint", s="struct<x:smallint>"` {
+		t.Fatalf("Spark's types of our widened partitioned table: %v", got)
+	}
+	assertRows(t, parted, []string{
+		`a=[1, 2], m={"k": 5}, p=1, s={x=3}`,
+		`a=[70000], m={"k": 6000000000}, p=5000000000, s={x=300}`,
+	})
 
 	// delta-rs 1.6.6 refuses the feature ("Unsupported table features
 	// required: [TypeWidening]"): should a later one read it, it must read
 	// what we read. DuckDB's delta extension (delta-kernel-rs) reads them.
-	for _, dir := range []string{ours, theirs} {
+	for _, dir := range []string{ours, theirs, parted} {
 		got, err := peers.TryReadTable(t, peers.DeltaRS, dir, peers.ReadOptions{})
 		if err != nil {
 			if !strings.Contains(err.Error(), "Unsupported table features required: [TypeWidening]") {
