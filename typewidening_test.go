@@ -87,6 +87,17 @@ func TestSchemaMergeWidens(t *testing.T) {
 		return err
 	})
 
+	// A column a CHECK constraint reads keeps its type, as Spark's schema
+	// evolution keeps it (checkDependentExpressions).
+	checked := wideningTable(t, map[string]string{"delta.enableTypeWidening": "true", "delta.feature.timestampNtz": "supported"})
+	if _, err := openT(t, checked).Alter(ctx, deltalite.AlterOptions{AddConstraints: map[string]string{"v_small": "v < 100"}}); err != nil {
+		t.Fatal(err)
+	}
+	refusedUnchanged(t, checked, "constrained column", `column "v" cannot be widened from integer to double because CHECK constraint v_small (v < 100) reads it`, func() error {
+		_, err := deltalite.Write(ctx, checked, jsonSource(t, wider, rows), deltalite.WriteOptions{Mode: deltalite.ModeAppend, SchemaMode: deltalite.SchemaMerge})
+		return err
+	})
+
 	uri := wideningTable(t, map[string]string{"delta.enableTypeWidening": "true", "delta.feature.timestampNtz": "supported"})
 	// A narrower source is cast up and changes nothing.
 	mustWrite(t, uri, jsonSource(t, []arrow.Field{{Name: "id", Type: arrow.PrimitiveTypes.Int8, Nullable: true}}, `[{"id":7}]`),
