@@ -305,8 +305,8 @@ type ColumnChange struct {
 	From, To Type
 }
 
-// Column is the path as one dotted name.
-func (c ColumnChange) Column() string { return strings.Join(c.Path, ".") }
+// Column is the path as one dotted name, as Spark shows it.
+func (c ColumnChange) Column() string { return QuoteColumnPath(c.Path) }
 
 // Widened lists the widening type changes from old to next (fields matched
 // by name, new fields ignored), in schema order.

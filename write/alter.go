@@ -395,16 +395,26 @@ func ChangeType(ctx context.Context, snap *snapshot.Snapshot, col string, to sch
 		return nil, errs.New(errs.TableNotFound, "", "changing a column's type needs an existing table")
 	}
 	uri := snap.Store().URL()
-	path := strings.Split(strings.TrimSpace(col), ".")
-	if to == nil || slices.Contains(path, "") {
+	col = strings.TrimSpace(col)
+	if to == nil || col == "" {
 		return nil, errs.New(errs.InvalidArgument, uri, "change type: give a column and a type, e.g. amount=bigint")
+	}
+	// A top-level column of exactly that name (one may hold a dot), else a
+	// path as Spark reads one (s.x, `a.b`.c), as schema.ColumnPath reads it.
+	path := []string{col}
+	if snap.Schema().Field(col) == nil {
+		p, err := schema.ParseColumnPath(col)
+		if err != nil {
+			return nil, errs.Wrap(errs.InvalidArgument, uri, err, "change type of column %q", col)
+		}
+		path = p
 	}
 	next := snap.Schema().Clone()
 	from, resolved, err := setType(next, path, to)
 	if err != nil {
 		return nil, errs.Wrap(errs.InvalidArgument, uri, err, "change type of column %q", col)
 	}
-	col = strings.Join(resolved, ".")
+	col = schema.QuoteColumnPath(resolved)
 	if from.String() == to.String() {
 		return snap, nil
 	}
