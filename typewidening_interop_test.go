@@ -99,28 +99,7 @@ func TestSparkTypeWidening(t *testing.T) {
 	// Ours, partitioned: the partition column, a map value, an array
 	// element and a nested field widened by alter.
 	parted := filepath.Join(root, "parted")
-	psc, err := schema.Parse(`{"type":"struct","fields":[
-		{"name":"p","type":"integer","nullable":true,"metadata":{}},
-		{"name":"m","type":{"type":"map","keyType":"string","valueType":"integer","valueContainsNull":true},"nullable":true,"metadata":{}},
-		{"name":"a","type":{"type":"array","elementType":"short","containsNull":true},"nullable":true,"metadata":{}},
-		{"name":"s","type":{"type":"struct","fields":[{"name":"x","type":"byte","nullable":true,"metadata":{}}]},"nullable":true,"metadata":{}}]}`)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := deltalite.Create(ctx, parted, psc, deltalite.CreateOptions{PartitionBy: []string{"p"}, Properties: map[string]string{"delta.enableTypeWidening": "true"}}); err != nil {
-		t.Fatal(err)
-	}
-	parw, err := schema.ToArrow(psc, schema.ArrowOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	mustWrite(t, parted, jsonSource(t, parw.Fields(), `[{"p":1,"m":[{"key":"k","value":5}],"a":[1,2],"s":{"x":3}}]`), deltalite.WriteOptions{Mode: deltalite.ModeAppend})
-	if _, err := openT(t, parted).Alter(ctx, deltalite.AlterOptions{ChangeTypes: map[string]schema.Type{
-		"p": &schema.Primitive{Name: schema.Long}, "m.value": &schema.Primitive{Name: schema.Long},
-		"a.element": &schema.Primitive{Name: schema.Integer}, "s.x": &schema.Primitive{Name: schema.Short},
-	}}); err != nil {
-		t.Fatal(err)
-	}
+	widenedNested(t, parted)
 
 	// Spark reads the tables with the new types, filters on the widened
 	// columns and writes again.

@@ -253,12 +253,13 @@ func TestAlterChangeType(t *testing.T) {
 	}
 }
 
-// TestWidenedPartitionAndNested: a partition column widens as Spark
-// widens it (its old values read as the new type, files not rewritten);
-// map values, array elements and nested fields widen by path.
-func TestWidenedPartitionAndNested(t *testing.T) {
+// widenedNested makes at uri a table partitioned by p (int) with a map,
+// an array and a struct column, and type widening on; writes one row; and
+// widens p to bigint, m.value to bigint, a.element to int and s.x to
+// short with alter. It returns the files before the alter.
+func widenedNested(t *testing.T, uri string) []*protocol.Add {
+	t.Helper()
 	ctx := context.Background()
-	uri := t.TempDir()
 	sc, err := schema.Parse(`{"type":"struct","fields":[
 		{"name":"p","type":"integer","nullable":true,"metadata":{}},
 		{"name":"m","type":{"type":"map","keyType":"string","valueType":"integer","valueContainsNull":true},"nullable":true,"metadata":{}},
@@ -283,6 +284,16 @@ func TestWidenedPartitionAndNested(t *testing.T) {
 	if err != nil || len(done) != 4 {
 		t.Fatalf("alter: %v %v", done, err)
 	}
+	return files
+}
+
+// TestWidenedPartitionAndNested: a partition column widens as Spark
+// widens it (its old values read as the new type, files not rewritten);
+// map values, array elements and nested fields widen by path.
+func TestWidenedPartitionAndNested(t *testing.T) {
+	ctx := context.Background()
+	uri := t.TempDir()
+	files := widenedNested(t, uri)
 	tb := openT(t, uri)
 	if got := tb.Snapshot().Schema().String(); got != "struct<p:long,m:map<string,long>,a:array<integer>,s:struct<x:short>>" {
 		t.Fatalf("schema %s", got)
