@@ -169,7 +169,8 @@ func (r *run) attempt(ctx context.Context, s Stats) (Stats, *snapshot.Snapshot, 
 		return s, nil, err
 	}
 	r.prune()
-	r.fullProbe = op.WritesDeletionVectors(r.snap, r.c.CopyOnWrite) && !txn.ChangeDataFeed(r.snap.Metadata()) &&
+	r.dvs = op.WritesDeletionVectors(r.snap, r.c.CopyOnWrite)
+	r.fullProbe = r.dvs && !txn.ChangeDataFeed(r.snap.Metadata()) &&
 		!protocol.RowTrackingEnabled(r.snap.Protocol(), r.snap.Metadata())
 	if err := r.probe(ctx); err != nil {
 		return s, nil, err
@@ -179,7 +180,7 @@ func (r *run) attempt(ctx context.Context, s Stats) (Stats, *snapshot.Snapshot, 
 	for _, p := range r.parts {
 		removes += len(p.rewriteFiles())
 	}
-	r.dvs, r.rewrites = op.WritesDeletionVectors(r.snap, r.c.CopyOnWrite), removes > 0
+	r.rewrites = removes > 0
 	identity, err := rewrite.IdentityFields(r.snap)
 	if err != nil {
 		return s, nil, err
