@@ -49,6 +49,7 @@ commits before it stand.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			var o deltalite.AlterOptions
+			var err error
 			if cmd.Flags().Changed("cluster-by") {
 				if len(clusterBy) == 1 && strings.EqualFold(strings.TrimSpace(clusterBy[0]), "none") {
 					o.ClusterByNone = true
@@ -72,11 +73,8 @@ commits before it stand.`,
 				}
 				o.SetProperties = props
 			}
-			for _, k := range unsetProps {
-				if k = strings.TrimSpace(k); k == "" {
-					return fmt.Errorf("--unset-property: an empty key")
-				}
-				o.UnsetProperties = append(o.UnsetProperties, k)
+			if o.UnsetProperties, err = trimmedNames("--unset-property", "key", unsetProps); err != nil {
+				return err
 			}
 			if len(addChecks) > 0 {
 				checks, err := keyValues("--add-constraint", addChecks)
@@ -85,11 +83,8 @@ commits before it stand.`,
 				}
 				o.AddConstraints = checks
 			}
-			for _, n := range dropChecks {
-				if n = strings.TrimSpace(n); n == "" {
-					return fmt.Errorf("--drop-constraint: an empty name")
-				}
-				o.DropConstraints = append(o.DropConstraints, n)
+			if o.DropConstraints, err = trimmedNames("--drop-constraint", "name", dropChecks); err != nil {
+				return err
 			}
 			if len(changeTypes) > 0 {
 				types, err := keyValues("--change-type", changeTypes)
@@ -162,4 +157,17 @@ func columnFlag(s string) (*schema.Field, error) {
 		return nil, fmt.Errorf("--add-column %q: %w", s, err)
 	}
 	return sc.Fields[0], nil
+}
+
+// trimmedNames are a repeatable flag's values trimmed, nil when none was
+// given; an empty one is refused, naming the flag and what it holds.
+func trimmedNames(flag, what string, vals []string) ([]string, error) {
+	var out []string
+	for _, v := range vals {
+		if v = strings.TrimSpace(v); v == "" {
+			return nil, fmt.Errorf("%s: an empty %s", flag, what)
+		}
+		out = append(out, v)
+	}
+	return out, nil
 }
