@@ -16,6 +16,7 @@ import (
 	"github.com/deltalite-go/deltalite/internal/dv"
 	"github.com/deltalite-go/deltalite/internal/errs"
 	"github.com/deltalite-go/deltalite/internal/expr"
+	"github.com/deltalite-go/deltalite/internal/gather"
 	"github.com/deltalite-go/deltalite/storage"
 )
 
@@ -299,6 +300,10 @@ func (fr *fileReader) batch(rec arrow.RecordBatch, base int64) (bool, error) {
 		case idxArr == nil:
 			cols[j] = array.NewSlice(src, int64(sel[0]), int64(sel[0])+int64(count))
 		default:
+			if out, ok := gather.Rows(fr.b.mem, src, sel); ok {
+				cols[j] = out
+				continue
+			}
 			out, err := compute.TakeArray(fr.ctx, src, idxArr)
 			if err != nil {
 				return false, errs.Wrap(errs.Internal, fr.task.Key, err, "dropping deleted rows of column %q", oc.field.Name)

@@ -72,6 +72,14 @@ func (p *Pool) Allocate(size int) []byte {
 	return b
 }
 
+// AllocateUncleared returns size bytes aligned to 64 bytes, of any content:
+// for a caller that writes every byte before reading any. Arrow's own code
+// takes Allocate's zeroed bytes for granted; only such callers may use it.
+func (p *Pool) AllocateUncleared(size int) []byte {
+	b, _ := p.get(size)
+	return b
+}
+
 // A buffer is handed out with its capacity equal to its length, as
 // memory.GoAllocator does: arrow-go's compute kernels size their appends by
 // cap(Buf()) but copy within len, so spare capacity would make them drop

@@ -11,6 +11,7 @@ import (
 	"github.com/apache/arrow-go/v18/parquet"
 
 	"github.com/deltalite-go/deltalite/internal/errs"
+	"github.com/deltalite-go/deltalite/internal/gather"
 	"github.com/deltalite-go/deltalite/protocol"
 	"github.com/deltalite-go/deltalite/schema"
 	"github.com/deltalite-go/deltalite/storage"
@@ -351,10 +352,10 @@ func (w *Writer) split(file arrow.RecordBatch, groups []group, sel []bool) ([]ar
 	return out, nil
 }
 
-// takeColumn copies the given rows of a column: with gather where it can,
+// takeColumn copies the given rows of a column: with gather.Rows where it can,
 // else with arrow's take kernel.
 func (w *Writer) takeColumn(a arrow.Array, rows []int32) (arrow.Array, error) {
-	if c, ok := gather(w.Allocator, a, rows); ok {
+	if c, ok := gather.Rows(w.Allocator, a, rows); ok {
 		return c, nil
 	}
 	d := array.NewData(arrow.PrimitiveTypes.Int32, len(rows),
