@@ -100,7 +100,13 @@ func NewWriter(ctx context.Context, st storage.Store, opt Options) (_ *Writer, e
 	if s.Hidden < 0 || s.Hidden >= len(data) {
 		return nil, errs.New(errs.InvalidArgument, "", "%d hidden columns of %d data columns", s.Hidden, len(data))
 	}
-	w.plan = newStatsPlan(data[:len(data)-s.Hidden], s.ColumnMapping, s.statsConfig)
+	if s.ChangeData {
+		// A cdc action carries no statistics: gather none, only the row
+		// count files roll by.
+		w.plan = &statsPlan{}
+	} else {
+		w.plan = newStatsPlan(data[:len(data)-s.Hidden], s.ColumnMapping, s.statsConfig)
+	}
 	w.propOpts = []parquet.WriterProperty{
 		parquet.WithAllocator(s.Allocator),
 		parquet.WithCompression(s.codec.c),
