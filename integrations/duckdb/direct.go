@@ -74,37 +74,81 @@ type plannedScan struct {
 	once  sync.Once
 }
 
+// pendingPlan is a plan not yet taken by the table function of its SQL,
+// with the DuckDB connection that planned it.
+type pendingPlan struct {
+	plan *plannedScan
+	conn int64
+	seq  int64 // the token's number: the order plans were made in
+}
+
+// maxPending bounds the plans awaiting their table function. A plan is
+// taken microseconds after it is made (in the same bind of the same
+// query), so pending plans are as many as the queries binding at once;
+// past the bound the oldest are dropped.
+const maxPending = 256
+
 // The plans of delta_scan calls by token: pending from the plan until the
 // table function of its SQL binds; then held weakly, for as long as a
 // source reads it, because DuckDB may bind the same SQL again within the
 // query (a CTE inlined at each reference) without planning it again.
+//
+// A query that fails or stops between a plan and its bind (the plan
+// function called by itself, an interrupt) leaves its plan pending: the
+// next plan on the same connection drops it. A connection binds one query
+// at a time, and a query binds the SQL of each plan right after making it,
+// before it plans another delta_scan call, so when a connection plans, any
+// plan it left pending is abandoned.
 var (
 	planMu     sync.Mutex
-	pending    = map[string]*plannedScan{}
+	pending    = map[string]pendingPlan{}
 	bound      = map[string]weak.Pointer[plannedScan]{}
 	planTokens atomic.Int64
 )
 
-func putPlan(p *plannedScan) string {
-	token := strconv.FormatInt(planTokens.Add(1), 10)
+// putPlan records p, planned on DuckDB connection conn, and returns its
+// token.
+func putPlan(p *plannedScan, conn int64) string {
+	seq := planTokens.Add(1)
+	token := strconv.FormatInt(seq, 10)
 	planMu.Lock()
 	defer planMu.Unlock()
+	sweepBound()
+	for k, e := range pending {
+		if e.conn == conn {
+			delete(pending, k)
+		}
+	}
+	for len(pending) >= maxPending {
+		oldest, seqMin := "", int64(math.MaxInt64)
+		for k, e := range pending {
+			if e.seq < seqMin {
+				oldest, seqMin = k, e.seq
+			}
+		}
+		delete(pending, oldest)
+	}
+	pending[token] = pendingPlan{plan: p, conn: conn, seq: seq}
+	return token
+}
+
+// sweepBound forgets the bound plans no source holds any more; planMu is
+// held.
+func sweepBound() {
 	for k, w := range bound {
 		if w.Value() == nil {
 			delete(bound, k)
 		}
 	}
-	pending[token] = p
-	return token
 }
 
 func takePlan(token string) (*plannedScan, bool) {
 	planMu.Lock()
 	defer planMu.Unlock()
-	if p, ok := pending[token]; ok {
+	if e, ok := pending[token]; ok {
 		delete(pending, token)
-		bound[token] = weak.Make(p)
-		return p, true
+		bound[token] = weak.Make(e.plan)
+		return e.plan, true
 	}
 	if p := bound[token].Value(); p != nil {
 		return p, true
@@ -113,11 +157,21 @@ func takePlan(token string) (*plannedScan, bool) {
 	return nil, false
 }
 
+// planCounts are the plans pending and bound (those a source holds).
+func planCounts() (pendingPlans, boundPlans int) {
+	planMu.Lock()
+	defer planMu.Unlock()
+	sweepBound()
+	return len(pending), len(bound)
+}
+
 // planFunction is the scalar function deltalite_scan_plan_N(uri, version,
-// version_given, timestamp, timestamp_given, filter, external_access): the
-// SQL of a delta_scan call over the table function raw. external_access is
-// DuckDB's enable_external_access: without it DuckDB may not open files,
-// and our scan reads them all.
+// version_given, timestamp, timestamp_given, filter, external_access,
+// connection_id): the SQL of a delta_scan call over the table function raw.
+// external_access is DuckDB's enable_external_access: without it DuckDB may
+// not open files, and our scan reads them all. connection_id (DuckDB's
+// current_connection_id()) lets the plans of abandoned queries be dropped
+// (putPlan).
 type planFunction struct {
 	opts    ScanOptions
 	raw     string
@@ -132,7 +186,7 @@ func newPlanFunction(opts ScanOptions, raw string) (*planFunction, error) {
 	}
 	varchar, bigint, boolean := ti[0], ti[1], ti[2]
 	return &planFunction{opts: opts, raw: raw, varchar: varchar,
-		in: []duckdb.TypeInfo{varchar, bigint, boolean, varchar, boolean, varchar, boolean}}, nil
+		in: []duckdb.TypeInfo{varchar, bigint, boolean, varchar, boolean, varchar, boolean, bigint}}, nil
 }
 
 // Config: not volatile, so that DuckDB folds the call while binding.
@@ -144,7 +198,8 @@ func (f *planFunction) Executor() duckdb.ScalarFuncExecutor {
 	return duckdb.ScalarFuncExecutor{RowContextExecutor: func(ctx context.Context, v []driver.Value) (any, error) {
 		named := map[string]any{"version": v[1], "version_given": v[2], "timestamp": v[3], "timestamp_given": v[4], "filter": v[5]}
 		external, _ := v[6].(bool)
-		q, err := planSQL(ctx, f.opts, f.raw, named, []any{v[0]}, external)
+		conn, _ := v[7].(int64)
+		q, err := planSQL(ctx, f.opts, f.raw, named, []any{v[0]}, external, conn)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", FunctionName, err)
 		}
@@ -186,8 +241,9 @@ func (c directColumn) value(consts []string, i int) string {
 }
 
 // planSQL opens the table of a delta_scan call, plans its files and
-// returns the SQL that reads them (see the top of the file).
-func planSQL(ctx context.Context, opts ScanOptions, raw string, named map[string]any, args []any, external bool) (string, error) {
+// returns the SQL that reads them (see the top of the file); conn is
+// DuckDB's id of the connection of the call.
+func planSQL(ctx context.Context, opts ScanOptions, raw string, named map[string]any, args []any, external bool, conn int64) (string, error) {
 	c, err := openCall(ctx, opts, named, args)
 	if err != nil {
 		return "", err
@@ -244,7 +300,7 @@ func planSQL(ctx context.Context, opts ScanOptions, raw string, named map[string
 		stat.FilesDirect++
 		stat.Rows += rows
 	}
-	token := putPlan(&plannedScan{call: c, files: ours, stat: stat})
+	token := putPlan(&plannedScan{call: c, files: ours, stat: stat}, conn)
 	var b strings.Builder
 	fmt.Fprintf(&b, `SELECT * FROM %s('', version => 0, version_given => false, "timestamp" => '', timestamp_given => false, filter => '', plan => %s)`, raw, quote(token))
 	for _, g := range order {

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -165,10 +166,51 @@ func TestDirectQueries(t *testing.T) {
 		}
 	}
 	// The table function took each plan: none is left pending.
-	planMu.Lock()
-	defer planMu.Unlock()
-	for k := range pending {
-		t.Errorf("plan %v left pending", k)
+	if n, _ := planCounts(); n != 0 {
+		t.Errorf("%d plans left pending", n)
+	}
+}
+
+// TestAbandonedPlansAreDropped: queries that fail after planning, or plan
+// without reading (the plan function called by itself), leave no plan in
+// the process once the connection runs its next delta_scan, and sources
+// release theirs when DuckDB drops them.
+func TestAbandonedPlansAreDropped(t *testing.T) {
+	conn := testConn(t, ScanOptions{})
+	fn := rows(t, conn, "SELECT DISTINCT function_name FROM duckdb_functions() WHERE function_name LIKE '"+PlanFunctionName+"_%'")
+	if len(fn) != 1 {
+		t.Fatalf("plan functions %v, want one", fn)
+	}
+	uri := quote(corpus.Path(t, "dat/basic_partitioned/delta"))
+	abandoning := []string{
+		"SELECT " + fn[0] + "(" + uri + ", 0, false, '', false, '', true, CAST(current_connection_id() AS BIGINT))",
+		"SELECT nope FROM delta_scan(" + uri + ")",
+		"SELECT CAST(letter AS INTEGER) FROM delta_scan(" + uri + ")",
+		"SELECT * FROM delta_scan(" + uri + ") a JOIN delta_scan('/no/such/table') b ON true",
+		"SELECT * FROM delta_scan(" + uri + ") WHERE error('stop') IS NULL",
+	}
+	for range 20 {
+		for _, q := range abandoning {
+			if _, err := queryRows(conn, q); (err == nil) != (q == abandoning[0]) {
+				t.Fatalf("%s: error %v", q, err)
+			}
+		}
+	}
+	// The plan function called by itself plans without reading: its plan
+	// stays pending until the connection plans again, which drops it.
+	for range 20 {
+		rows(t, conn, abandoning[0])
+	}
+	if n, _ := planCounts(); n != 1 {
+		t.Fatalf("%d plans pending after 20 plans without a read, want the last one only", n)
+	}
+	if got := rows(t, conn, "SELECT count(*) FROM delta_scan("+uri+")"); strings.Join(got, ",") != "6" {
+		t.Fatalf("rows %v", got)
+	}
+	runtime.GC()
+	runtime.GC()
+	if p, b := planCounts(); p != 0 || b != 0 {
+		t.Fatalf("%d plans pending and %d bound after the queries ended, want none", p, b)
 	}
 }
 

@@ -61,7 +61,8 @@ func macro(fns functions) string {
 		return head + `SELECT * FROM query(` + fns.plan + `(coalesce(CAST(uri AS VARCHAR), ''),
 	coalesce(CAST(version AS BIGINT), 0), version IS NOT NULL,
 	coalesce(CAST("timestamp" AS VARCHAR), ''), "timestamp" IS NOT NULL,
-	coalesce(CAST(filter AS VARCHAR), ''), CAST(current_setting('enable_external_access') AS BOOLEAN)))`
+	coalesce(CAST(filter AS VARCHAR), ''), CAST(current_setting('enable_external_access') AS BOOLEAN),
+	CAST(current_connection_id() AS BIGINT)))`
 	}
 	return head + `SELECT * FROM ` + fns.scan + `(coalesce(CAST(uri AS VARCHAR), ''),
 	version => coalesce(CAST(version AS BIGINT), 0), version_given => version IS NOT NULL,
