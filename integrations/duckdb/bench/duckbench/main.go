@@ -58,6 +58,7 @@ func main() {
 	mode := flag.String("mode", "delta_scan", "delta_scan, delta_scan_arrow or read_parquet")
 	qname := flag.String("query", "agg", "agg, part or stats")
 	cpuprofile := flag.String("cpuprofile", "", "write a Go CPU profile of the query here")
+	profile := flag.String("profile", "", "write DuckDB's JSON profile of the query here (its phases: planner, optimizers, operators)")
 	printQuery := flag.String("print-query", "", "print the SQL of this query (FROM as %s) and its filter, tab-separated, and exit")
 	threads := flag.Int("threads", 0, "DuckDB threads (0: DuckDB's default)")
 	memoryLimit := flag.String("memory-limit", "", "DuckDB memory limit")
@@ -102,6 +103,9 @@ func main() {
 		source = "read_parquet([" + strings.Join(files, ", ") + "], hive_partitioning = true)"
 	default:
 		fail(fmt.Errorf("-mode %q: use delta_scan, delta_scan_arrow or read_parquet", *mode))
+	}
+	if *profile != "" {
+		fail(enableProfiling(ctx, s, *profile))
 	}
 	if *cpuprofile != "" {
 		f, err := os.Create(*cpuprofile)
@@ -165,6 +169,29 @@ func liveFiles(ctx context.Context, table string) ([]string, error) {
 		files = append(files, "'"+filepath.Join(table, add.Path)+"'")
 	}
 	return files, nil
+}
+
+// profileSettings are the metrics of DuckDB's JSON profile that -profile
+// asks for: the query's phases (binding, which runs delta_scan's plan, and
+// the optimizers) beside each operator's time. bench/ext_bench.py
+// --profile asks the delta extension's DuckDB for the same.
+const profileSettings = `{"LATENCY": "true", "CPU_TIME": "true", "PLANNER": "true", "PLANNER_BINDING": "true",
+"PHYSICAL_PLANNER": "true", "ALL_OPTIMIZERS": "true", "CUMULATIVE_OPTIMIZER_TIMING": "true", "OPERATOR_NAME": "true",
+"OPERATOR_TYPE": "true", "OPERATOR_TIMING": "true", "OPERATOR_CARDINALITY": "true", "EXTRA_INFO": "true"}`
+
+// enableProfiling has DuckDB write the JSON profile of the next queries of
+// s to path.
+func enableProfiling(ctx context.Context, s *duckdbio.Session, path string) error {
+	for _, q := range []string{
+		"PRAGMA enable_profiling = 'json'",
+		"SET profiling_output = '" + strings.ReplaceAll(path, "'", "''") + "'",
+		"SET custom_profiling_settings = '" + strings.ReplaceAll(profileSettings, "\n", " ") + "'",
+	} {
+		if _, err := s.Conn().ExecContext(ctx, q); err != nil {
+			return fmt.Errorf("%s: %w", q, err)
+		}
+	}
+	return nil
 }
 
 func rowsOf(ctx context.Context, s *duckdbio.Session, q string) []string {
