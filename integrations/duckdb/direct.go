@@ -15,11 +15,16 @@ package duckdbio
 //     statistics) and writes the SQL.
 //   - The SQL is a UNION ALL of the table function deltalite_scan_N over
 //     the files deltalite reads (given by a token of the plan, which the
-//     function's binds take), and per set of partition values a
-//     read_parquet of the files DuckDB reads, each column read by its
-//     physical name (column mapping) and cast to the type delta_scan
-//     declares, each partition column a constant of the log's partition
-//     value (never the paths: hive_partitioning is off).
+//     function's binds take), and read_parquet calls of the files DuckDB
+//     reads, each column read by its physical name (column mapping) and
+//     cast to the type delta_scan declares. The files whose paths spell
+//     the log's partition values exactly (col=value/..., hivePath) share
+//     one read_parquet that reads them from the paths (hive_partitioning
+//     with the columns' types); the others get a read_parquet per set of
+//     partition values, each partition column a constant of the log's
+//     value. One read_parquet instead of one per partition costs DuckDB
+//     less to bind and to run (bench/README.md). A data column no file of
+//     a read_parquet holds reads as NULL (directGroup.write).
 //   - DuckDB reads a file when it reads every row of it exactly as the
 //     scan would: the table is on the local file system (DuckDB opens the
 //     path itself, offline, so its enable_external_access must be on),
@@ -258,14 +263,10 @@ func planSQL(ctx context.Context, opts ScanOptions, raw string, named map[string
 		FilesLive: len(c.table.Snapshot().Files()), FilesRead: len(plan.Files), FilesSkipped: len(plan.Skipped)}
 	cols, root, direct := directColumns(c)
 	direct = direct && external
-	type group struct {
-		consts []string // per column, the partition constant ("" for a data column)
-		files  []string
-	}
 	var (
 		ours   []*protocol.Add
-		groups = map[string]*group{}
-		order  []*group
+		groups = map[string]*directGroup{}
+		order  []*directGroup
 	)
 	// A timestamp data column may be INT96 in one file (a wall-clock
 	// TIMESTAMP to DuckDB) and instants in another; one read_parquet of
@@ -273,6 +274,9 @@ func planSQL(ctx context.Context, opts ScanOptions, raw string, named map[string
 	// So such a table gets a read_parquet per file, for up to
 	// maxFileBranches files; our scan reads the others.
 	perFile := slices.ContainsFunc(cols, func(c directColumn) bool { return c.timestamp != "" && c.partition == nil })
+	// Files whose paths spell the log's partition values share one
+	// read_parquet that takes them from the paths (hivePath).
+	hive := !perFile && !strings.Contains(root, "=") && slices.ContainsFunc(cols, func(c directColumn) bool { return c.partition != nil })
 	for _, f := range plan.Files {
 		rows, ok := int64(0), false
 		path := filepath.Join(root, filepath.FromSlash(f.Key))
@@ -283,16 +287,22 @@ func planSQL(ctx context.Context, opts ScanOptions, raw string, named map[string
 			ours = append(ours, f.Add)
 			continue
 		}
-		consts, key, err := partitionConstants(cols, f.Add)
-		if err != nil {
-			return "", err
-		}
-		if perFile {
-			key = path
+		var key string
+		var consts []string
+		switch {
+		case hive && hivePath(f.Key, cols, f.Add):
+			key = "\x00hive"
+		default:
+			if consts, key, err = partitionConstants(cols, f.Add); err != nil {
+				return "", err
+			}
+			if perFile {
+				key = path
+			}
 		}
 		g := groups[key]
 		if g == nil {
-			g = &group{consts: consts}
+			g = &directGroup{consts: consts, hive: consts == nil}
 			groups[key] = g
 			order = append(order, g)
 		}
@@ -304,16 +314,142 @@ func planSQL(ctx context.Context, opts ScanOptions, raw string, named map[string
 	var b strings.Builder
 	fmt.Fprintf(&b, `SELECT * FROM %s('', version => 0, version_given => false, "timestamp" => '', timestamp_given => false, filter => '', plan => %s)`, raw, quote(token))
 	for _, g := range order {
-		b.WriteString("\nUNION ALL SELECT ")
-		for i, col := range cols {
-			if i > 0 {
-				b.WriteString(", ")
-			}
-			fmt.Fprintf(&b, "%s AS %s", col.value(g.consts, i), quoteIdent(col.name))
-		}
-		fmt.Fprintf(&b, " FROM read_parquet([%s], union_by_name = true, hive_partitioning = false) AS f", strings.Join(g.files, ", "))
+		b.WriteString("\nUNION ALL ")
+		g.write(&b, cols)
 	}
 	return b.String(), nil
+}
+
+// directGroup is a read_parquet of a plan: files with the same partition
+// values, given as constants, or with hive files whose paths hold their
+// partition values.
+type directGroup struct {
+	consts []string // per column, the partition constant ("" for a data column); nil with hive
+	hive   bool
+	files  []string // quoted paths
+}
+
+// write writes the SELECT of g's files, each column as cols declares it.
+//
+// A file may lack a data column whose statistics the log gives (the
+// kernel-rs corpus's parsed-stats table: values for a timestamp column its
+// files do not hold), and read_parquet's union by name has no column that
+// none of its files hold. So its rows are unioned by name with an empty
+// row of every data column: a column no file holds is NULL, as Delta reads
+// a missing column. Its columns take their type from the files
+// (union by name over NULL); a timestamp column's empty value is a DATE,
+// which widens to whichever timestamp type the files hold without a time
+// zone conversion, and epoch_us still reads it.
+func (g *directGroup) write(b *strings.Builder, cols []directColumn) {
+	b.WriteString("SELECT ")
+	for i, col := range cols {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		v := ""
+		if g.hive && col.partition != nil {
+			v = "f." + quoteIdent(col.physical) // typed by hive_types
+		} else {
+			v = col.value(g.consts, i)
+		}
+		fmt.Fprintf(b, "%s AS %s", v, quoteIdent(col.name))
+	}
+	b.WriteString(" FROM (")
+	var empty []string
+	for _, col := range cols {
+		switch {
+		case col.partition != nil:
+		case col.timestamp != "":
+			empty = append(empty, "CAST(NULL AS DATE) AS "+quoteIdent(col.physical))
+		default:
+			empty = append(empty, "NULL AS "+quoteIdent(col.physical))
+		}
+	}
+	if len(empty) > 0 {
+		b.WriteString("SELECT " + strings.Join(empty, ", ") + " WHERE false UNION ALL BY NAME ")
+	}
+	fmt.Fprintf(b, "SELECT * FROM read_parquet([%s], union_by_name = true, ", strings.Join(g.files, ", "))
+	if !g.hive {
+		b.WriteString("hive_partitioning = false)) AS f")
+		return
+	}
+	var types []string
+	for _, col := range cols {
+		if col.partition != nil {
+			types = append(types, quote(col.physical)+": "+quote(col.sqlType))
+		}
+	}
+	fmt.Fprintf(b, "hive_partitioning = true, hive_types = {%s}, hive_types_autocast = false)) AS f", strings.Join(types, ", "))
+}
+
+// hivePath reports whether DuckDB's hive partitioning reads the log's
+// partition values of add from its path key exactly: the path is
+// col=value/... for the partition columns in order (physical names, as
+// writers name the directories), each value the log's text, not null, of
+// characters no writer escapes, and of a type whose text DuckDB's cast
+// reads as the scan parses it (integers, strings, dates, booleans,
+// decimals). The file name has no "=". The caller checks that the table's
+// root has no "=" (DuckDB reads every key=value directory of the path).
+func hivePath(key string, cols []directColumn, add *protocol.Add) bool {
+	segs := strings.Split(key, "/")
+	segs, file := segs[:len(segs)-1], segs[len(segs)-1]
+	if strings.Contains(file, "=") {
+		return false
+	}
+	i := 0
+	for _, c := range cols {
+		if c.partition == nil {
+			continue
+		}
+		if i >= len(segs) {
+			return false
+		}
+		name, value, ok := strings.Cut(segs[i], "=")
+		i++
+		text, logged := add.PartitionValues[c.physical]
+		if !logged {
+			text = add.PartitionValues[c.name]
+		}
+		if !ok || name != c.physical || value != text || !hiveText(c.partition.Type, value) {
+			return false
+		}
+	}
+	return i == len(segs)
+}
+
+// hiveText reports whether DuckDB reads the hive partition value text of
+// type t as the scan parses it.
+func hiveText(t schema.Type, text string) bool {
+	if text == "" || strings.EqualFold(text, "null") || text == "__HIVE_DEFAULT_PARTITION__" {
+		return false
+	}
+	for _, r := range text {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_' || r == '.') {
+			return false
+		}
+	}
+	digits := func(s string) bool {
+		return s != "" && strings.Trim(s, "0123456789") == ""
+	}
+	switch t := t.(type) {
+	case *schema.Primitive:
+		switch t.Name {
+		case schema.String:
+			return true
+		case schema.Long, schema.Integer, schema.Short, schema.Byte:
+			return digits(strings.TrimPrefix(text, "-"))
+		case schema.Boolean:
+			return text == "true" || text == "false"
+		case schema.Date:
+			y, rest, _ := strings.Cut(text, "-")
+			m, d, _ := strings.Cut(rest, "-")
+			return len(y) == 4 && len(m) == 2 && len(d) == 2 && digits(y+m+d)
+		}
+	case *schema.Decimal:
+		whole, frac, dot := strings.Cut(strings.TrimPrefix(text, "-"), ".")
+		return digits(whole) && (!dot || digits(frac))
+	}
+	return false
 }
 
 // directColumns are the columns of c's table as DuckDB's reader reads

@@ -15,6 +15,7 @@ import (
 
 	"github.com/deltalite-go/deltalite"
 	"github.com/deltalite-go/deltalite/testkit/corpus"
+	"github.com/deltalite-go/deltalite/testkit/peers"
 )
 
 // directTable writes a table partitioned by k (nulls among the values) and
@@ -355,5 +356,77 @@ func TestDirectWithoutExternalAccess(t *testing.T) {
 	}
 	if sc := stats.Scans(); len(sc) != 1 || sc[0].FilesRead != 6 || sc[0].FilesDirect != 0 {
 		t.Fatalf("stats %+v: want 6 files read by deltalite", sc)
+	}
+}
+
+// TestDirectColumnNoFileHolds: kernel-rs/parsed-stats' log gives ts_col
+// statistics (values, no nulls) for files that lack the column. DuckDB's
+// reader reads its files, ts_col NULL in every row, as our scan and
+// DuckDB's delta extension read it.
+func TestDirectColumnNoFileHolds(t *testing.T) {
+	stats := &Stats{}
+	conn := testConn(t, ScanOptions{Stats: stats})
+	uri := corpus.Path(t, "kernel-rs/parsed-stats")
+	got := canonical(t, conn, "delta_scan("+quote(uri)+")")
+	if len(got) != 600 {
+		t.Fatalf("%d rows, want 600", len(got))
+	}
+	if sc := stats.Scans(); len(sc) != 1 || sc[0].FilesDirect != 6 || sc[0].FilesRead != 6 {
+		t.Fatalf("stats %+v: want its 6 files read by DuckDB", sc)
+	}
+	sameRows(t, "delta_scan", got, "our scan", canonical(t, conn, ourScan(t, conn, uri)))
+	if nulls := rows(t, conn, "SELECT count(*), count(ts_col), count(id) FROM delta_scan("+quote(uri)+")"); strings.Join(nulls, ",") != "600|0|600" {
+		t.Fatalf("count(*), count(ts_col), count(id): %v", nulls)
+	}
+	if testing.Short() {
+		return // the extension takes a Python process
+	}
+	ext := peerRows(t, peers.DuckDBDelta, uri, -1)
+	t.Logf("extension: %d rows, first %s", len(ext), ext[0])
+	sameRows(t, "delta_scan", got, "DuckDB's delta extension", ext)
+}
+
+// TestDirectHivePaths: the files whose paths spell their partition values
+// share one read_parquet that reads the values from the paths; those of a
+// null partition get one per partition, with the log's values as
+// constants. Under a directory with "=" in its name (DuckDB would read it
+// as a partition too) every partition gets its own.
+func TestDirectHivePaths(t *testing.T) {
+	ctx := context.Background()
+	src := directTable(t, nil, false)
+	odd := filepath.Join(t.TempDir(), "x=1", "t")
+	if err := os.CopyFS(odd, os.DirFS(src)); err != nil {
+		t.Fatal(err)
+	}
+	direct := testConn(t, ScanOptions{})
+	arrow := testConn(t, ScanOptions{ArrowOnly: true})
+	for _, c := range []struct {
+		uri                string
+		readParquet, hives int
+	}{
+		{src, 3, 1},  // k 0-3 by path; k NULL, p0 and p1
+		{odd, 10, 0}, // every (k, p)
+	} {
+		q, err := planSQL(ctx, ScanOptions{}, "raw", map[string]any{"version": int64(2), "version_given": true}, []any{c.uri}, true, -1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// Take the plan, as the table function would: none is left.
+		_, token, _ := strings.Cut(q, "plan => '")
+		if _, ok := takePlan(strings.TrimSuffix(strings.Fields(token)[0], "')")); !ok {
+			t.Fatalf("no plan for the token of %s", q)
+		}
+		if n, h := strings.Count(q, "read_parquet("), strings.Count(q, "hive_partitioning = true"); n != c.readParquet || h != c.hives {
+			t.Errorf("%s: %d read_parquet, %d of them hive, want %d and %d:\n%s", c.uri, n, h, c.readParquet, c.hives, q)
+		}
+		call := "delta_scan(" + quote(c.uri) + ", version => 2)"
+		sameRows(t, "direct", canonical(t, direct, call), "arrow", canonical(t, arrow, call))
+		for _, q := range []string{
+			"SELECT k, p, count(*), sum(v) FROM %s WHERE k IN (1, 3) OR k IS NULL GROUP BY ALL ORDER BY ALL",
+			"SELECT count(*), max(s) FROM %s WHERE p = 'p1' AND k > 1",
+		} {
+			q := fmt.Sprintf(q, call)
+			sameRows(t, "direct", rows(t, direct, q), "arrow", rows(t, arrow, q))
+		}
 	}
 }

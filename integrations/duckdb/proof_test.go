@@ -97,11 +97,18 @@ func ourScan(t *testing.T, conn *sql.Conn, uri string, opts ...deltalite.Option)
 // canonical's form (the peers' canonical JSON values as text).
 func deltaRS(t *testing.T, uri string, version int64) []string {
 	t.Helper()
+	return peerRows(t, peers.DeltaRS, uri, version)
+}
+
+// peerRows reads the table with the peer engine and returns its rows in
+// canonical's form.
+func peerRows(t *testing.T, engine, uri string, version int64) []string {
+	t.Helper()
 	var opts peers.ReadOptions
 	if version >= 0 {
 		opts.Version = peers.Int64(version)
 	}
-	tb := peers.ReadTable(t, peers.DeltaRS, uri, opts)
+	tb := peers.ReadTable(t, engine, uri, opts)
 	var got []string
 	for _, r := range tb.Rows {
 		parts := make([]string, len(tb.Columns))
