@@ -265,6 +265,18 @@ func newYorkConns(t *testing.T) (*Stats, *sql.Conn, *sql.Conn) {
 	return stats, direct, arrow
 }
 
+// sameBothWays: the call reads the same rows through DuckDB's reader
+// (direct) and deltalite's (arrow), and so do the queries over it (%s is
+// the call).
+func sameBothWays(t *testing.T, direct, arrow *sql.Conn, call string, queries ...string) {
+	t.Helper()
+	sameRows(t, "direct", canonical(t, direct, call), "arrow", canonical(t, arrow, call))
+	for _, q := range queries {
+		q := fmt.Sprintf(q, call)
+		sameRows(t, "direct", rows(t, direct, q), "arrow", rows(t, arrow, q))
+	}
+}
+
 // TestDirectTimestamps: timestamp columns, as data and as partition
 // values, read by DuckDB under a session time zone other than UTC give the
 // instants (and wall-clock times) deltalite reads.
@@ -280,15 +292,9 @@ func TestDirectTimestamps(t *testing.T) {
 		t.Fatal(err)
 	}
 	stats, direct, arrow := newYorkConns(t)
-	call := "delta_scan(" + quote(dir) + ")"
-	sameRows(t, "direct", canonical(t, direct, call), "arrow", canonical(t, arrow, call))
-	for _, q := range []string{
+	sameBothWays(t, direct, arrow, "delta_scan("+quote(dir)+")",
 		"SELECT CAST(ts AS VARCHAR), CAST(ntz AS VARCHAR), CAST(tp AS VARCHAR), dp FROM %s ORDER BY id LIMIT 5",
-		"SELECT tp, dp, count(*), min(ts), max(ntz) FROM %s GROUP BY ALL ORDER BY ALL",
-	} {
-		q := fmt.Sprintf(q, call)
-		sameRows(t, "direct", rows(t, direct, q), "arrow", rows(t, arrow, q))
-	}
+		"SELECT tp, dp, count(*), min(ts), max(ntz) FROM %s GROUP BY ALL ORDER BY ALL")
 	sc := stats.Scans()
 	if len(sc) == 0 || sc[0].FilesDirect == 0 || sc[0].FilesDirect != sc[0].FilesRead {
 		t.Fatalf("DuckDB's reader read %+v, want every file", sc)
@@ -419,14 +425,8 @@ func TestDirectHivePaths(t *testing.T) {
 		if n, h := strings.Count(q, "read_parquet("), strings.Count(q, "hive_partitioning = true"); n != c.readParquet || h != c.hives {
 			t.Errorf("%s: %d read_parquet, %d of them hive, want %d and %d:\n%s", c.uri, n, h, c.readParquet, c.hives, q)
 		}
-		call := "delta_scan(" + quote(c.uri) + ", version => 2)"
-		sameRows(t, "direct", canonical(t, direct, call), "arrow", canonical(t, arrow, call))
-		for _, q := range []string{
+		sameBothWays(t, direct, arrow, "delta_scan("+quote(c.uri)+", version => 2)",
 			"SELECT k, p, count(*), sum(v) FROM %s WHERE k IN (1, 3) OR k IS NULL GROUP BY ALL ORDER BY ALL",
-			"SELECT count(*), max(s) FROM %s WHERE p = 'p1' AND k > 1",
-		} {
-			q := fmt.Sprintf(q, call)
-			sameRows(t, "direct", rows(t, direct, q), "arrow", rows(t, arrow, q))
-		}
+			"SELECT count(*), max(s) FROM %s WHERE p = 'p1' AND k > 1")
 	}
 }
