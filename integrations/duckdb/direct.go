@@ -259,8 +259,8 @@ func planSQL(ctx context.Context, opts ScanOptions, raw string, named map[string
 			return "", err
 		}
 	}
-	stat := &ScanStat{URI: c.uri, Version: c.table.Version(), Filter: c.filter,
-		FilesLive: len(c.table.Snapshot().Files()), FilesRead: len(plan.Files), FilesSkipped: len(plan.Skipped)}
+	stat := &ScanStat{URI: c.uri, Version: c.snap.Version(), Filter: c.filter,
+		FilesLive: c.snap.NumFiles(), FilesRead: len(plan.Files), FilesSkipped: len(plan.Skipped)}
 	cols, root, direct := directColumns(c)
 	direct = direct && external
 	var (
@@ -457,7 +457,7 @@ func hiveText(t schema.Type, text string) bool {
 // files: the table is not on the local file system, or a column has a
 // type DuckDB's reader does not read exactly as delta_scan declares it.
 func directColumns(c *call) ([]directColumn, string, bool) {
-	local, ok := c.table.Store().(*storage.Local)
+	local, ok := c.snap.Store().(*storage.Local)
 	if !ok {
 		return nil, "", false
 	}
@@ -465,7 +465,7 @@ func directColumns(c *call) ([]directColumn, string, bool) {
 	if err != nil {
 		return nil, "", false
 	}
-	snap := c.table.Snapshot()
+	snap := c.snap
 	ds, mode := snap.Schema(), snap.ColumnMapping()
 	parts := map[string]bool{}
 	for _, p := range snap.PartitionColumns() {

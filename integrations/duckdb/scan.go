@@ -23,6 +23,7 @@ import (
 	"github.com/deltalite-go/deltalite/protocol"
 	"github.com/deltalite-go/deltalite/scan"
 	"github.com/deltalite-go/deltalite/schema"
+	"github.com/deltalite-go/deltalite/snapshot"
 	"github.com/deltalite-go/deltalite/storage"
 )
 
@@ -88,6 +89,9 @@ type ScanOptions struct {
 	conn bindings.Connection
 	// perValue turns the bulk path off (tests compare the two).
 	perValue bool
+	// snapshots keeps the snapshots of the registration's calls
+	// (snapcache.go); nil opens every table from its log.
+	snapshots *snapshotCache
 	// ArrowOnly reads every file through deltalite's scan, handed to
 	// DuckDB as Arrow batches; by default the files DuckDB's Parquet
 	// reader reads exactly go to it (direct.go).
@@ -222,6 +226,7 @@ type functions struct{ scan, changes, plan string }
 // database and returns their names.
 func registerFunctions(conn *sql.Conn, opts ScanOptions) (functions, error) {
 	n := registrations.Add(1)
+	opts.snapshots = newSnapshotCache()
 	fns := functions{scan: fmt.Sprintf("%s_%d", RawFunctionName, n), changes: fmt.Sprintf("%s_%d", RawChangesFunctionName, n)}
 	// Without the handle delta_scan still works, value by value.
 	if !opts.perValue {
@@ -339,10 +344,10 @@ func bind(ctx context.Context, opts ScanOptions, named map[string]any, args []an
 	return newSource(ctx, opts, c, nil)
 }
 
-// call is a delta_scan call resolved: its table, open at the version it
-// reads, and its scan, the filter bound.
+// call is a delta_scan call resolved: its table's snapshot at the version
+// it reads, and its scan, the filter bound.
 type call struct {
-	table  *deltalite.Table
+	snap   *snapshot.Snapshot
 	base   *scan.Scan
 	uri    string // for messages and stats: credentials redacted
 	filter string
@@ -356,7 +361,10 @@ func openCall(ctx context.Context, opts ScanOptions, named map[string]any, args 
 	if uri == "" {
 		return nil, errors.New("the first argument is the table URI, e.g. delta_scan('/data/sales')")
 	}
-	var open []deltalite.Option
+	var (
+		open   []deltalite.Option
+		pinned *int64 // the version asked for
+	)
 	// The macro's flags say what the caller gave; the values are checked
 	// as given (Open refuses a negative version).
 	version, _ := named["version"].(int64)
@@ -367,7 +375,7 @@ func openCall(ctx context.Context, opts ScanOptions, named map[string]any, args 
 	case hasVersion && hasTS:
 		return nil, errors.New("give version or timestamp, not both")
 	case hasVersion:
-		open = append(open, deltalite.WithVersion(version))
+		open, pinned = append(open, deltalite.WithVersion(version)), &version
 	case hasTS:
 		at, err := parseTime("timestamp", ts)
 		if err != nil {
@@ -375,12 +383,23 @@ func openCall(ctx context.Context, opts ScanOptions, named map[string]any, args 
 		}
 		open = append(open, deltalite.WithTimestamp(at))
 	}
-	t, err := openTable(ctx, opts, uri, open...)
+	load := func() (*snapshot.Snapshot, error) {
+		t, err := openTable(ctx, opts, uri, open...)
+		if err != nil {
+			return nil, err
+		}
+		return t.Snapshot(), nil
+	}
+	cache := opts.snapshots
+	if hasTS {
+		cache = nil // a timestamp's version is found in the log
+	}
+	snap, err := cache.open(ctx, uri, pinned, load)
 	if err != nil {
 		return nil, err
 	}
 	filter, _ := named["filter"].(string)
-	base := t.Scan()
+	base := scan.New(snap)
 	var plan *scan.Explanation
 	if opts.BatchSize > 0 {
 		base = base.With(scan.WithBatchSize(opts.BatchSize))
@@ -393,7 +412,7 @@ func openCall(ctx context.Context, opts ScanOptions, named map[string]any, args 
 			return nil, fmt.Errorf("filter %q: %w", filter, err)
 		}
 	}
-	return &call{table: t, base: base, uri: deltalite.RedactURL(uri), filter: filter, plan: plan}, nil
+	return &call{snap: snap, base: base, uri: deltalite.RedactURL(uri), filter: filter, plan: plan}, nil
 }
 
 // newSource is the table function of call c, reading every file its plan
@@ -403,7 +422,7 @@ func newSource(ctx context.Context, opts ScanOptions, c *call, p *plannedScan) (
 	if err != nil {
 		return nil, err
 	}
-	s := &source{ctx: ctx, table: c.table, base: c.base, uri: c.uri, filter: c.filter, stats: opts.Stats, fields: sc.Fields(), conn: opts.conn, planned: p}
+	s := &source{ctx: ctx, snap: c.snap, base: c.base, uri: c.uri, filter: c.filter, stats: opts.Stats, fields: sc.Fields(), conn: opts.conn, planned: p}
 	if s.infos, err = columnInfos(s.fields); err != nil {
 		return nil, err
 	}
@@ -428,7 +447,7 @@ func columnInfos(fields []arrow.Field) ([]duckdb.ColumnInfo, error) {
 // with a local state, until every local state returned an empty chunk.
 type source struct {
 	ctx    context.Context
-	table  *deltalite.Table
+	snap   *snapshot.Snapshot
 	base   *scan.Scan
 	uri    string // for messages and stats: credentials redacted
 	filter string
@@ -607,9 +626,11 @@ func (s *source) ColumnInfos() []duckdb.ColumnInfo { return s.infos }
 // Cardinality is the row count the log records, when every file has
 // statistics: DuckDB's join planner uses it.
 func (s *source) Cardinality() *duckdb.CardinalityInfo {
-	files := s.table.Snapshot().Files()
+	var files []*protocol.Add
 	if s.planned != nil {
 		files = s.planned.files
+	} else {
+		files = s.snap.Files()
 	}
 	var n uint
 	for _, add := range files {
@@ -623,7 +644,7 @@ func (s *source) Cardinality() *duckdb.CardinalityInfo {
 }
 
 func (s *source) hasDeletionVectors() bool {
-	for _, add := range s.table.Snapshot().Files() {
+	for _, add := range s.snap.Files() {
 		if add.DeletionVector != nil {
 			return true
 		}
@@ -651,8 +672,8 @@ func (s *source) Init() duckdb.ParallelTableSourceInfo {
 	for _, f := range plan.Files {
 		e.files = append(e.files, f.Add)
 	}
-	e.stat = &ScanStat{URI: s.uri, Version: s.table.Version(), Filter: s.filter,
-		FilesLive: len(s.table.Snapshot().Files()), FilesRead: len(plan.Files), FilesSkipped: len(plan.Skipped)}
+	e.stat = &ScanStat{URI: s.uri, Version: s.snap.Version(), Filter: s.filter,
+		FilesLive: s.snap.NumFiles(), FilesRead: len(plan.Files), FilesSkipped: len(plan.Skipped)}
 	s.stats.add(e.stat)
 	return duckdb.ParallelTableSourceInfo{MaxThreads: max(1, len(e.files))}
 }

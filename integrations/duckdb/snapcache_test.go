@@ -1,0 +1,62 @@
+//go:build duckdb_arrow
+
+package duckdbio
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/deltalite-go/deltalite"
+)
+
+// TestSnapshotCache: a delta_scan query reads the table's log once,
+// though DuckDB plans it twice (prepare, then the rebind read_parquet
+// asks for); later queries refresh the kept snapshot (new commits show),
+// a pinned version is kept apart, and a table written anew at the same
+// URI is read from its log again.
+func TestSnapshotCache(t *testing.T) {
+	ctx := context.Background()
+	s := testSession(t, &Resource{})
+	dir := filepath.Join(t.TempDir(), "t")
+	write := func(q string) {
+		t.Helper()
+		if _, err := s.SQL(q).Write(ctx, dir, deltalite.WriteOptions{Mode: deltalite.ModeAppend, PartitionBy: []string{"k"}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("SELECT i % 3 AS k, i AS v FROM range(0, 30) t(i)")
+	stats := &Stats{}
+	conn := testConn(t, ScanOptions{Stats: stats})
+	check := func(call, want string, loads int64) {
+		t.Helper()
+		before := snapshotLoads.Load()
+		got := strings.Join(rows(t, conn, "SELECT count(*), sum(v) FROM "+call), ",")
+		if got != want {
+			t.Fatalf("%s: %s, want %s", call, got, want)
+		}
+		if n := snapshotLoads.Load() - before; n != loads {
+			t.Fatalf("%s: %d snapshots read from the log, want %d", call, n, loads)
+		}
+	}
+	latest, v0 := "delta_scan("+quote(dir)+")", "delta_scan("+quote(dir)+", version => 0)"
+	check(latest, "30|435", 1)
+	check(latest, "30|435", 0)
+	write("SELECT i % 3 AS k, i AS v FROM range(30, 40) t(i)")
+	check(latest, "40|780", 0) // refreshed: the new commit only
+	check(v0, "30|435", 1)
+	check(v0, "30|435", 0)
+	check("delta_scan("+quote(dir)+", filter => 'k = 1')", "13|247", 0)
+	// The table removed and written again at the URI: its log is read.
+	if err := os.RemoveAll(dir); err != nil {
+		t.Fatal(err)
+	}
+	write("SELECT 7 AS k, 5 AS v")
+	check(latest, "1|5", 1)
+	check(v0, "1|5", 1)
+	if sc := stats.Scans(); sc[len(sc)-1].FilesDirect != 1 {
+		t.Fatalf("stats %+v", sc[len(sc)-1])
+	}
+}
