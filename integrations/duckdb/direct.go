@@ -388,7 +388,7 @@ func (g *directGroup) write(b *strings.Builder, cols []directColumn) {
 // writers name the directories), each value the log's text, not null, of
 // characters no writer escapes, and of a type whose text DuckDB's cast
 // reads as the scan parses it (integers, strings, dates, booleans,
-// decimals). The file name has no "=". The caller checks that the table's
+// decimals of no more digits than the type holds). The file name has no "=". The caller checks that the table's
 // root has no "=" (DuckDB reads every key=value directory of the path).
 func hivePath(key string, cols []directColumn, add *protocol.Add) bool {
 	segs := strings.Split(key, "/")
@@ -446,8 +446,10 @@ func hiveText(t schema.Type, text string) bool {
 			return len(y) == 4 && len(m) == 2 && len(d) == 2 && digits(y+m+d)
 		}
 	case *schema.Decimal:
+		// Digits the type holds: DuckDB's cast would round more
+		// fractional digits, or fail on more whole ones.
 		whole, frac, dot := strings.Cut(strings.TrimPrefix(text, "-"), ".")
-		return digits(whole) && (!dot || digits(frac))
+		return digits(whole) && len(whole) <= t.Precision-t.Scale && (!dot || digits(frac) && len(frac) <= t.Scale)
 	}
 	return false
 }

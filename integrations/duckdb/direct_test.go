@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/deltalite-go/deltalite"
+	"github.com/deltalite-go/deltalite/schema"
 	"github.com/deltalite-go/deltalite/testkit/corpus"
 	"github.com/deltalite-go/deltalite/testkit/peers"
 )
@@ -428,5 +429,39 @@ func TestDirectHivePaths(t *testing.T) {
 		sameBothWays(t, direct, arrow, "delta_scan("+quote(c.uri)+", version => 2)",
 			"SELECT k, p, count(*), sum(v) FROM %s WHERE k IN (1, 3) OR k IS NULL GROUP BY ALL ORDER BY ALL",
 			"SELECT count(*), max(s) FROM %s WHERE p = 'p1' AND k > 1")
+	}
+}
+
+// TestHiveText: the partition value texts DuckDB's hive partitioning is
+// trusted with, by type.
+func TestHiveText(t *testing.T) {
+	dec := &schema.Decimal{Precision: 5, Scale: 2}
+	for _, c := range []struct {
+		t    schema.Type
+		text string
+		want bool
+	}{
+		{&schema.Primitive{Name: schema.Long}, "-12", true},
+		{&schema.Primitive{Name: schema.Long}, "1e3", false},
+		{&schema.Primitive{Name: schema.String}, "p0.a-b_c", true},
+		{&schema.Primitive{Name: schema.String}, "a b", false},
+		{&schema.Primitive{Name: schema.String}, "a%20b", false},
+		{&schema.Primitive{Name: schema.String}, "__HIVE_DEFAULT_PARTITION__", false},
+		{&schema.Primitive{Name: schema.String}, "NULL", false},
+		{&schema.Primitive{Name: schema.String}, "", false},
+		{&schema.Primitive{Name: schema.Date}, "2026-01-02", true},
+		{&schema.Primitive{Name: schema.Date}, "2026-1-2", false},
+		{&schema.Primitive{Name: schema.Boolean}, "true", true},
+		{&schema.Primitive{Name: schema.Boolean}, "TRUE", false},
+		{&schema.Primitive{Name: schema.Double}, "1.5", false},
+		{&schema.Primitive{Name: schema.Timestamp}, "2026-01-02", false},
+		{dec, "123.45", true},
+		{dec, "-1.5", true},
+		{dec, "1.555", false},
+		{dec, "1234.5", false},
+	} {
+		if got := hiveText(c.t, c.text); got != c.want {
+			t.Errorf("hiveText(%v, %q) = %v, want %v", c.t, c.text, got, c.want)
+		}
 	}
 }
