@@ -253,11 +253,9 @@ func planSQL(ctx context.Context, opts ScanOptions, raw string, named map[string
 	if err != nil {
 		return "", err
 	}
-	plan := c.plan
-	if plan == nil {
-		if plan, err = c.base.Explain(ctx); err != nil {
-			return "", err
-		}
+	plan, err := c.explain(ctx)
+	if err != nil {
+		return "", err
 	}
 	stat := &ScanStat{URI: c.uri, Version: c.snap.Version(), Filter: c.filter,
 		FilesLive: c.snap.NumFiles(), FilesRead: len(plan.Files), FilesSkipped: len(plan.Skipped)}

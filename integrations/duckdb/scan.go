@@ -352,6 +352,7 @@ type call struct {
 	uri    string // for messages and stats: credentials redacted
 	filter string
 	plan   *scan.Explanation // the files, when the filter check planned them
+	cache  *snapshotCache    // the snapshots and plans kept (nil: none)
 }
 
 // openCall opens the table of a delta_scan call of arguments named and
@@ -408,11 +409,20 @@ func openCall(ctx context.Context, opts ScanOptions, named map[string]any, args 
 		base = base.With(scan.WithWhere(filter))
 		// Bind the filter now, so that a bad one fails the query at
 		// once, naming what does not parse.
-		if plan, err = base.Explain(ctx); err != nil {
+		if plan, err = cache.explain(ctx, snap, filter, base.Explain); err != nil {
 			return nil, fmt.Errorf("filter %q: %w", filter, err)
 		}
 	}
-	return &call{snap: snap, base: base, uri: deltalite.RedactURL(uri), filter: filter, plan: plan}, nil
+	return &call{snap: snap, base: base, uri: deltalite.RedactURL(uri), filter: filter, plan: plan, cache: cache}, nil
+}
+
+// explain is the files c reads: its plan, made once per kept snapshot and
+// filter.
+func (c *call) explain(ctx context.Context) (*scan.Explanation, error) {
+	if c.plan != nil {
+		return c.plan, nil
+	}
+	return c.cache.explain(ctx, c.snap, c.filter, c.base.Explain)
 }
 
 // newSource is the table function of call c, reading every file its plan

@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 
 	"github.com/deltalite-go/deltalite/protocol"
+	"github.com/deltalite-go/deltalite/scan"
 	"github.com/deltalite-go/deltalite/snapshot"
 	"github.com/deltalite-go/deltalite/storage"
 )
@@ -44,11 +45,19 @@ type cachedSnapshot struct {
 	snap   *snapshot.Snapshot
 	commit storage.ObjectInfo // the snapshot version's commit file when kept
 	used   int64
+	// plans are the files the snapshot's scans chose, by filter: the
+	// second plan of a query (and a query repeated) prunes no file again
+	// and parses no statistics.
+	plans map[string]*scan.Explanation
 }
 
-// snapshotLoads counts the snapshots the caches read from the log (tests
-// watch it).
-var snapshotLoads atomic.Int64
+// maxPlansPerSnapshot bounds the plans a kept snapshot remembers; past it
+// they are forgotten together.
+const maxPlansPerSnapshot = 4
+
+// snapshotLoads and snapshotPlans count the snapshots the caches read from
+// the log and the scans they planned (tests watch them).
+var snapshotLoads, snapshotPlans atomic.Int64
 
 func newSnapshotCache() *snapshotCache {
 	return &snapshotCache{entries: map[string]*cachedSnapshot{}}
@@ -122,6 +131,10 @@ func (c *snapshotCache) put(ctx context.Context, key string, snap *snapshot.Snap
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.clock++
+	if old := c.entries[key]; old != nil && old.snap == snap {
+		old.used = c.clock // the same snapshot: its plans stay
+		return
+	}
 	c.entries[key] = &cachedSnapshot{snap: snap, commit: info, used: c.clock}
 	for {
 		files, oldest := 0, ""
@@ -137,4 +150,46 @@ func (c *snapshotCache) put(ctx context.Context, key string, snap *snapshot.Snap
 		}
 		delete(c.entries, oldest)
 	}
+}
+
+// explain is the files a scan of snap with filter reads: plan's, or those
+// a scan of the same kept snapshot and filter chose before (snapshots are
+// immutable, so the choice is the same). A nil cache always plans.
+func (c *snapshotCache) explain(ctx context.Context, snap *snapshot.Snapshot, filter string, plan func(context.Context) (*scan.Explanation, error)) (*scan.Explanation, error) {
+	if c == nil {
+		return plan(ctx)
+	}
+	c.mu.Lock()
+	var e *cachedSnapshot
+	for _, x := range c.entries {
+		if x.snap == snap {
+			e = x
+			break
+		}
+	}
+	if p := e.plan(filter); p != nil {
+		c.mu.Unlock()
+		return p, nil
+	}
+	c.mu.Unlock()
+	snapshotPlans.Add(1)
+	p, err := plan(ctx)
+	if err != nil || e == nil {
+		return p, err
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if e.plans == nil || len(e.plans) >= maxPlansPerSnapshot {
+		e.plans = map[string]*scan.Explanation{}
+	}
+	e.plans[filter] = p
+	return p, nil
+}
+
+// plan is e's plan for filter, nil when none (or no e).
+func (e *cachedSnapshot) plan(filter string) *scan.Explanation {
+	if e == nil {
+		return nil
+	}
+	return e.plans[filter]
 }

@@ -12,11 +12,11 @@ import (
 	"github.com/deltalite-go/deltalite"
 )
 
-// TestSnapshotCache: a delta_scan query reads the table's log once,
-// though DuckDB plans it twice (prepare, then the rebind read_parquet
-// asks for); later queries refresh the kept snapshot (new commits show),
-// a pinned version is kept apart, and a table written anew at the same
-// URI is read from its log again.
+// TestSnapshotCache: a delta_scan query reads the table's log once and
+// prunes its files once, though DuckDB plans it twice (prepare, then the
+// rebind read_parquet asks for); later queries refresh the kept snapshot
+// (new commits show), a pinned version is kept apart, and a table written
+// anew at the same URI is read from its log again.
 func TestSnapshotCache(t *testing.T) {
 	ctx := context.Background()
 	s := testSession(t, &Resource{})
@@ -32,13 +32,16 @@ func TestSnapshotCache(t *testing.T) {
 	conn := testConn(t, ScanOptions{Stats: stats})
 	check := func(call, want string, loads int64) {
 		t.Helper()
-		before := snapshotLoads.Load()
+		before, plans := snapshotLoads.Load(), snapshotPlans.Load()
 		got := strings.Join(rows(t, conn, "SELECT count(*), sum(v) FROM "+call), ",")
 		if got != want {
 			t.Fatalf("%s: %s, want %s", call, got, want)
 		}
 		if n := snapshotLoads.Load() - before; n != loads {
 			t.Fatalf("%s: %d snapshots read from the log, want %d", call, n, loads)
+		}
+		if n := snapshotPlans.Load() - plans; n > 1 {
+			t.Fatalf("%s: files chosen %d times, want once at most", call, n)
 		}
 	}
 	latest, v0 := "delta_scan("+quote(dir)+")", "delta_scan("+quote(dir)+", version => 0)"
@@ -48,7 +51,13 @@ func TestSnapshotCache(t *testing.T) {
 	check(latest, "40|780", 0) // refreshed: the new commit only
 	check(v0, "30|435", 1)
 	check(v0, "30|435", 0)
-	check("delta_scan("+quote(dir)+", filter => 'k = 1')", "13|247", 0)
+	filtered := "delta_scan(" + quote(dir) + ", filter => 'k = 1')"
+	check(filtered, "13|247", 0)
+	plans := snapshotPlans.Load()
+	check(filtered, "13|247", 0)
+	if n := snapshotPlans.Load() - plans; n != 0 {
+		t.Fatalf("the same filter on the same snapshot chose its files %d times again, want 0", n)
+	}
 	// The table removed and written again at the URI: its log is read.
 	if err := os.RemoveAll(dir); err != nil {
 		t.Fatal(err)
