@@ -18,18 +18,18 @@ import (
 // (new commits show), a pinned version is kept apart, and a table written
 // anew at the same URI is read from its log again.
 func TestSnapshotCache(t *testing.T) {
-	ctx := context.Background()
-	s := testSession(t, &Resource{})
+	stats := &Stats{}
+	conn := testConn(t, ScanOptions{Stats: stats})
 	dir := filepath.Join(t.TempDir(), "t")
+	s := testSession(t, &Resource{})
 	write := func(q string) {
 		t.Helper()
-		if _, err := s.SQL(q).Write(ctx, dir, deltalite.WriteOptions{Mode: deltalite.ModeAppend, PartitionBy: []string{"k"}}); err != nil {
+		wo := deltalite.WriteOptions{Mode: deltalite.ModeAppend, PartitionBy: []string{"k"}}
+		if _, err := s.SQL(q).Write(context.Background(), dir, wo); err != nil {
 			t.Fatal(err)
 		}
 	}
 	write("SELECT i % 3 AS k, i AS v FROM range(0, 30) t(i)")
-	stats := &Stats{}
-	conn := testConn(t, ScanOptions{Stats: stats})
 	check := func(call, want string, loads int64) {
 		t.Helper()
 		before, plans := snapshotLoads.Load(), snapshotPlans.Load()
