@@ -432,7 +432,7 @@ func newSource(ctx context.Context, opts ScanOptions, c *call, p *plannedScan) (
 	if err != nil {
 		return nil, err
 	}
-	s := &source{ctx: ctx, snap: c.snap, base: c.base, uri: c.uri, filter: c.filter, stats: opts.Stats, fields: sc.Fields(), conn: opts.conn, planned: p}
+	s := &source{ctx: ctx, snap: c.snap, cache: c.cache, base: c.base, uri: c.uri, filter: c.filter, stats: opts.Stats, fields: sc.Fields(), conn: opts.conn, planned: p}
 	if s.infos, err = columnInfos(s.fields); err != nil {
 		return nil, err
 	}
@@ -458,6 +458,7 @@ func columnInfos(fields []arrow.Field) ([]duckdb.ColumnInfo, error) {
 type source struct {
 	ctx    context.Context
 	snap   *snapshot.Snapshot
+	cache  *snapshotCache // the plans of kept snapshots (nil: none)
 	base   *scan.Scan
 	uri    string // for messages and stats: credentials redacted
 	filter string
@@ -674,7 +675,7 @@ func (s *source) Init() duckdb.ParallelTableSourceInfo {
 		p.once.Do(func() { s.stats.add(p.stat) })
 		return duckdb.ParallelTableSourceInfo{MaxThreads: max(1, len(e.files))}
 	}
-	plan, err := s.base.Explain(s.ctx)
+	plan, err := s.cache.explain(s.ctx, s.snap, s.filter, s.base.Explain)
 	if err != nil {
 		e.err = err
 		return duckdb.ParallelTableSourceInfo{MaxThreads: 1}
