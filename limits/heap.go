@@ -18,9 +18,12 @@ import (
 // expectation is outstanding the limit is
 //
 //	live heap when the first one arrived + headroom + 1.5 x the expectations
+//	+ what they hold
 //
-// (the half for the garbage streamed batches leave between collections),
-// and with none it is back where it was. The limit is soft: an estimate that
+// (the half for the garbage streamed batches leave between collections;
+// what an operation holds, such as a source read whole, is live until it
+// ends and leaves no garbage, so it counts once), and with none it is back
+// where it was. The limit is soft: an estimate that
 // is too low costs collector CPU, never a failure, but that cost is steep
 // (Go lets the collector take up to half the CPU while the live heap is
 // above the limit): a write to 100 partitions whose expectation left out
@@ -33,7 +36,8 @@ type heapState struct {
 	managed  bool
 	prev     int64 // the limit before ManageGoMemoryLimit
 	base     int64 // live heap when the outstanding expectations began
-	expected int64 // outstanding expectations
+	expected int64 // outstanding expectations of streamed data
+	held     int64 // outstanding expectations of data held whole
 }
 
 // heapHeadroom is added to the live heap the expectations start from: the
@@ -65,8 +69,8 @@ func ManageGoMemoryLimit() (restore func()) {
 
 // HeapExpectation is what one operation declared it will hold.
 type HeapExpectation struct {
-	n    int64
-	done bool
+	n, held int64
+	done    bool
 }
 
 // ExpectHeap declares that the caller is about to hold up to n more bytes
@@ -76,7 +80,7 @@ type HeapExpectation struct {
 func ExpectHeap(n int64) *HeapExpectation {
 	e := &HeapExpectation{}
 	heap.Lock()
-	if heap.expected == 0 {
+	if heap.expected == 0 && heap.held == 0 {
 		heap.base = liveHeap()
 	}
 	heap.Unlock()
@@ -97,6 +101,20 @@ func (e *HeapExpectation) Add(n int64) {
 	heap.apply()
 }
 
+// Hold raises the expectation by n bytes the caller keeps whole until
+// Done (a source read into memory, its key sets): counted once, without
+// the slack Add gives streamed data for its garbage.
+func (e *HeapExpectation) Hold(n int64) {
+	heap.Lock()
+	defer heap.Unlock()
+	if e.done || n <= 0 {
+		return
+	}
+	e.held += n
+	heap.held += n
+	heap.apply()
+}
+
 // Done withdraws the expectation; later calls do nothing.
 func (e *HeapExpectation) Done() {
 	heap.Lock()
@@ -106,6 +124,7 @@ func (e *HeapExpectation) Done() {
 	}
 	e.done = true
 	heap.expected -= e.n
+	heap.held -= e.held
 	heap.apply()
 }
 
@@ -114,16 +133,17 @@ func (h *heapState) apply() {
 	if !h.managed {
 		return
 	}
-	if h.expected == 0 {
+	if h.expected == 0 && h.held == 0 {
 		debug.SetMemoryLimit(h.prev)
 		return
 	}
-	debug.SetMemoryLimit(min(memoryLimit(h.base, h.expected), h.prev))
+	debug.SetMemoryLimit(min(memoryLimit(h.base, h.expected, h.held), h.prev))
 }
 
-// memoryLimit is the limit for a live heap base and expectations.
-func memoryLimit(base, expected int64) int64 {
-	return base + heapHeadroom + expected*3/2
+// memoryLimit is the limit for a live heap base, expectations of streamed
+// data and of data held whole.
+func memoryLimit(base, expected, held int64) int64 {
+	return base + heapHeadroom + expected*3/2 + held
 }
 
 // liveHeap is the heap the last collection found live.

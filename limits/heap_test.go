@@ -29,6 +29,10 @@ func TestManageGoMemoryLimit(t *testing.T) {
 	if got, want := currentLimit(), base+heapHeadroom+75*MiB; got != want {
 		t.Fatalf("limit after one is done = %d, want %d", got, want)
 	}
+	b.Hold(100 * MiB) // held data counts once, without the streamed half
+	if got, want := currentLimit(), base+heapHeadroom+175*MiB; got != want {
+		t.Fatalf("limit with 100 MiB held = %d, want %d", got, want)
+	}
 	b.Done()
 	if got := currentLimit(); got != before {
 		t.Fatalf("limit with no expectation = %d, want the previous %d", got, before)

@@ -72,12 +72,13 @@ func Run(ctx context.Context, snap *snapshot.Snapshot, src array.RecordReader, o
 		buffered = limits.DefaultMaxBufferedBytes
 	}
 	// What the budgets let the passes hold (the rewrite's, which the first
-	// pass shares), then the source and its hash table once built: declared
-	// as upsert does (limits.ExpectHeap).
+	// pass shares), then the source as it is read and its hash table once
+	// built: declared as upsert does (limits.ExpectHeap).
 	heapUse := limits.ExpectHeap(rewrite.HeapBound(buffered))
 	defer heapUse.Done()
 	ctx = exec.WithAllocator(ctx, c.mem)
-	rec, sc, err := readSource(ctx, src, c.mem, c.maxSource)
+	var read int64 // the source's bytes heapUse was told as it was read
+	rec, sc, err := readSource(ctx, src, c.mem, c.maxSource, func(n int64) { read += n; heapUse.Hold(n) })
 	if err != nil {
 		return Stats{}, nil, err
 	}
@@ -102,7 +103,7 @@ func Run(ctx context.Context, snap *snapshot.Snapshot, src array.RecordReader, o
 	if err := guard(j.footprint(), c.maxSource); err != nil {
 		return Stats{}, nil, err
 	}
-	heapUse.Add(j.footprint())
+	heapUse.Hold(j.footprint() - read)
 	// One budget for the call: the first pass's readers and the rewrite's
 	// draw on it, half of MaxBufferedBytes as rewrite's own would be.
 	files := opt.MaxParallelFiles

@@ -14,9 +14,10 @@ import (
 
 // readSource reads src to the end as one batch of its own Delta schema
 // (every batch conformed to it, then concatenated), refusing a source
-// whose Arrow bytes pass maxBytes (0: no guard). The caller releases the
-// batch.
-func readSource(ctx context.Context, src array.RecordReader, mem memory.Allocator, maxBytes int64) (_ arrow.RecordBatch, _ *schema.Struct, err error) {
+// whose Arrow bytes pass maxBytes (0: no guard). held is told the bytes of
+// each batch it keeps, as it keeps it (see upsert's readSource). The
+// caller releases the batch.
+func readSource(ctx context.Context, src array.RecordReader, mem memory.Allocator, maxBytes int64, held func(int64)) (_ arrow.RecordBatch, _ *schema.Struct, err error) {
 	if src == nil {
 		return nil, nil, invalid("a merge needs a source")
 	}
@@ -49,9 +50,12 @@ func readSource(ctx context.Context, src array.RecordReader, mem memory.Allocato
 		}
 		batches = append(batches, c)
 		rows += c.NumRows()
+		var n int64
 		for _, col := range c.Columns() {
-			bytes += int64(col.Data().SizeInBytes())
+			n += int64(col.Data().SizeInBytes())
 		}
+		bytes += n
+		held(n)
 		// The concatenated copy doubles the batches for a moment.
 		if err := guard(2*bytes, maxBytes); err != nil {
 			return nil, nil, err

@@ -79,15 +79,16 @@ func Run(ctx context.Context, snap *snapshot.Snapshot, src array.RecordReader, o
 	}
 	planStart := time.Now()
 	// What the budgets let the rewrite hold (decoded batches, writers'
-	// buffers and the row group being encoded), then the source once read.
+	// buffers and the row group being encoded), then the source as it is
+	// read, then its key sets.
 	heapUse := limits.ExpectHeap(c.MaxBufferedBytes * 3 / 2)
 	defer heapUse.Done()
-	r, err := prepare(ctx, c, src)
+	r, err := prepare(ctx, c, src, heapUse.Hold)
 	if err != nil {
 		return Stats{}, nil, err
 	}
 	defer r.src.release()
-	heapUse.Add(r.src.bytes + r.keyBytes)
+	heapUse.Hold(r.keyBytes)
 	if r.out, err = storage.WithUploads(snap.Store(), c.MultipartThreshold, c.MultipartPartSize); err != nil {
 		return Stats{}, nil, err
 	}
@@ -123,9 +124,9 @@ func Run(ctx context.Context, snap *snapshot.Snapshot, src array.RecordReader, o
 }
 
 // prepare reads the source and builds the partitions' keys, within the
-// source guard.
-func prepare(ctx context.Context, c *config, src array.RecordReader) (_ *run, err error) {
-	s, err := readSource(ctx, c, src)
+// source guard; held is told the bytes of each source batch kept.
+func prepare(ctx context.Context, c *config, src array.RecordReader, held func(int64)) (_ *run, err error) {
+	s, err := readSource(ctx, c, src, held)
 	if err != nil {
 		return nil, err
 	}
