@@ -88,30 +88,24 @@ func ExpectHeap(n int64) *HeapExpectation {
 	return e
 }
 
-// Add raises the expectation by n bytes, e.g. by the size of a source
-// once it is read.
-func (e *HeapExpectation) Add(n int64) {
-	heap.Lock()
-	defer heap.Unlock()
-	if e.done || n <= 0 {
-		return
-	}
-	e.n += n
-	heap.expected += n
-	heap.apply()
-}
+// Add raises the expectation by n bytes of streamed data (batches
+// decoded, buffered and encoded in turn).
+func (e *HeapExpectation) Add(n int64) { e.raise(n, &e.n, &heap.expected) }
 
 // Hold raises the expectation by n bytes the caller keeps whole until
 // Done (a source read into memory, its key sets): counted once, without
 // the slack Add gives streamed data for its garbage.
-func (e *HeapExpectation) Hold(n int64) {
+func (e *HeapExpectation) Hold(n int64) { e.raise(n, &e.held, &heap.held) }
+
+// raise adds n to one of e's counts and the process's matching total.
+func (e *HeapExpectation) raise(n int64, mine, all *int64) {
 	heap.Lock()
 	defer heap.Unlock()
 	if e.done || n <= 0 {
 		return
 	}
-	e.held += n
-	heap.held += n
+	*mine += n
+	*all += n
 	heap.apply()
 }
 
