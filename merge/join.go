@@ -13,6 +13,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/deltalite-go/deltalite/internal/colrules"
+	"github.com/deltalite-go/deltalite/internal/datafile"
 	"github.com/deltalite-go/deltalite/internal/errs"
 	"github.com/deltalite-go/deltalite/internal/expr"
 	"github.com/deltalite-go/deltalite/internal/keyset"
@@ -409,7 +410,7 @@ func (j *joiner) replacement(ctx context.Context, tb arrow.RecordBatch, updates 
 		}
 		var base arrow.Array
 		if k := columnIndex(tb, f.Name); k >= 0 && i < len(j.p.target.Fields) {
-			if base, err = widened(ctx, tb.Column(k), af.Type, f.Name); err != nil {
+			if base, err = widened(ctx, tb.Column(k), f, af.Type); err != nil {
 				return nil, err
 			}
 		} else {
@@ -450,16 +451,17 @@ func (j *joiner) replacement(ctx context.Context, tb arrow.RecordBatch, updates 
 	return array.NewRecordBatch(arrow.NewSchema(fields, nil), cols, int64(n)), nil
 }
 
-// widened is a target column's values in the type of its out column: the
-// same array (a new reference) unless schema evolution widened the column.
-func widened(ctx context.Context, a arrow.Array, dt arrow.DataType, name string) (arrow.Array, error) {
+// widened is a target column's values in the type of its out column f
+// (Arrow type dt): the same array (a new reference) unless schema
+// evolution widened the column, or a type within it.
+func widened(ctx context.Context, a arrow.Array, f *schema.Field, dt arrow.DataType) (arrow.Array, error) {
 	if arrow.TypeEqual(a.DataType(), dt) {
 		a.Retain()
 		return a, nil
 	}
-	out, err := compute.CastArray(ctx, a, compute.SafeCastOptions(dt))
+	out, err := datafile.ConformArray(a, f.Type, dt, f.Name, exec.GetAllocator(ctx))
 	if err != nil {
-		return nil, errs.Wrap(errs.Internal, "", err, "widening column %q to %s", name, dt)
+		return nil, errs.Wrap(errs.Internal, "", err, "widening column %q to %s", f.Name, f.Type)
 	}
 	return out, nil
 }
@@ -661,7 +663,7 @@ func (j *joiner) build(ctx context.Context, c clause, in map[string]arrow.Record
 		}
 		if cols[i] == nil {
 			if k := columnIndex(kept, f.Name); k >= 0 && i < len(j.p.target.Fields) {
-				if cols[i], err = widened(ctx, kept.Column(k), af.Type, f.Name); err != nil {
+				if cols[i], err = widened(ctx, kept.Column(k), f, af.Type); err != nil {
 					return nil, err
 				}
 			} else {

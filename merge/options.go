@@ -204,8 +204,9 @@ type Options struct {
 	// SchemaMode "" refuses source columns the target lacks in UPDATE SET
 	// * and INSERT *; SchemaModeMerge adds them to the table (nullable, at
 	// the end) in the merge's commit, and on a table with
-	// delta.enableTypeWidening=true widens the top-level columns the
-	// clauses write by name to the source's wider type, as Spark does.
+	// delta.enableTypeWidening=true widens the columns the clauses write
+	// by name to the source's wider type, nested struct fields, array
+	// elements and map keys / values included, as Spark does.
 	SchemaMode string
 	// AllowTypeMismatch casts values to the table's types even where the
 	// cast may lose information; by default such a cast is an error (the

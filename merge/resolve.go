@@ -150,9 +150,9 @@ func (p *plan) evolve(clauses []Clause, merge bool) error {
 // widen gives the target columns the wider type of the source column of
 // the same name where widen allows it, as Spark's MERGE schema evolution
 // does (computePostEvolutionTargetSchema): for the columns UPDATE SET * /
-// INSERT * write and those a clause assigns by name. Top-level columns of
-// atomic types only; a nested field keeps its type (and the cast to it
-// must hold).
+// INSERT * write and those a clause assigns by name, within structs,
+// arrays and maps too (schema.WidenType): a struct field, array element or
+// map key / value the source holds wider widens in place.
 func (p *plan) widen(clauses []Clause, widen schema.Widening) {
 	if widen == schema.NoWidening {
 		return
@@ -173,14 +173,18 @@ func (p *plan) widen(clauses []Clause, widen schema.Widening) {
 	var fields []*schema.Field
 	for i, tf := range p.target.Fields {
 		sf := p.source.Field(tf.Name)
-		if sf == nil || !widen.Allows(tf.Type, sf.Type) || !assigned(tf.Name) {
+		if sf == nil || !assigned(tf.Name) {
+			continue
+		}
+		wide, ok := schema.WidenType(tf.Type, sf.Type, widen)
+		if !ok {
 			continue
 		}
 		if fields == nil {
 			fields = append([]*schema.Field(nil), p.out.Fields...)
 		}
 		nf := *tf
-		nf.Type = sf.Type
+		nf.Type = wide
 		fields[i] = &nf
 		p.widened = append(p.widened, i)
 	}

@@ -343,3 +343,66 @@ func Widened(old, next *Struct) []ColumnChange {
 	walk(old, next, nil)
 	return out
 }
+
+// WidenType is dt with every atomic type within it (struct fields by name,
+// array elements, map keys and values) that st holds wider taken from st
+// where w allows the change, as Spark's schema evolution widens nested
+// fields (TypeWidening.isTypeChangeSupportedForSchemaEvolution, applied
+// through SchemaMergingUtils). Fields st lacks or adds, and types w does
+// not allow, stay as dt has them. It reports whether anything widened; dt
+// is not modified.
+func WidenType(dt, st Type, w Widening) (Type, bool) {
+	switch d := dt.(type) {
+	case *Struct:
+		s, ok := st.(*Struct)
+		if !ok {
+			return dt, false
+		}
+		var fields []*Field
+		for i, df := range d.Fields {
+			sf := s.Field(df.Name)
+			if sf == nil {
+				continue
+			}
+			t, c := WidenType(df.Type, sf.Type, w)
+			if !c {
+				continue
+			}
+			if fields == nil {
+				fields = append([]*Field(nil), d.Fields...)
+			}
+			nf := *df
+			nf.Type = t
+			fields[i] = &nf
+		}
+		if fields == nil {
+			return dt, false
+		}
+		return &Struct{Fields: fields}, true
+	case *Array:
+		s, ok := st.(*Array)
+		if !ok {
+			return dt, false
+		}
+		e, c := WidenType(d.Element, s.Element, w)
+		if !c {
+			return dt, false
+		}
+		return &Array{Element: e, ContainsNull: d.ContainsNull}, true
+	case *Map:
+		s, ok := st.(*Map)
+		if !ok {
+			return dt, false
+		}
+		k, ck := WidenType(d.Key, s.Key, w)
+		v, cv := WidenType(d.Value, s.Value, w)
+		if !ck && !cv {
+			return dt, false
+		}
+		return &Map{Key: k, Value: v, ValueContainsNull: d.ValueContainsNull}, true
+	}
+	if w.Allows(dt, st) {
+		return st, true
+	}
+	return dt, false
+}

@@ -2,6 +2,7 @@ package schema
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -125,5 +126,35 @@ func TestMergeWidensAndRecords(t *testing.T) {
 	bad := mustParse(t, `{"type":"struct","fields":[{"name":"v","type":"integer","nullable":true,"metadata":{"delta.typeChanges":[{"fromType":"long","toType":"integer"}]}}]}`)
 	if err := CheckTypeChanges(bad); err == nil || !strings.Contains(err.Error(), `"v" records a type change from long to integer`) {
 		t.Errorf("narrowing recorded: %v", err)
+	}
+}
+
+func TestWidenType(t *testing.T) {
+	parse := func(s string) Type {
+		t.Helper()
+		sc, err := Parse(`{"type":"struct","fields":[{"name":"c","type":` + s + `,"nullable":true,"metadata":{}}]}`)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return sc.Fields[0].Type
+	}
+	st := `{"type":"struct","fields":[{"name":"x","type":"%s","nullable":true,"metadata":{}},{"name":"y","type":"string","nullable":true,"metadata":{}}]}`
+	for _, c := range []struct {
+		dt, st, want string
+		w            Widening
+	}{
+		{fmt.Sprintf(st, "integer"), fmt.Sprintf(st, "long"), "struct<x:long,y:string>", WidenAll},
+		{fmt.Sprintf(st, "integer"), fmt.Sprintf(st, "long"), "struct<x:integer,y:string>", NoWidening},
+		{fmt.Sprintf(st, "long"), fmt.Sprintf(st, "integer"), "struct<x:long,y:string>", WidenAll},
+		{`{"type":"array","elementType":"short","containsNull":true}`, `{"type":"array","elementType":"integer","containsNull":true}`, "array<integer>", WidenAll},
+		{`{"type":"map","keyType":"string","valueType":"integer","valueContainsNull":true}`, `{"type":"map","keyType":"string","valueType":"long","valueContainsNull":true}`, "map<string,long>", WidenAll},
+		{`{"type":"map","keyType":"string","valueType":"decimal(5,2)","valueContainsNull":true}`, `{"type":"map","keyType":"string","valueType":"decimal(9,3)","valueContainsNull":true}`, "map<string,decimal(5,2)>", WidenIceberg},
+	} {
+		dt := parse(c.dt)
+		before := dt.String()
+		got, changed := WidenType(dt, parse(c.st), c.w)
+		if got.String() != c.want || changed != (c.want != before) || dt.String() != before {
+			t.Errorf("WidenType(%s, %s, %v) = %s, %v (dt now %s), want %s", c.dt, c.st, c.w, got, changed, dt, c.want)
+		}
 	}
 }

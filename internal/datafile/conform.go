@@ -94,6 +94,29 @@ func Conform(rec arrow.RecordBatch, target *schema.Struct, mem memory.Allocator)
 	return array.NewRecordBatch(logical, cols, int64(n)), nil
 }
 
+// ConformArray is Conform for one column: src cast to the Delta type t,
+// whose Arrow type is dt, by the same rules (nested structs, lists and maps
+// included), or an ErrSchemaMismatch naming the column path.
+func ConformArray(src arrow.Array, t schema.Type, dt arrow.DataType, path string, mem memory.Allocator) (_ arrow.Array, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = errs.Recovered(errs.Internal, "", "conform", r)
+		}
+	}()
+	if mem == nil {
+		mem = memory.DefaultAllocator
+	}
+	c := &conformer{ctx: compute.WithAllocator(context.Background(), mem), mem: mem}
+	out := c.conform(src, t, dt, path)
+	if len(c.problems) > 0 {
+		if out != nil {
+			out.Release()
+		}
+		return nil, errs.New(errs.SchemaMismatch, "", "%s", strings.Join(c.problems, "; "))
+	}
+	return out, nil
+}
+
 // matchNames pairs each target field with a source field index (-1 when
 // missing): an exact name wins, else a case-insensitive one. It returns the
 // source names that match nothing and the target names matched twice.
