@@ -6,8 +6,6 @@ import (
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
-	"github.com/apache/arrow-go/v18/arrow/array"
-	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/deltalite-go/deltalite/schema"
 	"github.com/deltalite-go/deltalite/testkit/peers"
@@ -63,17 +61,13 @@ func datetimeBatch(t *testing.T) (*schema.Struct, arrow.RecordBatch) {
 		}
 		rows = append(rows, fmt.Sprintf(`{"n":%d,"ts":%q,"d":%q}`, i, r.ts, r.d))
 	}
-	rec, _, err := array.RecordFromJSON(memory.DefaultAllocator, as, strings.NewReader("["+strings.Join(rows, ",")+"]"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(rec.Release)
-	return sc, rec
+	return sc, jsonBatch(t, as, rows)
 }
 
 // Spark computes the same values as this package for the datetime
 // functions a generated column may use: one batched query over the same
-// rows, each value compared as CAST(... AS STRING).
+// rows, each value compared as CAST(... AS STRING); then the same for the
+// functions of timefuncs.go.
 func TestDatetimeAgreesWithSpark(t *testing.T) {
 	if testing.Short() {
 		t.Skip("interop with Spark: not in -short mode")
@@ -89,23 +83,9 @@ func TestDatetimeAgreesWithSpark(t *testing.T) {
 		}
 		vals = append(vals, fmt.Sprintf("(%d, TIMESTAMP'%s', DATE'%s')", i, strings.TrimSuffix(strings.Replace(r.ts, "T", " ", 1), "Z"), r.d))
 	}
-	var cols []string
-	for i, e := range datetimeExprs {
-		cols = append(cols, fmt.Sprintf("CAST(%s AS STRING) AS v%d", e, i))
-	}
-	q := "SELECT n, " + strings.Join(cols, ", ") + " FROM VALUES " + strings.Join(vals, ", ") + " AS t(n, ts, d)"
-	rows := sparkRows(t, s, q, int(rec.NumRows()))
-	for i, e := range datetimeExprs {
-		b, err := BindValue(mustParse(t, "CAST("+e+" AS STRING)"), map[string]*schema.Struct{"": sc})
-		if err != nil {
-			t.Errorf("%s: %v", e, err)
-			continue
-		}
-		ours, theirs := evalValue(t, b, rec), sparkValues(rows, i)
-		if strings.Join(ours, "|") != strings.Join(theirs, "|") {
-			t.Errorf("%s:\n here  %s\n Spark %s", e, strings.Join(ours, "|"), strings.Join(theirs, "|"))
-		}
-	}
+	sparkAgrees(t, s, sc, rec, datetimeExprs, vals, "n, ts, d")
+	sc, rec = timeBatch(t)
+	sparkAgrees(t, s, sc, rec, timeExprs, timeValues(), "n, ts, ts2, d, s, s2, sec")
 }
 
 // A pattern or unit this engine cannot apply is refused when the

@@ -26,7 +26,7 @@ var functions = map[string][2]int{
 	"abs":       {1, 1},
 	"substring": {2, 3}, "substr": {2, 3},
 	"concat": {1, -1},
-	"date":   {1, 1}, "to_date": {1, 1},
+	"date":   {1, 1}, "to_date": {1, 2},
 	"year": {1, 1}, "month": {1, 1}, "day": {1, 1}, "dayofmonth": {1, 1},
 	"hour": {1, 1}, "minute": {1, 1}, "second": {1, 1},
 	"dayofyear": {1, 1}, "quarter": {1, 1}, "dayofweek": {1, 1}, "weekday": {1, 1}, "weekofyear": {1, 1},
@@ -37,7 +37,9 @@ var functions = map[string][2]int{
 	"if": {3, 3}, "nullif": {2, 2}, "greatest": {2, -1}, "least": {2, -1},
 	"round": {1, 2}, "floor": {1, 1}, "ceil": {1, 1}, "ceiling": {1, 1},
 	"concat_ws": {1, -1}, "replace": {2, 3}, "lpad": {2, 3}, "rpad": {2, 3},
-	"date_add": {2, 2}, "date_sub": {2, 2}, "datediff": {2, 2},
+	"date_add": {2, 3}, "date_sub": {2, 2}, "datediff": {2, 3}, "dateadd": {2, 3}, "date_diff": {2, 3},
+	"timestampadd": {3, 3}, "timestampdiff": {3, 3}, "from_unixtime": {1, 2}, "unix_timestamp": {1, 2},
+	"to_unix_timestamp": {1, 2}, "to_timestamp": {1, 2}, "months_between": {2, 3}, "make_date": {3, 3}, "next_day": {2, 2},
 	"current_date": {0, 0}, "current_timestamp": {0, 0}, "now": {0, 0},
 }
 
@@ -65,14 +67,19 @@ func (b *binder) call(e *Call) (node, error) {
 		}
 		return nil, errAt(e, "%s takes %s argument(s), got %d", e.Name, want, len(e.Args))
 	}
+	if unitCall(e) || e.Name == "to_date" && len(e.Args) == 2 {
+		return b.bindTimeFunc(e)
+	}
 	args := make([]node, len(e.Args))
 	var err error
 	switch e.Name {
+	case "from_unixtime", "unix_timestamp", "to_unix_timestamp", "to_timestamp", "months_between", "make_date", "next_day":
+		return b.bindTimeFunc(e)
 	case "if", "nullif", "greatest", "least":
 		return b.conditional(e)
 	case "round", "floor", "ceil", "ceiling":
 		return b.rounding(e)
-	case "date_add", "date_sub", "datediff", "add_months":
+	case "date_add", "date_sub", "datediff", "add_months", "dateadd", "date_diff":
 		return b.dateFunc(e)
 	case "hour", "minute", "second", "date_format", "date_trunc", "trunc":
 		return b.bindDatetime(e)
@@ -205,6 +212,14 @@ func (b *binder) dateOperand(fn *Call, e Expr) (node, error) {
 }
 
 func (b *binder) dateFunc(e *Call) (node, error) {
+	// dateadd and date_diff are Spark's other names of date_add and
+	// datediff.
+	switch e.Name {
+	case "dateadd":
+		e = &Call{Name: "date_add", Args: e.Args, At: e.At}
+	case "date_diff":
+		e = &Call{Name: "datediff", Args: e.Args, At: e.At}
+	}
 	d, err := b.dateOperand(e, e.Args[0])
 	if err != nil {
 		return nil, err
@@ -296,6 +311,9 @@ func (ev *evaluator) function(n *callN) (value, error) {
 			return sb.String(), nil
 		})
 	case "date", "to_date":
+		if len(n.args) == 2 {
+			return ev.timeFunction(n, args)
+		}
 		from := n.args[0].Type()
 		return ev.mapRows(args, tDate, true, func(v []any) (any, error) { return castValue(v[0], from, tDate) })
 	case "year", "month", "day", "dayofmonth", "dayofyear", "quarter", "dayofweek", "weekday", "weekofyear", "last_day":
@@ -320,6 +338,9 @@ func (ev *evaluator) function(n *callN) (value, error) {
 		})
 	case "hour", "minute", "second", "date_format", "date_trunc", "trunc":
 		return ev.datetimeFunction(n, args)
+	case "from_unixtime", "unix_timestamp", "to_unix_timestamp", "to_timestamp", "months_between", "make_date",
+		"next_day", "timestampadd", "timestampdiff":
+		return ev.timeFunction(n, args)
 	case "datediff":
 		return ev.mapRows(args, tInt, true, func(v []any) (any, error) {
 			return int32(v[0].(arrow.Date32) - v[1].(arrow.Date32)), nil

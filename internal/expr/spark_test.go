@@ -6,6 +6,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+
 	"github.com/deltalite-go/deltalite/schema"
 	"github.com/deltalite-go/deltalite/testkit/peers"
 )
@@ -123,4 +127,40 @@ func sparkValues(rows []map[string]any, i int) []string {
 		out = append(out, v)
 	}
 	return out
+}
+
+// sparkAgrees checks that Spark computes the values this package computes
+// for exprs over rec (of schema sc): one query over the same rows (vals,
+// VALUES tuples of the columns cols, n first), each value compared as
+// CAST(... AS STRING).
+func sparkAgrees(t *testing.T, s *peers.SparkSession, sc *schema.Struct, rec arrow.RecordBatch, exprs, vals []string, cols string) {
+	t.Helper()
+	var sel []string
+	for i, e := range exprs {
+		sel = append(sel, fmt.Sprintf("CAST(%s AS STRING) AS v%d", e, i))
+	}
+	q := "SELECT n, " + strings.Join(sel, ", ") + " FROM VALUES " + strings.Join(vals, ", ") + " AS t(" + cols + ")"
+	rows := sparkRows(t, s, q, int(rec.NumRows()))
+	for i, e := range exprs {
+		b, err := BindValue(mustParse(t, "CAST("+e+" AS STRING)"), map[string]*schema.Struct{"": sc})
+		if err != nil {
+			t.Errorf("%s: %v", e, err)
+			continue
+		}
+		ours, theirs := evalValue(t, b, rec), sparkValues(rows, i)
+		if strings.Join(ours, "|") != strings.Join(theirs, "|") {
+			t.Errorf("%s:\n here  %s\n Spark %s", e, strings.Join(ours, "|"), strings.Join(theirs, "|"))
+		}
+	}
+}
+
+// jsonBatch is the batch of schema as holding the JSON objects rows.
+func jsonBatch(t *testing.T, as *arrow.Schema, rows []string) arrow.RecordBatch {
+	t.Helper()
+	rec, _, err := array.RecordFromJSON(memory.DefaultAllocator, as, strings.NewReader("["+strings.Join(rows, ",")+"]"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(rec.Release)
+	return rec
 }
