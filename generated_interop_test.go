@@ -63,28 +63,7 @@ func TestSparkGeneratedDatetimeColumns(t *testing.T) {
 	)
 	mustWrite(t, dir, jsonSource(t, []arrow.Field{fTS, fV}, "["+strings.Join(ours, ",")+"]"), deltalite.WriteOptions{Mode: deltalite.ModeAppend})
 
-	// Each timestamp's generated values are the same in Spark's row (v < 100) and ours.
-	byTS := map[string][]string{}
-	for _, r := range readRows(t, dir) {
-		var ts, rest []string
-		for _, f := range strings.Split(r, ", ") {
-			switch {
-			case strings.HasPrefix(f, "ts="):
-				ts = append(ts, f)
-			case !strings.HasPrefix(f, "v="):
-				rest = append(rest, f)
-			}
-		}
-		byTS[strings.Join(ts, "")] = append(byTS[strings.Join(ts, "")], strings.Join(rest, ", "))
-	}
-	if len(byTS) != len(sparkGeneratedTimestamps) {
-		t.Fatalf("%d distinct timestamps read, want %d: %v", len(byTS), len(sparkGeneratedTimestamps), byTS)
-	}
-	for ts, rows := range byTS {
-		if len(rows) != 2 || rows[0] != rows[1] {
-			t.Errorf("%s: generated values differ between Spark's row and ours:\n%s", ts, strings.Join(rows, "\n"))
-		}
-	}
+	sameGeneratedPerTimestamp(t, dir, len(sparkGeneratedTimestamps))
 
 	// Our MERGE and UPDATE change ts: the columns are computed again.
 	tb := openT(t, dir)
@@ -115,6 +94,42 @@ func TestSparkGeneratedDatetimeColumns(t *testing.T) {
 		t.Fatalf("WHERE ts >= 2024-06-01: %d rows (want %d), %d of %d files planned", got, want, planned, total)
 	}
 
+	sparkRechecksGenerated(t, s, dir, wrong)
+}
+
+// sameGeneratedPerTimestamp checks that the rows of the table at dir
+// sharing a timestamp ts (one Spark inserted, one we did: n timestamps)
+// have the same generated values (every column but ts and v).
+func sameGeneratedPerTimestamp(t *testing.T, dir string, n int) {
+	t.Helper()
+	byTS := map[string][]string{}
+	for _, r := range readRows(t, dir) {
+		var ts, rest []string
+		for _, f := range strings.Split(r, ", ") {
+			switch {
+			case strings.HasPrefix(f, "ts="):
+				ts = append(ts, f)
+			case !strings.HasPrefix(f, "v="):
+				rest = append(rest, f)
+			}
+		}
+		byTS[strings.Join(ts, "")] = append(byTS[strings.Join(ts, "")], strings.Join(rest, ", "))
+	}
+	if len(byTS) != n {
+		t.Fatalf("%d distinct timestamps read, want %d: %v", len(byTS), n, byTS)
+	}
+	for ts, rows := range byTS {
+		if len(rows) != 2 || rows[0] != rows[1] {
+			t.Errorf("%s: generated values differ between Spark's row and ours:\n%s", ts, strings.Join(rows, "\n"))
+		}
+	}
+}
+
+// sparkRechecksGenerated has Spark count the rows of the table at dir
+// where any of wrong (col IS DISTINCT FROM its expression) holds, which
+// must be none, and read the rows we read.
+func sparkRechecksGenerated(t *testing.T, s *peers.SparkSession, dir string, wrong []string) {
+	t.Helper()
 	res := s.Run(t,
 		sparkSQL(dir, "SELECT count(*) AS wrong FROM {table} WHERE "+strings.Join(wrong, " OR "), true),
 		peers.ReadOp(dir, peers.ReadOptions{}),
@@ -135,4 +150,72 @@ func scanWhere(t *testing.T, dir, where string) (rows, planned, total int) {
 		t.Fatal(err)
 	}
 	return len(scannedV(t, scan.New(snap, scan.WithWhere(where)))), len(tasks), len(snap.Files())
+}
+
+// sparkGeneratedParsing are generated columns of the functions that
+// parse, format epoch seconds, add, subtract and build dates, on a table
+// Spark creates (ts TIMESTAMP, v INT, s STRING, sec BIGINT, ...).
+var sparkGeneratedParsing = []struct{ col, typ, expr string }{
+	{"fu", "STRING", "from_unixtime(sec, 'yyyy-MM-dd HH:mm')"},
+	{"ut", "BIGINT", "unix_timestamp(s, 'yyyy/MM/dd HH:mm:ss')"},
+	{"uts", "BIGINT", "unix_timestamp(ts)"},
+	{"tt", "TIMESTAMP", "to_timestamp(s, 'yyyy/MM/dd HH:mm:ss')"},
+	{"td", "DATE", "to_date(s, 'yyyy/MM/dd HH:mm:ss')"},
+	{"mb", "DOUBLE", "months_between(ts, TIMESTAMP '2024-01-31 12:00:00')"},
+	{"ta", "TIMESTAMP", "timestampadd(MONTH, 1, ts)"},
+	{"tdf", "BIGINT", "timestampdiff(HOUR, TIMESTAMP '2024-01-01 00:00:00', ts)"},
+	{"da", "TIMESTAMP", "dateadd(MINUTE, -90, ts)"},
+	{"md", "DATE", "make_date(year(ts), 1, 31)"},
+	{"nd", "DATE", "next_day(CAST(ts AS DATE), 'MON')"},
+}
+
+// TestSparkGeneratedParsingColumns: on a table Spark creates with
+// generated columns of from_unixtime, unix_timestamp, to_timestamp and
+// to_date with a format, months_between, timestampadd, timestampdiff,
+// dateadd, make_date and next_day, Spark and we insert the same source
+// values and get the same generated values; after our UPDATE of the
+// source columns and MERGE, Spark finds every row equal to its own
+// expressions (UTC session, as this engine evaluates them).
+func TestSparkGeneratedParsingColumns(t *testing.T) {
+	if testing.Short() {
+		t.Skip("interop with Spark: not in -short mode")
+	}
+	ctx := context.Background()
+	dir := filepath.Join(t.TempDir(), "gen")
+	var cols, wrong, sparkValues, ours []string
+	for _, g := range sparkGeneratedParsing {
+		cols = append(cols, fmt.Sprintf("%s %s GENERATED ALWAYS AS (%s)", g.col, g.typ, g.expr))
+		wrong = append(wrong, fmt.Sprintf("%s IS DISTINCT FROM %s", g.col, g.expr))
+	}
+	secs := []int64{1709287445, -1, 0, 4102444800, 86399}
+	for i, ts := range sparkGeneratedTimestamps {
+		text := strings.ReplaceAll(ts[:19], "-", "/")
+		sparkValues = append(sparkValues, fmt.Sprintf("(TIMESTAMP '%s', %d, '%s', %d)", ts, i, text, secs[i]))
+		ours = append(ours, fmt.Sprintf(`{"ts":"%sZ","v":%d,"s":%q,"sec":%d}`, strings.Replace(ts, " ", "T", 1), 100+i, text, secs[i]))
+	}
+	fields := []arrow.Field{fTS, fV, {Name: "s", Type: arrow.BinaryTypes.String, Nullable: true}, fI64("sec")}
+	s := peers.Spark(t)
+	s.Run(t,
+		sparkSQL(dir, "CREATE TABLE {table} (ts TIMESTAMP, v INT, s STRING, sec BIGINT, "+strings.Join(cols, ", ")+") USING delta", false),
+		sparkSQL(dir, "INSERT INTO {table} (ts, v, s, sec) VALUES "+strings.Join(sparkValues, ", "), false),
+	)
+	mustWrite(t, dir, jsonSource(t, fields, "["+strings.Join(ours, ",")+"]"), deltalite.WriteOptions{Mode: deltalite.ModeAppend})
+	sameGeneratedPerTimestamp(t, dir, len(sparkGeneratedTimestamps))
+
+	tb := openT(t, dir)
+	if _, err := tb.Update(ctx, deltalite.UpdateOptions{Predicate: "v = 101", Set: map[string]string{
+		"ts": "TIMESTAMP '2024-07-31 05:00:00'", "s": "'2025/02/28 23:00:01'", "sec": "CAST(-86400 AS BIGINT)"}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tb.Merge(ctx, jsonSource(t, fields, `[{"ts":"2025-01-31T07:08:09Z","v":100,"s":"1999/12/31 00:00:00","sec":951782400},{"ts":"2024-06-15T12:00:00Z","v":200,"s":"2024/06/15 12:00:00","sec":7}]`),
+		deltalite.MergeOptions{Predicate: "t.v = s.v", MergeType: "upsert"}); err != nil {
+		t.Fatal(err)
+	}
+	// A text the pattern does not read fails the write, as Spark's ANSI
+	// mode fails it, naming the column and the text.
+	refusedUnchanged(t, dir, "an unparsable source", "generated column ut (unix_timestamp(s, 'yyyy/MM/dd HH:mm:ss')): cannot parse '2024-03-01' with the pattern", func() error {
+		_, err := deltalite.Write(ctx, dir, jsonSource(t, fields, `[{"ts":"2024-03-01T10:00:00Z","v":9,"s":"2024-03-01","sec":1}]`), deltalite.WriteOptions{Mode: deltalite.ModeAppend})
+		return err
+	})
+	sparkRechecksGenerated(t, s, dir, wrong)
 }
