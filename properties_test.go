@@ -59,3 +59,23 @@ func TestSetProperties(t *testing.T) {
 		t.Fatalf("version %d after refusals", re.Version())
 	}
 }
+
+// TestSetFeatureProperty: delta.feature.<name> = supported on an existing
+// table adds the feature to its protocol in one commit, as Spark's SET
+// TBLPROPERTIES does; set again, it commits nothing.
+func TestSetFeatureProperty(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	if _, err := deltalite.Write(ctx, dir, people(t, []int64{1}, []string{"a"}, []string{"d1"}), deltalite.WriteOptions{Mode: deltalite.ModeAppend}); err != nil {
+		t.Fatal(err)
+	}
+	tb := openT(t, dir)
+	for pass := range 2 {
+		if err := tb.SetProperties(ctx, map[string]string{"delta.feature.timestampNtz": "supported"}, deltalite.PropertiesOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		if tb.Version() != 1 || !openT(t, dir).Snapshot().Protocol().HasFeature("timestampNtz") {
+			t.Fatalf("pass %d: version %d, protocol %v", pass, tb.Version(), openT(t, dir).Snapshot().Protocol())
+		}
+	}
+}

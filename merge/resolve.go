@@ -60,12 +60,13 @@ type assignment struct {
 
 // resolve binds opt against the target (table) and source schemas.
 func resolve(opt Options, target, source *schema.Struct) (*plan, error) {
-	return resolveWidening(opt, target, source, schema.NoWidening)
+	return resolveWidening(opt, target, source, schema.MergeOptions{})
 }
 
 // resolveWidening is resolve on a table whose schema evolution may widen
-// columns as widen allows.
-func resolveWidening(opt Options, target, source *schema.Struct, widen schema.Widening) (*plan, error) {
+// columns as widen allows (widen.Preview: refuses to, the table having the
+// preview of type widening).
+func resolveWidening(opt Options, target, source *schema.Struct, widen schema.MergeOptions) (*plan, error) {
 	clauses, err := opt.Plan()
 	if err != nil {
 		return nil, err
@@ -77,7 +78,9 @@ func resolveWidening(opt Options, target, source *schema.Struct, widen schema.Wi
 		return nil, err
 	}
 	if evolve {
-		p.widen(clauses, widen)
+		if err := p.widen(clauses, widen); err != nil {
+			return nil, err
+		}
 	}
 	if err := p.split(opt.Predicate); err != nil {
 		return nil, err
@@ -152,10 +155,15 @@ func (p *plan) evolve(clauses []Clause, merge bool) error {
 // does (computePostEvolutionTargetSchema): for the columns UPDATE SET * /
 // INSERT * write and those a clause assigns by name, within structs,
 // arrays and maps too (schema.WidenType): a struct field, array element or
-// map key / value the source holds wider widens in place.
-func (p *plan) widen(clauses []Clause, widen schema.Widening) {
-	if widen == schema.NoWidening {
-		return
+// map key / value the source holds wider widens in place. On a table
+// with the preview of type widening, which Spark would widen, such a
+// column is refused (schema.PreviewRefusal).
+func (p *plan) widen(clauses []Clause, o schema.MergeOptions) error {
+	widen := o.Widen
+	if o.Preview {
+		widen = schema.WidenAll
+	} else if widen == schema.NoWidening {
+		return nil
 	}
 	assigned := func(name string) bool {
 		for _, c := range clauses {
@@ -180,6 +188,10 @@ func (p *plan) widen(clauses []Clause, widen schema.Widening) {
 		if !ok {
 			continue
 		}
+		if o.Preview {
+			c := schema.Widened(&schema.Struct{Fields: []*schema.Field{tf}}, &schema.Struct{Fields: []*schema.Field{{Name: tf.Name, Type: wide}}})[0]
+			return errs.New(errs.SchemaMismatch, "", "%s", schema.PreviewRefusal(c.Column(), c.From, c.To))
+		}
 		if fields == nil {
 			fields = append([]*schema.Field(nil), p.out.Fields...)
 		}
@@ -191,6 +203,7 @@ func (p *plan) widen(clauses []Clause, widen schema.Widening) {
 	if fields != nil {
 		p.out = &schema.Struct{Fields: fields}
 	}
+	return nil
 }
 
 // evolved reports whether the merge changes the table's schema.

@@ -23,6 +23,7 @@ import (
 	"github.com/deltalite-go/deltalite/limits"
 	"github.com/deltalite-go/deltalite/protocol"
 	"github.com/deltalite-go/deltalite/scan"
+	"github.com/deltalite-go/deltalite/schema"
 	"github.com/deltalite-go/deltalite/snapshot"
 	"github.com/deltalite-go/deltalite/storage"
 )
@@ -83,7 +84,8 @@ func Run(ctx context.Context, snap *snapshot.Snapshot, src array.RecordReader, o
 		return Stats{}, nil, err
 	}
 	defer rec.Release()
-	p, err := resolveWidening(opt, snap.Schema(), sc, protocol.TypeWidening(snap.Protocol(), snap.Metadata()))
+	p, err := resolveWidening(opt, snap.Schema(), sc, schema.MergeOptions{Widen: protocol.TypeWidening(snap.Protocol(), snap.Metadata()),
+		Preview: protocol.TypeWideningPreview(snap.Protocol())})
 	if err != nil {
 		return Stats{}, nil, err
 	}

@@ -11,6 +11,11 @@ type MergeOptions struct {
 	// Widen lets a table column take a wider source type (type widening:
 	// WidenAll on a table with delta.enableTypeWidening=true).
 	Widen Widening
+	// Preview says the table has the preview of type widening
+	// (typeWidening-preview), on which this engine changes no type: a
+	// wider source is refused saying to widen the column with Spark or
+	// cast the source.
+	Preview bool
 }
 
 // Merge evolves table to accept source, as schema mode "merge" does: source
@@ -109,9 +114,19 @@ func mergeType(dt, st Type, name string, o MergeOptions) (Type, bool, error) {
 		return st, true, nil
 	case CanWiden(dt, st) && o.Widen == WidenIceberg:
 		return nil, false, fmt.Errorf("column %q is %s in the table but %s in the source, a type change Iceberg does not read, which the table's Iceberg compatibility forbids", name, dt, st)
+	case CanWiden(dt, st) && o.Preview:
+		return nil, false, fmt.Errorf("%s", PreviewRefusal(name, dt, st))
 	case CanWiden(dt, st):
 		return nil, false, fmt.Errorf("column %q is %s in the table but %s in the source: widening it needs type widening on the table "+
-			"(set delta.enableTypeWidening=true, e.g. alter --set-property delta.enableTypeWidening=true, or widen it with alter --change-type %s=%s)", name, dt, st, name, st)
+			"(set delta.enableTypeWidening=true, e.g. alter --set-property delta.enableTypeWidening=true, or widen it with alter --change-type %s=%s), or cast the source column to %s", name, dt, st, name, st, dt)
 	}
 	return nil, false, fmt.Errorf("column %q is %s in the table but %s in the source", name, dt, st)
+}
+
+// PreviewRefusal is the refusal of a type change from dt to st of column
+// name on a table with the preview of type widening, saying what to do.
+func PreviewRefusal(name string, dt, st Type) string {
+	return fmt.Sprintf("column %q is %s in the table but %s in the source: the table has the preview of type widening (typeWidening-preview), "+
+		"on which this engine changes no type (a change there must record the table version for preview readers); "+
+		"widen the column with Spark (ALTER TABLE ... ALTER COLUMN %s TYPE %s), or cast the source column to %s", name, dt, st, name, st, dt)
 }

@@ -424,8 +424,9 @@ func ChangeType(ctx context.Context, snap *snapshot.Snapshot, col string, to sch
 		return nil, errs.New(errs.InvalidArgument, uri, "column %q cannot change from %s to %s: only widening changes are allowed "+
 			"(byte -> short -> int -> bigint, float -> double, byte/short/int -> double, date -> timestamp_ntz, decimal(p,s) -> decimal(p+k1,s+k2) with k1 >= k2 >= 0, "+
 			"byte/short/int -> decimal(10+k1,k2), bigint -> decimal(20+k1,k2))", col, from, to)
-	case widen == schema.NoWidening && snap.Protocol().HasFeature(protocol.FeatureTypeWideningPreview) && !snap.Protocol().HasFeature(protocol.FeatureTypeWidening):
-		return nil, errs.New(errs.UnsupportedTable, uri, "column %q cannot change from %s to %s: the table has the preview of type widening (typeWidening-preview), whose type changes this engine does not write", col, from, to)
+	case protocol.TypeWideningPreview(snap.Protocol()):
+		return nil, errs.New(errs.UnsupportedTable, uri, "column %q cannot change from %s to %s: the table has the preview of type widening (typeWidening-preview), "+
+			"on which this engine changes no type (a change there must record the table version for preview readers); widen it with Spark (ALTER TABLE ... ALTER COLUMN %s TYPE %s)", col, from, to, col, to)
 	case widen == schema.NoWidening:
 		return nil, errs.New(errs.InvalidArgument, uri, "column %q cannot change from %s to %s: the table does not enable type widening; "+
 			"set delta.enableTypeWidening=true first (alter --set-property delta.enableTypeWidening=true)", col, from, to)

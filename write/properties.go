@@ -53,6 +53,11 @@ func SetProperties(ctx context.Context, snap *snapshot.Snapshot, props map[strin
 		}
 		changed = true
 	}
+	// delta.feature.<name> = supported changes the protocol alone, as
+	// Spark's SET TBLPROPERTIES upgrades it.
+	for _, f := range features {
+		changed = changed || !snap.Protocol().HasFeature(f)
+	}
 	if !changed {
 		return snap, nil
 	}

@@ -494,7 +494,8 @@ func (w *job) metadataFor(snap *snapshot.Snapshot) (*protocol.Metadata, error) {
 			}
 		}
 	case SchemaMerge:
-		merged, changed, err := schema.Merge(snap.Schema(), src, schema.MergeOptions{Widen: protocol.TypeWidening(snap.Protocol(), snap.Metadata())})
+		merged, changed, err := schema.Merge(snap.Schema(), src, schema.MergeOptions{Widen: protocol.TypeWidening(snap.Protocol(), snap.Metadata()),
+			Preview: protocol.TypeWideningPreview(snap.Protocol())})
 		if err != nil {
 			return nil, errs.Wrap(errs.SchemaMismatch, w.st.URL(), err, "merging schemas")
 		}

@@ -110,6 +110,9 @@ var writerFeatures = map[string]func(*tableView) string{
 	// Type changes are recorded in delta.typeChanges where this engine
 	// widens a column (op.WidenTypes); old files read as the wider type.
 	"typeWidening": nil,
+	// Its rows are written as any others; no type changes on it
+	// (protocol.TypeWideningPreview).
+	"typeWidening-preview": nil,
 }
 
 // Constraint is a CHECK constraint of a table: delta.constraints.<Name> =
@@ -135,7 +138,9 @@ func CheckConstraints(md *protocol.Metadata) []Constraint {
 // so that it may add it to a table's protocol.
 func WritableFeature(name string) bool {
 	_, ok := writerFeatures[name]
-	return ok
+	// The preview of type widening is written where a table has it, never
+	// added to one.
+	return ok && name != protocol.FeatureTypeWideningPreview
 }
 
 // CheckWritable refuses, with errs.UnsupportedTable naming each feature, a
