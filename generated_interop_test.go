@@ -167,12 +167,15 @@ var sparkGeneratedParsing = []struct{ col, typ, expr string }{
 	{"da", "TIMESTAMP", "dateadd(MINUTE, -90, ts)"},
 	{"md", "DATE", "make_date(year(ts), 1, 31)"},
 	{"nd", "DATE", "next_day(CAST(ts AS DATE), 'MON')"},
+	{"h5", "STRING", "md5(s)"},
+	{"key", "STRING", "concat(left(sha2(s, 256), 8), '-', hex(crc32(s)))"},
+	{"pm", "BIGINT", "pmod(sec, 7)"},
 }
 
 // TestSparkGeneratedParsingColumns: on a table Spark creates with
 // generated columns of from_unixtime, unix_timestamp, to_timestamp and
 // to_date with a format, months_between, timestampadd, timestampdiff,
-// dateadd, make_date and next_day, Spark and we insert the same source
+// dateadd, make_date, next_day, md5, sha2, crc32, hex and pmod, Spark and we insert the same source
 // values and get the same generated values; after our UPDATE of the
 // source columns and MERGE, Spark finds every row equal to its own
 // expressions (UTC session, as this engine evaluates them).

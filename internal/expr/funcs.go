@@ -40,6 +40,9 @@ var functions = map[string][2]int{
 	"date_add": {2, 3}, "date_sub": {2, 2}, "datediff": {2, 3}, "dateadd": {2, 3}, "date_diff": {2, 3},
 	"timestampadd": {3, 3}, "timestampdiff": {3, 3}, "from_unixtime": {1, 2}, "unix_timestamp": {1, 2},
 	"to_unix_timestamp": {1, 2}, "to_timestamp": {1, 2}, "months_between": {2, 3}, "make_date": {3, 3}, "next_day": {2, 2},
+	"md5": {1, 1}, "sha1": {1, 1}, "sha": {1, 1}, "sha2": {2, 2}, "crc32": {1, 1}, "base64": {1, 1}, "hex": {1, 1},
+	"left": {2, 2}, "right": {2, 2}, "repeat": {2, 2}, "reverse": {1, 1}, "instr": {2, 2}, "ascii": {1, 1}, "initcap": {1, 1},
+	"pmod":         {2, 2},
 	"current_date": {0, 0}, "current_timestamp": {0, 0}, "now": {0, 0},
 }
 
@@ -72,6 +75,9 @@ func (b *binder) call(e *Call) (node, error) {
 	}
 	args := make([]node, len(e.Args))
 	var err error
+	if strFuncs[e.Name] {
+		return b.bindStrFunc(e)
+	}
 	switch e.Name {
 	case "from_unixtime", "unix_timestamp", "to_unix_timestamp", "to_timestamp", "months_between", "make_date", "next_day":
 		return b.bindTimeFunc(e)
@@ -253,6 +259,9 @@ func (ev *evaluator) function(n *callN) (value, error) {
 			return value{}, err
 		}
 		args = append(args, v)
+	}
+	if strFuncs[n.fn] {
+		return ev.strFunction(n, args)
 	}
 	switch n.fn {
 	case "lower", "lcase":

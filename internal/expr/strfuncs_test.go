@@ -1,0 +1,49 @@
+package expr
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/deltalite-go/deltalite/schema"
+	"github.com/deltalite-go/deltalite/testkit/peers"
+)
+
+// strExprs are the functions of strfuncs.go, evaluated here and by Spark
+// over timeRows.
+var strExprs = []string{
+	`md5(s)`, `sha1(s2)`, `sha(s)`, `sha2(s, 256)`, `sha2(s2, 512)`, `sha2(s, 224)`, `sha2(s, 384)`, `sha2(s, 0)`, `sha2(s, 1)`,
+	`crc32(s)`, `base64(s2)`, `hex(s2)`, `hex(sec)`, `hex(n - 3)`, `md5(concat(s, 'é'))`,
+	`left(s, 4)`, `right(s2, 4)`, `left(s, 0)`, `right(s, 100)`, `left(s2, -2)`, `repeat(s2, 2)`, `repeat(s2, -1)`,
+	`reverse(concat(s2, 'ñ'))`, `instr(s, '-')`, `instr(s2, '/20')`, `instr(s, 'zz')`, `instr(concat('ñ', s), '2')`,
+	`ascii(s2)`, `ascii('')`, `ascii(concat('é', s))`, `initcap(concat('hello wORLD  x-y ', s2))`,
+	`pmod(sec, 7)`, `pmod(n - 3, 4)`, `pmod(-7, n + 1)`,
+}
+
+// Spark 4 computes the same values as this package for the functions of
+// strfuncs.go.
+func TestStringFunctionsAgreeWithSpark(t *testing.T) {
+	if testing.Short() {
+		t.Skip("interop with Spark: not in -short mode")
+	}
+	peers.Python(t)
+	sc, rec := timeBatch(t)
+	sparkAgrees(t, peers.Spark(t), sc, rec, strExprs, timeValues(), "n, ts, ts2, d, s, s2, sec")
+}
+
+// pmod by zero fails as Spark's ANSI mode fails it; a number is no string
+// to hash.
+func TestStringFunctionRefusals(t *testing.T) {
+	sc, rec := timeBatch(t)
+	row := rec.NewSlice(0, 1)
+	defer row.Release()
+	b, err := BindValue(mustParse(t, `pmod(sec, n - 0)`), map[string]*schema.Struct{"": sc})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.Eval(t.Context(), row); err == nil || !strings.Contains(err.Error(), "division by zero") {
+		t.Errorf("pmod by zero: %v", err)
+	}
+	if _, err := BindValue(mustParse(t, `md5(n)`), map[string]*schema.Struct{"": sc}); err == nil || !strings.Contains(err.Error(), "md5 needs a string or binary") {
+		t.Errorf("md5(n): %v", err)
+	}
+}
