@@ -42,7 +42,11 @@ var functions = map[string][2]int{
 	"to_unix_timestamp": {1, 2}, "to_timestamp": {1, 2}, "months_between": {2, 3}, "make_date": {3, 3}, "next_day": {2, 2},
 	"md5": {1, 1}, "sha1": {1, 1}, "sha": {1, 1}, "sha2": {2, 2}, "crc32": {1, 1}, "base64": {1, 1}, "hex": {1, 1},
 	"left": {2, 2}, "right": {2, 2}, "repeat": {2, 2}, "reverse": {1, 1}, "instr": {2, 2}, "ascii": {1, 1}, "initcap": {1, 1},
-	"pmod":         {2, 2},
+	"pmod":            {2, 2},
+	"substring_index": {3, 3}, "locate": {2, 3}, "position": {2, 3}, "translate": {3, 3}, "space": {1, 1},
+	"octet_length": {1, 1}, "bit_length": {1, 1}, "chr": {1, 1}, "char": {1, 1}, "levenshtein": {2, 2}, "nvl2": {3, 3},
+	"isnan": {1, 1}, "nanvl": {2, 2}, "sign": {1, 1}, "signum": {1, 1}, "sqrt": {1, 1}, "bin": {1, 1},
+	"shiftleft": {2, 2}, "shiftright": {2, 2}, "shiftrightunsigned": {2, 2},
 	"current_date": {0, 0}, "current_timestamp": {0, 0}, "now": {0, 0},
 }
 
@@ -77,6 +81,9 @@ func (b *binder) call(e *Call) (node, error) {
 	var err error
 	if strFuncs[e.Name] {
 		return b.bindStrFunc(e)
+	}
+	if moreFuncs[e.Name] {
+		return b.bindMoreFunc(e)
 	}
 	switch e.Name {
 	case "from_unixtime", "unix_timestamp", "to_unix_timestamp", "to_timestamp", "months_between", "make_date", "next_day":
@@ -262,6 +269,9 @@ func (ev *evaluator) function(n *callN) (value, error) {
 	}
 	if strFuncs[n.fn] {
 		return ev.strFunction(n, args)
+	}
+	if moreFuncs[n.fn] {
+		return ev.moreFunction(n, args)
 	}
 	switch n.fn {
 	case "lower", "lcase":

@@ -20,14 +20,16 @@ var strExprs = []string{
 }
 
 // Spark 4 computes the same values as this package for the functions of
-// strfuncs.go.
+// strfuncs.go and morefuncs.go.
 func TestStringFunctionsAgreeWithSpark(t *testing.T) {
 	if testing.Short() {
 		t.Skip("interop with Spark: not in -short mode")
 	}
 	peers.Python(t)
 	sc, rec := timeBatch(t)
-	sparkAgrees(t, peers.Spark(t), sc, rec, strExprs, timeValues(), "n, ts, ts2, d, s, s2, sec")
+	s := peers.Spark(t)
+	sparkAgrees(t, s, sc, rec, strExprs, timeValues(), "n, ts, ts2, d, s, s2, sec")
+	sparkAgrees(t, s, sc, rec, moreExprs, timeValues(), "n, ts, ts2, d, s, s2, sec")
 }
 
 // pmod by zero fails as Spark's ANSI mode fails it; a number is no string
@@ -46,4 +48,18 @@ func TestStringFunctionRefusals(t *testing.T) {
 	if _, err := BindValue(mustParse(t, `md5(n)`), map[string]*schema.Struct{"": sc}); err == nil || !strings.Contains(err.Error(), "md5 needs a string or binary") {
 		t.Errorf("md5(n): %v", err)
 	}
+}
+
+// moreExprs are the functions of morefuncs.go, evaluated here and by
+// Spark over timeRows.
+var moreExprs = []string{
+	`substring_index(s, '-', 2)`, `substring_index(s, '-', -1)`, `substring_index(s2, '/', 5)`, `substring_index(s2, '/', -5)`,
+	`substring_index('aaaa', 'aa', 2)`, `substring_index('aaaa', 'aa', -2)`, `substring_index(s, '', 1)`, `substring_index(s, ':', 0)`,
+	`locate('0', s)`, `locate('0', s, 3)`, `locate('', s)`, `locate('0', s, 0)`, `locate('x', s2)`, `position('/', concat('ñ', s2))`,
+	`locate('', s, 30)`, `translate(s, '-:0', '/_')`, `translate(concat('ñab', s2), 'ñb/', 'nB')`, `space(n)`, `concat('[', space(n - 3), ']')`,
+	`octet_length(concat('é', s))`, `bit_length(s2)`, `chr(n + 64)`, `char(n + 320)`, `chr(n - 3)`, `chr(256)`,
+	`levenshtein(s, s2)`, `levenshtein(s2, 'ñ')`, `nvl2(s, n, -1)`, `nvl2(s, 'x', 'y')`,
+	`isnan(CAST('NaN' AS DOUBLE) + n)`, `isnan(sqrt(n - 3))`, `nanvl(sqrt(n - 3), -1)`, `sign(n - 3)`, `signum(sec)`, `sqrt(sec)`,
+	`bin(n - 3)`, `bin(sec)`, `shiftleft(n, 31)`, `shiftleft(sec, 33)`, `shiftright(n - 3, 1)`, `shiftrightunsigned(n - 3, 28)`,
+	`shiftrightunsigned(sec, 65)`,
 }
