@@ -20,7 +20,8 @@ var strExprs = []string{
 }
 
 // Spark 4 computes the same values as this package for the functions of
-// strfuncs.go and morefuncs.go.
+// strfuncs.go, morefuncs.go and zonefuncs.go (daylight-saving gaps and
+// overlaps included).
 func TestStringFunctionsAgreeWithSpark(t *testing.T) {
 	if testing.Short() {
 		t.Skip("interop with Spark: not in -short mode")
@@ -33,7 +34,7 @@ func TestStringFunctionsAgreeWithSpark(t *testing.T) {
 }
 
 // pmod by zero fails as Spark's ANSI mode fails it; a number is no string
-// to hash.
+// to hash; a time zone must be one.
 func TestStringFunctionRefusals(t *testing.T) {
 	sc, rec := timeBatch(t)
 	row := rec.NewSlice(0, 1)
@@ -47,6 +48,9 @@ func TestStringFunctionRefusals(t *testing.T) {
 	}
 	if _, err := BindValue(mustParse(t, `md5(n)`), map[string]*schema.Struct{"": sc}); err == nil || !strings.Contains(err.Error(), "md5 needs a string or binary") {
 		t.Errorf("md5(n): %v", err)
+	}
+	if _, err := BindValue(mustParse(t, `from_utc_timestamp(ts, 'Mars/Olympus')`), map[string]*schema.Struct{"": sc}); err == nil || !strings.Contains(err.Error(), `unknown time zone "Mars/Olympus"`) {
+		t.Errorf("an unknown zone: %v", err)
 	}
 }
 
@@ -62,4 +66,13 @@ var moreExprs = []string{
 	`isnan(CAST('NaN' AS DOUBLE) + n)`, `isnan(sqrt(n - 3))`, `nanvl(sqrt(n - 3), -1)`, `sign(n - 3)`, `signum(sec)`, `sqrt(sec)`,
 	`bin(n - 3)`, `bin(sec)`, `shiftleft(n, 31)`, `shiftleft(sec, 33)`, `shiftright(n - 3, 1)`, `shiftrightunsigned(n - 3, 28)`,
 	`shiftrightunsigned(sec, 65)`,
+	`from_utc_timestamp(TIMESTAMP '2024-03-10 07:30:00', 'America/New_York')`,
+	`to_utc_timestamp(TIMESTAMP '2024-03-10 02:30:00', 'America/New_York')`,
+	`to_utc_timestamp(TIMESTAMP '2024-11-03 01:30:00', 'America/New_York')`,
+	`to_utc_timestamp(TIMESTAMP '2024-11-03 00:59:59.999999', 'America/New_York')`,
+	`to_utc_timestamp(TIMESTAMP '2024-10-06 02:15:00', 'Australia/Lord_Howe')`,
+	`to_utc_timestamp(TIMESTAMP '2024-04-07 01:45:00', 'Australia/Lord_Howe')`,
+	`to_utc_timestamp(ts, 'Asia/Kolkata')`, `from_utc_timestamp(ts, '+08:00')`, `from_utc_timestamp(ts2, 'Europe/Paris')`,
+	`to_utc_timestamp(ts2, 'Europe/Paris')`, `to_utc_timestamp(ts, 'UTC')`, `from_utc_timestamp(d, 'Australia/Lord_Howe')`,
+	`from_utc_timestamp(ts, '-3')`, `from_utc_timestamp(ts, 'GMT+05:30')`, `to_utc_timestamp(ts, 'America/Sao_Paulo')`,
 }

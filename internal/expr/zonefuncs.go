@@ -1,0 +1,124 @@
+package expr
+
+import (
+	"fmt"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/apache/arrow-go/v18/arrow"
+
+	"github.com/deltalite-go/deltalite/internal/errs"
+	"github.com/deltalite-go/deltalite/schema"
+)
+
+// from_utc_timestamp and to_utc_timestamp name their time zone, so they
+// do not depend on the session's: Spark's convertTz, the local date-time
+// of the instant in one zone read in the other, a local time in a
+// daylight-saving gap moved forward by the gap and one in an overlap
+// taking the earlier offset (java.time's ZonedDateTime.ofLocal).
+
+// bindZoneFunc binds from_utc_timestamp(ts, tz) and to_utc_timestamp.
+func (b *binder) bindZoneFunc(e *Call) (node, error) {
+	ts, err := b.timestampOperand(e, e.Args[0])
+	if err != nil {
+		return nil, err
+	}
+	if !isType(ts.Type(), schema.Timestamp) {
+		ts = &castN{x: ts, t: tTimestamp, implicit: true}
+	}
+	tz, err := b.stringOperand(e.Args[1])
+	if err != nil {
+		return nil, err
+	}
+	if l, ok := tz.(*lit); ok {
+		if s, ok := l.v.(string); ok {
+			if _, err := zoneNamed(s); err != nil {
+				return nil, errAt(e.Args[1], "%s: %v", e.Name, err)
+			}
+		}
+	}
+	return b.fold(&callN{fn: e.Name, args: []node{ts, tz}, t: tTimestamp}, e)
+}
+
+// zoneFunction evaluates them.
+func (ev *evaluator) zoneFunction(n *callN, args []value) (value, error) {
+	zones := map[string]*time.Location{}
+	return ev.mapRows(args, tTimestamp, true, func(v []any) (any, error) {
+		name := v[1].(string)
+		loc, ok := zones[name]
+		if !ok {
+			var err error
+			if loc, err = zoneNamed(name); err != nil {
+				return nil, errs.New(errs.InvalidArgument, "", "%s: %v", n.fn, err)
+			}
+			zones[name] = loc
+		}
+		us := int64(v[0].(arrow.Timestamp))
+		sec, frac := floorDiv(us, 1e6), us-floorDiv(us, 1e6)*1e6
+		if n.fn == "from_utc_timestamp" {
+			return arrow.Timestamp(us + int64(offsetAt(loc, sec))*1e6), nil
+		}
+		return arrow.Timestamp((sec-int64(localOffset(loc, sec)))*1e6 + frac), nil
+	})
+}
+
+func offsetAt(loc *time.Location, sec int64) int {
+	_, off := time.Unix(sec, 0).In(loc).Zone()
+	return off
+}
+
+// localOffset is the offset java.time gives the local date-time w (in
+// seconds as if UTC) in loc: the one offset valid for it; in an overlap
+// the earlier (the one before the transition); in a gap the one before,
+// which reads w as w plus the gap under the offset after.
+func localOffset(loc *time.Location, w int64) int {
+	before := offsetAt(loc, w-86400)
+	var valid []int
+	for _, o := range []int{before, offsetAt(loc, w), offsetAt(loc, w+86400)} {
+		if offsetAt(loc, w-int64(o)) == o && !slices.Contains(valid, o) {
+			valid = append(valid, o)
+		}
+	}
+	switch {
+	case len(valid) == 0:
+		return before
+	case slices.Contains(valid, before):
+		return before
+	}
+	return valid[0]
+}
+
+var offsetZone = regexp.MustCompile(`^(?:UTC|GMT)?([+-])(\d{1,2})(?::?(\d{2}))?$`)
+
+// zoneNamed is the zone Spark's getZoneId reads the name as: a region
+// (Europe/Paris), UTC, GMT or Z, or an offset (+08:00, -8, GMT+05:30).
+func zoneNamed(name string) (*time.Location, error) {
+	switch strings.ToUpper(name) {
+	case "UTC", "Z", "GMT", "UT":
+		return time.UTC, nil
+	}
+	if m := offsetZone.FindStringSubmatch(name); m != nil {
+		h, _ := strconv.Atoi(m[2])
+		mi := 0
+		if m[3] != "" {
+			mi, _ = strconv.Atoi(m[3])
+		}
+		if h > 18 || mi > 59 {
+			return nil, fmt.Errorf("time zone %q: offset out of range", name)
+		}
+		off := h*3600 + mi*60
+		if m[1] == "-" {
+			off = -off
+		}
+		return time.FixedZone(name, off), nil
+	}
+	if strings.Contains(name, "/") {
+		if loc, err := time.LoadLocation(name); err == nil {
+			return loc, nil
+		}
+	}
+	return nil, fmt.Errorf("unknown time zone %q (use a region such as Europe/Paris, UTC, or an offset such as +08:00)", name)
+}
