@@ -620,7 +620,7 @@ func runReps(c config, s *Size, r *Report, one func(engine string) Run) error {
 			run := one(engine)
 			run.Rep, run.Order = rep+1, i+1
 			if run.Error != "" {
-				s.Problems = append(s.Problems, fmt.Sprintf("%s rep %d: %s", engine, rep+1, run.Error))
+				s.Problems = append(s.Problems, failure(engine, rep+1, run.Error))
 			}
 			s.Runs = append(s.Runs, run)
 			if err := save(c, r, false); err != nil {
@@ -630,6 +630,11 @@ func runReps(c config, s *Size, r *Report, one func(engine string) Run) error {
 	}
 	s.Problems = append(s.Problems, verify(s)...)
 	return nil
+}
+
+// failure is the problem a failed run records.
+func failure(engine string, rep int, err string) string {
+	return fmt.Sprintf("%s rep %d: %s", engine, rep, err)
 }
 
 // caseEngines is the engines of a case, in the order of allEngines: MERGE

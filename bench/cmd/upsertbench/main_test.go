@@ -422,3 +422,18 @@ func TestClusteredBatchTakesOneFilePerPartition(t *testing.T) {
 		t.Errorf("batch of a rebuilt table: %+v, %v; want it made again", again, err)
 	}
 }
+
+// TestSameContentIgnoresOtherEnginesFailures: an engine that refused the
+// batch marks its own ratio NO, not the ratio of two engines that agree.
+func TestSameContentIgnoresOtherEnginesFailures(t *testing.T) {
+	failed := run(engineRust, 1, 1, 100, "")
+	failed.Rep, failed.Error, failed.Checksum = 1, "source batch is too large", nil
+	s := size(250_000, run(engineMerge, 8, 9, 2000, "h"), failed, run(engineUpsert, 3, 4, 200, "h"))
+	s.Problems = append([]string{failure(engineRust, 1, failed.Error)}, verify(s)...)
+	if got := sameContent(s, aggregate(s, engineMerge), aggregate(s, engineUpsert)); got != "yes" {
+		t.Errorf("upsert against MERGE: %q, want yes (only the Rust deltalite failed)", got)
+	}
+	if got := sameContent(s, aggregate(s, engineRust), aggregate(s, engineUpsert)); !strings.HasPrefix(got, "NO: "+engineRust) {
+		t.Errorf("upsert against the Rust deltalite: %q, want its failure", got)
+	}
+}

@@ -13,6 +13,7 @@ import (
 
 // agg is the medians of one engine's runs at one size.
 type agg struct {
+	engine                            string
 	n                                 int
 	op, wall, cpu, rss                float64 // seconds, seconds, seconds, MiB
 	bytesAdded, bytesRemoved          float64
@@ -100,7 +101,7 @@ func aggregate(s *Size, engine string) agg {
 	}
 	m := runproc.Median
 	k := func(xs []float64) known { return known{m(xs), len(xs) > 0} }
-	return agg{n: len(op), op: m(op), wall: m(wall), cpu: m(cpu), rss: m(rss), bytesAdded: m(ba), bytesRemoved: m(br),
+	return agg{engine: engine, n: len(op), op: m(op), wall: m(wall), cpu: m(cpu), rss: m(rss), bytesAdded: m(ba), bytesRemoved: m(br),
 		filesAdded: m(fa), filesRemoved: m(fr), commits: m(cm), cdcFiles: m(cf), cdcBytes: m(cb), dvsAdded: m(dva), dvBytes: m(dvb),
 		bytesRead: k(read), bytesWritten: k(written), probed: k(probed), scanned: k(scanned),
 		skippedStats: k(skStats), skippedScan: k(skScan), skippedProbe: k(skProbe)}
@@ -415,10 +416,24 @@ func ratiosTitled(b *strings.Builder, r *Report, other, ours, title string) {
 
 // sameContent says whether the engines of a ratio ended with the content
 // every engine at that size should have (verify's problems cover them all).
+// Another engine's failed runs are not theirs: a refusal of the batch by
+// one engine says nothing of what two others wrote.
 func sameContent(s *Size, a, b agg) string {
+	others := map[string]bool{}
+	for _, r := range s.Runs {
+		if r.Error != "" && r.Engine != a.engine && r.Engine != b.engine {
+			others[failure(r.Engine, r.Rep, r.Error)] = true
+		}
+	}
+	var problems []string
+	for _, p := range s.Problems {
+		if !others[p] {
+			problems = append(problems, p)
+		}
+	}
 	switch {
-	case len(s.Problems) > 0:
-		return "NO: " + strings.Join(s.Problems, "; ")
+	case len(problems) > 0:
+		return "NO: " + strings.Join(problems, "; ")
 	case a.n == 0 || b.n == 0:
 		return "n/a"
 	}
