@@ -23,7 +23,8 @@ type plan struct {
 	out   *schema.Struct
 	added []*schema.Field
 	// widened are the indexes of the target columns schema evolution
-	// widens (type widening): out has them with the source's wider type.
+	// changes the type of (struct fields added within them, type
+	// widening): out has them in the evolved type.
 	widened []int
 	on      *expr.Bound // the whole ON predicate, over target and source
 
@@ -150,20 +151,19 @@ func (p *plan) evolve(clauses []Clause, merge bool) error {
 	return nil
 }
 
-// widen gives the target columns the wider type of the source column of
-// the same name where widen allows it, as Spark's MERGE schema evolution
-// does (computePostEvolutionTargetSchema): for the columns UPDATE SET * /
-// INSERT * write and those a clause assigns by name, within structs,
-// arrays and maps too (schema.WidenType): a struct field, array element or
-// map key / value the source holds wider widens in place. On a table
-// with the preview of type widening, which Spark would widen, such a
-// column is refused (schema.PreviewRefusal).
+// widen gives the target columns the struct fields the source column of
+// the same name holds and they lack (schema.AddFields: within structs,
+// arrays and maps, appended at the struct's end), and its wider types
+// where o's widening allows them, as Spark's MERGE schema evolution does
+// (computePostEvolutionTargetSchema): for the columns UPDATE SET * /
+// INSERT * write and those a clause assigns by name. A struct field, array
+// element or map key / value the source holds wider widens in place
+// (schema.WidenType). On a table with the preview of type widening, which
+// Spark would widen, such a column is refused (schema.PreviewRefusal).
 func (p *plan) widen(clauses []Clause, o schema.MergeOptions) error {
 	widen := o.Widen
 	if o.Preview {
 		widen = schema.WidenAll
-	} else if widen == schema.NoWidening {
-		return nil
 	}
 	assigned := func(name string) bool {
 		for _, c := range clauses {
@@ -184,13 +184,17 @@ func (p *plan) widen(clauses []Clause, o schema.MergeOptions) error {
 		if sf == nil || !assigned(tf.Name) {
 			continue
 		}
-		wide, ok := schema.WidenType(tf.Type, sf.Type, widen)
-		if !ok {
-			continue
+		t, added := schema.AddFields(tf.Type, sf.Type)
+		wide, widened := t, false
+		if widen != schema.NoWidening {
+			wide, widened = schema.WidenType(t, sf.Type, widen)
 		}
-		if o.Preview {
+		if widened && o.Preview {
 			c := schema.Widened(&schema.Struct{Fields: []*schema.Field{tf}}, &schema.Struct{Fields: []*schema.Field{{Name: tf.Name, Type: wide}}})[0]
 			return errs.New(errs.SchemaMismatch, "", "%s", schema.PreviewRefusal(c.Column(), c.From, c.To))
+		}
+		if !added && !widened {
+			continue
 		}
 		if fields == nil {
 			fields = append([]*schema.Field(nil), p.out.Fields...)

@@ -220,6 +220,10 @@ func (r *runner) attempt(ctx context.Context, snap *snapshot.Snapshot) (s Stats,
 			return s, nil, err
 		}
 		md = snap.Metadata().WithSchema(next, snap.ColumnMapping())
+		// Rows are written in the committed schema: under column mapping
+		// the columns and nested fields evolution added have physical
+		// names only there.
+		r.p.out = next
 	}
 	// Numbered afresh on every attempt, from the high watermark of the
 	// table it plans against.

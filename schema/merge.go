@@ -130,3 +130,55 @@ func PreviewRefusal(name string, dt, st Type) string {
 		"on which this engine changes no type (a change there must record the table version for preview readers); "+
 		"widen the column with Spark (ALTER TABLE ... ALTER COLUMN %s TYPE %s), or cast the source column to %s", name, dt, st, name, st, dt)
 }
+
+// AddFields is dt with every struct field st holds and dt lacks appended,
+// nullable and without metadata, at the end of its struct: within structs,
+// array elements and map keys and values, as Spark's MERGE schema
+// evolution adds nested fields (SchemaMergingUtils.mergeSchemas). Types
+// are not changed (WidenType widens); dt is not modified. It reports
+// whether a field was added.
+func AddFields(dt, st Type) (Type, bool) {
+	switch d := dt.(type) {
+	case *Struct:
+		s, ok := st.(*Struct)
+		if !ok {
+			return dt, false
+		}
+		fields := append([]*Field(nil), d.Fields...)
+		changed := false
+		for i, df := range d.Fields {
+			if sf := s.Field(df.Name); sf != nil {
+				if t, c := AddFields(df.Type, sf.Type); c {
+					nf := *df
+					nf.Type = t
+					fields[i], changed = &nf, true
+				}
+			}
+		}
+		for _, sf := range s.Fields {
+			if d.Field(sf.Name) == nil {
+				fields = append(fields, &Field{Name: sf.Name, Type: sf.Type, Nullable: true, Metadata: map[string]any{}})
+				changed = true
+			}
+		}
+		if !changed {
+			return dt, false
+		}
+		return &Struct{Fields: fields}, true
+	case *Array:
+		if s, ok := st.(*Array); ok {
+			if e, c := AddFields(d.Element, s.Element); c {
+				return &Array{Element: e, ContainsNull: d.ContainsNull}, true
+			}
+		}
+	case *Map:
+		if s, ok := st.(*Map); ok {
+			k, ck := AddFields(d.Key, s.Key)
+			v, cv := AddFields(d.Value, s.Value)
+			if ck || cv {
+				return &Map{Key: k, Value: v, ValueContainsNull: d.ValueContainsNull}, true
+			}
+		}
+	}
+	return dt, false
+}

@@ -130,14 +130,7 @@ func TestMergeWidensAndRecords(t *testing.T) {
 }
 
 func TestWidenType(t *testing.T) {
-	parse := func(s string) Type {
-		t.Helper()
-		sc, err := Parse(`{"type":"struct","fields":[{"name":"c","type":` + s + `,"nullable":true,"metadata":{}}]}`)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return sc.Fields[0].Type
-	}
+	parse := func(s string) Type { return columnType(t, s) }
 	st := `{"type":"struct","fields":[{"name":"x","type":"%s","nullable":true,"metadata":{}},{"name":"y","type":"string","nullable":true,"metadata":{}}]}`
 	for _, c := range []struct {
 		dt, st, want string
@@ -157,4 +150,40 @@ func TestWidenType(t *testing.T) {
 			t.Errorf("WidenType(%s, %s, %v) = %s, %v (dt now %s), want %s", c.dt, c.st, c.w, got, changed, dt, c.want)
 		}
 	}
+}
+
+// TestAddFields: the source's struct fields the table lacks are appended,
+// within structs, arrays and map values, types untouched, dt unmodified.
+func TestAddFields(t *testing.T) {
+	parse := func(s string) Type { return columnType(t, s) }
+	one := `{"type":"struct","fields":[{"name":"x","type":"integer","nullable":true,"metadata":{}}]}`
+	two := `{"type":"struct","fields":[{"name":"z","type":"string","nullable":false,"metadata":{}},{"name":"x","type":"long","nullable":true,"metadata":{}}]}`
+	for _, c := range []struct{ dt, st, want string }{
+		{one, two, "struct<x:integer,z:string>"},
+		{two, one, "struct<z:string,x:long>"},
+		{`{"type":"array","elementType":` + one + `,"containsNull":true}`, `{"type":"array","elementType":` + two + `,"containsNull":true}`, "array<struct<x:integer,z:string>>"},
+		{`{"type":"map","keyType":"string","valueType":` + one + `,"valueContainsNull":true}`, `{"type":"map","keyType":"string","valueType":` + two + `,"valueContainsNull":true}`, "map<string,struct<x:integer,z:string>>"},
+		{`"integer"`, `"long"`, "integer"},
+	} {
+		dt := parse(c.dt)
+		before := dt.String()
+		got, changed := AddFields(dt, parse(c.st))
+		if got.String() != c.want || changed != (c.want != before) || dt.String() != before {
+			t.Errorf("AddFields(%s, %s) = %s, %v (dt now %s), want %s", c.dt, c.st, got, changed, dt, c.want)
+		}
+	}
+	got, _ := AddFields(parse(one), parse(two))
+	if z := got.(*Struct).Field("z"); z == nil || !z.Nullable {
+		t.Errorf("added field %v, want z nullable", z)
+	}
+}
+
+// columnType parses s, a Delta type's JSON, as the type of a column.
+func columnType(t *testing.T, s string) Type {
+	t.Helper()
+	sc, err := Parse(`{"type":"struct","fields":[{"name":"c","type":` + s + `,"nullable":true,"metadata":{}}]}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sc.Fields[0].Type
 }
