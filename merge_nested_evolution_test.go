@@ -93,3 +93,30 @@ func TestSparkMergeAddsNestedFields(t *testing.T) {
 	}
 	assertRows(t, theirs, rows)
 }
+
+// TestWriteAddsFieldsInArrays: a write in schema mode merge adds the
+// fields of a struct within an array or a map the source holds, as it
+// adds those of a struct column; older rows read them as null.
+func TestWriteAddsFieldsInArrays(t *testing.T) {
+	uri := t.TempDir()
+	narrow := []arrow.Field{fI32("id"),
+		{Name: "l", Type: arrow.ListOf(arrow.StructOf(arrow.Field{Name: "a", Type: arrow.BinaryTypes.String, Nullable: true})), Nullable: true},
+		{Name: "m", Type: arrow.MapOf(arrow.BinaryTypes.String, arrow.StructOf(arrow.Field{Name: "v", Type: arrow.PrimitiveTypes.Int32, Nullable: true})), Nullable: true},
+	}
+	mustWrite(t, uri, jsonSource(t, narrow, `[{"id":1,"l":[{"a":"p"}],"m":[{"key":"k","value":{"v":1}}]}]`), deltalite.WriteOptions{Mode: deltalite.ModeAppend})
+	wide := []arrow.Field{fI32("id"),
+		{Name: "l", Type: arrow.ListOf(arrow.StructOf(arrow.Field{Name: "a", Type: arrow.BinaryTypes.String, Nullable: true},
+			arrow.Field{Name: "b", Type: arrow.PrimitiveTypes.Int32, Nullable: true})), Nullable: true},
+		{Name: "m", Type: arrow.MapOf(arrow.BinaryTypes.String, arrow.StructOf(arrow.Field{Name: "v", Type: arrow.PrimitiveTypes.Int32, Nullable: true},
+			arrow.Field{Name: "w", Type: arrow.BinaryTypes.String, Nullable: true})), Nullable: true},
+	}
+	mustWrite(t, uri, jsonSource(t, wide, `[{"id":2,"l":[{"a":"q","b":7}],"m":[{"key":"k","value":{"v":2,"w":"x"}}]}]`),
+		deltalite.WriteOptions{Mode: deltalite.ModeAppend, SchemaMode: deltalite.SchemaMerge})
+	if got := openT(t, uri).Snapshot().Schema().String(); got != "struct<id:integer,l:array<struct<a:string,b:integer>>,m:map<string,struct<v:integer,w:string>>>" {
+		t.Fatalf("schema after the write %s", got)
+	}
+	assertRows(t, uri, []string{
+		`id=1, l=[{a="p", b=null}], m={"k": {v=1, w=null}}`,
+		`id=2, l=[{a="q", b=7}], m={"k": {v=2, w="x"}}`,
+	})
+}

@@ -83,9 +83,18 @@ func mergeInto(dst, src *Struct, path string, o MergeOptions) (bool, error) {
 
 // mergeType is the type of a table column of type dt written with source
 // type st: dt when st fits it, st when o allows widening dt to it, within
-// maps and arrays too (whose structs must agree as they are).
+// maps and arrays too, whose structs are merged as columns are.
 func mergeType(dt, st Type, name string, o MergeOptions) (Type, bool, error) {
 	switch d := dt.(type) {
+	case *Struct: // an array's element or a map's key or value
+		if s, ok := st.(*Struct); ok {
+			out := d.Clone()
+			c, err := mergeInto(out, s, name+".", o)
+			if err != nil {
+				return nil, false, err
+			}
+			return out, c, nil
+		}
 	case *Array:
 		if s, ok := st.(*Array); ok {
 			e, c, err := mergeType(d.Element, s.Element, name+".element", o)
