@@ -46,7 +46,7 @@ var functions = map[string][2]int{
 	"substring_index": {3, 3}, "locate": {2, 3}, "position": {2, 3}, "translate": {3, 3}, "space": {1, 1},
 	"octet_length": {1, 1}, "bit_length": {1, 1}, "chr": {1, 1}, "char": {1, 1}, "levenshtein": {2, 2}, "nvl2": {3, 3},
 	"isnan": {1, 1}, "nanvl": {2, 2}, "sign": {1, 1}, "signum": {1, 1}, "sqrt": {1, 1}, "bin": {1, 1},
-	"from_utc_timestamp": {2, 2}, "to_utc_timestamp": {2, 2},
+	"from_utc_timestamp": {2, 2}, "to_utc_timestamp": {2, 2}, "hash": {1, -1}, "xxhash64": {1, -1},
 	"shiftleft": {2, 2}, "shiftright": {2, 2}, "shiftrightunsigned": {2, 2},
 	"current_date": {0, 0}, "current_timestamp": {0, 0}, "now": {0, 0},
 }
@@ -85,6 +85,9 @@ func (b *binder) call(e *Call) (node, error) {
 	}
 	if moreFuncs[e.Name] {
 		return b.bindMoreFunc(e)
+	}
+	if hashFuncs[e.Name] {
+		return b.bindHashFunc(e)
 	}
 	if e.Name == "from_utc_timestamp" || e.Name == "to_utc_timestamp" {
 		return b.bindZoneFunc(e)
@@ -276,6 +279,9 @@ func (ev *evaluator) function(n *callN) (value, error) {
 	}
 	if moreFuncs[n.fn] {
 		return ev.moreFunction(n, args)
+	}
+	if hashFuncs[n.fn] {
+		return ev.hashFunction(n, args)
 	}
 	if n.fn == "from_utc_timestamp" || n.fn == "to_utc_timestamp" {
 		return ev.zoneFunction(n, args)

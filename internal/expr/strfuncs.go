@@ -77,18 +77,24 @@ func (b *binder) bindStrFunc(e *Call) (node, error) {
 		}
 		return b.fold(&callN{fn: e.Name, args: []node{x}, t: tString}, e)
 	case "pmod":
+		// Of the wider operand's type, as Spark types it; computed as longs.
+		t := tInt
 		for i, a := range e.Args {
 			if args[i], err = b.bind(a); err != nil {
 				return nil, err
 			}
-			if !isIntegral(args[i].Type()) && !isVoid(args[i].Type()) {
-				return nil, errAt(a, "pmod takes integers here, not %s (%s)", a, typeName(args[i].Type()))
+			at := args[i].Type()
+			if !isIntegral(at) && !isVoid(at) {
+				return nil, errAt(a, "pmod takes integers here, not %s (%s)", a, typeName(at))
+			}
+			if i == 0 && isIntegral(at) || integralRank(at) > integralRank(t) {
+				t = at
 			}
 			if args[i], err = b.coerce(args[i], tLong, a); err != nil {
 				return nil, err
 			}
 		}
-		return b.fold(&callN{fn: e.Name, args: args, t: tLong}, e)
+		return b.fold(&callN{fn: e.Name, args: args, t: t}, e)
 	}
 	t := tString
 	for i, a := range e.Args {
@@ -142,6 +148,14 @@ func (ev *evaluator) strFunction(n *callN, args []value) (value, error) {
 			r := a % m
 			if r < 0 {
 				r = (r + m) % m
+			}
+			switch integralRank(n.t) { // |r| < |m|, which fits the type
+			case 1:
+				return int8(r), nil
+			case 2:
+				return int16(r), nil
+			case 3:
+				return int32(r), nil
 			}
 			return r, nil
 		case "instr":
