@@ -59,12 +59,14 @@ func (ev *evaluator) hashFunction(n *callN, args []value) (value, error) {
 	for i, a := range n.args {
 		types[i] = a.Type()
 	}
+	var buf [8]byte
 	return ev.mapRows(args, n.t, false, func(v []any) (any, error) {
 		if n.fn == "hash" {
 			h := uint32(hashSeed)
 			for i, x := range v {
 				if x != nil {
-					h = murmur3Value(x, types[i], h)
+					b, word := sparkBytes(x, types[i], &buf)
+					h = murmur3Value(b, word, h)
 				}
 			}
 			return int32(h), nil
@@ -72,7 +74,8 @@ func (ev *evaluator) hashFunction(n *callN, args []value) (value, error) {
 		h := uint64(hashSeed)
 		for i, x := range v {
 			if x != nil {
-				h = xxh64(sparkBytes(x, types[i]), h)
+				b, _ := sparkBytes(x, types[i], &buf)
+				h = xxh64(b, h)
 			}
 		}
 		return int64(h), nil
@@ -80,64 +83,61 @@ func (ev *evaluator) hashFunction(n *callN, args []value) (value, error) {
 }
 
 // sparkBytes is the form Spark hashes a value of type t in: an int's or a
-// long's little-endian bytes, or a byte array.
-func sparkBytes(x any, t schema.Type) []byte {
-	le := func(n int, v uint64) []byte {
-		b := make([]byte, n)
-		if n == 4 {
-			binary.LittleEndian.PutUint32(b, uint32(v))
-		} else {
-			binary.LittleEndian.PutUint64(b, v)
-		}
-		return b
+// long's little-endian bytes in buf (word), or a byte array.
+func sparkBytes(x any, t schema.Type, buf *[8]byte) (b []byte, word bool) {
+	int4 := func(v uint32) ([]byte, bool) {
+		binary.LittleEndian.PutUint32(buf[:], v)
+		return buf[:4], true
+	}
+	long8 := func(v uint64) ([]byte, bool) {
+		binary.LittleEndian.PutUint64(buf[:], v)
+		return buf[:8], true
 	}
 	switch v := x.(type) {
 	case bool:
 		if v {
-			return le(4, 1)
+			return int4(1)
 		}
-		return le(4, 0)
+		return int4(0)
 	case int8:
-		return le(4, uint64(int64(v)))
+		return int4(uint32(v))
 	case int16:
-		return le(4, uint64(int64(v)))
+		return int4(uint32(v))
 	case int32:
-		return le(4, uint64(int64(v)))
+		return int4(uint32(v))
 	case arrow.Date32:
-		return le(4, uint64(int64(v)))
+		return int4(uint32(v))
 	case int64:
-		return le(8, uint64(v))
+		return long8(uint64(v))
 	case arrow.Timestamp:
-		return le(8, uint64(v))
+		return long8(uint64(v))
 	case float32:
-		bits := math.Float32bits(v)
 		switch {
 		case v == 0:
-			bits = 0
+			return int4(0)
 		case v != v:
-			bits = 0x7fc00000
+			return int4(0x7fc00000)
 		}
-		return le(4, uint64(bits))
+		return int4(math.Float32bits(v))
 	case float64:
-		bits := math.Float64bits(v)
 		switch {
 		case v == 0:
-			bits = 0
+			return long8(0)
 		case v != v:
-			bits = 0x7ff8000000000000
+			return long8(0x7ff8000000000000)
 		}
-		return le(8, bits)
+		return long8(math.Float64bits(v))
 	case decimal128.Num:
 		if d, ok := t.(*schema.Decimal); ok && d.Precision <= 18 {
-			return le(8, v.LowBits())
+			return long8(v.LowBits())
 		}
-		return twosComplement(v.BigInt())
+		return twosComplement(v.BigInt()), false
 	case string:
-		return []byte(v)
+		return []byte(v), false
 	case []byte:
-		return v
+		return v, false
 	}
-	return nil
+	return nil, false
 }
 
 // twosComplement is Java's BigInteger.toByteArray: the shortest big-endian
@@ -162,19 +162,11 @@ func twosComplement(x *big.Int) []byte {
 	return out
 }
 
-// murmur3Value is Spark's Murmur3_x86_32 of x with seed h: hashInt and
-// hashLong for ints and longs (the reference algorithm on their bytes),
-// hashUnsafeBytes for byte arrays.
-func murmur3Value(x any, t schema.Type, h uint32) uint32 {
-	b := sparkBytes(x, t)
-	switch x.(type) {
-	case string, []byte:
-	case decimal128.Num:
-		if d, ok := t.(*schema.Decimal); !ok || d.Precision > 18 {
-			break
-		}
-		return murmur3Words(b, h)
-	default:
+// murmur3Value is Spark's Murmur3_x86_32 of b with seed h: hashInt and
+// hashLong for a word (the reference algorithm on its bytes),
+// hashUnsafeBytes for a byte array.
+func murmur3Value(b []byte, word bool, h uint32) uint32 {
+	if word {
 		return murmur3Words(b, h)
 	}
 	aligned := len(b) &^ 3
