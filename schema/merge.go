@@ -53,20 +53,6 @@ func mergeInto(dst, src *Struct, path string, o MergeOptions) (bool, error) {
 			df.Nullable = true
 			changed = true
 		}
-		if st, ok := df.Type.(*Struct); ok {
-			ss, ok := sf.Type.(*Struct)
-			if !ok {
-				bad = append(bad, fmt.Sprintf("column %q is %s in the table but %s in the source", name, df.Type, sf.Type))
-				continue
-			}
-			c, err := mergeInto(st, ss, name+".", o)
-			if err != nil {
-				bad = append(bad, err.Error())
-				continue
-			}
-			changed = changed || c
-			continue
-		}
 		t, c, err := mergeType(df.Type, sf.Type, name, o)
 		if err != nil {
 			bad = append(bad, err.Error())
@@ -83,10 +69,11 @@ func mergeInto(dst, src *Struct, path string, o MergeOptions) (bool, error) {
 
 // mergeType is the type of a table column of type dt written with source
 // type st: dt when st fits it, st when o allows widening dt to it, within
-// maps and arrays too, whose structs are merged as columns are.
+// structs, maps and arrays too, whose struct fields are merged as columns
+// are.
 func mergeType(dt, st Type, name string, o MergeOptions) (Type, bool, error) {
 	switch d := dt.(type) {
-	case *Struct: // an array's element or a map's key or value
+	case *Struct:
 		if s, ok := st.(*Struct); ok {
 			out := d.Clone()
 			c, err := mergeInto(out, s, name+".", o)
