@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"sync"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -31,8 +32,8 @@ type fileReader struct {
 	deleted *dv.Bitmap
 	only    *dv.Bitmap // with rowsOnly: the positions to read, instead of deleted
 	recCol  []int      // per bound.read: column of the file batch, -1 if not read by pqarrow
-	int96   []*int96Column
-	i96Col  []int         // per bound.read: index in int96, -1 if not an INT96 column
+	direct  []directColumn
+	dirCol  []int         // per bound.read: index in direct, -1 if read by pqarrow or not at all
 	values  []any         // per output column: the constant's value (nil: null)
 	consts  []arrow.Array // per output column: a constant (partition or missing column), grown on demand
 	capRows int           // length to build constants with
@@ -79,7 +80,7 @@ func (b *bound) readFile(ctx context.Context, task FileTask, emit func(arrow.Rec
 	}
 	defer pf.Close()
 	defer func() { // before the file closes
-		for _, c := range fr.int96 {
+		for _, c := range fr.direct {
 			c.close()
 		}
 	}()
@@ -103,7 +104,7 @@ func (b *bound) readFile(ctx context.Context, task FileTask, emit func(arrow.Rec
 	var base int64
 	for rg := 0; rg < pf.NumRowGroups(); rg++ {
 		n := pf.MetaData().RowGroup(rg).NumRows()
-		for _, c := range fr.int96 {
+		for _, c := range fr.direct {
 			if err := c.openRowGroup(pf, rg); err != nil {
 				return errs.Wrap(errs.CorruptTable, task.Key, err, "reading row group %d", rg)
 			}
@@ -157,19 +158,28 @@ func (fr *fileReader) matchColumns(pr *pqarrow.FileReader) []int {
 	top := manifestFields(pr.Manifest.Fields)
 	descr := pr.ParquetReader().MetaData().Schema
 	fr.recCol = make([]int, len(fr.b.read))
-	fr.i96Col = make([]int, len(fr.b.read))
+	fr.dirCol = make([]int, len(fr.b.read))
 	var cols []int
 	fieldCol := map[int]int{} // manifest field → batch column
 	for i, f := range fr.b.read {
-		fr.recCol[i], fr.i96Col[i] = -1, -1
+		fr.recCol[i], fr.dirCol[i] = -1, -1
 		j := MatchField(top, f, fr.b.mode)
 		if j < 0 {
 			continue
 		}
-		if sf := &pr.Manifest.Fields[j]; sf.IsLeaf() && descr.Column(sf.ColIndex).PhysicalType() == parquet.Types.Int96 {
-			fr.i96Col[i] = len(fr.int96)
-			fr.int96 = append(fr.int96, &int96Column{col: sf.ColIndex, maxDef: descr.Column(sf.ColIndex).MaxDefinitionLevel()})
-			continue
+		if sf := &pr.Manifest.Fields[j]; sf.IsLeaf() {
+			var dc directColumn
+			switch cd := descr.Column(sf.ColIndex); {
+			case cd.PhysicalType() == parquet.Types.Int96:
+				dc = &int96Column{chunk: chunk{col: sf.ColIndex, maxDef: cd.MaxDefinitionLevel()}}
+			case directBytes(cd, sf.Field.Type) && (fr.b.dictRead == nil || !fr.b.dictRead[i]):
+				dc = &bytesColumn{chunk: chunk{col: sf.ColIndex, maxDef: cd.MaxDefinitionLevel()}, typ: sf.Field.Type}
+			}
+			if dc != nil {
+				fr.dirCol[i] = len(fr.direct)
+				fr.direct = append(fr.direct, dc)
+				continue
+			}
 		}
 		if c, ok := fieldCol[j]; ok {
 			fr.recCol[i] = c
@@ -208,8 +218,8 @@ func (fr *fileReader) rowGroup(pr *pqarrow.FileReader, leafCols []int, rg int, b
 }
 
 // countOnly serves a scan that needs no column of the file through pqarrow
-// (only partition columns, columns the file lacks or INT96 columns): rows
-// are counted, and INT96 columns read directly.
+// (only partition columns, columns the file lacks or columns read
+// directly): batches of rows are counted out, and direct columns read.
 func (fr *fileReader) countOnly(base, n int64) (bool, error) {
 	for n > 0 {
 		if err := fr.ctx.Err(); err != nil {
@@ -230,19 +240,29 @@ func (fr *fileReader) countOnly(base, n int64) (bool, error) {
 // batch turns one file batch (rows base.. of the file) into an output batch.
 func (fr *fileReader) batch(rec arrow.RecordBatch, base int64) (bool, error) {
 	n := int(rec.NumRows())
+	sel, count := fr.selection(base, n)
+	want := sel
+	if count == 0 {
+		want = []int32{} // none, but the rows are consumed
+	}
+	direct, selected, err := fr.readDirect(n, want)
+	defer releaseAll(direct)
+	if err != nil {
+		return false, err
+	}
 	read := make([]arrow.Array, len(fr.b.read))
 	defer releaseAll(read)
 	for i, f := range fr.b.read {
 		var src arrow.Array
-		switch c, k := fr.recCol[i], fr.i96Col[i]; {
+		switch c, k := fr.recCol[i], fr.dirCol[i]; {
 		case c >= 0:
+			if count == 0 {
+				continue
+			}
 			src = rec.Column(c)
 			src.Retain()
-		case k >= 0:
-			var err error
-			if src, err = fr.int96[k].read(fr.b.mem, n); err != nil {
-				return false, errs.Wrap(errs.CorruptTable, fr.task.Key, err, "column %q", f.Name)
-			}
+		case k >= 0 && count > 0:
+			src, direct[k] = direct[k], nil
 		default:
 			continue
 		}
@@ -261,7 +281,6 @@ func (fr *fileReader) batch(rec arrow.RecordBatch, base int64) (bool, error) {
 		}
 		read[i] = a
 	}
-	sel, count := fr.selection(base, n)
 	if count == 0 {
 		return true, nil
 	}
@@ -294,7 +313,7 @@ func (fr *fileReader) batch(rec arrow.RecordBatch, base int64) (bool, error) {
 			continue
 		}
 		switch {
-		case sel == nil:
+		case sel == nil || (fr.dirCol[oc.read] >= 0 && selected[fr.dirCol[oc.read]]):
 			src.Retain()
 			cols[j] = src
 		case idxArr == nil:
@@ -328,6 +347,36 @@ func (fr *fileReader) batch(rec arrow.RecordBatch, base int64) (bool, error) {
 		out = sel
 	}
 	return fr.emit(out), nil
+}
+
+// readDirect reads the next n rows of every direct column, only the rows
+// of sel where a column can (selected), concurrently when the scan decodes
+// a file's columns at once.
+func (fr *fileReader) readDirect(n int, sel []int32) ([]arrow.Array, []bool, error) {
+	out := make([]arrow.Array, len(fr.direct))
+	selected := make([]bool, len(fr.direct))
+	failed := make([]error, len(fr.direct))
+	read := func(k int) {
+		out[k], selected[k], failed[k] = fr.direct[k].read(fr.b.mem, n, sel)
+	}
+	if fr.b.columnsAtOnce && len(fr.direct) > 1 {
+		var wg sync.WaitGroup
+		for k := range fr.direct[1:] {
+			wg.Go(func() { read(k + 1) })
+		}
+		read(0)
+		wg.Wait()
+	} else {
+		for k := range fr.direct {
+			read(k)
+		}
+	}
+	for i, f := range fr.b.read {
+		if k := fr.dirCol[i]; k >= 0 && failed[k] != nil {
+			return out, nil, errs.Wrap(errs.CorruptTable, fr.task.Key, failed[k], "column %q", f.Name)
+		}
+	}
+	return out, selected, nil
 }
 
 // filter keeps the rows of rec for which every predicate IS TRUE. It

@@ -17,11 +17,9 @@ import (
 // cannot hold dates past 2262 such as the 9999-12-31 "end of time" Spark
 // tables are full of; microseconds hold them all.
 type int96Column struct {
-	col    int // leaf column index
-	maxDef int16
-	rdr    *file.Int96ColumnChunkReader
-	vals   []parquet.Int96
-	defs   []int16
+	chunk
+	vals []parquet.Int96
+	defs []int16
 }
 
 const (
@@ -30,49 +28,32 @@ const (
 )
 
 func (c *int96Column) openRowGroup(pf *file.Reader, rg int) error {
-	c.close()
-	cr, err := pf.RowGroup(rg).Column(c.col)
-	if err != nil {
-		return err
-	}
-	r, ok := cr.(*file.Int96ColumnChunkReader)
-	if !ok {
-		return fmt.Errorf("column %d is %s, not INT96", c.col, cr.Type())
-	}
-	c.rdr = r
-	return nil
+	return c.open(pf, rg, parquet.Types.Int96)
 }
 
-// close frees the page buffers of the current row group's reader.
-func (c *int96Column) close() {
-	if c.rdr != nil {
-		c.rdr.Close()
-		c.rdr = nil
-	}
-}
-
-// read returns the next n rows as timestamp[us] (no zone; the conformer
-// sets the table's).
-func (c *int96Column) read(mem memory.Allocator, n int) (arrow.Array, error) {
+// read returns the next n rows, all of them, as timestamp[us] (no zone;
+// the conformer sets the table's).
+func (c *int96Column) read(mem memory.Allocator, n int, _ []int32) (arrow.Array, bool, error) {
+	rdr := c.rdr.(*file.Int96ColumnChunkReader)
 	if cap(c.vals) < n {
 		c.vals, c.defs = make([]parquet.Int96, n), make([]int16, n)
 	}
 	vals, defs := c.vals[:n], c.defs[:n]
 	levels, nvals := 0, 0
 	for levels < n {
-		if !c.rdr.HasNext() {
-			if err := c.rdr.Err(); err != nil {
-				return nil, err
+		if !rdr.HasNext() {
+			if err := rdr.Err(); err != nil {
+				return nil, false, err
 			}
-			return nil, fmt.Errorf("INT96 column %d ends after %d of %d rows", c.col, levels, n)
+			return nil, false, fmt.Errorf("INT96 column %d ends after %d of %d rows", c.col, levels, n)
 		}
 		var defOut []int16
 		if c.maxDef > 0 {
 			defOut = defs[levels:]
 		}
-		total, got, err := c.rdr.ReadBatch(int64(n-levels), vals[nvals:], defOut, nil)
+		total, got, err := rdr.ReadBatch(int64(n-levels), vals[nvals:], defOut, nil)
 		if err != nil {
-			return nil, err
+			return nil, false, err
 		}
 		levels += int(total)
 		nvals += got
@@ -107,7 +88,7 @@ func (c *int96Column) read(mem memory.Allocator, n int) (arrow.Array, error) {
 	}
 	d := array.NewData(&arrow.TimestampType{Unit: arrow.Microsecond}, n, []*memory.Buffer{valid, data}, nil, nulls, 0)
 	defer d.Release()
-	return array.MakeFromData(d), nil
+	return array.MakeFromData(d), false, nil
 }
 
 // int96Micros reads an INT96 (nanoseconds of the day, then the Julian day)

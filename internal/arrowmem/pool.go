@@ -167,3 +167,22 @@ func (p *poisoned) Free(b []byte) {
 	}
 	p.Pool.Free(b)
 }
+
+// Uncleared returns a buffer of n bytes from mem that the caller
+// overwrites whole: from a Pool without clearing it first (clearing every
+// byte a copy or a decoder then writes cost as much as the copy).
+func Uncleared(mem memory.Allocator, n int) *memory.Buffer {
+	if p, ok := mem.(*Pool); ok {
+		return memory.NewBufferWithAllocator(p.AllocateUncleared(n), p)
+	}
+	b := memory.NewResizableBuffer(mem)
+	b.Resize(n)
+	return b
+}
+
+// Zeroed returns a buffer of n zero bytes from mem.
+func Zeroed(mem memory.Allocator, n int) *memory.Buffer {
+	b := Uncleared(mem, n)
+	clear(b.Bytes())
+	return b
+}

@@ -40,7 +40,7 @@ func Rows(mem memory.Allocator, a arrow.Array, rows []int32) (_ arrow.Array, ok 
 	var validity *memory.Buffer
 	nulls := 0
 	if a.NullN() > 0 {
-		validity = zeroed(mem, int(bitutil.BytesForBits(int64(n))))
+		validity = arrowmem.Zeroed(mem, int(bitutil.BytesForBits(int64(n))))
 		bits := validity.Bytes()
 		for k, r := range rows {
 			if a.IsValid(int(r)) {
@@ -53,7 +53,7 @@ func Rows(mem memory.Allocator, a arrow.Array, rows []int32) (_ arrow.Array, ok 
 	var bufs []*memory.Buffer
 	switch {
 	case id == arrow.BOOL:
-		vals := zeroed(mem, int(bitutil.BytesForBits(int64(n))))
+		vals := arrowmem.Zeroed(mem, int(bitutil.BytesForBits(int64(n))))
 		src, dst := d.Buffers()[1].Bytes(), vals.Bytes()
 		for k, r := range rows {
 			if bitutil.BitIsSet(src, off+int(r)) {
@@ -62,7 +62,7 @@ func Rows(mem memory.Allocator, a arrow.Array, rows []int32) (_ arrow.Array, ok 
 		}
 		bufs = []*memory.Buffer{validity, vals}
 	case width > 0:
-		vals := sized(mem, n*width)
+		vals := arrowmem.Uncleared(mem, n*width)
 		src := d.Buffers()[1].Bytes()[off*width:]
 		dst := vals.Bytes()
 		switch width {
@@ -83,7 +83,7 @@ func Rows(mem memory.Allocator, a arrow.Array, rows []int32) (_ arrow.Array, ok 
 		for _, r := range rows {
 			total += int(offsets[r+1] - offsets[r])
 		}
-		offBuf, data := sized(mem, (n+1)*4), sized(mem, total)
+		offBuf, data := arrowmem.Uncleared(mem, (n+1)*4), arrowmem.Uncleared(mem, total)
 		outOff := arrow.Int32Traits.CastFromBytes(offBuf.Bytes())
 		dst := data.Bytes()
 		at := int32(0)
@@ -119,22 +119,4 @@ func gatherWords[T uint32 | uint64](dst []T, src []byte, rows []int32) {
 	for k, r := range rows {
 		dst[k] = words[r]
 	}
-}
-
-// sized returns a buffer of n bytes that the caller overwrites whole: from
-// the engine's pool without clearing it first (clearing every copied byte
-// cost as much as the copy).
-func sized(mem memory.Allocator, n int) *memory.Buffer {
-	if p, ok := mem.(*arrowmem.Pool); ok {
-		return memory.NewBufferWithAllocator(p.AllocateUncleared(n), p)
-	}
-	b := memory.NewResizableBuffer(mem)
-	b.Resize(n)
-	return b
-}
-
-func zeroed(mem memory.Allocator, n int) *memory.Buffer {
-	b := sized(mem, n)
-	clear(b.Bytes())
-	return b
 }
