@@ -151,7 +151,7 @@ func measureScan(c config, s *Size, r *Report, base, tag string, man *Manifest) 
 		rows += b.Inserts
 		sum += 2*b.Rows - b.Updates
 	}
-	s.WantRows, s.WantSumCounter = rows, sum
+	s.WantRows, s.WantSumCounter, s.ScanUpserts = rows, sum, c.scanUpserts
 	tables := map[string]string{}
 	volumes := map[string]runproc.Volume{}
 	checksums := map[string]*Checksum{}
@@ -321,7 +321,7 @@ func renderDV(all *Report) string {
 		if cs == caseScanAfter && len(r.Sizes) > 0 {
 			s := r.Sizes[0]
 			p("Each table had %d upserts of a %s batch (rounds 0.., each changing other keys) before the scans, not measured; "+
-				"bytes and files are those upserts' totals.\n\n", dvScanUpserts(s), fractionLabel(s.Fraction))
+				"bytes and files are those upserts' totals.\n\n", s.ScanUpserts, fractionLabel(s.Fraction))
 		}
 		p("| rows / partition | fraction | engine | op (s) | process wall (s) | CPU user+sys (s) | peak RSS (MiB) | files removed / added | DVs added | bytes written (DV files) | bytes removed | batch bytes |\n")
 		p("|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
@@ -369,17 +369,6 @@ func renderDV(all *Report) string {
 		"vector on a file fails, as does any other run that put one.\n")
 	details(&b, all)
 	return b.String()
-}
-
-// dvScanUpserts is the upserts before a scan-after size's scans: the
-// commits of its copy-on-write table (a plain copy).
-func dvScanUpserts(s *Size) int {
-	for _, run := range s.Runs {
-		if run.Engine == engineScanCoW {
-			return run.Volume.Commits
-		}
-	}
-	return 0
 }
 
 // dvTargets judges issue 26's targets on the dv suite's results: with

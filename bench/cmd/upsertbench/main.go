@@ -271,6 +271,8 @@ type Size struct {
 	// partition's rows; DeleteWhere its DELETE's predicate.
 	Fraction    float64 `json:"fraction,omitempty"`
 	DeleteWhere string  `json:"delete_where,omitempty"`
+	// ScanUpserts is the scan-after case's upserts before its scans.
+	ScanUpserts int `json:"scan_upserts,omitempty"`
 }
 
 // Report is the whole invocation, as saved to JSON and rendered.

@@ -130,9 +130,9 @@ func TestRenderDVGolden(t *testing.T) {
 	for i := range del.Runs {
 		del.Runs[i].Checksum.Rows = del.WantRows
 	}
-	scan := size(1_000_000, detailed(vol(run(engineScanCoW, 10, 12, 200, "s"), runproc.Volume{Commits: 10}), 1, 1, ""),
+	scan := size(1_000_000, detailed(vol(run(engineScanCoW, 10, 12, 200, "s"), runproc.Volume{Commits: 30}), 1, 1, ""),
 		detailed(vol(run(engineScanDV, 11, 13, 210, "s"), runproc.Volume{Commits: 11, DVsAdded: 800}), 1, 2, ""))
-	scan.Case, scan.Fraction, scan.Batch = caseScanAfter, 0.01, Batch{Bytes: 25 << 20}
+	scan.Case, scan.Fraction, scan.Batch, scan.ScanUpserts = caseScanAfter, 0.01, Batch{Bytes: 25 << 20}, 10
 	r := &Report{Header: testHeaderUpsert, RustDeltalite: "0.1.15", RustPython: "3.12.1", Suite: suiteDV, Payload: 1000, Partitions: 2,
 		FileRows: 25_000, Reps: 1, Sizes: []*Size{up(0.001, 2<<20, 1, 2<<20), up(0.01, 20<<20, 6, 30<<20), del, scan}}
 	for _, s := range r.Sizes {
