@@ -16,6 +16,9 @@ type MergeOptions struct {
 	// wider source is refused saying to widen the column with Spark or
 	// cast the source.
 	Preview bool
+	// addOnly adds fields and changes nothing else: no type, no
+	// nullability, no error for types that differ (AddFields).
+	addOnly bool
 }
 
 // Merge evolves table to accept source, as schema mode "merge" does: source
@@ -49,7 +52,7 @@ func mergeInto(dst, src *Struct, path string, o MergeOptions) (bool, error) {
 			changed = true
 			continue
 		}
-		if sf.Nullable && !df.Nullable {
+		if sf.Nullable && !df.Nullable && !o.addOnly {
 			df.Nullable = true
 			changed = true
 		}
@@ -104,7 +107,7 @@ func mergeType(dt, st Type, name string, o MergeOptions) (Type, bool, error) {
 		}
 	}
 	switch {
-	case dt.String() == st.String(), CanWiden(st, dt):
+	case dt.String() == st.String(), CanWiden(st, dt), o.addOnly:
 		return dt, false, nil
 	case o.Widen.Allows(dt, st):
 		return st, true, nil
@@ -134,47 +137,6 @@ func PreviewRefusal(name string, dt, st Type) string {
 // are not changed (WidenType widens); dt is not modified. It reports
 // whether a field was added.
 func AddFields(dt, st Type) (Type, bool) {
-	switch d := dt.(type) {
-	case *Struct:
-		s, ok := st.(*Struct)
-		if !ok {
-			return dt, false
-		}
-		fields := append([]*Field(nil), d.Fields...)
-		changed := false
-		for i, df := range d.Fields {
-			if sf := s.Field(df.Name); sf != nil {
-				if t, c := AddFields(df.Type, sf.Type); c {
-					nf := *df
-					nf.Type = t
-					fields[i], changed = &nf, true
-				}
-			}
-		}
-		for _, sf := range s.Fields {
-			if d.Field(sf.Name) == nil {
-				fields = append(fields, &Field{Name: sf.Name, Type: sf.Type, Nullable: true, Metadata: map[string]any{}})
-				changed = true
-			}
-		}
-		if !changed {
-			return dt, false
-		}
-		return &Struct{Fields: fields}, true
-	case *Array:
-		if s, ok := st.(*Array); ok {
-			if e, c := AddFields(d.Element, s.Element); c {
-				return &Array{Element: e, ContainsNull: d.ContainsNull}, true
-			}
-		}
-	case *Map:
-		if s, ok := st.(*Map); ok {
-			k, ck := AddFields(d.Key, s.Key)
-			v, cv := AddFields(d.Value, s.Value)
-			if ck || cv {
-				return &Map{Key: k, Value: v, ValueContainsNull: d.ValueContainsNull}, true
-			}
-		}
-	}
-	return dt, false
+	t, changed, _ := mergeType(dt, st, "", MergeOptions{addOnly: true}) // never fails
+	return t, changed
 }
