@@ -42,7 +42,7 @@ func Assign(b *Bound, field *schema.Field, strict bool) (*Bound, error) {
 	if sameType(from, field.Type) {
 		return b, nil
 	}
-	return newBound(&assignN{x: b.root, t: field.Type, strict: strict, col: col}, b.rels), nil
+	return newBound(&assignN{x: b.root, t: field.Type, strict: strict, col: col}, b.rels, b.loc), nil
 }
 
 // assignN is a value stored into a column of type t (named col).
@@ -158,7 +158,7 @@ func (ev *evaluator) store(arr arrow.Array, from, to schema.Type, strict bool, c
 		return ev.storeNested(m, []arrow.Array{m.Keys(), m.Items()}, []schema.Type{fm.Key, fm.Value},
 			[]schema.Type{tt.Key, tt.Value}, dt, strict, []string{col + " key", col + " value"})
 	}
-	sub := newEvaluator(ev.ctx, nil, arr.Len())
+	sub := newEvaluator(ev.ctx, nil, arr.Len(), ev.loc)
 	defer sub.close()
 	out, err := sub.cast(value{arr: arr}, from, to)
 	if err == nil {
@@ -167,7 +167,7 @@ func (ev *evaluator) store(arr arrow.Array, from, to schema.Type, strict bool, c
 	// Row by row: the first value that does not convert is named, or
 	// becomes NULL when mismatches are allowed.
 	res, err := sub.mapRows([]value{{arr: arr}}, to, true, func(v []any) (any, error) {
-		x, err := castValue(v[0], from, to)
+		x, err := castValue(v[0], from, to, ev.loc)
 		if err != nil && !strict {
 			return nil, nil
 		}

@@ -7,74 +7,39 @@ import (
 	"strings"
 	"time"
 
-	"github.com/apache/arrow-go/v18/arrow"
-
 	"github.com/deltalite-go/deltalite/internal/editdist"
 	"github.com/deltalite-go/deltalite/internal/errs"
 	"github.com/deltalite-go/deltalite/schema"
 )
 
 // Bind resolves a parsed predicate against named relations and checks that
-// it is boolean. A single relation may be keyed "" (unqualified references
-// only); with several, a column is qualified by its relation's key (s.id,
-// target.x) or, when unqualified, must exist in exactly one relation.
-// Names match case-insensitively, as Spark resolves them.
-func Bind(e Expr, rels map[string]*schema.Struct) (*Bound, error) {
-	b, err := BindValue(e, rels)
-	if err != nil {
-		return nil, err
-	}
-	t := b.root.Type()
-	if isVoid(t) {
-		return newBound(&lit{t: tBool, src: e}, rels), nil
-	}
-	if !isBool(t) {
-		return nil, bindErr("%s is of type %s, not a predicate (a boolean expression)", e, typeName(t))
-	}
-	return b, nil
-}
+// it is boolean, in a UTC session (Session.Bind takes another zone). A
+// single relation may be keyed "" (unqualified references only); with
+// several, a column is qualified by its relation's key (s.id, target.x)
+// or, when unqualified, must exist in exactly one relation. Names match
+// case-insensitively, as Spark resolves them.
+func Bind(e Expr, rels map[string]*schema.Struct) (*Bound, error) { return Session{}.Bind(e, rels) }
 
 // BindValue resolves an expression of any type, such as the value of an
-// update assignment.
+// update assignment, in a UTC session.
 func BindValue(e Expr, rels map[string]*schema.Struct) (*Bound, error) {
-	if e == nil {
-		return nil, bindErr("no expression")
-	}
-	if len(rels) == 0 {
-		return nil, bindErr("no relation to bind %s against", e)
-	}
-	for name, sc := range rels {
-		if sc == nil {
-			return nil, bindErr("relation %q has no schema", name)
-		}
-	}
-	bd := &binder{rels: rels, now: time.Now().UTC().Truncate(time.Microsecond)}
-	n, err := bd.bind(e)
-	if err != nil {
-		return nil, err
-	}
-	return newBound(n, rels), nil
+	return Session{}.BindValue(e, rels)
 }
 
-// BindTable binds a predicate against a single table schema.
-func BindTable(e Expr, sc *schema.Struct) (*Bound, error) {
-	return Bind(e, map[string]*schema.Struct{"": sc})
-}
+// BindTable binds a predicate against a single table schema in a UTC
+// session.
+func BindTable(e Expr, sc *schema.Struct) (*Bound, error) { return Session{}.BindTable(e, sc) }
 
-// ParsePredicate parses and binds a predicate on one table; errors name
-// the column of the input where the problem is.
+// ParsePredicate parses and binds a predicate on one table in a UTC
+// session; errors name the column of the input where the problem is.
 func ParsePredicate(src string, sc *schema.Struct) (*Bound, error) {
-	return Compile(src, map[string]*schema.Struct{"": sc})
+	return Session{}.ParsePredicate(src, sc)
 }
 
-// Compile parses and binds a predicate against named relations.
+// Compile parses and binds a predicate against named relations in a UTC
+// session.
 func Compile(src string, rels map[string]*schema.Struct) (*Bound, error) {
-	e, err := Parse(src)
-	if err != nil {
-		return nil, err
-	}
-	b, err := Bind(e, rels)
-	return b, withPosition(src, err)
+	return Session{}.Compile(src, rels)
 }
 
 // withPosition adds the input and column to a binding error.
@@ -108,6 +73,8 @@ type binder struct {
 	// now is the instant of CURRENT_DATE() and CURRENT_TIMESTAMP(): one per
 	// bind, so every row of an operation sees the same value.
 	now time.Time
+	// loc is the session time zone (Session).
+	loc *time.Location
 }
 
 func (b *binder) bind(e Expr) (node, error) {
@@ -115,7 +82,7 @@ func (b *binder) bind(e Expr) (node, error) {
 	case *Column:
 		return b.column(e)
 	case *Literal:
-		return bindLiteral(e)
+		return bindLiteral(e, b.loc)
 	case *Unary:
 		return b.unary(e)
 	case *Binary:
@@ -245,7 +212,7 @@ func (b *binder) unknownColumn(e *Column) error {
 	return errAt(e, "unknown column %s; %s(columns: %s)", e, hint, strings.Join(cands, ", "))
 }
 
-func bindLiteral(e *Literal) (node, error) {
+func bindLiteral(e *Literal, loc *time.Location) (node, error) {
 	switch e.Kind {
 	case LitNull:
 		return &lit{t: tVoid, natural: true}, nil
@@ -269,7 +236,7 @@ func bindLiteral(e *Literal) (node, error) {
 		return &lit{v: d, t: tDate, natural: true}, nil
 	case LitTimestamp, LitTimestampNTZ:
 		ntz := e.Kind == LitTimestampNTZ
-		ts, err := parseTimestamp(e.Text, ntz)
+		ts, err := parseTimestamp(e.Text, ntz, loc)
 		if err != nil {
 			return nil, errAt(e, "TIMESTAMP literal: %v", err)
 		}
@@ -277,7 +244,11 @@ func bindLiteral(e *Literal) (node, error) {
 		if ntz {
 			t = tTimestampNTZ
 		}
-		return &lit{v: ts, t: t, natural: true}, nil
+		out := &lit{v: ts, t: t, natural: true}
+		if loc != time.UTC && !ntz {
+			out.src = e // renders as written: the same instant again in the same session
+		}
+		return out, nil
 	}
 	return nil, errAt(e, "unknown literal")
 }
@@ -416,12 +387,12 @@ func (b *binder) unify(ns []node, srcs []Expr, whole Expr) ([]node, error) {
 				t, changed = l.t, true
 				continue
 			}
-			if litFits(l, t) {
+			if litFits(l, t, b.loc) {
 				continue
 			}
 			lt := l.t
 			if isString(lt) && !isString(t) {
-				v, vt, err := stringValue(l.v.(string), t)
+				v, vt, err := stringValue(l.v.(string), t, b.loc)
 				if err != nil {
 					return nil, errAt(srcs[i], "cannot compare %s with %s: %v", typeName(t), srcs[i], err)
 				}
@@ -461,7 +432,7 @@ func (b *binder) coerce(n node, t schema.Type, src Expr) (node, error) {
 		return n, nil
 	}
 	if l, ok := n.(*lit); ok {
-		v, err := convertLit(l, t)
+		v, err := convertLit(l, t, b.loc)
 		if err != nil && b.lazy > 0 && canCast(l.t, t) {
 			return &castN{x: l, t: t, implicit: true}, nil
 		}
@@ -474,6 +445,12 @@ func (b *binder) coerce(n node, t schema.Type, src Expr) (node, error) {
 			// same way again against the same operand.
 			c.src = unbind(l, false)
 		}
+		if c.src == nil && isType(t, schema.Timestamp) && b.loc != time.UTC {
+			// The text of the instant would read as another one in this
+			// zone: render the constant it came from, which coerces the
+			// same way again in the same session.
+			c.src = unbind(l, false)
+		}
 		return c, nil
 	}
 	if !canCast(n.Type(), t) {
@@ -484,27 +461,27 @@ func (b *binder) coerce(n node, t schema.Type, src Expr) (node, error) {
 
 // litFits reports whether a literal converts to t without changing its
 // value, so that the other operands need not widen.
-func litFits(l *lit, t schema.Type) bool {
+func litFits(l *lit, t schema.Type, loc *time.Location) bool {
 	if isNumeric(l.t) && isNumeric(t) {
 		_, ok := exactNumber(l.v, l.t, t)
 		return ok
 	}
 	if isString(l.t) && isNumeric(t) {
-		v, vt, err := stringValue(l.v.(string), t)
+		v, vt, err := stringValue(l.v.(string), t, loc)
 		if err != nil {
 			return false
 		}
 		_, ok := exactNumber(v, vt, t)
 		return ok
 	}
-	_, err := convertLit(l, t)
+	_, err := convertLit(l, t, loc)
 	return err == nil
 }
 
 // convertLit converts a literal's value to type t as an implicit coercion:
 // to a float by rounding, to other numbers only when exact, strings by
 // parsing.
-func convertLit(l *lit, t schema.Type) (any, error) {
+func convertLit(l *lit, t schema.Type, loc *time.Location) (any, error) {
 	from := l.t
 	switch {
 	case l.v == nil:
@@ -514,7 +491,7 @@ func convertLit(l *lit, t schema.Type) (any, error) {
 	case isNumeric(from) && isNumeric(t):
 		return convertNumber(l.v, from, t, literalExpr(l).String())
 	case isString(from):
-		v, vt, err := stringValue(l.v.(string), t)
+		v, vt, err := stringValue(l.v.(string), t, loc)
 		if err != nil {
 			return nil, err
 		}
@@ -522,10 +499,8 @@ func convertLit(l *lit, t schema.Type) (any, error) {
 			return convertNumber(v, vt, t, quoteString(l.v.(string)))
 		}
 		return v, nil
-	case isType(from, schema.Date) && isTimestamp(t):
-		return arrow.Timestamp(int64(l.v.(arrow.Date32)) * microsPerDay), nil
-	case isTimestamp(from) && isTimestamp(t):
-		return l.v, nil
+	case isType(from, schema.Date) && isTimestamp(t), isTimestamp(from) && isTimestamp(t):
+		return castValue(l.v, from, t, loc)
 	case isType(from, schema.Binary) && isString(t):
 		return string(l.v.([]byte)), nil
 	}
@@ -741,7 +716,7 @@ func (b *binder) fold(n node, src Expr) (node, error) {
 	if hasColumns(n) {
 		return n, nil
 	}
-	v, err := constValue(n)
+	v, err := constValue(n, b.loc)
 	if err != nil && b.lazy > 0 {
 		return n, nil
 	}

@@ -1,6 +1,8 @@
 package expr
 
 import (
+	"time"
+
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/bitutil"
@@ -146,7 +148,7 @@ func (ev *evaluator) nullSafe(eq, l, r value) value {
 // truthMask is a null-free mask of where m IS TRUE, or with want false,
 // where it IS NOT TRUE.
 func truthMask(mem memory.Allocator, m *array.Boolean, want bool) *array.Boolean {
-	ev := &evaluator{mem: mem, n: m.Len()}
+	ev := &evaluator{mem: mem, n: m.Len(), loc: time.UTC}
 	v, _ := ev.isBool(value{arr: m}, true, !want)
 	return v.arr.(*array.Boolean)
 }

@@ -5,6 +5,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
@@ -188,11 +189,12 @@ type Bound struct {
 	rels  map[string]*schema.Struct
 	cache *constCache
 	refs  map[node][]*colRef // the columns each node reads
+	loc   *time.Location     // the session time zone it was bound in
 }
 
 // newBound computes what file decisions need once per expression.
-func newBound(root node, rels map[string]*schema.Struct) *Bound {
-	b := &Bound{root: root, rels: rels, cache: &constCache{}, refs: map[node][]*colRef{}}
+func newBound(root node, rels map[string]*schema.Struct, loc *time.Location) *Bound {
+	b := &Bound{root: root, rels: rels, cache: &constCache{}, refs: map[node][]*colRef{}, loc: loc}
 	var collect func(n node) []*colRef
 	collect = func(n node) []*colRef {
 		var out []*colRef

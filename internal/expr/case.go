@@ -324,7 +324,7 @@ func (ev *evaluator) on(rows []int32, n node) (arrow.Array, error) {
 			c.Release()
 		}
 	}
-	sub := newEvaluator(ev.ctx, inputs, len(rows))
+	sub := newEvaluator(ev.ctx, inputs, len(rows), ev.loc)
 	defer sub.close()
 	v, err := sub.eval(n)
 	if err != nil {

@@ -6,6 +6,7 @@ import (
 	"math/big"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -18,7 +19,8 @@ import (
 )
 
 // cast converts v from type from to type to with Spark's ANSI cast: a
-// value that does not convert is an error, never a silent null.
+// value that does not convert is an error, never a silent null. A
+// TIMESTAMP is read in the session time zone.
 func (ev *evaluator) cast(v value, from, to schema.Type) (value, error) {
 	if sameType(from, to) {
 		if v.arr != nil {
@@ -36,13 +38,14 @@ func (ev *evaluator) cast(v value, from, to schema.Type) (value, error) {
 	}
 	if v.arr != nil {
 		// Same physical values under another type: share the buffers.
-		if isTimestamp(from) && isTimestamp(to) ||
+		utc := ev.loc == time.UTC
+		if isTimestamp(from) && isTimestamp(to) && (utc || sameType(from, to)) ||
 			isString(from) && isType(to, schema.Binary) || isType(from, schema.Binary) && isString(to) {
 			return value{arr: reinterpret(v.arr, dt)}, nil
 		}
 		plain := func(t schema.Type) bool { return isIntegral(t) || isFloating(t) }
 		// Floats to integers go row by row: NaN and infinities are errors.
-		if plain(from) && plain(to) && !(isFloating(from) && isIntegral(to)) || isType(from, schema.Date) && isTimestamp(to) {
+		if plain(from) && plain(to) && !(isFloating(from) && isIntegral(to)) || isType(from, schema.Date) && isTimestamp(to) && (utc || isType(to, schema.TimestampNTZ)) {
 			opts := compute.SafeCastOptions(dt)
 			opts.AllowFloatTruncate = true
 			out, err := compute.CastArray(ev.ctx, v.arr, opts)
@@ -52,7 +55,7 @@ func (ev *evaluator) cast(v value, from, to schema.Type) (value, error) {
 			return value{arr: out}, nil
 		}
 	}
-	return ev.mapRows([]value{v}, to, true, func(x []any) (any, error) { return castValue(x[0], from, to) })
+	return ev.mapRows([]value{v}, to, true, func(x []any) (any, error) { return castValue(x[0], from, to, ev.loc) })
 }
 
 func reinterpret(a arrow.Array, dt arrow.DataType) arrow.Array {
@@ -66,16 +69,22 @@ func castErr(v any, from, to schema.Type) error {
 	return errs.New(errs.InvalidArgument, "", "cannot cast %s %s to %s", typeName(from), formatValue(v, from), typeName(to))
 }
 
-// castValue converts one non-null value (nil stays nil).
-func castValue(v any, from, to schema.Type) (any, error) {
+// castValue converts one non-null value (nil stays nil), a TIMESTAMP
+// read in time zone loc: its local date and time are what a cast to a
+// DATE, a TIMESTAMP_NTZ or a string takes, and a DATE, TIMESTAMP_NTZ or
+// text without a zone is read as a local date-time there.
+func castValue(v any, from, to schema.Type, loc *time.Location) (any, error) {
 	if v == nil || sameType(from, to) {
 		return v, nil
 	}
 	if isString(to) {
+		if isType(from, schema.Timestamp) {
+			return formatTimestamp(arrow.Timestamp(localMicros(loc, int64(v.(arrow.Timestamp))))), nil
+		}
 		return formatValue(v, from), nil
 	}
 	if isString(from) {
-		return castString(v.(string), to)
+		return castString(v.(string), to, loc)
 	}
 	switch {
 	case isType(from, schema.Binary) || isType(to, schema.Binary):
@@ -85,7 +94,7 @@ func castValue(v any, from, to schema.Type) (any, error) {
 		if v.(bool) {
 			n = 1
 		}
-		return castValue(n, tLong, to)
+		return castValue(n, tLong, to, loc)
 	case isNumeric(from) && isBool(to):
 		r, ok := toRat(v, from)
 		if !ok {
@@ -95,17 +104,20 @@ func castValue(v any, from, to schema.Type) (any, error) {
 		return r.Sign() != 0, nil
 	case isNumeric(from) && isNumeric(to):
 		return castNumber(v, from, to)
-	case isType(from, schema.Date) && isTimestamp(to):
+	case isType(from, schema.Date) && isType(to, schema.TimestampNTZ):
 		return arrow.Timestamp(int64(v.(arrow.Date32)) * microsPerDay), nil
+	case isType(from, schema.Date) && isTimestamp(to):
+		return arrow.Timestamp(zonedMicros(loc, int64(v.(arrow.Date32))*microsPerDay)), nil
 	case isTimestamp(from) && isType(to, schema.Date):
 		us := int64(v.(arrow.Timestamp))
-		days := us / microsPerDay
-		if us%microsPerDay < 0 {
-			days--
+		if isType(from, schema.Timestamp) {
+			us = localMicros(loc, us)
 		}
-		return arrow.Date32(days), nil
-	case isTimestamp(from) && isTimestamp(to):
-		return v, nil
+		return arrow.Date32(floorDiv(us, microsPerDay)), nil
+	case isType(from, schema.Timestamp) && isType(to, schema.TimestampNTZ):
+		return arrow.Timestamp(localMicros(loc, int64(v.(arrow.Timestamp)))), nil
+	case isType(from, schema.TimestampNTZ) && isType(to, schema.Timestamp):
+		return arrow.Timestamp(zonedMicros(loc, int64(v.(arrow.Timestamp)))), nil
 	}
 	return nil, castErr(v, from, to)
 }
@@ -154,8 +166,8 @@ func castNumber(v any, from, to schema.Type) (any, error) {
 }
 
 // castString parses a string as Spark's cast does, surrounding spaces
-// ignored.
-func castString(s string, to schema.Type) (any, error) {
+// ignored, a timestamp without a zone read in loc.
+func castString(s string, to schema.Type, loc *time.Location) (any, error) {
 	fail := func() error {
 		return errs.New(errs.InvalidArgument, "", "cannot cast %s to %s", quoteString(s), typeName(to))
 	}
@@ -185,7 +197,7 @@ func castString(s string, to schema.Type) (any, error) {
 		}
 		return f, nil
 	case isNumeric(to):
-		v, vt, err := stringValue(t, to)
+		v, vt, err := stringValue(t, to, loc)
 		if err != nil {
 			return nil, fail()
 		}
@@ -198,7 +210,7 @@ func castString(s string, to schema.Type) (any, error) {
 		}
 		return out, nil
 	}
-	v, _, err := stringValue(s, to)
+	v, _, err := stringValue(s, to, loc)
 	if err != nil {
 		return nil, errs.New(errs.InvalidArgument, "", "cannot cast %s to %s: %v", quoteString(s), typeName(to), err)
 	}

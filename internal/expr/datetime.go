@@ -12,8 +12,9 @@ import (
 
 // The datetime functions Spark allows in generated columns besides year,
 // month and day (GeneratedColumn's partition expressions): hour, minute,
-// second, date_format, date_trunc and trunc. Timestamps are read in UTC, as
-// a Spark session with spark.sql.session.timeZone=UTC reads them.
+// second, date_format, date_trunc and trunc. A TIMESTAMP is read in the
+// session time zone (Session), as Spark reads it in
+// spark.sql.session.timeZone.
 
 // bindDatetime binds hour, minute, second, date_format, date_trunc and
 // trunc.
@@ -105,7 +106,7 @@ func (ev *evaluator) datetimeFunction(n *callN, args []value) (value, error) {
 	switch n.fn {
 	case "hour", "minute", "second":
 		return ev.mapRows(args, tInt, true, func(v []any) (any, error) {
-			tm := microsTime(int64(v[0].(arrow.Timestamp)))
+			tm := ev.localTime(v[0], n.args[0].Type())
 			switch n.fn {
 			case "hour":
 				return int32(tm.Hour()), nil
@@ -125,11 +126,15 @@ func (ev *evaluator) datetimeFunction(n *callN, args []value) (value, error) {
 					return nil, fmt.Errorf("date_format format %q: %w", s, perr)
 				}
 			}
-			return p.format(microsTime(int64(v[0].(arrow.Timestamp)))), nil
+			return p.format(ev.localTime(v[0], n.args[0].Type())), nil
 		})
 	case "date_trunc":
 		return ev.mapRows(args, tTimestamp, true, func(v []any) (any, error) {
-			us, ok := truncTimestamp(v[0].(string), int64(v[1].(arrow.Timestamp)))
+			us := int64(v[1].(arrow.Timestamp))
+			if isType(n.args[1].Type(), schema.TimestampNTZ) {
+				us = zonedMicros(ev.loc, us) // Spark casts it to a TIMESTAMP
+			}
+			us, ok := truncTimestampIn(ev.loc, v[0].(string), us)
 			if !ok {
 				return nil, nil // Spark: an unknown unit gives NULL
 			}
@@ -185,6 +190,38 @@ func addMonths(days, n int32) int32 {
 }
 
 func microsTime(us int64) time.Time { return time.UnixMicro(us).UTC() }
+
+// localTime is the local date-time of a value of type t, a TIMESTAMP
+// read in the session time zone (a TIMESTAMP_NTZ is one already), as a
+// time.Time in UTC.
+func (ev *evaluator) localTime(v any, t schema.Type) time.Time {
+	us := int64(v.(arrow.Timestamp))
+	if isType(t, schema.Timestamp) {
+		us = localMicros(ev.loc, us)
+	}
+	return microsTime(us)
+}
+
+// truncTimestampIn is Spark's DateTimeUtils.truncTimestamp in time zone
+// loc: units up to a second on the instant; MINUTE, HOUR and DAY truncate
+// the local date-time and keep its offset where it is still valid
+// (ZonedDateTime.truncatedTo); WEEK and up start the local day the
+// truncated date begins (LocalDate.atStartOfDay).
+func truncTimestampIn(loc *time.Location, unit string, us int64) (int64, bool) {
+	switch strings.ToUpper(unit) {
+	case "MICROSECOND", "MILLISECOND", "SECOND":
+		return truncTimestamp(unit, us)
+	}
+	w, ok := truncTimestamp(unit, localMicros(loc, us))
+	if !ok {
+		return 0, false
+	}
+	switch strings.ToUpper(unit) {
+	case "MINUTE", "HOUR", "DAY", "DD":
+		return zonedMicrosKeeping(loc, w, offsetMicros(loc, us)), true
+	}
+	return zonedMicros(loc, w), true
+}
 
 // truncTimestamp is Spark's date_trunc(unit, ts) on microseconds since the
 // epoch (UTC); false for a unit Spark does not know.

@@ -43,6 +43,12 @@ var datetimeExprs = []string{
 
 func datetimeBatch(t *testing.T) (*schema.Struct, arrow.RecordBatch) {
 	t.Helper()
+	return datetimeBatchOf(t, datetimeRows)
+}
+
+// datetimeBatchOf is the batch of rows (n, ts, d).
+func datetimeBatchOf(t *testing.T, datetimeRows []struct{ ts, d string }) (*schema.Struct, arrow.RecordBatch) {
+	t.Helper()
 	sc := &schema.Struct{Fields: []*schema.Field{
 		{Name: "n", Type: &schema.Primitive{Name: schema.Integer}, Nullable: true},
 		{Name: "ts", Type: &schema.Primitive{Name: schema.Timestamp}, Nullable: true},

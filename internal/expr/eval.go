@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -46,7 +47,7 @@ func (b *Bound) EvalInputs(ctx context.Context, inputs map[string]arrow.RecordBa
 		}
 		n = int(rec.NumRows())
 	}
-	ev := newEvaluator(ctx, inputs, n)
+	ev := newEvaluator(ctx, inputs, n, b.loc)
 	defer ev.close()
 	defer func() {
 		// Arrow kernels panic on some malformed input; report it as an error.
@@ -158,11 +159,12 @@ type evaluator struct {
 	inputs map[string]arrow.RecordBatch
 	n      int
 	cols   map[string]arrow.Array
+	loc    *time.Location // the session time zone
 }
 
-func newEvaluator(ctx context.Context, inputs map[string]arrow.RecordBatch, n int) *evaluator {
+func newEvaluator(ctx context.Context, inputs map[string]arrow.RecordBatch, n int, loc *time.Location) *evaluator {
 	mem := exec.GetAllocator(ctx)
-	return &evaluator{ctx: exec.WithAllocator(ctx, mem), mem: mem, inputs: inputs, n: n, cols: map[string]arrow.Array{}}
+	return &evaluator{ctx: exec.WithAllocator(ctx, mem), mem: mem, inputs: inputs, n: n, cols: map[string]arrow.Array{}, loc: loc}
 }
 
 func (ev *evaluator) close() {
@@ -387,8 +389,8 @@ func withParentNulls(mem memory.Allocator, parent *array.Struct, child arrow.Arr
 }
 
 // constValue evaluates an expression without columns.
-func constValue(n node) (v any, err error) {
-	ev := newEvaluator(context.Background(), nil, 1)
+func constValue(n node, loc *time.Location) (v any, err error) {
+	ev := newEvaluator(context.Background(), nil, 1, loc)
 	defer ev.close()
 	defer func() {
 		if r := recover(); r != nil {

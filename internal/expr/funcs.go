@@ -104,7 +104,7 @@ func (b *binder) call(e *Call) (node, error) {
 	case "hour", "minute", "second", "date_format", "date_trunc", "trunc":
 		return b.bindDatetime(e)
 	case "current_date":
-		return &lit{v: arrow.Date32(b.now.Unix() / 86400), t: tDate, src: e}, nil
+		return &lit{v: arrow.Date32(floorDiv(localMicros(b.loc, b.now.UnixMicro()), microsPerDay)), t: tDate, src: e}, nil
 	case "current_timestamp", "now":
 		return &lit{v: arrow.Timestamp(b.now.UnixMicro()), t: tTimestamp, src: e}, nil
 	case "lpad", "rpad":
@@ -347,11 +347,11 @@ func (ev *evaluator) function(n *callN) (value, error) {
 			return ev.timeFunction(n, args)
 		}
 		from := n.args[0].Type()
-		return ev.mapRows(args, tDate, true, func(v []any) (any, error) { return castValue(v[0], from, tDate) })
+		return ev.mapRows(args, tDate, true, func(v []any) (any, error) { return castValue(v[0], from, tDate, ev.loc) })
 	case "year", "month", "day", "dayofmonth", "dayofyear", "quarter", "dayofweek", "weekday", "weekofyear", "last_day":
 		from := n.args[0].Type()
 		return ev.mapRows(args, n.t, true, func(v []any) (any, error) {
-			d, err := castValue(v[0], from, tDate)
+			d, err := castValue(v[0], from, tDate, ev.loc)
 			if err != nil {
 				return nil, err
 			}

@@ -190,9 +190,9 @@ const microsPerDay = 86400 * 1e6
 
 // parseTimestamp reads a timestamp as Spark does: a date, then optionally
 // [ T]hh:mm[:ss[.ffffff]] and a zone (Z, UTC, GMT, +hh[:mm]). Without a
-// zone the time is UTC (this engine's session time zone). ntz rejects a
-// zone. The result is microseconds since the epoch.
-func parseTimestamp(s string, ntz bool) (arrow.Timestamp, error) {
+// zone the time is local to loc, the session time zone. ntz rejects a
+// zone (and ignores loc). The result is microseconds since the epoch.
+func parseTimestamp(s string, ntz bool, loc *time.Location) (arrow.Timestamp, error) {
 	s = strings.TrimSpace(s)
 	bad := fmt.Errorf("%q is not a valid timestamp", s)
 	y, mo, d, rest, err := splitDate(s)
@@ -200,8 +200,14 @@ func parseTimestamp(s string, ntz bool) (arrow.Timestamp, error) {
 		return 0, bad
 	}
 	us := daysFromCivil(y, mo, d) * microsPerDay
+	local := func(us int64) (arrow.Timestamp, error) {
+		if ntz {
+			return arrow.Timestamp(us), nil
+		}
+		return arrow.Timestamp(zonedMicros(loc, us)), nil
+	}
 	if rest == "" {
-		return arrow.Timestamp(us), nil
+		return local(us)
 	}
 	if rest[0] != ' ' && rest[0] != 'T' {
 		return 0, bad
@@ -250,7 +256,7 @@ func parseTimestamp(s string, ntz bool) (arrow.Timestamp, error) {
 	}
 	rest = strings.TrimSpace(rest)
 	if rest == "" {
-		return arrow.Timestamp(us), nil
+		return local(us)
 	}
 	if ntz {
 		return 0, fmt.Errorf("%q has a time zone, which a TIMESTAMP_NTZ cannot hold", s)
@@ -463,7 +469,7 @@ func asFloat(v any) (float64, bool) {
 // stringValue parses the text of a string literal as a value of type t,
 // as Spark casts a string; numbers are parsed by the literal rules and may
 // then need widening, which the caller decides.
-func stringValue(s string, t schema.Type) (any, schema.Type, error) {
+func stringValue(s string, t schema.Type, loc *time.Location) (any, schema.Type, error) {
 	trimmed := strings.TrimSpace(s)
 	switch {
 	case isNumeric(t):
@@ -503,7 +509,7 @@ func stringValue(s string, t schema.Type) (any, schema.Type, error) {
 		d, err := parseDate(s)
 		return d, tDate, err
 	case schema.Timestamp, schema.TimestampNTZ:
-		ts, err := parseTimestamp(s, isType(t, schema.TimestampNTZ))
+		ts, err := parseTimestamp(s, isType(t, schema.TimestampNTZ), loc)
 		return ts, t, err
 	case schema.Void:
 		return s, tString, nil

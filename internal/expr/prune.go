@@ -3,6 +3,7 @@ package expr
 import (
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
 
@@ -59,7 +60,7 @@ func Decide(pred *Bound, f File) Tristate {
 	if f.Stats != nil && f.Stats.NumRecords == 0 {
 		return False
 	}
-	d := &decider{rel: rel, pv: f.PartitionValues, fs: f.Stats, cache: pred.cache, refs: pred.refs}
+	d := &decider{rel: rel, pv: f.PartitionValues, fs: f.Stats, cache: pred.cache, refs: pred.refs, loc: pred.loc}
 	o := d.analyze(pred.root)
 	switch {
 	case o == oTrue:
@@ -170,6 +171,7 @@ type decider struct {
 	fs    *stats.File
 	cache *constCache
 	refs  map[node][]*colRef
+	loc   *time.Location
 }
 
 // partitionValue is the value of a top-level column of the file's relation
@@ -219,7 +221,7 @@ func (d *decider) constant(n node) (any, bool) {
 	if r, ok := d.cache.get(k); ok {
 		return r.v, r.ok
 	}
-	v, err := constValue(d.substitute(n))
+	v, err := constValue(d.substitute(n), d.loc)
 	d.cache.put(k, constResult{v: v, ok: err == nil})
 	return v, err == nil
 }

@@ -158,6 +158,13 @@ func sparkValues(rows []map[string]any, i int) []string {
 // CAST(... AS STRING).
 func sparkAgrees(t *testing.T, s *peers.SparkSession, sc *schema.Struct, rec arrow.RecordBatch, exprs, vals []string, cols string) {
 	t.Helper()
+	sparkAgreesIn(t, s, Session{}, sc, rec, exprs, vals, cols)
+}
+
+// sparkAgreesIn is sparkAgrees with the expressions bound in session
+// sess, whose zone the Spark session must have.
+func sparkAgreesIn(t *testing.T, s *peers.SparkSession, sess Session, sc *schema.Struct, rec arrow.RecordBatch, exprs, vals []string, cols string) {
+	t.Helper()
 	var sel []string
 	for i, e := range exprs {
 		sel = append(sel, fmt.Sprintf("CAST(%s AS STRING) AS v%d", e, i))
@@ -165,7 +172,7 @@ func sparkAgrees(t *testing.T, s *peers.SparkSession, sc *schema.Struct, rec arr
 	q := "SELECT n, " + strings.Join(sel, ", ") + " FROM VALUES " + strings.Join(vals, ", ") + " AS t(" + cols + ")"
 	rows := sparkRows(t, s, q, int(rec.NumRows()))
 	for i, e := range exprs {
-		b, err := BindValue(mustParse(t, "CAST("+e+" AS STRING)"), map[string]*schema.Struct{"": sc})
+		b, err := sess.BindValue(mustParse(t, "CAST("+e+" AS STRING)"), map[string]*schema.Struct{"": sc})
 		if err != nil {
 			t.Errorf("%s: %v", e, err)
 			continue

@@ -20,7 +20,8 @@ import (
 // next_day, each computed as Spark 4 computes it with ANSI mode on (its
 // default): a value that does not parse or overflows is an error, never a
 // silent NULL. Spark evaluates them in the session time zone
-// (spark.sql.session.timeZone) of the writer; this engine's is UTC (see
+// (spark.sql.session.timeZone) of the writer, and so do these, in the
+// Session the expression was bound in (UTC unless given; see
 // docs/generated-columns.md).
 
 // defaultTimestampPattern is the pattern unix_timestamp and from_unixtime
@@ -217,7 +218,7 @@ func (ev *evaluator) timeFunction(n *callN, args []value) (value, error) {
 			if sec > math.MaxInt64/1_000_000 || sec < math.MinInt64/1_000_000 {
 				return nil, errs.New(errs.InvalidArgument, "", "from_unixtime: %d seconds overflow a timestamp", sec)
 			}
-			return p.format(microsTime(sec * 1e6)), nil
+			return p.format(microsTime(localMicros(ev.loc, sec*1e6))), nil
 		})
 	case "unix_timestamp", "to_unix_timestamp":
 		from := n.args[0].Type()
@@ -227,13 +228,13 @@ func (ev *evaluator) timeFunction(n *callN, args []value) (value, error) {
 			case isTimestamp(from):
 				return floorDiv(int64(v[0].(arrow.Timestamp)), 1e6), nil
 			case isType(from, schema.Date):
-				return int64(v[0].(arrow.Date32)) * 86400, nil
+				return floorDiv(zonedMicros(ev.loc, int64(v[0].(arrow.Date32))*microsPerDay), 1e6), nil
 			}
 			us, err := cache.parse(v[0].(string), v[1].(string), n.fn)
 			if err != nil {
 				return nil, err
 			}
-			return floorDiv(us, 1e6), nil
+			return floorDiv(zonedMicros(ev.loc, us), 1e6), nil
 		})
 	case "to_timestamp", "to_date":
 		cache := patternCache{}
@@ -243,13 +244,13 @@ func (ev *evaluator) timeFunction(n *callN, args []value) (value, error) {
 				return nil, err
 			}
 			if n.fn == "to_date" {
-				return arrow.Date32(floorDiv(us, microsPerDay)), nil
+				return arrow.Date32(floorDiv(us, microsPerDay)), nil // the local date read
 			}
-			return arrow.Timestamp(us), nil
+			return arrow.Timestamp(zonedMicros(ev.loc, us)), nil
 		})
 	case "months_between":
 		return ev.mapRows(args, tDouble, true, func(v []any) (any, error) {
-			return monthsBetween(int64(v[0].(arrow.Timestamp)), int64(v[1].(arrow.Timestamp)), v[2].(bool)), nil
+			return monthsBetween(ev.loc, int64(v[0].(arrow.Timestamp)), int64(v[1].(arrow.Timestamp)), v[2].(bool)), nil
 		})
 	case "make_date":
 		return ev.mapRows(args, tDate, true, func(v []any) (any, error) {
@@ -270,14 +271,24 @@ func (ev *evaluator) timeFunction(n *callN, args []value) (value, error) {
 			return arrow.Date32(start + 1 + ((dow-1-start)%7+7)%7), nil
 		})
 	case "timestampadd":
+		loc := ev.loc
+		if !isType(n.t, schema.Timestamp) {
+			loc = time.UTC // a TIMESTAMP_NTZ adds to its local date-time
+		}
 		return ev.mapRows(args, n.t, true, func(v []any) (any, error) {
-			us, err := timestampAdd(v[0].(string), v[1].(int32), int64(v[2].(arrow.Timestamp)))
+			us, err := timestampAddIn(loc, v[0].(string), v[1].(int32), int64(v[2].(arrow.Timestamp)))
 			return arrow.Timestamp(us), err
 		})
 	}
 	// timestampdiff
+	loc := ev.loc
+	if !isType(n.args[1].Type(), schema.Timestamp) {
+		loc = time.UTC // both TIMESTAMP_NTZ (else both were cast to TIMESTAMP)
+	}
 	return ev.mapRows(args, tLong, true, func(v []any) (any, error) {
-		return timestampDiff(v[0].(string), int64(v[1].(arrow.Timestamp)), int64(v[2].(arrow.Timestamp))), nil
+		// Spark's timestampDiff: ChronoUnit.between the local date-times,
+		// every unit on the local time-line.
+		return timestampDiff(v[0].(string), localMicros(loc, int64(v[1].(arrow.Timestamp))), localMicros(loc, int64(v[2].(arrow.Timestamp)))), nil
 	})
 }
 
@@ -320,12 +331,13 @@ func dayOfWeek(s string) (int64, bool) {
 	return 0, false
 }
 
-// monthsBetween is Spark's DateTimeUtils.monthsBetween in UTC: whole
-// months when the days of month agree or both are their month's last,
-// else the difference in seconds over 31 days added, rounded to 8 digits
-// when roundOff.
-func monthsBetween(us1, us2 int64, roundOff bool) float64 {
-	d1, d2 := floorDiv(us1, microsPerDay), floorDiv(us2, microsPerDay)
+// monthsBetween is Spark's DateTimeUtils.monthsBetween in time zone loc:
+// whole months between the local dates when their days of month agree or
+// both are their month's last, else the difference of the days and of the
+// seconds elapsed since each local day began over 31 days added, rounded
+// to 8 digits when roundOff.
+func monthsBetween(loc *time.Location, us1, us2 int64, roundOff bool) float64 {
+	d1, d2 := floorDiv(localMicros(loc, us1), microsPerDay), floorDiv(localMicros(loc, us2), microsPerDay)
 	t1, t2 := time.Unix(d1*86400, 0).UTC(), time.Unix(d2*86400, 0).UTC()
 	toEnd := func(t time.Time) int {
 		return time.Date(t.Year(), t.Month()+1, 0, 0, 0, 0, 0, time.UTC).Day() - t.Day()
@@ -334,7 +346,7 @@ func monthsBetween(us1, us2 int64, roundOff bool) float64 {
 	if t1.Day() == t2.Day() || toEnd(t1) == 0 && toEnd(t2) == 0 {
 		return monthDiff
 	}
-	sec1, sec2 := (us1-d1*microsPerDay)/1e6, (us2-d2*microsPerDay)/1e6
+	sec1, sec2 := (us1-zonedMicros(loc, d1*microsPerDay))/1e6, (us2-zonedMicros(loc, d2*microsPerDay))/1e6
 	secondsDiff := int64(t1.Day()-t2.Day())*86400 + sec1 - sec2
 	diff := monthDiff + float64(secondsDiff)/float64(31*86400)
 	if roundOff {
@@ -345,6 +357,25 @@ func monthsBetween(us1, us2 int64, roundOff bool) float64 {
 
 // javaRound is Java's Math.round on a double (half up), as a float.
 func javaRound(x float64) float64 { return math.Floor(x + 0.5) }
+
+// timestampAddIn is Spark's DateTimeUtils.timestampAdd in time zone loc:
+// units up to an hour add their length to the instant; days, weeks and
+// months add to the local date-time, which keeps its offset where it is
+// still valid (ZonedDateTime.plusDays, plusMonths).
+func timestampAddIn(loc *time.Location, unit string, n int32, us int64) (int64, error) {
+	if _, small := timeUnitMicros[unit]; small || loc == time.UTC {
+		return timestampAdd(unit, n, us)
+	}
+	w, err := timestampAdd(unit, n, localMicros(loc, us))
+	if err != nil {
+		return 0, err
+	}
+	return zonedMicrosKeeping(loc, w, offsetMicros(loc, us)), nil
+}
+
+// timeUnitMicros are the units of timestampadd and timestampdiff that
+// count on the instant time-line, with their length.
+var timeUnitMicros = map[string]int64{"MICROSECOND": 1, "MILLISECOND": 1000, "SECOND": 1e6, "MINUTE": 60e6, "HOUR": 3600e6}
 
 // timestampAdd is Spark's DateTimeUtils.timestampAdd in UTC: units up to
 // a day add their length, months (quarters, years) add calendar months
@@ -387,12 +418,12 @@ func addMonthsLong(days, n int64) int64 {
 	return floorDiv(out.Unix(), 86400)
 }
 
-// timestampDiff is Spark's DateTimeUtils.timestampDiff in UTC: Java's
+// timestampDiff is Spark's DateTimeUtils.timestampDiff on two local
+// date-times (microseconds read as UTC): Java's
 // ChronoUnit.between on the two local date-times, whole units truncated
 // toward zero (a month counts when the day and time of month are reached).
 func timestampDiff(unit string, start, end int64) int64 {
-	per := map[string]int64{"MICROSECOND": 1, "MILLISECOND": 1000, "SECOND": 1e6, "MINUTE": 60e6, "HOUR": 3600e6}
-	if p, ok := per[unit]; ok {
+	if p, ok := timeUnitMicros[unit]; ok {
 		return (end - start) / p
 	}
 	sd, ed := floorDiv(start, microsPerDay), floorDiv(end, microsPerDay)

@@ -50,6 +50,12 @@ var timeExprs = []string{
 
 func timeBatch(t *testing.T) (*schema.Struct, arrow.RecordBatch) {
 	t.Helper()
+	return timeBatchOf(t, timeRows)
+}
+
+// timeBatchOf is the batch of rows (n, ts, ts2, d, s, s2, sec).
+func timeBatchOf(t *testing.T, timeRows []struct{ ts, ts2, d, s, s2 string }) (*schema.Struct, arrow.RecordBatch) {
+	t.Helper()
 	prim := func(n string) schema.Type { return &schema.Primitive{Name: n} }
 	sc := &schema.Struct{Fields: []*schema.Field{
 		{Name: "n", Type: prim(schema.Integer), Nullable: true},
@@ -70,22 +76,26 @@ func timeBatch(t *testing.T) (*schema.Struct, arrow.RecordBatch) {
 			rows = append(rows, fmt.Sprintf(`{"n":%d}`, i))
 			continue
 		}
-		rows = append(rows, fmt.Sprintf(`{"n":%d,"ts":"%sZ","ts2":"%sZ","d":%q,"s":%q,"s2":%q,"sec":%d}`, i, r.ts, r.ts2, r.d, r.s, r.s2, timeSeconds[i]))
+		rows = append(rows, fmt.Sprintf(`{"n":%d,"ts":"%sZ","ts2":"%sZ","d":%q,"s":%q,"s2":%q,"sec":%d}`, i, r.ts, r.ts2, r.d, r.s, r.s2, timeSeconds[i%len(timeSeconds)]))
 	}
 	return sc, jsonBatch(t, as, rows)
 }
 
 // timeValues are timeRows as Spark's VALUES tuples (n, ts, ts2, d, s,
 // s2, sec).
-func timeValues() []string {
+func timeValues() []string { return timeValuesOf(timeRows, "") }
+
+// timeValuesOf are rows as Spark's VALUES tuples, zone after each
+// timestamp's text.
+func timeValuesOf(timeRows []struct{ ts, ts2, d, s, s2 string }, zone string) []string {
 	var vals []string
 	for i, r := range timeRows {
 		if r.ts == "" {
 			vals = append(vals, fmt.Sprintf("(%d, CAST(NULL AS TIMESTAMP), CAST(NULL AS TIMESTAMP), CAST(NULL AS DATE), CAST(NULL AS STRING), CAST(NULL AS STRING), CAST(NULL AS BIGINT))", i))
 			continue
 		}
-		vals = append(vals, fmt.Sprintf("(%d, TIMESTAMP'%s', TIMESTAMP'%s', DATE'%s', '%s', '%s', CAST(%d AS BIGINT))", i,
-			strings.Replace(r.ts, "T", " ", 1), strings.Replace(r.ts2, "T", " ", 1), r.d, r.s, r.s2, timeSeconds[i]))
+		vals = append(vals, fmt.Sprintf("(%d, TIMESTAMP'%s%s', TIMESTAMP'%s%s', DATE'%s', '%s', '%s', CAST(%d AS BIGINT))", i,
+			strings.Replace(r.ts, "T", " ", 1), zone, strings.Replace(r.ts2, "T", " ", 1), zone, r.d, r.s, r.s2, timeSeconds[i%len(timeSeconds)]))
 	}
 	return vals
 }

@@ -15,7 +15,8 @@ import (
 )
 
 // from_utc_timestamp and to_utc_timestamp name their time zone, so they
-// do not depend on the session's: Spark's convertTz, the local date-time
+// do not depend on the session's (the zone every other datetime function
+// reads a TIMESTAMP in, through localMicros and zonedMicros below): Spark's convertTz, the local date-time
 // of the instant in one zone read in the other, a local time in a
 // daylight-saving gap moved forward by the gap and one in an overlap
 // taking the earlier offset (java.time's ZonedDateTime.ofLocal).
@@ -57,12 +58,57 @@ func (ev *evaluator) zoneFunction(n *callN, args []value) (value, error) {
 			zones[name] = loc
 		}
 		us := int64(v[0].(arrow.Timestamp))
-		sec, frac := floorDiv(us, 1e6), us-floorDiv(us, 1e6)*1e6
 		if n.fn == "from_utc_timestamp" {
-			return arrow.Timestamp(us + int64(offsetAt(loc, sec))*1e6), nil
+			return arrow.Timestamp(localMicros(loc, us)), nil
 		}
-		return arrow.Timestamp((sec-int64(localOffset(loc, sec)))*1e6 + frac), nil
+		return arrow.Timestamp(zonedMicros(loc, us)), nil
 	})
+}
+
+// The session time zone (Session) reads a TIMESTAMP through these, as
+// java.time does: localMicros is the local date-time of an instant,
+// zonedMicros the instant of a local date-time.
+
+// localMicros is the local date-time of instant us (microseconds since
+// the epoch) in loc, in microseconds since the epoch read as UTC
+// (java.time's LocalDateTime).
+func localMicros(loc *time.Location, us int64) int64 {
+	if loc == time.UTC {
+		return us
+	}
+	return us + int64(offsetAt(loc, floorDiv(us, 1e6)))*1e6
+}
+
+// zonedMicros is the instant of local date-time w (microseconds read as
+// UTC) in loc, as java.time's ZonedDateTime.ofLocal gives it without a
+// preferred offset: in a daylight-saving overlap the earlier offset, in a
+// gap w moved forward by the gap.
+func zonedMicros(loc *time.Location, w int64) int64 {
+	if loc == time.UTC {
+		return w
+	}
+	return w - int64(localOffset(loc, floorDiv(w, 1e6)))*1e6
+}
+
+// zonedMicrosKeeping is zonedMicros keeping offset off where it is valid
+// for w, as ZonedDateTime's plusDays, plusMonths and truncatedTo keep the
+// offset of the date-time they start from in an overlap.
+func zonedMicrosKeeping(loc *time.Location, w int64, off int) int64 {
+	if loc == time.UTC {
+		return w
+	}
+	if offsetAt(loc, floorDiv(w, 1e6)-int64(off)) == off {
+		return w - int64(off)*1e6
+	}
+	return zonedMicros(loc, w)
+}
+
+// offsetMicros is the offset of loc at instant us, in seconds.
+func offsetMicros(loc *time.Location, us int64) int {
+	if loc == time.UTC {
+		return 0
+	}
+	return offsetAt(loc, floorDiv(us, 1e6))
 }
 
 func offsetAt(loc *time.Location, sec int64) int {
