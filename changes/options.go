@@ -39,6 +39,9 @@ type Options struct {
 	// only change rows for which it IS TRUE are returned, and files whose
 	// partition values and statistics rule out every row are not read.
 	Where string
+	// SessionTimeZone is the time zone Where reads a TIMESTAMP in
+	// (scan.WithSessionTimeZone); "" is UTC.
+	SessionTimeZone string
 	// BatchSize is the rows per batch read from a file (default
 	// scan.DefaultBatchSize).
 	BatchSize int

@@ -210,7 +210,11 @@ func (r *reading) bindColumns() error {
 	typed.Fields = append(slices.Clone(sc.Fields), &schema.Field{Name: ChangeTypeColumn, Type: &schema.Primitive{Name: schema.String}, Nullable: true})
 	r.withType = source{Snapshot: r.head, sc: &typed}
 	if strings.TrimSpace(r.opts.Where) != "" {
-		if _, err := expr.ParsePredicate(r.opts.Where, sc); err != nil {
+		sess, err := expr.NewSession(r.opts.SessionTimeZone)
+		if err != nil {
+			return errs.Wrap(errs.InvalidArgument, "", err, "changes SessionTimeZone")
+		}
+		if _, err := sess.ParsePredicate(r.opts.Where, sc); err != nil {
 			return errs.Wrap(errs.InvalidArgument, "", err, "changes predicate %q (it may name table columns, not the change columns)", r.opts.Where)
 		}
 	}
@@ -309,7 +313,7 @@ func (r *reading) readPart(ctx context.Context, c snapshot.LogCommit, p part, yi
 	src.version = c.Version
 	opts := []scan.Option{scan.WithFiles(p.files...), scan.WithColumns(cols...)}
 	if strings.TrimSpace(r.opts.Where) != "" {
-		opts = append(opts, scan.WithWhere(r.opts.Where))
+		opts = append(opts, scan.WithWhere(r.opts.Where), scan.WithSessionTimeZone(r.opts.SessionTimeZone))
 	}
 	if r.opts.BatchSize > 0 {
 		opts = append(opts, scan.WithBatchSize(r.opts.BatchSize))

@@ -24,7 +24,11 @@ func Run(ctx context.Context, snap *snapshot.Snapshot, opt Options) (Stats, *sna
 	if snap == nil || snap.IsEmpty() {
 		return Stats{}, nil, errs.New(errs.InvalidArgument, "", "a delete needs an existing table")
 	}
-	pred, err := op.Predicate("DELETE", opt.Predicate, opt.All, snap)
+	sess, err := op.Session(opt.SessionTimeZone)
+	if err != nil {
+		return Stats{}, nil, err
+	}
+	pred, err := op.Predicate("DELETE", opt.Predicate, opt.All, snap, sess)
 	if err != nil {
 		return Stats{}, nil, err
 	}

@@ -192,7 +192,7 @@ func readArrow(ctx context.Context, req *ReadRequest) (array.RecordReader, error
 		opts = append(opts, scan.WithColumns(req.Columns...))
 	}
 	if req.Predicate != "" {
-		opts = append(opts, scan.WithWhere(req.Predicate))
+		opts = append(opts, scan.WithWhere(req.Predicate), scan.WithSessionTimeZone(req.SessionTimeZone))
 	}
 	if req.Engine.ReadBatchSize > 0 {
 		opts = append(opts, scan.WithBatchSize(req.Engine.ReadBatchSize))
@@ -210,7 +210,7 @@ func readArrow(ctx context.Context, req *ReadRequest) (array.RecordReader, error
 // readChanges streams the change rows req.Changes asks for: the columns
 // asked for and the change columns, the partition predicate applied.
 func readChanges(ctx context.Context, req *ReadRequest) (array.RecordReader, error) {
-	opts := deltalite.ChangesOptions{Where: req.Predicate, BatchSize: req.Engine.ReadBatchSize}
+	opts := deltalite.ChangesOptions{Where: req.Predicate, BatchSize: req.Engine.ReadBatchSize, SessionTimeZone: req.SessionTimeZone}
 	if req.Columns != nil {
 		// Columns naming none of the change columns get all three after them.
 		change := []string{changes.ChangeTypeColumn, changes.CommitVersionColumn, changes.CommitTimestampColumn}

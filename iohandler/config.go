@@ -44,6 +44,11 @@ var (
 // that picks up TABLE_URI, unprefixed).
 const EnvTableURI = "TABLE_URI"
 
+// EnvSessionTimeZone is the environment variable New reads the session
+// time zone from when Config.SessionTimeZone is empty (as the CLI's
+// --session-time-zone defaults to it).
+const EnvSessionTimeZone = "DELTALITE_SESSION_TIME_ZONE"
+
 // Config is the handler's settings: H.json of the CLI, in the seed's
 // snake_case. The zero value of every field but TableURI means its
 // default (mode overwrite, strict schema).
@@ -76,6 +81,13 @@ type Config struct {
 	CommitProperties *CommitProperties `json:"commit_properties,omitempty"`
 	// Engine holds the engine's budget knobs for writes, merges and reads.
 	Engine *EngineSettings `json:"engine,omitempty"`
+	// SessionTimeZone is the time zone every write, merge and read of the
+	// handler reads a TIMESTAMP in, as Spark's spark.sql.session.timeZone:
+	// for partition predicates and the tables' generated columns and CHECK
+	// constraints (CAST(ts AS DATE), hour(ts), ...). A region
+	// ("America/New_York"), "UTC", "Z" or an offset ("+05:30");
+	// EnvSessionTimeZone when empty, else UTC.
+	SessionTimeZone string `json:"session_time_zone,omitempty"`
 }
 
 // WriterProperties are the settings of the data files a write makes.

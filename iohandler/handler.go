@@ -15,6 +15,7 @@ import (
 	"github.com/deltalite-go/deltalite"
 	"github.com/deltalite-go/deltalite/changes"
 	"github.com/deltalite-go/deltalite/internal/errs"
+	"github.com/deltalite-go/deltalite/internal/expr"
 	"github.com/deltalite-go/deltalite/merge"
 	"github.com/deltalite-go/deltalite/partitions"
 	"github.com/deltalite-go/deltalite/protocol"
@@ -43,6 +44,12 @@ func New(cfg Config) (*Handler, error) {
 	}
 	if strings.TrimSpace(cfg.TableURI) == "" {
 		return bad(fmt.Errorf("table_uri: missing; give the directory or URL under which the tables live (or set %s)", EnvTableURI))
+	}
+	if strings.TrimSpace(cfg.SessionTimeZone) == "" {
+		cfg.SessionTimeZone = os.Getenv(EnvSessionTimeZone)
+	}
+	if _, err := expr.NewSession(cfg.SessionTimeZone); err != nil {
+		return bad(fmt.Errorf("session_time_zone (or %s): %v", EnvSessionTimeZone, err))
 	}
 	if cfg.Mode == "" {
 		cfg.Mode = ModeOverwrite
@@ -326,7 +333,7 @@ func (h *Handler) HandleOutput(ctx context.Context, oc OutputContext, v any) (Me
 	}
 	req := &WriteRequest{Asset: oc.Asset, TableURI: s.tableURI, StorageOptions: h.StorageOptions(), Mode: s.mode,
 		SchemaMode: s.schemaMode, PartitionKeys: oc.PartitionKeys, PartitionBy: ps.columns, ClusterBy: s.clusterBy,
-		TableConfig: s.tableConfig, Writer: s.writer, Commit: s.commit}
+		TableConfig: s.tableConfig, Writer: s.writer, Commit: s.commit, SessionTimeZone: h.cfg.SessionTimeZone}
 	if h.cfg.Engine != nil {
 		req.Engine = *h.cfg.Engine
 	}
@@ -354,7 +361,7 @@ func (h *Handler) HandleOutput(ctx context.Context, oc OutputContext, v any) (Me
 		// table configuration nor runs the type handler.
 		skip := tbl != nil && req.PartitionPredicate == ""
 		if tbl != nil && !skip {
-			if skip, err = write.IgnoreSkips(ctx, tbl.Snapshot(), req.PartitionPredicate); err != nil {
+			if skip, err = write.IgnoreSkips(ctx, tbl.Snapshot(), req.PartitionPredicate, req.SessionTimeZone); err != nil {
 				return nil, err
 			}
 		}
@@ -453,6 +460,7 @@ func (h *Handler) mergeOptions(s *settings, req *WriteRequest) (*merge.Options, 
 	o.MaxSourceBytes = req.Engine.MaxSourceBytes
 	o.ReadBatchSize = req.Engine.ReadBatchSize
 	o.StorageOptions = req.StorageOptions
+	o.SessionTimeZone = req.SessionTimeZone
 	if req.PartitionPredicate != "" {
 		scoped, err := scopeMerge(o, req.PartitionPredicate)
 		if err != nil {
@@ -554,7 +562,7 @@ func (h *Handler) load(ctx context.Context, ic InputContext, t reflect.Type, cha
 		return nil, 0, err
 	}
 	req := &ReadRequest{Asset: ic.Asset, TableURI: s.tableURI, StorageOptions: h.StorageOptions(),
-		Columns: s.columns, Version: s.version, PartitionKeys: ic.PartitionKeys, Table: tbl}
+		Columns: s.columns, Version: s.version, PartitionKeys: ic.PartitionKeys, Table: tbl, SessionTimeZone: h.cfg.SessionTimeZone}
 	if changes {
 		if req.Changes, err = changesRead(ic, tbl); err != nil {
 			return nil, 0, err

@@ -25,7 +25,11 @@ func keyedSource(ctx context.Context, req *WriteRequest, rr array.RecordReader) 
 	if err != nil {
 		return rr
 	}
-	pred, err := expr.ParsePredicate(req.PartitionPredicate, sc)
+	sess, err := expr.NewSession(req.SessionTimeZone)
+	if err != nil {
+		return rr
+	}
+	pred, err := sess.ParsePredicate(req.PartitionPredicate, sc)
 	if err != nil {
 		return rr
 	}

@@ -110,6 +110,9 @@ type WriteRequest struct {
 	Writer      WriterProperties
 	Commit      CommitProperties
 	Engine      EngineSettings
+	// SessionTimeZone is the time zone the write reads a TIMESTAMP in
+	// (Config.SessionTimeZone; "" is UTC).
+	SessionTimeZone string
 	// Table is the table as the handler opened it (its configuration
 	// applied), nil when it is missing: a type handler writes through it
 	// (Table.Write, Table.Merge), so one write reads the log once.
@@ -122,7 +125,7 @@ func (r *WriteRequest) WriteOptions() write.Options {
 	o := write.Options{Mode: write.Mode(r.Mode), SchemaMode: write.SchemaMode(r.SchemaMode), PartitionBy: r.PartitionBy,
 		ClusterBy: r.ClusterBy, ReplaceWhere: r.ReplaceWhere, IgnoreWhere: r.ignoreWhere(), Properties: r.TableConfig, TargetFileSize: r.Writer.TargetFileSize,
 		Compression: strings.ToLower(r.Writer.Compression), CommitMetadata: r.Commit.CustomMetadata,
-		StorageOptions: r.StorageOptions}
+		StorageOptions: r.StorageOptions, SessionTimeZone: r.SessionTimeZone}
 	o.CommitMaxRetries = r.Commit.EngineRetries()
 	o.AppID, o.AppVersion = r.Commit.AppTxn()
 	return o
@@ -150,6 +153,9 @@ type ReadRequest struct {
 	PartitionKeys []string
 	Predicate     string
 	Engine        EngineSettings
+	// SessionTimeZone is the time zone Predicate reads a TIMESTAMP in
+	// (Config.SessionTimeZone; "" is UTC).
+	SessionTimeZone string
 	// Table is the table, opened at Version, for handlers in this process.
 	Table *deltalite.Table
 	// Changes, when set, asks for the change rows instead of the table's

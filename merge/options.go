@@ -250,6 +250,15 @@ type Options struct {
 	CommitMaxRetries int
 	// CommitMetadata is merged into commitInfo.
 	CommitMetadata map[string]any
+	// SessionTimeZone is the time zone this operation reads a TIMESTAMP
+	// in, as Spark's spark.sql.session.timeZone: the ON condition, clause conditions and
+	// values, and
+	// the table's generated columns and CHECK constraints (CAST(ts AS
+	// DATE), hour(ts), date_format(ts, ...), from_unixtime, ...). A region
+	// ("America/New_York"), "UTC", "Z" or an offset ("+05:30"); "" is UTC,
+	// the default (a table does not record its writers' zone). Give the
+	// zone the table's Spark writers run with.
+	SessionTimeZone string
 	// AppID and AppVersion make the merge idempotent, as in upsert.
 	AppID      string
 	AppVersion int64

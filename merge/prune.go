@@ -182,7 +182,7 @@ func (j *joiner) fileFilter() (*expr.Bound, error) {
 	if len(conj) == 0 {
 		return nil, nil
 	}
-	b, err := expr.Bind(expr.And(conj...), map[string]*schema.Struct{j.p.tgt: j.p.target})
+	b, err := j.p.sess.Bind(expr.And(conj...), map[string]*schema.Struct{j.p.tgt: j.p.target})
 	if err != nil {
 		return nil, errs.Wrap(errs.Internal, "", err, "the file filter")
 	}
@@ -211,7 +211,7 @@ func (p *plan) bySourceFilter() (_ *expr.Bound, ok bool, err error) {
 	for _, c := range conds[1:] {
 		or = &expr.Binary{At: or.Pos(), Op: expr.OpOr, L: or, R: c}
 	}
-	b, err := expr.Bind(or, map[string]*schema.Struct{p.tgt: p.target})
+	b, err := p.sess.Bind(or, map[string]*schema.Struct{p.tgt: p.target})
 	if err != nil {
 		return nil, false, errs.Wrap(errs.Internal, "", err, "the NOT MATCHED BY SOURCE conditions")
 	}

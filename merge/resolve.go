@@ -9,12 +9,14 @@ import (
 	"github.com/deltalite-go/deltalite/internal/colrules"
 	"github.com/deltalite-go/deltalite/internal/errs"
 	"github.com/deltalite-go/deltalite/internal/expr"
+	"github.com/deltalite-go/deltalite/internal/op"
 	"github.com/deltalite-go/deltalite/schema"
 )
 
 // plan is a merge resolved against the target and source schemas: the ON
 // predicate split for the join, and every clause bound.
 type plan struct {
+	sess     expr.Session   // Options.SessionTimeZone's: every expression is bound in it
 	src, tgt string         // the aliases
 	target   *schema.Struct // the table's schema, as target batches come
 	source   *schema.Struct
@@ -72,7 +74,11 @@ func resolveWidening(opt Options, target, source *schema.Struct, widen schema.Me
 	if err != nil {
 		return nil, err
 	}
-	p := &plan{target: target, source: source, out: target}
+	sess, err := op.Session(opt.SessionTimeZone)
+	if err != nil {
+		return nil, err
+	}
+	p := &plan{sess: sess, target: target, source: source, out: target}
 	p.src, p.tgt = opt.Aliases()
 	evolve := strings.EqualFold(strings.TrimSpace(opt.SchemaMode), SchemaModeMerge)
 	if err := p.evolve(clauses, evolve); err != nil {
@@ -239,12 +245,12 @@ func (p *plan) split(pred string) error {
 		return err
 	}
 	both := map[string]*schema.Struct{p.tgt: p.target, p.src: p.source}
-	if p.on, err = expr.Compile(pred, both); err != nil {
+	if p.on, err = p.sess.Compile(pred, both); err != nil {
 		return errs.Wrap(errs.InvalidArgument, "", err, "the merge predicate")
 	}
 	var tOnly, sOnly, pair []expr.Expr
 	for _, c := range expr.SplitAnd(on) {
-		b, err := expr.Bind(c, both)
+		b, err := p.sess.Bind(c, both)
 		if err != nil {
 			return errs.Wrap(errs.InvalidArgument, "", err, "the merge predicate")
 		}
@@ -265,13 +271,13 @@ func (p *plan) split(pred string) error {
 			}
 		}
 	}
-	if p.targetOnly, err = bindAnd(tOnly, map[string]*schema.Struct{p.tgt: p.target}); err != nil {
+	if p.targetOnly, err = p.bindAnd(tOnly, map[string]*schema.Struct{p.tgt: p.target}); err != nil {
 		return err
 	}
-	if p.sourceOnly, err = bindAnd(sOnly, map[string]*schema.Struct{p.src: p.source}); err != nil {
+	if p.sourceOnly, err = p.bindAnd(sOnly, map[string]*schema.Struct{p.src: p.source}); err != nil {
 		return err
 	}
-	p.pairCheck, err = bindAnd(pair, both)
+	p.pairCheck, err = p.bindAnd(pair, both)
 	return err
 }
 
@@ -285,8 +291,8 @@ func (p *plan) equiKey(c expr.Expr) (joinKey, bool) {
 	tRel := map[string]*schema.Struct{p.tgt: p.target}
 	sRel := map[string]*schema.Struct{p.src: p.source}
 	for _, sides := range [][2]expr.Expr{{b.L, b.R}, {b.R, b.L}} {
-		t, terr := expr.BindValue(sides[0], tRel)
-		s, serr := expr.BindValue(sides[1], sRel)
+		t, terr := p.sess.BindValue(sides[0], tRel)
+		s, serr := p.sess.BindValue(sides[1], sRel)
 		if terr != nil || serr != nil || len(t.Columns()) == 0 || len(s.Columns()) == 0 {
 			continue
 		}
@@ -335,11 +341,11 @@ func keyType(a, b schema.Type) (arrow.DataType, bool) {
 }
 
 // bindAnd binds the AND of conjuncts; nil when there are none.
-func bindAnd(cs []expr.Expr, rels map[string]*schema.Struct) (*expr.Bound, error) {
+func (p *plan) bindAnd(cs []expr.Expr, rels map[string]*schema.Struct) (*expr.Bound, error) {
 	if len(cs) == 0 {
 		return nil, nil
 	}
-	b, err := expr.Bind(expr.And(cs...), rels)
+	b, err := p.sess.Bind(expr.And(cs...), rels)
 	if err != nil {
 		return nil, errs.Wrap(errs.InvalidArgument, "", err, "the merge predicate")
 	}
@@ -352,7 +358,7 @@ func (p *plan) bindClause(c Clause, lossy bool) (clause, error) {
 	rels := p.rels(c.When)
 	if c.Predicate != "" {
 		var err error
-		if bc.cond, err = expr.Compile(c.Predicate, rels); err != nil {
+		if bc.cond, err = p.sess.Compile(c.Predicate, rels); err != nil {
 			return clause{}, errs.Wrap(errs.InvalidArgument, "", err, "condition")
 		}
 	}
@@ -425,7 +431,7 @@ func (p *plan) bindAssignment(text string, col int, rels map[string]*schema.Stru
 	if err != nil {
 		return nil, err
 	}
-	v, err := expr.BindValue(e, rels)
+	v, err := p.sess.BindValue(e, rels)
 	if err != nil {
 		return nil, errs.Wrap(errs.InvalidArgument, "", err, "value of %q", f.Name)
 	}

@@ -227,7 +227,7 @@ func (r *runner) attempt(ctx context.Context, snap *snapshot.Snapshot) (s Stats,
 	}
 	// Numbered afresh on every attempt, from the high watermark of the
 	// table it plans against.
-	if r.j.rules, err = colrules.For(snap.Metadata(), r.p.out); err != nil {
+	if r.j.rules, err = colrules.For(snap.Metadata(), r.p.out, r.p.sess); err != nil {
 		return s, nil, err
 	}
 	var mu sync.Mutex

@@ -116,7 +116,7 @@ func (f *Filter) UnmarshalJSON(b []byte) error {
 
 // predicate is the expr predicate the filter stands for (expr.FilterExpr),
 // bound to sc: the column must be a top-level, non-nested column.
-func (f Filter) predicate(sc *schema.Struct) (*expr.Bound, error) {
+func (f Filter) predicate(sc *schema.Struct, sess expr.Session) (*expr.Bound, error) {
 	fld := sc.Field(f.Column)
 	if fld == nil {
 		return nil, errs.New(errs.InvalidArgument, "", "filter %s: no column %q in the table", f, f.Column)
@@ -132,7 +132,7 @@ func (f Filter) predicate(sc *schema.Struct) (*expr.Bound, error) {
 	if err != nil {
 		return nil, err
 	}
-	b, err := expr.BindTable(e, sc)
+	b, err := sess.BindTable(e, sc)
 	if err != nil {
 		return nil, errs.Wrap(errs.InvalidArgument, "", err, "filter %s on %s column %q", f, fld.Type, fld.Name)
 	}

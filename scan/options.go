@@ -30,6 +30,7 @@ type Scan struct {
 	rowIndex      bool                         // append RowIndexColumn (WithRowIndex)
 	rowTracking   bool                         // append RowIDColumn and RowCommitVersionColumn (WithRowTracking)
 	wheres        []string                     // SQL predicates, bound when the scan is planned
+	zone          string                       // the session time zone they are bound in (WithSessionTimeZone)
 	batchSize     int
 	limit         int64 // < 0: no limit
 	parallelism   int
@@ -115,6 +116,19 @@ func WithFilters(f ...Filter) Option {
 // scan does not return.
 func WithWhere(sql string) Option {
 	return func(s *Scan) { s.wheres = append(s.wheres, sql) }
+}
+
+// WithSessionTimeZone is the time zone WithWhere's predicates and
+// WithFilters' values read a TIMESTAMP in, as Spark's
+// spark.sql.session.timeZone: a timestamp literal or text without a zone
+// is a local time there, and CAST(ts AS DATE), hour(ts), date_format(ts,
+// ...) and the like take the local date and time; a generated partition
+// column (d = CAST(ts AS DATE)) is taken as computed in it when a
+// predicate on its source skips partitions. A region ("America/New_York"),
+// "UTC", "Z" or an offset ("+05:30"); "" is UTC, the default. A zone Spark
+// would not read fails the scan when it is planned.
+func WithSessionTimeZone(zone string) Option {
+	return func(s *Scan) { s.zone = zone }
 }
 
 // withBound adds a predicate the engine bound itself (scanhook.WithBound):

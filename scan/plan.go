@@ -197,22 +197,26 @@ func (s *Scan) bind() (*bound, error) {
 	b.visible = len(b.out)
 	b.outSchema = arrow.NewSchema(arrowFields, nil)
 	b.preds = append(b.preds, s.given...)
+	sess, err := expr.NewSession(s.zone)
+	if err != nil {
+		return nil, errs.Wrap(errs.InvalidArgument, "", err, "scan session time zone (WithSessionTimeZone)")
+	}
 	for _, w := range s.wheres {
-		p, err := expr.ParsePredicate(w, sc)
+		p, err := sess.ParsePredicate(w, sc)
 		if err != nil {
 			return nil, errs.Wrap(errs.InvalidArgument, "", err, "scan predicate %q", w)
 		}
 		b.preds = append(b.preds, p)
 		// What the predicate implies for generated partition columns
 		// (d = CAST(ts AS DATE): ts >= ... skips partitions).
-		if g := expr.GeneratedPartitionFilter(p.Expr(), sc, b.src.PartitionColumns()); g != nil {
-			if gp, err := expr.BindTable(g, sc); err == nil {
+		if g := sess.GeneratedPartitionFilter(p.Expr(), sc, b.src.PartitionColumns()); g != nil {
+			if gp, err := sess.BindTable(g, sc); err == nil {
 				b.preds = append(b.preds, gp)
 			}
 		}
 	}
 	for _, f := range s.filters {
-		p, err := f.predicate(sc)
+		p, err := f.predicate(sc, sess)
 		if err != nil {
 			return nil, err
 		}

@@ -29,7 +29,7 @@ type assignment struct {
 
 // bindAssignments binds every SET against the table schema, in column
 // order.
-func bindAssignments(sc *schema.Struct, set map[string]string) ([]assignment, error) {
+func bindAssignments(sess expr.Session, sc *schema.Struct, set map[string]string) ([]assignment, error) {
 	if len(set) == 0 {
 		return nil, errs.New(errs.InvalidArgument, "", "an update needs at least one assignment (SET column = expression)")
 	}
@@ -54,7 +54,7 @@ func bindAssignments(sc *schema.Struct, set map[string]string) ([]assignment, er
 		if err != nil {
 			return nil, errs.Wrap(errs.InvalidArgument, "", err, "SET %s = %s", f.Name, text)
 		}
-		v, err := expr.BindValue(e, map[string]*schema.Struct{"": sc})
+		v, err := sess.BindValue(e, map[string]*schema.Struct{"": sc})
 		if err == nil {
 			v, err = expr.Assign(v, f, true)
 		}

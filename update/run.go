@@ -25,16 +25,20 @@ func Run(ctx context.Context, snap *snapshot.Snapshot, opt Options) (Stats, *sna
 	if snap == nil || snap.IsEmpty() {
 		return Stats{}, nil, errs.New(errs.InvalidArgument, "", "an update needs an existing table")
 	}
-	sets, err := bindAssignments(snap.Schema(), opt.Set)
+	sess, err := op.Session(opt.SessionTimeZone)
 	if err != nil {
 		return Stats{}, nil, err
 	}
-	pred, err := op.Predicate("UPDATE", opt.Predicate, opt.All, snap)
+	sets, err := bindAssignments(sess, snap.Schema(), opt.Set)
+	if err != nil {
+		return Stats{}, nil, err
+	}
+	pred, err := op.Predicate("UPDATE", opt.Predicate, opt.All, snap, sess)
 	if err != nil {
 		return Stats{}, nil, err
 	}
 	o := op.Operation(txn.OpUpdate, pred)
-	rules, err := colrules.For(snap.Metadata(), snap.Schema())
+	rules, err := colrules.For(snap.Metadata(), snap.Schema(), sess)
 	if err != nil {
 		return Stats{}, nil, err
 	}

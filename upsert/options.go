@@ -11,6 +11,8 @@ import (
 
 	"github.com/deltalite-go/deltalite/internal/colrules"
 	"github.com/deltalite-go/deltalite/internal/errs"
+	"github.com/deltalite-go/deltalite/internal/expr"
+	"github.com/deltalite-go/deltalite/internal/op"
 	"github.com/deltalite-go/deltalite/internal/txn"
 	"github.com/deltalite-go/deltalite/limits"
 	"github.com/deltalite-go/deltalite/metrics"
@@ -123,6 +125,14 @@ type Options struct {
 	// is true delete their key (the matched row is removed, nothing is
 	// inserted). It is not written to the table.
 	DeleteColumn string
+	// SessionTimeZone is the time zone this operation reads a TIMESTAMP
+	// in, as Spark's spark.sql.session.timeZone: for
+	// the table's generated columns and CHECK constraints (CAST(ts AS
+	// DATE), hour(ts), date_format(ts, ...), from_unixtime, ...). A region
+	// ("America/New_York"), "UTC", "Z" or an offset ("+05:30"); "" is UTC,
+	// the default (a table does not record its writers' zone). Give the
+	// zone the table's Spark writers run with.
+	SessionTimeZone string
 	// AllowEmptyCommit makes an upsert of an empty source commit one
 	// action-less commit (carrying CommitMetadata and the txn action);
 	// otherwise an empty source commits nothing.
@@ -175,6 +185,8 @@ type config struct {
 	// rules are the table's rules of new rows, which the source rows go
 	// through as they are read (each attempt numbers them again: run.rules).
 	rules *colrules.Rules
+	// sess is the session of SessionTimeZone, the rules bound in it.
+	sess expr.Session
 }
 
 func invalid(format string, args ...any) error {
@@ -208,6 +220,10 @@ func resolve(snap *snapshot.Snapshot, opt Options) (*config, error) {
 	}
 	if opt.MaxSourceBytes < NoSourceLimit {
 		return nil, invalid("MaxSourceBytes must be 0 (process limit), NoSourceLimit (-1) or positive (got %d)", opt.MaxSourceBytes)
+	}
+	var err error
+	if c.sess, err = op.Session(opt.SessionTimeZone); err != nil {
+		return nil, err
 	}
 	if opt.AppID == "" && opt.AppVersion != 0 {
 		return nil, invalid("AppVersion %d was given without an AppID", opt.AppVersion)
@@ -261,7 +277,7 @@ func resolve(snap *snapshot.Snapshot, opt Options) (*config, error) {
 		return nil, errs.Wrap(errs.UnsupportedTable, "", err, "table schema")
 	}
 	c.tableArw = arw
-	if c.rules, err = colrules.For(snap.Metadata(), c.table); err != nil {
+	if c.rules, err = colrules.For(snap.Metadata(), c.table, c.sess); err != nil {
 		return nil, err
 	}
 	isPart := map[*schema.Field]bool{}

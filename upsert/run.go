@@ -197,7 +197,7 @@ func (r *run) attempt(ctx context.Context, s Stats) (Stats, *snapshot.Snapshot, 
 			return s, nil, err
 		}
 	}
-	if r.rules, err = colrules.For(r.snap.Metadata(), r.c.table); err != nil {
+	if r.rules, err = colrules.For(r.snap.Metadata(), r.c.table, r.c.sess); err != nil {
 		return s, nil, err
 	}
 	t = time.Now()

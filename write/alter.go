@@ -12,7 +12,6 @@ import (
 
 	"github.com/deltalite-go/deltalite/internal/colrules"
 	"github.com/deltalite-go/deltalite/internal/errs"
-	"github.com/deltalite-go/deltalite/internal/expr"
 	"github.com/deltalite-go/deltalite/internal/op"
 	"github.com/deltalite-go/deltalite/internal/txn"
 	"github.com/deltalite-go/deltalite/protocol"
@@ -71,6 +70,10 @@ type AlterOptions struct {
 	// CommitMaxRetries and CommitMetadata apply to each commit.
 	CommitMaxRetries int
 	CommitMetadata   map[string]any
+	// SessionTimeZone is the time zone the rows of the table are checked
+	// against AddConstraints in, as Spark's spark.sql.session.timeZone
+	// (see Options.SessionTimeZone); "" is UTC.
+	SessionTimeZone string
 }
 
 // AlterChange is one commit an Alter made.
@@ -90,7 +93,7 @@ func Alter(ctx context.Context, snap *snapshot.Snapshot, o AlterOptions) ([]Alte
 	if len(o.ClusterBy) > 0 && o.ClusterByNone {
 		return nil, snap, errs.New(errs.InvalidArgument, snap.Store().URL(), "ClusterBy and ClusterByNone exclude each other: give the columns or none")
 	}
-	popts := PropertiesOptions{CommitMaxRetries: o.CommitMaxRetries, CommitMetadata: o.CommitMetadata}
+	popts := PropertiesOptions{CommitMaxRetries: o.CommitMaxRetries, CommitMetadata: o.CommitMetadata, SessionTimeZone: o.SessionTimeZone}
 	type step struct {
 		name string
 		skip bool
@@ -302,15 +305,19 @@ func AddConstraint(ctx context.Context, snap *snapshot.Snapshot, name, exprText 
 		md.Configuration = map[string]string{}
 	}
 	md.Configuration[constraintKey(name)] = exprText
-	if _, err := expr.ParsePredicate(exprText, snap.Schema()); err != nil {
+	sess, err := op.Session(o.SessionTimeZone)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := sess.ParsePredicate(exprText, snap.Schema()); err != nil {
 		return nil, errs.Wrap(errs.InvalidArgument, uri, err, "add constraint %s", name)
 	}
 	// Binding the table's rules with the new constraint refuses an
 	// expression this engine could not check on later writes.
-	if _, err := colrules.For(&md, snap.Schema()); err != nil {
+	if _, err := colrules.For(&md, snap.Schema(), sess); err != nil {
 		return nil, errs.Wrap(errs.InvalidArgument, uri, err, "add constraint %s", name)
 	}
-	if err := checkExistingRows(ctx, snap, name, exprText); err != nil {
+	if err := checkExistingRows(ctx, snap, name, exprText, o.SessionTimeZone); err != nil {
 		return nil, err
 	}
 	op := txn.Operation{Name: OpAddConstraint, Parameters: map[string]any{"name": name, "expr": exprText}}
@@ -319,9 +326,9 @@ func AddConstraint(ctx context.Context, snap *snapshot.Snapshot, name, exprText 
 
 // checkExistingRows refuses a new CHECK constraint that a row of the
 // table holds false or NULL (Spark's NOT expr OR expr IS UNKNOWN).
-func checkExistingRows(ctx context.Context, snap *snapshot.Snapshot, name, exprText string) error {
+func checkExistingRows(ctx context.Context, snap *snapshot.Snapshot, name, exprText, zone string) error {
 	violates := "NOT (" + exprText + ") OR (" + exprText + ") IS NULL"
-	_, rows, err := scan.New(snap, scan.WithWhere(violates)).Records(ctx)
+	_, rows, err := scan.New(snap, scan.WithWhere(violates), scan.WithSessionTimeZone(zone)).Records(ctx)
 	if err != nil {
 		return errs.Wrap(errs.InvalidArgument, snap.Store().URL(), err, "add constraint %s", name)
 	}

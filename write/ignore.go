@@ -26,13 +26,17 @@ type ignoreWhere struct {
 // (partition values, statistics), else read up to their first such row.
 // Run decides with it and pins its append to the same table; a caller
 // whose append commits through another engine can only decide first.
-func IgnoreSkips(ctx context.Context, snap *snapshot.Snapshot, where string) (bool, error) {
-	_, skip, err := bindIgnore(ctx, snap, where)
+func IgnoreSkips(ctx context.Context, snap *snapshot.Snapshot, where, sessionTimeZone string) (bool, error) {
+	sess, err := op.Session(sessionTimeZone)
+	if err != nil {
+		return false, err
+	}
+	_, skip, err := bindIgnore(ctx, snap, where, sess)
 	return skip, err
 }
 
-func bindIgnore(ctx context.Context, snap *snapshot.Snapshot, where string) (*ignoreWhere, bool, error) {
-	pred, err := expr.ParsePredicate(where, snap.Schema())
+func bindIgnore(ctx context.Context, snap *snapshot.Snapshot, where string, sess expr.Session) (*ignoreWhere, bool, error) {
+	pred, err := sess.ParsePredicate(where, snap.Schema())
 	if err != nil {
 		return nil, false, errs.Wrap(errs.InvalidArgument, snap.Store().URL(), err, "ignore-where predicate (Options.IgnoreWhere)")
 	}
@@ -70,7 +74,7 @@ func (w *job) skips(ctx context.Context, snap *snapshot.Snapshot) (bool, error) 
 	if w.wo.IgnoreWhere == "" {
 		return false, nil
 	}
-	iw, skip, err := bindIgnore(ctx, snap, w.wo.IgnoreWhere)
+	iw, skip, err := bindIgnore(ctx, snap, w.wo.IgnoreWhere, w.sess)
 	if err != nil {
 		return false, err
 	}

@@ -19,6 +19,9 @@ type PropertiesOptions struct {
 	CommitMaxRetries int
 	// CommitMetadata is merged into commitInfo.
 	CommitMetadata map[string]any
+	// SessionTimeZone is the time zone AddConstraint checks the table's
+	// rows in (see Options.SessionTimeZone); "" is UTC.
+	SessionTimeZone string
 }
 
 // SetProperties sets table properties on the existing table snap shows,

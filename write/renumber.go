@@ -64,7 +64,7 @@ func (w *job) renumber(ctx context.Context, snap *snapshot.Snapshot, md *protoco
 	if err != nil {
 		return renumbered{}, errs.Wrap(errs.Internal, w.st.URL(), err, "table schema")
 	}
-	rules, err := colrules.For(fresh.Metadata(), target)
+	rules, err := colrules.For(fresh.Metadata(), target, w.sess)
 	if err != nil {
 		return renumbered{}, errs.Wrap(errs.UnsupportedTable, w.st.URL(), err, "writing")
 	}

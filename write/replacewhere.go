@@ -26,7 +26,7 @@ type replaceWhere struct {
 }
 
 func (w *job) bindReplaceWhere(snap *snapshot.Snapshot) (*replaceWhere, error) {
-	pred, err := expr.ParsePredicate(w.wo.ReplaceWhere, snap.Schema())
+	pred, err := w.sess.ParsePredicate(w.wo.ReplaceWhere, snap.Schema())
 	if err != nil {
 		return nil, errs.Wrap(errs.InvalidArgument, w.st.URL(), err, "replace-where predicate")
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/deltalite-go/deltalite/internal/colrules"
 	"github.com/deltalite-go/deltalite/internal/datafile"
 	"github.com/deltalite-go/deltalite/internal/errs"
+	"github.com/deltalite-go/deltalite/internal/expr"
 	"github.com/deltalite-go/deltalite/internal/op"
 	"github.com/deltalite-go/deltalite/internal/stats"
 	"github.com/deltalite-go/deltalite/internal/txn"
@@ -46,12 +47,15 @@ func Run(ctx context.Context, snap *snapshot.Snapshot, src array.RecordReader, w
 	if wo.Mode == "" {
 		wo.Mode = ModeError
 	}
-	w := &job{st: snap.Store(), src: src, wo: wo, snap: snap}
+	sess, err := op.Session(wo.SessionTimeZone)
+	if err != nil {
+		return Result{}, nil, err
+	}
+	w := &job{st: snap.Store(), src: src, wo: wo, snap: snap, sess: sess}
 	if w.wo.Allocator == nil {
 		w.wo.Allocator = arrowmem.Default
 	}
 	var res *Result
-	var err error
 	switch {
 	case snap.IsEmpty():
 		res, err = w.update(ctx)
@@ -121,6 +125,9 @@ type job struct {
 	// rows were numbered after, once an append numbered them again
 	// (renumber); nil: the snapshot's.
 	numberedAfter *protocol.Metadata
+	// sess is the session of wo.SessionTimeZone, its predicates and the
+	// table's rules bound in it.
+	sess expr.Session
 }
 
 func (w *job) txnOptions() txn.Options {
@@ -519,7 +526,7 @@ func (w *job) writeFiles(ctx context.Context, sc *schema.Struct, md *protocol.Me
 	if err != nil {
 		return nil, err
 	}
-	if w.rules, err = colrules.For(md, sc); err != nil {
+	if w.rules, err = colrules.For(md, sc, w.sess); err != nil {
 		return nil, errs.Wrap(errs.UnsupportedTable, w.st.URL(), err, "writing")
 	}
 	w.given = colrules.Given(w.src.Schema())

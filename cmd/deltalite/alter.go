@@ -16,6 +16,7 @@ func newAlterCmd() *cobra.Command {
 		clusterBy, setProps, unsetProps, addCols, meta []string
 		addChecks, dropChecks, changeTypes             []string
 		asJSON                                         bool
+		tz                                             *zoneFlag
 	)
 	cmd := &cobra.Command{
 		Use:   "alter TABLE [--add-column 'NAME TYPE'] [--set-property K=V] [--unset-property K] [--cluster-by c1,c2|none] [--drop-constraint NAME] [--add-constraint NAME=EXPR] [--change-type COL=TYPE]",
@@ -50,6 +51,9 @@ commits before it stand.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			var o deltalite.AlterOptions
 			var err error
+			if o.SessionTimeZone, err = tz.value(); err != nil {
+				return err
+			}
 			if cmd.Flags().Changed("cluster-by") {
 				if len(clusterBy) == 1 && strings.EqualFold(strings.TrimSpace(clusterBy[0]), "none") {
 					o.ClusterByNone = true
@@ -135,6 +139,7 @@ commits before it stand.`,
 	f.StringArrayVar(&unsetProps, "unset-property", nil, "remove table property KEY (repeatable)")
 	f.StringSliceVar(&clusterBy, "cluster-by", nil, "clustering columns c1,c2 (at most 4; a nested field as s.a), or none")
 	f.StringArrayVar(&addChecks, "add-constraint", nil, "add CHECK constraint NAME=EXPR (repeatable)")
+	tz = addSessionTimeZoneFlag(f)
 	f.StringArrayVar(&dropChecks, "drop-constraint", nil, "drop CHECK constraint NAME (repeatable)")
 	f.StringArrayVar(&changeTypes, "change-type", nil, "widen column COL to TYPE, COL=TYPE (repeatable)")
 	f.StringArrayVar(&meta, "metadata", nil, "commit metadata KEY=VALUE (repeatable)")

@@ -21,6 +21,7 @@ func newChangesCmd() *cobra.Command {
 		format                 string
 		output                 string
 		stats                  bool
+		tz                     *zoneFlag
 	)
 	cmd := &cobra.Command{
 		Use:   "changes TABLE (--from-version N | --from-timestamp T) [--to-version M | --to-timestamp T]",
@@ -87,8 +88,15 @@ commits name are read), the files the predicate ruled out, and the rows, e.g.
 			if err != nil {
 				return err
 			}
+			if opts.SessionTimeZone, err = tz.value(); err != nil {
+				return err
+			}
 			if strings.TrimSpace(where) != "" {
-				if _, err := expr.ParsePredicate(where, t.DeltaSchema()); err != nil {
+				sess, err := expr.NewSession(opts.SessionTimeZone)
+				if err != nil {
+					return fmt.Errorf("--session-time-zone: %w", err)
+				}
+				if _, err := sess.ParsePredicate(where, t.DeltaSchema()); err != nil {
 					return fmt.Errorf("--where: %w", err)
 				}
 				opts.Where = where
@@ -123,6 +131,7 @@ commits name are read), the files the predicate ruled out, and the rows, e.g.
 	f.StringVar(&toTime, "to-timestamp", "", "end at the last version committed at or before this time")
 	f.StringSliceVar(&columns, "columns", nil, "output only these columns (comma-separated; _change_type, _commit_version, _commit_timestamp too)")
 	f.StringVar(&where, "where", "", "SQL predicate on the table's columns the rows must satisfy")
+	tz = addSessionTimeZoneFlag(f)
 	f.StringVar(&format, "format", "", "table, csv, ndjson or parquet (default: from the --output extension, else table on a terminal, else csv)")
 	f.StringVarP(&output, "output", "o", "", "write to FILE (created only when the read succeeds) instead of standard output")
 	f.BoolVar(&stats, "stats", false, "print the read's statistics (commits, files and bytes read, files skipped, rows) as JSON on standard error")

@@ -18,6 +18,7 @@ func newDeleteCmd() *cobra.Command {
 		meta        []string
 		asJSON, all bool
 		dvs         *dvFlag
+		tz          *zoneFlag
 	)
 	cmd := &cobra.Command{
 		Use:   "delete TABLE (--where PRED | --all)",
@@ -30,11 +31,16 @@ shell variable never empties a table); --all deletes every row instead, the tabl
 and its history staying. A delete that removes nothing commits nothing.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			zone, err := tz.value()
+			if err != nil {
+				return err
+			}
 			t, metadata, err := openToCommit(cmd, args[0], meta)
 			if err != nil {
 				return err
 			}
-			stats, err := t.Delete(cmd.Context(), deltalite.DeleteOptions{Predicate: where, All: all, CommitMetadata: metadata, CopyOnWrite: dvs.copyOnWrite()})
+			stats, err := t.Delete(cmd.Context(), deltalite.DeleteOptions{Predicate: where, All: all, CommitMetadata: metadata, CopyOnWrite: dvs.copyOnWrite(),
+				SessionTimeZone: zone})
 			if err != nil {
 				return whereError(where, err)
 			}
@@ -45,6 +51,7 @@ and its history staying. A delete that removes nothing commits nothing.`,
 	f.StringVar(&where, "where", "", "SQL predicate selecting the rows to delete, e.g. \"day = '2026-01-01'\" (required unless --all)")
 	f.BoolVar(&all, "all", false, "delete every row (instead of --where)")
 	dvs = addDeletionVectorsFlag(f)
+	tz = addSessionTimeZoneFlag(f)
 	f.StringArrayVar(&meta, "metadata", nil, "commit metadata KEY=VALUE (repeatable)")
 	f.BoolVar(&asJSON, "json", false, "print the stats as JSON with Spark's metric names")
 	return cmd

@@ -18,6 +18,7 @@ func newMergeCmd() *cobra.Command {
 		appVersion                                                        int64
 		asJSON                                                            bool
 		dvs                                                               *dvFlag
+		tz                                                                *zoneFlag
 	)
 	shorthand := []string{"merge-type", "predicate", "source-alias", "target-alias", "schema-mode"}
 	cmd := &cobra.Command{
@@ -87,6 +88,9 @@ empty source still runs the clauses: a NOT MATCHED BY SOURCE clause acts on ever
 			}
 			opts.CommitMetadata, opts.AppID, opts.AppVersion = metadata, appID, appVersion
 			opts.CopyOnWrite = dvs.copyOnWrite()
+			if opts.SessionTimeZone, err = tz.value(); err != nil {
+				return err
+			}
 			format, err := inputFormat(source, sourceFmt, "--source-format")
 			if err != nil {
 				return err
@@ -110,6 +114,7 @@ empty source still runs the clauses: a NOT MATCHED BY SOURCE clause acts on ever
 	}
 	f := cmd.Flags()
 	dvs = addDeletionVectorsFlag(f)
+	tz = addSessionTimeZoneFlag(f)
 	f.StringVar(&source, "source", "", "source file "+inputFiles+" or - for standard input")
 	f.StringVar(&sourceFmt, "source-format", "", inputFormats+" (default: from the extension)")
 	f.StringVar(&specPath, "spec", "", "JSON merge spec (see above)")

@@ -27,6 +27,7 @@ func newScanCmd() *cobra.Command {
 		limit      int64
 		format     string
 		output     string
+		tz         *zoneFlag
 	)
 	cmd := &cobra.Command{
 		Use:   "scan TABLE",
@@ -66,7 +67,11 @@ and statistics, rows are filtered; the predicate may read columns not selected.
 			if len(columns) > 0 {
 				scanOpts = append(scanOpts, scan.WithColumns(columns...))
 			}
-			preds, err := scanPredicates(t.Snapshot(), where, partitions)
+			zone, err := tz.value()
+			if err != nil {
+				return err
+			}
+			preds, err := scanPredicates(t.Snapshot(), where, partitions, zone)
 			if err != nil {
 				return err
 			}
@@ -97,6 +102,7 @@ and statistics, rows are filtered; the predicate may read columns not selected.
 	f.StringVar(&timestamp, "timestamp", "", "read the version current at this time (RFC 3339, or a UTC date or timestamp)")
 	f.StringSliceVar(&columns, "columns", nil, "read only these columns (comma-separated)")
 	f.StringVar(&where, "where", "", "SQL predicate rows must satisfy, e.g. \"day >= '2026-01-01' AND score > 8\"")
+	tz = addSessionTimeZoneFlag(f)
 	f.StringArrayVar(&partitions, "partition", nil, "partition COL=VALUE, short for --where \"COL = 'VALUE'\"; COL= selects null (repeatable)")
 	f.Int64Var(&limit, "limit", 0, fmt.Sprintf("stop after N rows (default: all, or %d in a table on a terminal)", terminalRows))
 	f.StringVar(&format, "format", "", "table, csv, ndjson or parquet (default: from the --output extension, else table on a terminal, else csv)")
@@ -141,10 +147,14 @@ func writeScan(dest *cliout.Destination, format string, sc *arrow.Schema, batche
 // scanPredicates checks --where and the --partition shorthands against the
 // table, so that an error names its flag, and gives them to the scan as
 // SQL text; a row must satisfy all of them.
-func scanPredicates(snap *snapshot.Snapshot, where string, partitions []string) ([]scan.Option, error) {
-	var opts []scan.Option
+func scanPredicates(snap *snapshot.Snapshot, where string, partitions []string, zone string) ([]scan.Option, error) {
+	sess, err := expr.NewSession(zone)
+	if err != nil {
+		return nil, fmt.Errorf("--session-time-zone: %w", err)
+	}
+	opts := []scan.Option{scan.WithSessionTimeZone(zone)}
 	if strings.TrimSpace(where) != "" {
-		if _, err := expr.ParsePredicate(where, snap.Schema()); err != nil {
+		if _, err := sess.ParsePredicate(where, snap.Schema()); err != nil {
 			return nil, fmt.Errorf("--where: %w", err)
 		}
 		opts = append(opts, scan.WithWhere(where))
@@ -154,7 +164,7 @@ func scanPredicates(snap *snapshot.Snapshot, where string, partitions []string) 
 		if err != nil {
 			return nil, err
 		}
-		if _, err := expr.BindTable(e, snap.Schema()); err != nil {
+		if _, err := sess.BindTable(e, snap.Schema()); err != nil {
 			return nil, fmt.Errorf("--partition %q: %w", p, err)
 		}
 		opts = append(opts, scan.WithWhere(e.String()))

@@ -15,6 +15,7 @@ func newUpdateCmd() *cobra.Command {
 		sets, meta  []string
 		asJSON, all bool
 		dvs         *dvFlag
+		tz          *zoneFlag
 	)
 	cmd := &cobra.Command{
 		Use:   `update TABLE --set "col = expr" ... (--where PRED | --all)`,
@@ -43,11 +44,16 @@ update, naming the column and its null rows over every file; nothing changes.`,
 				}
 				set[col] = val
 			}
+			zone, err := tz.value()
+			if err != nil {
+				return err
+			}
 			t, metadata, err := openToCommit(cmd, args[0], meta)
 			if err != nil {
 				return err
 			}
-			stats, err := t.Update(cmd.Context(), deltalite.UpdateOptions{Set: set, Predicate: where, All: all, CommitMetadata: metadata, CopyOnWrite: dvs.copyOnWrite()})
+			stats, err := t.Update(cmd.Context(), deltalite.UpdateOptions{Set: set, Predicate: where, All: all, CommitMetadata: metadata, CopyOnWrite: dvs.copyOnWrite(),
+				SessionTimeZone: zone})
 			if err != nil {
 				return whereError("", err) // it names the SET or the UPDATE predicate at fault
 			}
@@ -56,6 +62,7 @@ update, naming the column and its null rows over every file; nothing changes.`,
 	}
 	f := cmd.Flags()
 	dvs = addDeletionVectorsFlag(f)
+	tz = addSessionTimeZoneFlag(f)
 	f.StringArrayVar(&sets, "set", nil, `assignment "column = expression" (repeatable)`)
 	f.StringVar(&where, "where", "", "SQL predicate selecting the rows to update, e.g. \"day = '2026-01-01'\" (required unless --all)")
 	f.BoolVar(&all, "all", false, "update every row (instead of --where)")

@@ -18,6 +18,7 @@ func newUpsertCmd() *cobra.Command {
 		appVersion                                       int64
 		asJSON                                           bool
 		dvs                                              *dvFlag
+		tz                                               *zoneFlag
 	)
 	cmd := &cobra.Command{
 		Use:   "upsert TABLE --input FILE --pk id[,k2]",
@@ -68,6 +69,9 @@ exist yet is created from the input's schema (partitioned by --partition-by).
 				CommitMetadata: metadata, PruneStrategy: pruneStrategy,
 				PartitionBy: partitionBy, CreateIfMissing: true, StorageOptions: so, CopyOnWrite: dvs.copyOnWrite(),
 			}
+			if opts.SessionTimeZone, err = tz.value(); err != nil {
+				return err
+			}
 			stats, err := deltalite.Upsert(ctx, args[0], src, opts)
 			if err != nil {
 				return withSchemaHint(err, "upsert keeps the table's schema: leave those columns out of the input")
@@ -82,6 +86,7 @@ exist yet is created from the input's schema (partitioned by --partition-by).
 	}
 	f := cmd.Flags()
 	dvs = addDeletionVectorsFlag(f)
+	tz = addSessionTimeZoneFlag(f)
 	f.StringVar(&input, "input", "", "input file "+inputFiles+" or - for standard input")
 	f.StringVar(&inputFmt, "input-format", "", inputFormats+" (default: from the extension)")
 	f.StringSliceVar(&pks, "pk", nil, "primary key columns (comma-separated)")

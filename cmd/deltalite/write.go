@@ -92,6 +92,7 @@ func newWriteCmd() *cobra.Command {
 		input, inputFmt, mode, replaceWhere, schemaMode, compression string
 		partitionBy, clusterBy, props, meta                          []string
 		asJSON                                                       bool
+		tz                                                           *zoneFlag
 	)
 	cmd := &cobra.Command{
 		Use:   "write TABLE --input FILE",
@@ -116,6 +117,10 @@ the table from the input's schema when it does not exist.
 			if err != nil {
 				return err
 			}
+			zone, err := tz.value()
+			if err != nil {
+				return err
+			}
 			// Text input parses with the table's schema when the table exists.
 			var like *arrow.Schema
 			if t, err := deltalite.Open(cmd.Context(), args[0], deltalite.WithStorageOptions(so)); err == nil {
@@ -130,15 +135,16 @@ the table from the input's schema when it does not exist.
 				return noRows(cmd, input, asJSON, "nothing written")
 			}
 			res, err := deltalite.Write(cmd.Context(), args[0], src, deltalite.WriteOptions{
-				Mode:           deltalite.WriteMode(mode),
-				SchemaMode:     deltalite.SchemaMode(schemaMode),
-				PartitionBy:    partitionBy,
-				ClusterBy:      clusterBy,
-				ReplaceWhere:   replaceWhere,
-				Properties:     properties,
-				Compression:    compression,
-				CommitMetadata: metadata,
-				StorageOptions: so,
+				Mode:            deltalite.WriteMode(mode),
+				SchemaMode:      deltalite.SchemaMode(schemaMode),
+				PartitionBy:     partitionBy,
+				ClusterBy:       clusterBy,
+				ReplaceWhere:    replaceWhere,
+				Properties:      properties,
+				Compression:     compression,
+				CommitMetadata:  metadata,
+				StorageOptions:  so,
+				SessionTimeZone: zone,
 			})
 			if err != nil && schemaMode == "" {
 				err = withSchemaHint(err, "pass --schema-mode merge to add the new columns to the table, or --mode overwrite --schema-mode overwrite to replace its schema")
@@ -180,6 +186,7 @@ the table from the input's schema when it does not exist.
 	f.StringArrayVar(&props, "property", nil, "table property KEY=VALUE for a new table (repeatable)")
 	f.StringArrayVar(&meta, "metadata", nil, "commit metadata KEY=VALUE (repeatable)")
 	f.StringVar(&compression, "compression", "snappy", "snappy or zstd")
+	tz = addSessionTimeZoneFlag(f)
 	f.BoolVar(&asJSON, "json", false, "print the result as JSON")
 	return cmd
 }

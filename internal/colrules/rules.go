@@ -62,11 +62,14 @@ type identity struct {
 
 // For reads the rules of the table with metadata md for rows of schema sc
 // (its logical schema, or the one an operation planned with: identity
-// columns are numbered from md's high watermarks). It returns nil when the table has none, and an
+// columns are numbered from md's high watermarks), its generation
+// expressions and CHECK constraints bound in session sess (the time zone
+// Spark's writers evaluate them in: spark.sql.session.timeZone). It
+// returns nil when the table has none, and an
 // errs.UnsupportedTable error naming the column or constraint whose
 // expression this engine cannot evaluate, or whose identity settings it
 // does not understand.
-func For(md *protocol.Metadata, sc *schema.Struct) (*Rules, error) {
+func For(md *protocol.Metadata, sc *schema.Struct, sess expr.Session) (*Rules, error) {
 	if md == nil || sc == nil {
 		return nil, nil
 	}
@@ -87,7 +90,7 @@ func For(md *protocol.Metadata, sc *schema.Struct) (*Rules, error) {
 			}
 		}
 		if text, ok := f.Metadata[schema.GenerationExpressionKey].(string); ok {
-			g, err := bindGenerated(i, f, text, sc, rels)
+			g, err := bindGenerated(sess, i, f, text, sc, rels)
 			if err != nil {
 				return nil, err
 			}
@@ -102,7 +105,7 @@ func For(md *protocol.Metadata, sc *schema.Struct) (*Rules, error) {
 		}
 	}
 	for _, c := range constraints(md) {
-		p, err := expr.ParsePredicate(c.text, sc)
+		p, err := sess.ParsePredicate(c.text, sc)
 		if err != nil {
 			return nil, errs.New(errs.UnsupportedTable, "", "CHECK constraint %s (%s) is beyond the expressions this engine evaluates, so it cannot keep it: %v", c.name, c.text, err)
 		}
@@ -131,7 +134,7 @@ func constraints(md *protocol.Metadata) []check {
 	return out
 }
 
-func bindGenerated(i int, f *schema.Field, text string, sc *schema.Struct, rels map[string]*schema.Struct) (generated, error) {
+func bindGenerated(sess expr.Session, i int, f *schema.Field, text string, sc *schema.Struct, rels map[string]*schema.Struct) (generated, error) {
 	fail := func(err error) (generated, error) {
 		// UnsupportedTable whatever err's kind: the table, not the caller's input, is beyond this engine.
 		return generated{}, errs.New(errs.UnsupportedTable, "",
@@ -141,7 +144,7 @@ func bindGenerated(i int, f *schema.Field, text string, sc *schema.Struct, rels 
 	if err != nil {
 		return fail(err)
 	}
-	v, err := expr.BindValue(e, rels)
+	v, err := sess.BindValue(e, rels)
 	if err != nil {
 		return fail(err)
 	}
@@ -154,7 +157,7 @@ func bindGenerated(i int, f *schema.Field, text string, sc *schema.Struct, rels 
 	if v, err = expr.Assign(v, f, false); err != nil {
 		return fail(err)
 	}
-	eq, err := expr.Compile("`"+strings.ReplaceAll(f.Name, "`", "``")+"` <=> ("+text+")", rels)
+	eq, err := sess.Compile("`"+strings.ReplaceAll(f.Name, "`", "``")+"` <=> ("+text+")", rels)
 	if err != nil {
 		return fail(err)
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/deltalite-go/deltalite/internal/errs"
+	"github.com/deltalite-go/deltalite/internal/expr"
 	"github.com/deltalite-go/deltalite/protocol"
 	"github.com/deltalite-go/deltalite/schema"
 	"github.com/deltalite-go/deltalite/testkit/arrowrows"
@@ -67,7 +68,7 @@ func only(names ...string) func(string) bool {
 func TestInsertNumbersComputesAndChecks(t *testing.T) {
 	ctx := context.Background()
 	md, sc := table(t, true, "5")
-	r, err := For(md, sc)
+	r, err := For(md, sc, expr.Session{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -124,7 +125,7 @@ func TestInsertRefusals(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			r, err := For(md, sc)
+			r, err := For(md, sc, expr.Session{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -145,7 +146,7 @@ func TestInsertRefusals(t *testing.T) {
 func TestByDefaultTakesGivenValues(t *testing.T) {
 	ctx := context.Background()
 	md, sc := table(t, false, "")
-	r, err := For(md, sc)
+	r, err := For(md, sc, expr.Session{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -168,7 +169,7 @@ func TestByDefaultTakesGivenValues(t *testing.T) {
 func TestUpdateRecomputesAndRefusesIdentity(t *testing.T) {
 	ctx := context.Background()
 	md, sc := table(t, false, "")
-	r, err := For(md, sc)
+	r, err := For(md, sc, expr.Session{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -199,7 +200,7 @@ func TestUpdateRecomputesAndRefusesIdentity(t *testing.T) {
 func TestUnsupportedExpressionRefusesTable(t *testing.T) {
 	sc, _ := schema.Parse(`{"type":"struct","fields":[{"name":"s","type":"string","nullable":true,"metadata":{}},
 {"name":"h","type":"string","nullable":true,"metadata":{"delta.generationExpression":"regexp_extract(s, 'a', 0)"}}]}`)
-	_, err := For(&protocol.Metadata{SchemaString: sc.JSON()}, sc)
+	_, err := For(&protocol.Metadata{SchemaString: sc.JSON()}, sc, expr.Session{})
 	if !errors.Is(err, errs.ErrUnsupportedTable) || !strings.Contains(err.Error(), "generated column h (GENERATED ALWAYS AS (regexp_extract(s, 'a', 0)))") {
 		t.Fatalf("error %v", err)
 	}
@@ -209,7 +210,7 @@ func TestUnsupportedExpressionRefusesTable(t *testing.T) {
 // that column must not break.
 func TestReaders(t *testing.T) {
 	md, sc := table(t, true, "")
-	r, err := For(md, sc)
+	r, err := For(md, sc, expr.Session{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/deltalite-go/deltalite/internal/dv"
+	"github.com/deltalite-go/deltalite/internal/expr"
 	"github.com/deltalite-go/deltalite/internal/op"
 	"github.com/deltalite-go/deltalite/internal/rewrite"
 	"github.com/deltalite-go/deltalite/protocol"
@@ -58,7 +59,7 @@ func dvTable(t *testing.T, n int) *snapshot.Snapshot {
 func TestWriteWhereReadsTheChangeOnly(t *testing.T) {
 	ctx := context.Background()
 	snap := dvTable(t, 5000)
-	pred, err := op.Predicate("DELETE", "id = 7 OR id = 4321", false, snap)
+	pred, err := op.Predicate("DELETE", "id = 7 OR id = 4321", false, snap, expr.Session{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/deltalite-go/deltalite/internal/colrules"
 	"github.com/deltalite-go/deltalite/internal/errs"
+	"github.com/deltalite-go/deltalite/internal/expr"
 	"github.com/deltalite-go/deltalite/internal/txn"
 	"github.com/deltalite-go/deltalite/protocol"
 	"github.com/deltalite-go/deltalite/schema"
@@ -93,7 +94,7 @@ func NewTable(uri, id string, sc *schema.Struct, o NewTableOptions) (_ *protocol
 	}
 	// A generated or identity column this engine could not keep would make
 	// a table it cannot write.
-	if _, err := colrules.For(&protocol.Metadata{SchemaString: sc.JSON(), Configuration: props}, sc); err != nil {
+	if _, err := colrules.For(&protocol.Metadata{SchemaString: sc.JSON(), Configuration: props}, sc, expr.Session{}); err != nil {
 		return nil, nil, nil, errs.Wrap(errs.InvalidArgument, uri, err, "schema")
 	}
 	p := protocol.MinimalProtocol(append(protocol.RequiredFeatures(sc, props), features...))

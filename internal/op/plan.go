@@ -18,8 +18,9 @@ import (
 // and no text: a blank text alone is refused, so that a predicate left
 // unset (a script's empty variable) never deletes or rewrites a whole
 // table. The messages name the options as Options.Predicate and
-// Options.All, which a caller with other names for them may replace.
-func Predicate(verb, text string, all bool, snap *snapshot.Snapshot) (*expr.Bound, error) {
+// Options.All, which a caller with other names for them may replace. The
+// predicate is bound in session sess.
+func Predicate(verb, text string, all bool, snap *snapshot.Snapshot, sess expr.Session) (*expr.Bound, error) {
 	blank := strings.TrimSpace(text) == ""
 	switch {
 	case all && !blank:
@@ -30,7 +31,7 @@ func Predicate(verb, text string, all bool, snap *snapshot.Snapshot) (*expr.Boun
 		return nil, errs.New(errs.InvalidArgument, "", "%s: no Options.Predicate (it is empty or blank); give the WHERE condition, or Options.All to %s every row",
 			verb, strings.ToLower(verb))
 	}
-	pred, err := expr.ParsePredicate(text, snap.Schema())
+	pred, err := sess.ParsePredicate(text, snap.Schema())
 	if err != nil {
 		return nil, errs.Wrap(errs.InvalidArgument, "", err, "%s predicate", verb)
 	}
@@ -50,8 +51,10 @@ func Decide(snap *snapshot.Snapshot, pred *expr.Bound) func(*protocol.Add) expr.
 	partsOnly := expr.OnlyPartitionColumns(pred, snap.PartitionColumns())
 	// What pred implies for generated partition columns decides files too
 	// (d = CAST(ts AS DATE): WHERE ts < ... rules out later partitions).
-	if g := expr.GeneratedPartitionFilter(pred.Expr(), sc, snap.PartitionColumns()); g != nil {
-		if b, err := expr.BindTable(expr.And(pred.Expr(), g), sc); err == nil {
+	// The generated values are taken as computed in pred's session.
+	sess := pred.Session()
+	if g := sess.GeneratedPartitionFilter(pred.Expr(), sc, snap.PartitionColumns()); g != nil {
+		if b, err := sess.BindTable(expr.And(pred.Expr(), g), sc); err == nil {
 			pred = b
 		}
 	}

@@ -5,6 +5,7 @@ import (
 
 	"github.com/deltalite-go/deltalite/internal/colrules"
 	"github.com/deltalite-go/deltalite/internal/errs"
+	"github.com/deltalite-go/deltalite/internal/expr"
 	"github.com/deltalite-go/deltalite/protocol"
 	"github.com/deltalite-go/deltalite/schema"
 )
@@ -28,7 +29,7 @@ func WidenTypes(uri string, p *protocol.Protocol, md *protocol.Metadata, next *s
 	if len(changes) == 0 {
 		return next, nil
 	}
-	rules, err := colrules.For(md, old)
+	rules, err := colrules.For(md, old, expr.Session{}) // which columns the rules read, in any zone
 	if err != nil {
 		return nil, errs.Wrap(errs.UnsupportedTable, uri, err, "widening")
 	}
