@@ -30,7 +30,7 @@ func NewSession(zone string) (Session, error) {
 	}
 	loc, err := zoneNamed(zone)
 	if err != nil {
-		return Session{}, errs.New(errs.InvalidArgument, "", "session time zone: %v", err)
+		return Session{}, errs.New(errs.InvalidArgument, "", "%v", err)
 	}
 	if loc == time.UTC {
 		return Session{}, nil
