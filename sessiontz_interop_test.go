@@ -1,0 +1,187 @@
+package deltalite_test
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/apache/arrow-go/v18/arrow"
+
+	"github.com/deltalite-go/deltalite"
+	"github.com/deltalite-go/deltalite/scan"
+	"github.com/deltalite-go/deltalite/testkit/peers"
+)
+
+// sessionZoneGenerated are generated columns whose values depend on the
+// session time zone, as Spark's writers compute them in
+// spark.sql.session.timeZone.
+var sessionZoneGenerated = []struct{ col, typ, expr string }{
+	{"d", "DATE", "CAST(ts AS DATE)"},
+	{"h", "INT", "hour(ts)"},
+	{"dh", "STRING", "date_format(ts, 'yyyy-MM-dd HH')"},
+	{"fu", "STRING", "from_unixtime(sec)"},
+}
+
+// The instants both engines insert: around Los Angeles's daylight-saving
+// gap (2024-03-10 10:00Z) and overlap (2024-11-03, 01:00 to 02:00 twice:
+// 08:00Z to 10:00Z), a new year that is still the old one in UTC in
+// +05:30 and already the new one there, and an ordinary summer day.
+var sessionZoneInstants = []string{
+	"2024-03-10T09:59:59Z", "2024-03-10T10:00:00Z", "2024-11-03T07:00:00Z", "2024-11-03T08:30:00Z",
+	"2024-11-03T09:30:00Z", "2024-12-31T20:00:00Z", "2024-06-01T03:00:00Z",
+}
+
+// TestSparkSessionTimeZone: Spark sessions with spark.sql.session.timeZone
+// America/Los_Angeles and +05:30 create tables with generated columns of
+// CAST(ts AS DATE), hour, date_format and from_unixtime (partitioned by
+// the date) and a CHECK constraint with a timestamp literal, and insert
+// rows around daylight-saving transitions; we insert the same instants
+// with the same SessionTimeZone and get Spark's values, then UPDATE (to a
+// local time in the overlap), MERGE and upsert, and Spark finds every row
+// equal to its own expressions. A row the constraint refuses in the zone
+// (not in UTC) is refused by both engines; a DELETE whose predicate is a
+// local time deletes the rows Spark selects with it; a predicate on ts
+// skips date partitions in the zone. With the default UTC session our
+// values are UTC's, which Spark in the zone finds differing, as the
+// README says.
+func TestSparkSessionTimeZone(t *testing.T) {
+	if testing.Short() {
+		t.Skip("interop with Spark: not in -short mode")
+	}
+	s := peers.Spark(t)
+	t.Cleanup(func() { s.Run(t, peers.Op{"op": "sql", "sql": "SET spark.sql.session.timeZone=UTC"}) })
+	for _, zone := range []string{"America/Los_Angeles", "+05:30"} {
+		t.Run(zone, func(t *testing.T) { sessionZoneRoundTrip(t, s, zone) })
+	}
+}
+
+func sessionZoneRoundTrip(t *testing.T, s *peers.SparkSession, zone string) {
+	ctx := context.Background()
+	loc := time.UTC
+	if strings.Contains(zone, "/") {
+		var err error
+		if loc, err = time.LoadLocation(zone); err != nil {
+			t.Fatal(err)
+		}
+	} else {
+		loc = time.FixedZone(zone, 5*3600+1800)
+	}
+	dir := filepath.Join(t.TempDir(), "tz")
+	var cols, wrong, sparkValues, ours []string
+	for _, g := range sessionZoneGenerated {
+		cols = append(cols, fmt.Sprintf("%s %s GENERATED ALWAYS AS (%s)", g.col, g.typ, g.expr))
+		wrong = append(wrong, fmt.Sprintf("%s IS DISTINCT FROM %s", g.col, g.expr))
+	}
+	row := func(at string, v int) (spark, ours string) {
+		tm, err := time.Parse(time.RFC3339, at)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return fmt.Sprintf("(TIMESTAMP '%s', %d, %d)", strings.Replace(at, "T", " ", 1), v, tm.Unix()),
+			fmt.Sprintf(`{"ts":%q,"v":%d,"sec":%d}`, at, v, tm.Unix())
+	}
+	for i, at := range sessionZoneInstants {
+		sv, ov := row(at, i)
+		_, ov = row(at, 100+i)
+		sparkValues, ours = append(sparkValues, sv), append(ours, ov)
+	}
+	// The constraint's literal is local midnight of 2024-01-01 in the zone.
+	const check = "ts >= TIMESTAMP '2024-01-01 00:00:00'"
+	s.Run(t,
+		peers.Op{"op": "sql", "sql": "SET spark.sql.session.timeZone=" + zone},
+		sparkSQL(dir, "CREATE TABLE {table} (ts TIMESTAMP, v INT, sec BIGINT, "+strings.Join(cols, ", ")+") USING delta PARTITIONED BY (d)", false),
+		sparkSQL(dir, "ALTER TABLE {table} ADD CONSTRAINT since2024 CHECK ("+check+")", false),
+		sparkSQL(dir, "INSERT INTO {table} (ts, v, sec) VALUES "+strings.Join(sparkValues, ", "), false),
+	)
+	fields := []arrow.Field{fTS, fV, fI64("sec")}
+	mustWrite(t, dir, jsonSource(t, fields, "["+strings.Join(ours, ",")+"]"),
+		deltalite.WriteOptions{Mode: deltalite.ModeAppend, SessionTimeZone: zone})
+	sameGeneratedPerTimestamp(t, dir, len(sessionZoneInstants))
+	sparkRechecksInZone(t, s, dir, zone, wrong, 0)
+
+	// UPDATE to a local time in Los Angeles's overlap (the earlier
+	// offset, as Spark reads it), MERGE and upsert: computed in the zone.
+	tb := openT(t, dir)
+	if _, err := tb.Update(ctx, deltalite.UpdateOptions{Predicate: "v = 100", SessionTimeZone: zone,
+		Set: map[string]string{"ts": "TIMESTAMP '2024-11-03 01:30:00'", "sec": "unix_timestamp('2024-03-10 02:30:00')"}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tb.Merge(ctx, jsonSource(t, fields, `[{"ts":"2024-11-03T09:59:59Z","v":101,"sec":1730627999},{"ts":"2024-03-10T10:30:00Z","v":300,"sec":1710066600}]`),
+		deltalite.MergeOptions{Predicate: "t.v = s.v", MergeType: "upsert", SessionTimeZone: zone}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tb.Upsert(ctx, jsonSource(t, fields, `[{"ts":"2024-12-31T18:29:59Z","v":102,"sec":1735669799},{"ts":"2024-11-03T10:00:00Z","v":301,"sec":1730628000}]`),
+		deltalite.UpsertOptions{PrimaryKeys: []string{"v"}, SessionTimeZone: zone}); err != nil {
+		t.Fatal(err)
+	}
+	sparkRechecksInZone(t, s, dir, zone, wrong, 0)
+
+	// An hour before local midnight of 2024-01-01: before the constraint's
+	// instant in the zone (after it in UTC, for Los Angeles).
+	early := time.Date(2024, 1, 1, 0, 0, 0, 0, loc).Add(-time.Hour).UTC()
+	refusedUnchanged(t, dir, "a row the CHECK constraint refuses in "+zone, "since2024", func() error {
+		_, err := deltalite.Write(ctx, dir, jsonSource(t, fields, fmt.Sprintf(`[{"ts":%q,"v":9,"sec":1}]`, early.Format(time.RFC3339))),
+			deltalite.WriteOptions{Mode: deltalite.ModeAppend, SessionTimeZone: zone})
+		return err
+	})
+	res := s.Try(t, sparkSQL(dir, fmt.Sprintf("INSERT INTO {table} (ts, v, sec) VALUES (TIMESTAMP '%s', 9, 1)", early.Format("2006-01-02 15:04:05Z")), false))
+	if res[0].OK || !strings.Contains(strings.ToLower(res[0].Error), "since2024") {
+		t.Fatalf("Spark accepted the row the constraint refuses in %s: %+v", zone, res[0])
+	}
+
+	// A predicate on ts skips date partitions in the zone, and reads the
+	// rows Spark selects.
+	const where = "ts >= '2024-11-03 01:00:00' AND ts < '2024-11-04'"
+	sparkCount := func(pred string) string {
+		got := s.Run(t, sparkSQL(dir, "SELECT count(*) AS n FROM {table} WHERE "+pred, true))[0].Table(t).Lines(t)
+		if len(got) != 1 {
+			t.Fatalf("Spark count: %v", got)
+		}
+		return got[0]
+	}
+	snap := openT(t, dir).Snapshot()
+	sc := scan.New(snap, scan.WithWhere(where), scan.WithSessionTimeZone(zone))
+	tasks, err := sc.Plan(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := fmt.Sprintf("n=%d", len(scannedV(t, sc))); n != sparkCount(where) || len(tasks) >= len(snap.Files()) {
+		t.Fatalf("WHERE %s in %s: %s rows (Spark: %s), %d of %d files planned", where, zone, n, sparkCount(where), len(tasks), len(snap.Files()))
+	}
+
+	// DELETE by a local time: the rows Spark selects with it go.
+	const del = "ts < '2024-06-01 08:00:00'"
+	before := sparkCount("true")
+	selected := sparkCount(del)
+	stats, err := openT(t, dir).Delete(ctx, deltalite.DeleteOptions{Predicate: del, SessionTimeZone: zone})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fmt.Sprintf("n=%d", stats.RowsDeleted) != selected || sparkCount(del) != "n=0" || before == sparkCount("true") {
+		t.Fatalf("DELETE WHERE %s in %s: deleted %d, Spark selected %s", del, zone, stats.RowsDeleted, selected)
+	}
+	sparkRechecksInZone(t, s, dir, zone, wrong, 0)
+
+	// The default session is UTC: a row written without the zone gets
+	// UTC's values, which Spark in the zone finds differing.
+	mustWrite(t, dir, jsonSource(t, fields, `[{"ts":"2024-06-01T03:30:00Z","v":500,"sec":1717212600}]`), deltalite.WriteOptions{Mode: deltalite.ModeAppend})
+	sparkRechecksInZone(t, s, dir, zone, wrong, 1)
+}
+
+// sparkRechecksInZone has Spark, in session time zone zone, count the
+// rows of the table at dir where any of wrong holds (want of them), and
+// read the rows we read.
+func sparkRechecksInZone(t *testing.T, s *peers.SparkSession, dir, zone string, wrong []string, want int) {
+	t.Helper()
+	res := s.Run(t,
+		peers.Op{"op": "sql", "sql": "SET spark.sql.session.timeZone=" + zone},
+		sparkSQL(dir, "SELECT count(*) AS wrong FROM {table} WHERE "+strings.Join(wrong, " OR "), true),
+	)
+	if got := res[1].Table(t).Lines(t); len(got) != 1 || got[0] != fmt.Sprintf("wrong=%d", want) {
+		t.Fatalf("Spark in %s finds %v rows whose generated columns are not its expressions, want %d", zone, got, want)
+	}
+	sparkRechecksGenerated(t, s, dir, []string{"false"})
+}
