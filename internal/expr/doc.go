@@ -50,9 +50,15 @@
 // overflow, division by zero and a cast of an invalid string are errors,
 // never silent nulls; a string literal compared with a date, timestamp,
 // number or boolean column is parsed as that type when the predicate is
-// bound; / on integers divides as doubles. The session time zone is UTC: a
-// timestamp literal without a zone is a UTC instant, and date(ts) takes
-// the UTC date. Floats order as Spark orders them: NaN equals NaN and sorts
+// bound; / on integers divides as doubles. An expression is bound in a
+// Session, whose time zone (Spark's spark.sql.session.timeZone; UTC by
+// default, since a table records no zone) is fixed then and carried in
+// the Bound: a timestamp literal or text without a zone is a local time
+// there, and date(ts), hour(ts), date_format, date_trunc, from_unixtime,
+// unix_timestamp, to_timestamp, months_between, timestampadd by days and
+// more, timestampdiff and the casts of a TIMESTAMP to a DATE, a
+// TIMESTAMP_NTZ or a string take its local date and time, daylight-saving
+// gaps and overlaps resolved as java.time resolves them. Floats order as Spark orders them: NaN equals NaN and sorts
 // above every number; -0.0 equals 0.0.
 //
 // File decisions are conservative: a file is ruled out only when no

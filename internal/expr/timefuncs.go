@@ -21,8 +21,8 @@ import (
 // default): a value that does not parse or overflows is an error, never a
 // silent NULL. Spark evaluates them in the session time zone
 // (spark.sql.session.timeZone) of the writer, and so do these, in the
-// Session the expression was bound in (UTC unless given; see
-// docs/generated-columns.md).
+// Session the expression was bound in (UTC unless given; see the README's
+// "Time zone").
 
 // defaultTimestampPattern is the pattern unix_timestamp and from_unixtime
 // take when none is given.
