@@ -348,16 +348,16 @@ func (d *decider) colStats(n node) (c stats.Column, float, ok bool) {
 	}
 	t := col.Type()
 	if isCast {
-		c.Min = widen(c.Min, t, cast.t)
-		c.Max = widen(c.Max, t, cast.t)
+		c.Min = widen(c.Min, t, cast.t, d.loc)
+		c.Max = widen(c.Max, t, cast.t, d.loc)
 		t = cast.t
 	}
 	return c, isFloating(t), true
 }
 
-// widen converts a statistic along a monotone implicit cast; anything else
-// becomes unknown.
-func widen(v stats.Value, from, to schema.Type) stats.Value {
+// widen converts a statistic along a monotone implicit cast (a DATE to a
+// TIMESTAMP at its local midnight in loc); anything else becomes unknown.
+func widen(v stats.Value, from, to schema.Type, loc *time.Location) stats.Value {
 	if !v.Known() {
 		return v
 	}
@@ -374,8 +374,10 @@ func widen(v stats.Value, from, to schema.Type) stats.Value {
 		if ts >= fs {
 			return stats.Value{Kind: stats.Decimal, Decimal: v.Decimal.IncreaseScaleBy(int32(ts - fs))}
 		}
-	case isType(from, schema.Date) && isTimestamp(to):
+	case isType(from, schema.Date) && isType(to, schema.TimestampNTZ):
 		return stats.Value{Kind: stats.Int, Int: v.Int * microsPerDay}
+	case isType(from, schema.Date) && isType(to, schema.Timestamp):
+		return stats.Value{Kind: stats.Int, Int: zonedMicros(loc, v.Int*microsPerDay)}
 	}
 	return stats.Value{}
 }

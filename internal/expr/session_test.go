@@ -237,3 +237,25 @@ func evalBools(t *testing.T, b *Bound, rec arrow.RecordBatch) []bool {
 	}
 	return out
 }
+
+// A DATE column's statistics compared with a TIMESTAMP read the date as
+// its local midnight in the session's zone: in Los Angeles 2024-01-01 is
+// 08:00Z, after 03:00Z, so the file may match (in UTC it may not).
+func TestDateStatisticsAsLocalMidnight(t *testing.T) {
+	sc := &schema.Struct{Fields: []*schema.Field{{Name: "d", Type: tDate, Nullable: true}}}
+	fs := statsFile(sc, `{"numRecords":1,"minValues":{"d":"2024-01-01"},"maxValues":{"d":"2024-01-01"},"nullCount":{"d":0}}`)
+	const pred = `d >= TIMESTAMP '2024-01-01 03:00:00Z'`
+	la, _ := NewSession("America/Los_Angeles")
+	for _, c := range []struct {
+		sess Session
+		want Tristate
+	}{{la, True}, {Session{}, False}} {
+		b, err := c.sess.ParsePredicate(pred, sc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := Decide(b, File{Stats: fs}); got != c.want {
+			t.Errorf("%s in %v: %v, want %v", pred, c.sess.Zone(), got, c.want)
+		}
+	}
+}
