@@ -8,7 +8,8 @@ import (
 // TestCLISessionTimeZone: --session-time-zone (else
 // $DELTALITE_SESSION_TIME_ZONE) is the zone a write computes generated
 // columns in and a scan reads timestamp text in; a zone Spark would not
-// read is refused naming the flag or the variable, before any I/O.
+// read is refused naming the flag or the variable, before any I/O; alter
+// --add-constraint checks the table's rows in the zone.
 func TestCLISessionTimeZone(t *testing.T) {
 	dir := t.TempDir()
 	table := dir + "/t"
@@ -35,6 +36,14 @@ func TestCLISessionTimeZone(t *testing.T) {
 		!strings.Contains(err.Error(), "Mars/Olympus") {
 		t.Errorf("bad --session-time-zone: %v", err)
 	}
+	// alter --add-constraint checks the rows in the zone: 09:00 is 17:00Z
+	// in Los Angeles, after both rows, but before 09:30Z in UTC.
+	t.Setenv(envSessionTimeZone, "")
+	const c = "before9=ts < TIMESTAMP '2024-11-03 09:00:00'"
+	if _, err := run(t, "alter", table, "--add-constraint", c); err == nil || !strings.Contains(err.Error(), "1 rows in the table violate") {
+		t.Errorf("alter in UTC: %v", err)
+	}
+	mustRun(t, "alter", table, "--add-constraint", c, "--session-time-zone", "America/Los_Angeles")
 	t.Setenv(envSessionTimeZone, "nowhere")
 	if _, err := run(t, "delete", dir+"/missing", "--where", "true"); err == nil || !strings.Contains(err.Error(), envSessionTimeZone) {
 		t.Errorf("bad $%s: %v", envSessionTimeZone, err)
