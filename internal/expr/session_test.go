@@ -51,6 +51,8 @@ var zoneExprs = []string{
 	`timestampdiff(DAY, ts2, ts)`, `timestampdiff(HOUR, ts2, ts)`, `date_trunc('DAY', ts)`, `date_trunc('HOUR', ts2)`,
 	`from_unixtime(sec, 'yyyy-MM-dd HH:mm')`, `unix_timestamp(s)`, `to_timestamp(s)`, `TIMESTAMP '2024-03-10 02:30:00'`,
 	`to_utc_timestamp(ts, 'Asia/Tokyo')`, `CAST(TIMESTAMP_NTZ '2024-11-03 01:30:00' AS TIMESTAMP)`,
+	`from_utc_timestamp(ts, 'PST')`, `from_utc_timestamp(ts, 'IST')`, `to_utc_timestamp(ts, 'EST')`, `from_utc_timestamp(ts, 'Japan')`,
+	`from_utc_timestamp(ts, 'Etc/GMT+8')`, `to_utc_timestamp(ts, 'CNT')`,
 }
 
 // Spark computes the same values as this package for every datetime
@@ -89,7 +91,7 @@ func TestDatetimeAgreesWithSparkInZones(t *testing.T) {
 // A zone is read as Spark reads spark.sql.session.timeZone; another is
 // refused, naming it.
 func TestNewSession(t *testing.T) {
-	for _, z := range []string{"", "UTC", "Z", "America/New_York", "+05:30", "-08:00", "GMT+8", "Asia/Kolkata"} {
+	for _, z := range []string{"", "UTC", "Z", "America/New_York", "+05:30", "-08:00", "GMT+8", "Asia/Kolkata", "PST", "EST", "Japan", "Etc/GMT+8"} {
 		if _, err := NewSession(z); err != nil {
 			t.Errorf("%q: %v", z, err)
 		}

@@ -140,7 +140,8 @@ func localOffset(loc *time.Location, w int64) int {
 var offsetZone = regexp.MustCompile(`^(?:UTC|GMT)?([+-])(\d{1,2})(?::?(\d{2}))?$`)
 
 // zoneNamed is the zone Spark's getZoneId reads the name as: a region
-// (Europe/Paris), UTC, GMT or Z, or an offset (+08:00, -8, GMT+05:30).
+// (Europe/Paris), UTC, GMT or Z, an offset (+08:00, -8, GMT+05:30), or
+// one of java.time's ZoneId.SHORT_IDS (PST, IST, EST, ...).
 func zoneNamed(name string) (*time.Location, error) {
 	switch strings.ToUpper(name) {
 	case "UTC", "Z", "GMT", "UT":
@@ -161,10 +162,30 @@ func zoneNamed(name string) (*time.Location, error) {
 		}
 		return time.FixedZone(name, off), nil
 	}
-	if strings.Contains(name, "/") {
+	if id, ok := javaShortIDs[name]; ok {
+		if id[0] == '-' {
+			return zoneNamed(id)
+		}
+		name = id
+	}
+	// A region of the tz database (Europe/Paris, Japan, Etc/GMT+8), as
+	// java.time's ZoneId.of reads it; never the process's own zone.
+	if name != "Local" && name != "" && !strings.HasPrefix(name, "/") {
 		if loc, err := time.LoadLocation(name); err == nil {
 			return loc, nil
 		}
 	}
 	return nil, fmt.Errorf("unknown time zone %q (use a region such as Europe/Paris, UTC, or an offset such as +08:00)", name)
+}
+
+// javaShortIDs are java.time's ZoneId.SHORT_IDS, which Spark's getZoneId
+// accepts: three-letter names of regions, and of three fixed offsets.
+var javaShortIDs = map[string]string{
+	"ACT": "Australia/Darwin", "AET": "Australia/Sydney", "AGT": "America/Argentina/Buenos_Aires", "ART": "Africa/Cairo",
+	"AST": "America/Anchorage", "BET": "America/Sao_Paulo", "BST": "Asia/Dhaka", "CAT": "Africa/Harare",
+	"CNT": "America/St_Johns", "CST": "America/Chicago", "CTT": "Asia/Shanghai", "EAT": "Africa/Addis_Ababa",
+	"ECT": "Europe/Paris", "IET": "America/Indiana/Indianapolis", "IST": "Asia/Kolkata", "JST": "Asia/Tokyo",
+	"MIT": "Pacific/Apia", "NET": "Asia/Yerevan", "NST": "Pacific/Auckland", "PLT": "Asia/Karachi",
+	"PNT": "America/Phoenix", "PRT": "America/Puerto_Rico", "PST": "America/Los_Angeles", "SST": "Pacific/Guadalcanal",
+	"VST": "Asia/Ho_Chi_Minh", "EST": "-05:00", "MST": "-07:00", "HST": "-10:00",
 }
