@@ -36,6 +36,10 @@ type Options struct {
 	// SQL predicate over partition columns only IS TRUE, e.g. "day >=
 	// '2026-01-01'". A predicate naming another column is refused.
 	Predicate string
+	// SessionTimeZone is the time zone Predicate and PartitionFilters read
+	// a TIMESTAMP partition value's text in, as Spark's
+	// spark.sql.session.timeZone; "" is UTC.
+	SessionTimeZone string
 	// PartitionFilters restrict the compaction to the partitions that
 	// satisfy them, as delta-rs's partition_filters: the outer slice is
 	// OR, each inner slice AND (disjunctive normal form). With Predicate, a

@@ -8,6 +8,7 @@ import (
 
 	"github.com/deltalite-go/deltalite/internal/errs"
 	"github.com/deltalite-go/deltalite/internal/expr"
+	"github.com/deltalite-go/deltalite/internal/op"
 	"github.com/deltalite-go/deltalite/internal/stats"
 	"github.com/deltalite-go/deltalite/protocol"
 	"github.com/deltalite-go/deltalite/scan"
@@ -25,9 +26,13 @@ type selection struct {
 }
 
 // selectPartitions binds Where and the DNF partition filters to snap's
-// schema; both may name partition columns only.
-func selectPartitions(snap *snapshot.Snapshot, where string, filters [][]scan.Filter) (selection, error) {
+// schema in the session of zone; both may name partition columns only.
+func selectPartitions(snap *snapshot.Snapshot, where string, filters [][]scan.Filter, zone string) (selection, error) {
 	var sel selection
+	sess, err := op.Session(zone)
+	if err != nil {
+		return sel, err
+	}
 	var parts []expr.Expr
 	if strings.TrimSpace(where) != "" {
 		e, err := expr.Parse(where)
@@ -60,7 +65,7 @@ func selectPartitions(snap *snapshot.Snapshot, where string, filters [][]scan.Fi
 	if len(parts) == 0 {
 		return sel, nil
 	}
-	pred, err := expr.BindTable(expr.And(parts...), snap.Schema())
+	pred, err := sess.BindTable(expr.And(parts...), snap.Schema())
 	if err != nil {
 		return sel, errs.Wrap(errs.InvalidArgument, "", err, "OPTIMIZE predicate")
 	}

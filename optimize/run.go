@@ -89,7 +89,7 @@ func resolve(snap *snapshot.Snapshot, opt Options) (*config, error) {
 	if c.MaxBufferedBytes == 0 {
 		c.MaxBufferedBytes = DefaultMaxBufferedBytes
 	}
-	sel, err := selectPartitions(snap, opt.Predicate, opt.PartitionFilters)
+	sel, err := selectPartitions(snap, opt.Predicate, opt.PartitionFilters, opt.SessionTimeZone)
 	if err != nil {
 		return nil, err
 	}

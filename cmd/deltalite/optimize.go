@@ -28,6 +28,7 @@ func newOptimizeCmd() *cobra.Command {
 		tempDir   string
 		purge     bool
 		full      bool
+		tz        *zoneFlag
 		minDel    float64
 	)
 	cmd := &cobra.Command{
@@ -80,6 +81,9 @@ FULL). --where and --zorder-by are refused there, as Spark refuses them.
 				CommitMetadata: metadata, ZOrderBy: zorderBy, Force: force, MaxSortBytes: sortBytes, TempDir: tempDir,
 				PurgeDeletionVectors: purge, PurgeMinDeletedRatio: minDel, Full: full,
 			}
+			if opts.SessionTimeZone, err = tz.value(); err != nil {
+				return err
+			}
 			printed := false
 			if cliout.IsTerminal(os.Stderr) {
 				verb := "compacted into"
@@ -114,6 +118,7 @@ FULL). --where and --zorder-by are refused there, as Spark refuses them.
 	f.BoolVar(&force, "force", false, "with --zorder-by: z-order every file, also those already z-ordered by the same columns")
 	f.Int64Var(&sortBytes, "max-sort-bytes", 0, "bytes a z-order holds in memory to sort (default 67108864); the rest spills to --temp-dir")
 	f.StringVar(&tempDir, "temp-dir", "", "local directory for a z-order's spilled runs (default the system's temporary directory); runs a killed process left there go at the next z-order")
+	tz = addSessionTimeZoneFlag(f)
 	f.BoolVar(&purge, "purge-deletion-vectors", false, "rewrite the files that carry deletion vectors instead of compacting (Spark's REORG TABLE ... APPLY (PURGE))")
 	f.Float64Var(&minDel, "purge-min-deleted-ratio", 0, "with --purge-deletion-vectors: only files whose vector hides more than this share of their rows, 0 to below 1 (default 0: every file with a deleted row)")
 	f.BoolVar(&full, "full", false, "on a clustered table: recluster every file, also those an earlier clustering placed (Spark's OPTIMIZE FULL)")
