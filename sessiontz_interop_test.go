@@ -183,3 +183,55 @@ func sparkRechecksInZone(t *testing.T, s *peers.SparkSession, dir, zone string, 
 	}
 	sparkRechecksGenerated(t, s, dir, []string{"false"})
 }
+
+// A zone Spark would not read is refused by every operation before it
+// changes anything, naming the option.
+func TestSessionTimeZoneRefused(t *testing.T) {
+	ctx := context.Background()
+	dir := filepath.Join(t.TempDir(), "t")
+	fields := []arrow.Field{fTS, fV}
+	mustWrite(t, dir, jsonSource(t, fields, `[{"ts":"2024-11-03T08:30:00Z","v":1}]`), deltalite.WriteOptions{Mode: deltalite.ModeAppend})
+	const bad = "Mars/Olympus"
+	for what, f := range map[string]func() error{
+		"write": func() error {
+			_, err := deltalite.Write(ctx, dir, jsonSource(t, fields, `[{"ts":"2024-11-03T08:30:00Z","v":2}]`),
+				deltalite.WriteOptions{Mode: deltalite.ModeAppend, SessionTimeZone: bad})
+			return err
+		},
+		"upsert": func() error {
+			_, err := openT(t, dir).Upsert(ctx, jsonSource(t, fields, `[{"ts":"2024-11-03T08:30:00Z","v":2}]`),
+				deltalite.UpsertOptions{PrimaryKeys: []string{"v"}, SessionTimeZone: bad})
+			return err
+		},
+		"merge": func() error {
+			_, err := openT(t, dir).Merge(ctx, jsonSource(t, fields, `[{"ts":"2024-11-03T08:30:00Z","v":2}]`),
+				deltalite.MergeOptions{Predicate: "t.v = s.v", MergeType: "upsert", SessionTimeZone: bad})
+			return err
+		},
+		"update": func() error {
+			_, err := openT(t, dir).Update(ctx, deltalite.UpdateOptions{Predicate: "v = 1", Set: map[string]string{"v": "3"}, SessionTimeZone: bad})
+			return err
+		},
+		"delete": func() error {
+			_, err := openT(t, dir).Delete(ctx, deltalite.DeleteOptions{Predicate: "v = 1", SessionTimeZone: bad})
+			return err
+		},
+		"alter": func() error {
+			_, err := openT(t, dir).Alter(ctx, deltalite.AlterOptions{AddConstraints: map[string]string{"c": "v > 0"}, SessionTimeZone: bad})
+			return err
+		},
+		"optimize": func() error {
+			_, err := openT(t, dir).Optimize(ctx, deltalite.OptimizeOptions{Predicate: "true", SessionTimeZone: bad})
+			return err
+		},
+	} {
+		refusedUnchanged(t, dir, what, bad, f)
+		if err := f(); !strings.Contains(err.Error(), "SessionTimeZone") {
+			t.Errorf("%s: %v does not name the option", what, err)
+		}
+	}
+	if _, err := scan.New(openT(t, dir).Snapshot(), scan.WithWhere("v = 1"), scan.WithSessionTimeZone(bad)).Plan(ctx); err == nil ||
+		!strings.Contains(err.Error(), bad) || !strings.Contains(err.Error(), "WithSessionTimeZone") {
+		t.Errorf("scan: %v", err)
+	}
+}
