@@ -23,6 +23,9 @@ type DeltaHandler interface {
 	TablePartitionFilters(ctx context.Context, asset string, md map[string]string, def partitions.Definition, keys []string) ([][]scan.Filter, error)
 	StorageOptions() map[string]string
 	ResolvedProperties(asset string, md map[string]string) (iohandler.WriterProperties, iohandler.CommitProperties, error)
+	// SessionTimeZone is the time zone the handler's writes and reads
+	// read a TIMESTAMP in ("" is UTC): the verbs' predicates take it too.
+	SessionTimeZone() string
 }
 
 // Delta gives the asset the Delta maintenance verbs, resolved against its
@@ -37,7 +40,8 @@ type DeltaHandler interface {
 //     within the retention needs. Config: retention_hours,
 //     enforce_retention_duration (default true). Metadata: files_deleted.
 //   - delete (Unmaterialize, Exclusive, DownstreamFirst, Optional key):
-//     deletes the keys' rows by the partition predicate, or every row (the
+//     deletes the keys' rows by the partition predicate (read in the
+//     handler's session time zone, as its writes are), or every row (the
 //     table and its history stay); the state is cleared. Metadata:
 //     rows_deleted.
 //
@@ -88,6 +92,15 @@ func (c *Context) StorageOptions() (map[string]string, error) {
 		return nil, err
 	}
 	return h.StorageOptions(), nil
+}
+
+// sessionTimeZone is the handler's session time zone.
+func (c *Context) sessionTimeZone() (string, error) {
+	h, err := c.Delta()
+	if err != nil {
+		return "", err
+	}
+	return h.SessionTimeZone(), nil
 }
 
 // PartitionPredicate is the SQL predicate of the run's partition keys,
@@ -187,6 +200,9 @@ func runOptimize(c *ActionContext) (ActionResult, error) {
 		opts.TargetFileSize = wp.TargetFileSize
 	}
 	opts.CommitMetadata, opts.CommitMaxRetries = cp.CustomMetadata, cp.EngineRetries()
+	if opts.SessionTimeZone, err = c.sessionTimeZone(); err != nil {
+		return ActionResult{}, err
+	}
 	st, err := t.Optimize(c, opts)
 	if err != nil {
 		return ActionResult{}, err
@@ -249,6 +265,9 @@ func runDelete(c *ActionContext) (ActionResult, error) {
 		return ActionResult{}, err
 	}
 	opts.TargetFileSize, opts.CommitMetadata, opts.CommitMaxRetries = wp.TargetFileSize, cp.CustomMetadata, cp.EngineRetries()
+	if opts.SessionTimeZone, err = c.sessionTimeZone(); err != nil {
+		return ActionResult{}, err
+	}
 	st, err := t.Delete(c, opts)
 	if err != nil {
 		return ActionResult{}, err

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -390,5 +391,59 @@ func TestDeltaVerbsUseCommitProperties(t *testing.T) {
 	slices.Sort(ops)
 	if strings.Join(ops, ",") != "DELETE,OPTIMIZE,VACUUM END,VACUUM START,WRITE,WRITE" {
 		t.Fatalf("operations %v", ops)
+	}
+}
+
+// The delete verb reads a TIMESTAMP partition key in the handler's
+// session time zone, as the handler's writes of that key do: the key
+// "2024-03-10 01:30:00" is that wall time in Los Angeles, the instant its
+// rows hold. Read as UTC it would match no partition and delete nothing.
+func TestDeltaDeleteInSessionTimeZone(t *testing.T) {
+	dir := t.TempDir()
+	h, err := iohandler.New(iohandler.Config{TableURI: dir, SessionTimeZone: "America/Los_Angeles"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	la, err := time.LoadLocation("America/Los_Angeles")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc := arrow.NewSchema([]arrow.Field{
+		{Name: "id", Type: arrow.PrimitiveTypes.Int64, Nullable: true},
+		{Name: "ts", Type: &arrow.TimestampType{Unit: arrow.Microsecond, TimeZone: "UTC"}, Nullable: true},
+	}, nil)
+	r := NewRepository(WithState(must[*state.File](t)(state.OpenFile(filepath.Join(dir, "_state")))))
+	err = r.Register(Define0("events", func(c *Context) (arrow.RecordBatch, error) {
+		b := array.NewRecordBuilder(memory.DefaultAllocator, sc)
+		defer b.Release()
+		for i, k := range c.PartitionKeys {
+			at, err := time.ParseInLocation(time.DateTime, k, la)
+			if err != nil {
+				return nil, err
+			}
+			for j := range 2 {
+				b.Field(0).(*array.Int64Builder).Append(int64(10*i + j))
+				b.Field(1).(*array.TimestampBuilder).Append(arrow.Timestamp(at.UnixMicro()))
+			}
+		}
+		return b.NewRecordBatch(), nil
+	}, WithHandler(h), WithPartitions(partitions.Static("2024-03-10 01:30:00", "2024-03-10 03:30:00")),
+		WithMetadata(map[string]string{"delta/partition_expr": "ts", "delta/mode": "append"}), Delta()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.Materialize(ctx, []string{"events"}, Keys("2024-03-10 01:30:00", "2024-03-10 03:30:00")); err != nil {
+		t.Fatal(err)
+	}
+	res, err := r.RunAction(ctx, "delete", []string{"events"}, Keys("2024-03-10 01:30:00"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res[0].Metadata["rows_deleted"] != int64(2) {
+		t.Fatalf("delete of the 01:30 Los Angeles key: %+v", res[0])
+	}
+	got := tablerows.Read(t, filepath.Join(dir, "events"))
+	if len(got) != 2 || !strings.Contains(strings.Join(got, " "), "2024-03-10T10:30:00") {
+		t.Fatalf("rows left: %v, want the two of 03:30 in Los Angeles (10:30 UTC)", got)
 	}
 }

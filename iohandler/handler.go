@@ -97,6 +97,10 @@ func New(cfg Config) (*Handler, error) {
 // StorageOptions are the options the handler opens tables with (a copy).
 func (h *Handler) StorageOptions() map[string]string { return maps.Clone(h.cfg.StorageOptions) }
 
+// SessionTimeZone is the time zone the handler reads a TIMESTAMP in
+// (Config.SessionTimeZone, else the environment's; "" is UTC).
+func (h *Handler) SessionTimeZone() string { return h.cfg.SessionTimeZone }
+
 // ResolvedProperties are the writer and commit properties of an asset (its
 // delta/writer_properties and delta/commit_properties replace the
 // handler's), for the maintenance verbs that rewrite or commit.
