@@ -173,13 +173,17 @@ var sparkGeneratedParsing = []struct{ col, typ, expr string }{
 	{"ny", "TIMESTAMP", "from_utc_timestamp(ts, 'America/New_York')"},
 	{"bucket", "INT", "pmod(hash(s, sec), 16)"},
 	{"xh", "BIGINT", "xxhash64(ts, sec, s)"},
+	{"rx", "STRING", `regexp_extract(s, '(\\d+)/(\\d+)', 2)`},
+	{"rr", "STRING", `regexp_replace(s, '[/: ]', '-')`},
+	{"rl", "BOOLEAN", "(s RLIKE '^20[0-9]{2}/')"},
 }
 
 // TestSparkGeneratedParsingColumns: on a table Spark creates with
 // generated columns of from_unixtime, unix_timestamp, to_timestamp and
 // to_date with a format, months_between, timestampadd, timestampdiff,
 // dateadd, make_date, next_day, md5, sha2, crc32, hex, pmod,
-// from_utc_timestamp, hash and xxhash64, Spark and we insert the same source
+// from_utc_timestamp, hash, xxhash64, regexp_extract, regexp_replace
+// and RLIKE, Spark and we insert the same source
 // values and get the same generated values; after our UPDATE of the
 // source columns and MERGE, Spark finds every row equal to its own
 // expressions (UTC session, as this engine evaluates them).

@@ -104,7 +104,8 @@ type callN struct {
 	fn    string
 	args  []node
 	t     schema.Type
-	scale int // the digits of round(x, d), a constant
+	scale int        // the digits of round(x, d), a constant
+	rx    *regexCall // a regular expression function's pattern
 }
 
 func (n *colRef) Type() schema.Type   { return n.fields[len(n.fields)-1].Type }

@@ -48,6 +48,8 @@ var functions = map[string][2]int{
 	"isnan": {1, 1}, "nanvl": {2, 2}, "sign": {1, 1}, "signum": {1, 1}, "sqrt": {1, 1}, "bin": {1, 1},
 	"from_utc_timestamp": {2, 2}, "to_utc_timestamp": {2, 2}, "hash": {1, -1}, "xxhash64": {1, -1},
 	"shiftleft": {2, 2}, "shiftright": {2, 2}, "shiftrightunsigned": {2, 2},
+	"rlike": {2, 2}, "regexp_like": {2, 2}, "regexp": {2, 2}, "regexp_extract": {2, 3}, "regexp_replace": {3, 4},
+	"regexp_count": {2, 2}, "regexp_substr": {2, 2}, "regexp_instr": {2, 3},
 	"current_date": {0, 0}, "current_timestamp": {0, 0}, "now": {0, 0},
 }
 
@@ -88,6 +90,9 @@ func (b *binder) call(e *Call) (node, error) {
 	}
 	if hashFuncs[e.Name] {
 		return b.bindHashFunc(e)
+	}
+	if regexFuncs[e.Name] {
+		return b.bindRegexFunc(e)
 	}
 	if e.Name == "from_utc_timestamp" || e.Name == "to_utc_timestamp" {
 		return b.bindZoneFunc(e)
@@ -282,6 +287,9 @@ func (ev *evaluator) function(n *callN) (value, error) {
 	}
 	if hashFuncs[n.fn] {
 		return ev.hashFunction(n, args)
+	}
+	if n.rx != nil {
+		return ev.regexFunction(n, args)
 	}
 	if n.fn == "from_utc_timestamp" || n.fn == "to_utc_timestamp" {
 		return ev.zoneFunction(n, args)

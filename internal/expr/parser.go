@@ -235,6 +235,16 @@ func (p *parser) infix(left Expr) (Expr, error) {
 			l.Escape = []rune(et.text)[0]
 		}
 		return l, nil
+	case "RLIKE", "REGEXP":
+		pat, err := p.expr(bpPredicate)
+		if err != nil {
+			return nil, err
+		}
+		var e Expr = &Call{At: at, Name: "rlike", Args: []Expr{left, pat}}
+		if not {
+			e = &Unary{At: at, Op: OpNot, X: e}
+		}
+		return e, nil
 	}
 	return nil, p.errAt(t, "%s is not supported", strings.ToUpper(t.text))
 }

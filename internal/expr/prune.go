@@ -672,7 +672,7 @@ func rebuild(n node, f func(node) node) node {
 		c.x = f(n.x)
 		return &c
 	case *callN:
-		c := &callN{fn: n.fn, t: n.t, scale: n.scale}
+		c := &callN{fn: n.fn, t: n.t, scale: n.scale, rx: n.rx}
 		for _, a := range n.args {
 			c.args = append(c.args, f(a))
 		}

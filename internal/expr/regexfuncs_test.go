@@ -1,0 +1,186 @@
+package expr
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow"
+
+	"github.com/deltalite-go/deltalite/schema"
+	"github.com/deltalite-go/deltalite/testkit/peers"
+)
+
+// regexTexts are the s of the rows regexExprs run over (nil: NULL).
+var regexTexts = []*string{
+	sp("abc123def"), sp("foo bar\tbaz"), nil, sp(""), sp("aaa-bbb_ccc.ddd"), sp("Ünïcödé 42 ñ"),
+	sp("line1\nline2 \u000b end"), sp(`a.b.c a$b \ (x) [y] {z}`), sp("baaac"), sp("ab\r\ncd\u0085ef\u2028g"),
+	sp("key=v1; other=v2;key=v3"), sp("2024-03-01T10:00:00"),
+}
+
+// regexWideTexts hold characters beyond U+FFFF, which Java counts as two.
+var regexWideTexts = []*string{sp("x😀y😀z"), sp("😀"), sp("ab😀cd"), nil, sp("plain")}
+
+func sp(s string) *string { return &s }
+
+// regexExprs are evaluated here and by Spark over regexTexts.
+var regexExprs = []string{
+	`s RLIKE '[0-9]+'`, `s NOT RLIKE 'a'`, `s REGEXP '^a'`, `regexp_like(s, 'b$')`, `regexp(s, '\\d{2}')`, `rlike(s, '')`,
+	`rlike(s, '.')`, `rlike(s, '^.*$')`, `rlike(s, '\\s')`, `rlike(s, '\\S\\s\\S')`, `rlike(s, '\\x0B')`, `rlike(s, 'line1.line2')`,
+	`rlike(s, '\\p{Upper}|\\p{Punct}')`, `rlike(s, '\\p{Alpha}{3}')`, `rlike(s, '[^\\p{ASCII}]')`, `rlike(s, '\\w+\\W+\\w+')`,
+	`rlike(s, '\\Q.b.\\E')`, `rlike(s, '[]x]')`, `rlike(s, '[a-c&]{3}')`, `rlike(s, '\\$b')`, `rlike(s, '\\u00dc|\\x{f1}')`,
+	`rlike(s, '\\0101\\0142c')`, `rlike(s, '\\cJ')`, `rlike(s, '\\t|\\r\\n')`, `rlike(s, '\\Ae\\z|\\Aa')`, `rlike(s, '[a&b]')`,
+	`regexp_extract(s, '([a-z]+)(\\d+)', 1)`, `regexp_extract(s, '([a-z]+)(\\d+)?', 2)`, `regexp_extract(s, '(\\d+)')`,
+	`regexp_extract(s, '[a-z]+', 0)`, `regexp_extract(s, '(?<k>key)=(\\w+)', 2)`, `regexp_extract(s, 'a*?c', 0)`,
+	`regexp_extract(s, '(a|ab)(c|bcd)(d*)', 0)`, `regexp_extract(s, '(?:b+)(_?)', 1)`, `regexp_extract(s, '(\\d{4})-(\\d{2})', 2)`,
+	`regexp_extract(s, 'x{0}', 0)`, `regexp_extract(s, '.{2,3}?$', 0)`,
+	`regexp_replace(s, 'a*', 'X')`, `regexp_replace(s, '', '-')`, `regexp_replace(s, '(\\w)(\\w)', '$2$1')`,
+	`regexp_replace(s, '([a-z])\\d', '$11')`, `regexp_replace(s, 'b', '\\$1\\\\')`, `regexp_replace(s, '[aeiou]', '')`,
+	`regexp_replace(s, '^', '>')`, `regexp_replace(s, '$', '<')`, `regexp_replace(s, '\\s+', ' ')`, `regexp_replace(s, 'a', 'A', 3)`,
+	`regexp_replace(s, '^.', '#', 2)`, `regexp_replace(s, '.', '#', 100)`, `regexp_replace(s, '(?<k>key)=(\\w+)', '$2=$1')`,
+	`regexp_replace(s, 'a|(b)', '[$1]')`, `regexp_replace(s, '.', '$0$0', 5)`,
+	`regexp_count(s, 'a*')`, `regexp_count(s, '')`, `regexp_count(s, '[a-z]+')`, `regexp_count(s, '\\d')`, `regexp_count(s, '^|$')`,
+	`regexp_substr(s, '\\d+')`, `regexp_substr(s, 'q*')`, `regexp_substr(s, '[A-Z]\\w*')`,
+	`regexp_instr(s, '\\d')`, `regexp_instr(s, 'z+')`, `regexp_instr(s, '(b)(c)', 2)`, `regexp_instr(s, 'ñ')`,
+	`regexp_extract(s, NULL, 1)`, `regexp_replace(s, 'a', NULL)`, `regexp_count(NULL, 'a')`, `regexp_extract('a1', '(\\d)', 1)`,
+}
+
+// regexWideExprs are evaluated over regexWideTexts: positions in UTF-16
+// units, a position inside none of the pairs.
+var regexWideExprs = []string{
+	`regexp_instr(s, 'y')`, `regexp_instr(s, 'c|z')`, `regexp_replace(s, '😀', '-')`, `regexp_replace(s, 'z', 'Z', 6)`,
+	`regexp_extract(s, '([a-z])😀', 1)`, `regexp_count(s, '😀')`, `rlike(s, '^.😀')`, `regexp_substr(s, '[^x]+$')`,
+	`regexp_replace(s, '(?<c>[a-z])', '<$1>')`,
+}
+
+// Spark 4 computes the same values as this package for the regular
+// expression functions, patterns read as java.util.regex reads them.
+func TestRegexFunctionsAgreeWithSpark(t *testing.T) {
+	if testing.Short() {
+		t.Skip("interop with Spark: not in -short mode")
+	}
+	peers.Python(t)
+	s := peers.Spark(t)
+	for _, set := range []struct {
+		texts []*string
+		exprs []string
+	}{{regexTexts, regexExprs}, {regexWideTexts, regexWideExprs}} {
+		sc, rec, vals := regexBatch(t, set.texts)
+		sparkAgrees(t, s, sc, rec, set.exprs, vals, "n, s")
+	}
+}
+
+// regexBatch is texts as rows (n, s), and as Spark's VALUES tuples.
+func regexBatch(t *testing.T, texts []*string) (*schema.Struct, arrow.RecordBatch, []string) {
+	t.Helper()
+	sc := &schema.Struct{Fields: []*schema.Field{
+		{Name: "n", Type: &schema.Primitive{Name: schema.Integer}, Nullable: true},
+		{Name: "s", Type: &schema.Primitive{Name: schema.String}, Nullable: true},
+	}}
+	as, err := schema.ToArrow(sc, schema.ArrowOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rows, vals []string
+	for i, s := range texts {
+		if s == nil {
+			rows = append(rows, fmt.Sprintf(`{"n":%d}`, i))
+			vals = append(vals, fmt.Sprintf("(%d, CAST(NULL AS STRING))", i))
+			continue
+		}
+		js, _ := json.Marshal(*s)
+		rows = append(rows, fmt.Sprintf(`{"n":%d,"s":%s}`, i, js))
+		vals = append(vals, fmt.Sprintf("(%d, %s)", i, sparkString(*s)))
+	}
+	return sc, jsonBatch(t, as, rows), vals
+}
+
+// sparkString is s as a Spark SQL literal.
+func sparkString(s string) string {
+	var sb strings.Builder
+	sb.WriteByte('\'')
+	for _, r := range s {
+		switch {
+		case r == '\'' || r == '\\':
+			sb.WriteString(`\` + string(r))
+		case r < 0x20 || r == 0x85 || r == 0x2028:
+			fmt.Fprintf(&sb, `\u%04x`, r)
+		default:
+			sb.WriteRune(r)
+		}
+	}
+	return sb.String() + "'"
+}
+
+// A pattern RE2 cannot mean as Java does is refused when bound, naming
+// the pattern and the construct; a row Java would search in a way RE2
+// cannot follow is refused, as is what Spark's ANSI mode fails.
+func TestRegexRefusals(t *testing.T) {
+	sc, rec, _ := regexBatch(t, []*string{sp("ab\n"), sp("x😀y"), sp("abc")})
+	rels := map[string]*schema.Struct{"": sc}
+	for _, c := range []struct{ e, want string }{
+		{`rlike(s, '(a)\\1')`, `the backreference \1`},
+		{`rlike(s, '(?<n>a)\\k<n>')`, `the backreference \k`},
+		{`rlike(s, 'a(?=b)')`, `the lookahead "(?="`},
+		{`rlike(s, 'a(?!b)')`, `the lookahead "(?!"`},
+		{`rlike(s, '(?<=a)b')`, `the lookbehind "(?<="`},
+		{`rlike(s, '(?<!a)b')`, `the lookbehind "(?<!"`},
+		{`rlike(s, '(?>a)')`, `atomic group`},
+		{`rlike(s, 'a++')`, `possessive quantifier "++"`},
+		{`rlike(s, 'a{2}+')`, `possessive quantifier`},
+		{`rlike(s, '(?i)a')`, `embedded flags "(?i)"`},
+		{`rlike(s, '\\bword')`, `word boundary \b`},
+		{`rlike(s, '\\p{L}')`, `Unicode property \p{L}`},
+		{`rlike(s, '\\p{IsLatin}')`, `Unicode property \p{IsLatin}`},
+		{`rlike(s, '[a[b]]')`, `class inside a class`},
+		{`rlike(s, '[a-z&&[^b]]')`, `intersection`},
+		{`rlike(s, 'a{,2}')`, `no repetition`},
+		{`rlike(s, 'a{')`, `no repetition`},
+		{`rlike(s, 'a{2000}')`, `at most 1000`},
+		{`rlike(s, '\\y')`, `the escape \y`},
+		{`rlike(s, '[b-a]')`, `runs backwards`},
+		{`rlike(s, 'a$')`, ``},
+		{`rlike(s, s)`, `constant pattern`},
+		{`regexp_replace(s, 'a', s)`, `constant replacement`},
+		{`regexp_replace(s, '(a)', '${1}')`, `Spark substitutes in SQL text`},
+		{`regexp_replace(s, 'a', 'b', 0)`, `position must be between`},
+		{`rlike(s, '(a')`, `not a pattern this engine runs`},
+	} {
+		_, err := BindValue(mustParse(t, c.e), rels)
+		switch {
+		case c.want == "" && err != nil:
+			t.Errorf("%s: %v", c.e, err)
+		case c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)):
+			t.Errorf("%s: %v, want an error naming %q", c.e, err, c.want)
+		}
+	}
+	for _, c := range []struct{ e, want string }{
+		{`rlike(s, 'b$')`, `ERR|false|false`},
+		{`regexp_replace(s, 'x', 'y')`, `ab
+|y😀y|abc`},
+		{`regexp_count(s, '')`, `4|ERR|4`},
+		{`regexp_replace(s, '[^a]', '-')`, `a--|---|a--`},
+		{`regexp_count(s, '[^😀]y')`, `0|ERR|0`},
+		{`regexp_replace(s, '[^a]', '-', 3)`, `ab-|ERR|ab-`},
+		{`regexp_replace(s, '[^a]$', '-')`, `ERR|ERR|ab-`},
+		{`regexp_replace(s, '^[^a]', '-')`, `ab
+|-😀y|abc`},
+		{`regexp_extract(s, 'b', 1)`, `ERR|""|ERR`},
+		{`regexp_extract(s, '(b)', -1)`, `ERR|""|ERR`},
+		{`regexp_replace(s, 'b', '$2')`, `ERR|x😀y|ERR`},
+		{`regexp_replace(s, 'b', 'x\\')`, `ERR|x😀y|ERR`},
+		{`regexp_replace(s, 'y', '-', 3)`, `ab
+|x😀-|abc`},
+	} {
+		b, err := BindValue(mustParse(t, c.e), rels)
+		if err != nil {
+			t.Errorf("%s: %v", c.e, err)
+			continue
+		}
+		got := strings.ReplaceAll(strings.Join(evalValue(t, b, rec), "|"), `|`+`|`, `|""|`)
+		if got != c.want {
+			t.Errorf("%s = %q, want %q", c.e, got, c.want)
+		}
+	}
+}
