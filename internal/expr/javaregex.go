@@ -36,7 +36,6 @@ type javaRegex struct {
 	// start); empty: it can match the empty string.
 	dollar, surrogate, lone, empty bool
 	groups                         int
-	names                          map[string]int
 }
 
 // javaRegexError is why a pattern is refused.
