@@ -433,6 +433,9 @@ func (p *parser) call(name token) (Expr, error) {
 		if c.Name == "substring" && len(c.Args) < 3 && (isKw(t, "FROM") && len(c.Args) == 1 || isKw(t, "FOR") && len(c.Args) == 2) {
 			continue // substring(s FROM p FOR n)
 		}
+		if c.Name == "extract" && len(c.Args) == 1 && isKw(t, "FROM") {
+			continue // extract(FIELD FROM x)
+		}
 		if !isSym(t, ",") {
 			return nil, p.errAt(t, "expected ',' or ')' in the arguments of %s, found %s", c.Name, t.describe())
 		}

@@ -213,6 +213,14 @@ func render(sb *strings.Builder, e Expr) {
 		render(sb, e.X)
 		sb.WriteString(" AS " + typeSQL(e.Type) + ")")
 	case *Call:
+		if e.Name == "extract" && len(e.Args) == 2 {
+			sb.WriteString("extract(")
+			render(sb, e.Args[0])
+			sb.WriteString(" FROM ")
+			render(sb, e.Args[1])
+			sb.WriteString(")")
+			return
+		}
 		sb.WriteString(e.Name)
 		renderList(sb, e.Args)
 	case *Case:
