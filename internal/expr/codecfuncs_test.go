@@ -58,6 +58,8 @@ func TestCodecRefusals(t *testing.T) {
 		{`unbase64('YQ==YWJj')`, `incorrect ending byte`},
 		{`unbase64('YWI=x')`, `incorrect ending byte`},
 		{`unbase64('YW=x')`, `wrong 4-byte ending unit`},
+		{`format_number(1e23D, 2)`, `depend on the JVM version`},
+		{`format_number(1, 'x')`, `DecimalFormat pattern`},
 		{`decode(unhex('D83D0061'), 'utf-16')`, `MALFORMED_CHARACTER_CODING`},
 	} {
 		_, err := BindValue(mustParse(t, c.e), rels)
@@ -84,4 +86,36 @@ func TestCodecRefusals(t *testing.T) {
 			t.Errorf("%s = %q, want %q", c.e, got, c.want)
 		}
 	}
+}
+
+// formatExprs are format_number over rows numbered 0 to 13: integers,
+// decimals and doubles of many magnitudes, ties and values that round to
+// zero.
+var formatExprs = []string{
+	`format_number(n, 2)`, `format_number(n * -123456789, 0)`, `format_number(n - 5, 3)`, `format_number(CAST(n AS TINYINT), -1)`,
+	`format_number(n / 8, 2)`, `format_number(n / 8, 1)`, `format_number((n - 6) / 3, 4)`, `format_number(n / 7, 20)`,
+	`format_number(CAST(n AS DOUBLE) / 40, 2)`, `format_number(pow10, 2)`, `format_number(pow10 / 3, 3)`, `format_number(-pow10 / 7, 0)`,
+	`format_number(1 / pow10, 5)`, `format_number(1 / pow10, 12)`, `format_number(CAST(n AS FLOAT) / 3, 6)`, `format_number(CAST(n AS FLOAT) / 10, 1)`,
+	`format_number(CAST(n AS DECIMAL(10, 0)) / 16, 3)`, `format_number(CAST(n - 6 AS DECIMAL(10, 1)) / 4, 1)`, `format_number(CAST(-0.001 AS DECIMAL(5,3)), 2)`,
+	`format_number(-0.0D, 2)`, `format_number(-0.0001D, 2)`, `format_number(0.1D, 20)`, `format_number(CAST('NaN' AS DOUBLE), 2)`,
+	`format_number(CAST('Infinity' AS DOUBLE), 1)`, `format_number(1.005D, 2)`, `format_number(2.5D, 0)`, `format_number(-0.5D, 0)`,
+	`format_number(123456789.987654321D, 5)`, `format_number(1e-7D, 10)`, `format_number(9007199254740991D, 1)`, `format_number(n, NULL)`,
+	`format_number(xxhash64(n) / 1e12, 3)`, `format_number(xxhash64(n) / 1e16, 2)`, `format_number(hash(n) / 7e3, 1)`,
+	`format_number(hash(n) / 1e9, 9)`, `format_number(hash(n) / 3e7, 2)`, `format_number(xxhash64(n) / 1e30, 17)`,
+}
+
+// Spark 4 formats numbers as this package does.
+func TestFormatNumberAgreesWithSpark(t *testing.T) {
+	if testing.Short() {
+		t.Skip("interop with Spark: not in -short mode")
+	}
+	peers.Python(t)
+	s := peers.Spark(t)
+	texts := make([]*string, 14)
+	sc, rec, vals := regexBatch(t, texts)
+	var exprs []string
+	for _, e := range formatExprs {
+		exprs = append(exprs, strings.ReplaceAll(e, "pow10", "CAST(concat('1.2345e', n * 2 - 12) AS DOUBLE)"))
+	}
+	sparkAgrees(t, s, sc, rec, exprs, vals, "n, s")
 }

@@ -50,7 +50,7 @@ var functions = map[string][2]int{
 	"shiftleft": {2, 2}, "shiftright": {2, 2}, "shiftrightunsigned": {2, 2},
 	"rlike": {2, 2}, "regexp_like": {2, 2}, "regexp": {2, 2}, "regexp_extract": {2, 3}, "regexp_replace": {3, 4},
 	"regexp_count": {2, 2}, "regexp_substr": {2, 2}, "regexp_instr": {2, 3},
-	"extract": {2, 2}, "date_part": {2, 2}, "conv": {3, 3}, "unhex": {1, 1}, "unbase64": {1, 1}, "encode": {2, 2},
+	"extract": {2, 2}, "date_part": {2, 2}, "datepart": {2, 2}, "format_number": {2, 2}, "conv": {3, 3}, "unhex": {1, 1}, "unbase64": {1, 1}, "encode": {2, 2},
 	"decode": {2, 2}, "soundex": {1, 1},
 	"current_date": {0, 0}, "current_timestamp": {0, 0}, "now": {0, 0},
 }
@@ -96,8 +96,11 @@ func (b *binder) call(e *Call) (node, error) {
 	if regexFuncs[e.Name] {
 		return b.bindRegexFunc(e)
 	}
-	if e.Name == "extract" || e.Name == "date_part" {
+	if e.Name == "extract" || e.Name == "date_part" || e.Name == "datepart" {
 		return b.bindExtract(e)
+	}
+	if e.Name == "format_number" {
+		return b.bindFormatNumber(e)
 	}
 	if codecFuncs[e.Name] {
 		return b.bindCodecFunc(e)
@@ -304,6 +307,9 @@ func (ev *evaluator) function(n *callN) (value, error) {
 	}
 	if codecFuncs[n.fn] {
 		return ev.codecFunction(n, args)
+	}
+	if n.fn == "format_number" {
+		return ev.formatNumberFunction(n, args)
 	}
 	if n.fn == "from_utc_timestamp" || n.fn == "to_utc_timestamp" {
 		return ev.zoneFunction(n, args)
