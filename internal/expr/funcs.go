@@ -50,7 +50,8 @@ var functions = map[string][2]int{
 	"shiftleft": {2, 2}, "shiftright": {2, 2}, "shiftrightunsigned": {2, 2},
 	"rlike": {2, 2}, "regexp_like": {2, 2}, "regexp": {2, 2}, "regexp_extract": {2, 3}, "regexp_replace": {3, 4},
 	"regexp_count": {2, 2}, "regexp_substr": {2, 2}, "regexp_instr": {2, 3},
-	"extract": {2, 2}, "date_part": {2, 2}, "datepart": {2, 2}, "format_number": {2, 2}, "conv": {3, 3}, "unhex": {1, 1}, "unbase64": {1, 1}, "encode": {2, 2},
+	"extract": {2, 2}, "date_part": {2, 2}, "datepart": {2, 2}, "format_number": {2, 2},
+	"size": {1, 1}, "cardinality": {1, 1}, "element_at": {2, 2}, "array_contains": {2, 2}, "map_keys": {1, 1}, "map_values": {1, 1}, "conv": {3, 3}, "unhex": {1, 1}, "unbase64": {1, 1}, "encode": {2, 2},
 	"decode": {2, 2}, "soundex": {1, 1},
 	"current_date": {0, 0}, "current_timestamp": {0, 0}, "now": {0, 0},
 }
@@ -101,6 +102,9 @@ func (b *binder) call(e *Call) (node, error) {
 	}
 	if e.Name == "format_number" {
 		return b.bindFormatNumber(e)
+	}
+	if nestedFuncs[e.Name] {
+		return b.bindNestedFunc(e)
 	}
 	if codecFuncs[e.Name] {
 		return b.bindCodecFunc(e)
@@ -310,6 +314,9 @@ func (ev *evaluator) function(n *callN) (value, error) {
 	}
 	if n.fn == "format_number" {
 		return ev.formatNumberFunction(n, args)
+	}
+	if nestedFuncs[n.fn] {
+		return ev.nestedFunction(n, args)
 	}
 	if n.fn == "from_utc_timestamp" || n.fn == "to_utc_timestamp" {
 		return ev.zoneFunction(n, args)
