@@ -51,6 +51,8 @@ var functions = map[string][2]int{
 	"rlike": {2, 2}, "regexp_like": {2, 2}, "regexp": {2, 2}, "regexp_extract": {2, 3}, "regexp_replace": {3, 4},
 	"regexp_count": {2, 2}, "regexp_substr": {2, 2}, "regexp_instr": {2, 3},
 	"extract": {2, 2}, "date_part": {2, 2}, "datepart": {2, 2}, "format_number": {2, 2},
+	"exp": {1, 1}, "ln": {1, 1}, "log": {1, 2}, "log2": {1, 1}, "expm1": {1, 1}, "log1p": {1, 1}, "atanh": {1, 1},
+	"degrees": {1, 1}, "radians": {1, 1}, "rint": {1, 1},
 	"size": {1, 1}, "cardinality": {1, 1}, "element_at": {2, 2}, "array_contains": {2, 2}, "map_keys": {1, 1}, "map_values": {1, 1}, "conv": {3, 3}, "unhex": {1, 1}, "unbase64": {1, 1}, "encode": {2, 2},
 	"decode": {2, 2}, "soundex": {1, 1},
 	"current_date": {0, 0}, "current_timestamp": {0, 0}, "now": {0, 0},
@@ -67,6 +69,9 @@ func functionNames() string {
 
 func (b *binder) call(e *Call) (node, error) {
 	ar, ok := functions[e.Name]
+	if refusedMath[e.Name] {
+		return nil, errAt(e, "%s is not supported: Spark computes it with java.lang.Math or StrictMath, whose last bit this engine does not reproduce", e.Name)
+	}
 	if !ok {
 		return nil, errAt(e, "unknown or unsupported function %s (supported: %s)", e.Name, functionNames())
 	}
@@ -94,20 +99,10 @@ func (b *binder) call(e *Call) (node, error) {
 	if hashFuncs[e.Name] {
 		return b.bindHashFunc(e)
 	}
-	if regexFuncs[e.Name] {
-		return b.bindRegexFunc(e)
-	}
-	if e.Name == "extract" || e.Name == "date_part" || e.Name == "datepart" {
-		return b.bindExtract(e)
-	}
-	if e.Name == "format_number" {
-		return b.bindFormatNumber(e)
-	}
-	if nestedFuncs[e.Name] {
-		return b.bindNestedFunc(e)
-	}
-	if codecFuncs[e.Name] {
-		return b.bindCodecFunc(e)
+	for _, f := range families {
+		if f.binds[e.Name] {
+			return f.bind(b, e)
+		}
 	}
 	if e.Name == "from_utc_timestamp" || e.Name == "to_utc_timestamp" {
 		return b.bindZoneFunc(e)
@@ -303,20 +298,10 @@ func (ev *evaluator) function(n *callN) (value, error) {
 	if hashFuncs[n.fn] {
 		return ev.hashFunction(n, args)
 	}
-	if n.rx != nil {
-		return ev.regexFunction(n, args)
-	}
-	if n.fn == "yearofweek" || n.fn == "second_fraction" {
-		return ev.extractFunction(n, args)
-	}
-	if codecFuncs[n.fn] {
-		return ev.codecFunction(n, args)
-	}
-	if n.fn == "format_number" {
-		return ev.formatNumberFunction(n, args)
-	}
-	if nestedFuncs[n.fn] {
-		return ev.nestedFunction(n, args)
+	for _, f := range families {
+		if f.evals[n.fn] {
+			return f.eval(ev, n, args)
+		}
 	}
 	if n.fn == "from_utc_timestamp" || n.fn == "to_utc_timestamp" {
 		return ev.zoneFunction(n, args)

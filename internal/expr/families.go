@@ -1,0 +1,29 @@
+package expr
+
+// family is a function family of a file of its own: the names it binds,
+// the names of the calls it binds (which the evaluator dispatches on),
+// and its binder and evaluator.
+type family struct {
+	binds, evals map[string]bool
+	bind         func(*binder, *Call) (node, error)
+	eval         func(*evaluator, *callN, []value) (value, error)
+}
+
+// families are set in init: their binders bind arguments through call,
+// which reads families.
+var families []family
+
+func init() {
+	families = []family{
+		{regexFuncs, regexFuncs, (*binder).bindRegexFunc, (*evaluator).regexFunction},
+		{extractNames, map[string]bool{"yearofweek": true, "second_fraction": true}, (*binder).bindExtract, (*evaluator).extractFunction},
+		{codecFuncs, codecFuncs, (*binder).bindCodecFunc, (*evaluator).codecFunction},
+		{map[string]bool{"format_number": true}, map[string]bool{"format_number": true}, (*binder).bindFormatNumber, (*evaluator).formatNumberFunction},
+		{nestedFuncs, map[string]bool{"size": true, "element_at": true, "array_contains": true, "map_keys": true, "map_values": true},
+			(*binder).bindNestedFunc, (*evaluator).nestedFunction},
+		{mathFuncs, mathFuncs, (*binder).bindMathFunc, (*evaluator).mathFunction},
+	}
+}
+
+// extractNames are the names extract.go binds.
+var extractNames = map[string]bool{"extract": true, "date_part": true, "datepart": true}
