@@ -176,14 +176,21 @@ var sparkGeneratedParsing = []struct{ col, typ, expr string }{
 	{"rx", "STRING", `regexp_extract(s, '(\\d+)/(\\d+)', 2)`},
 	{"rr", "STRING", `regexp_replace(s, '[/: ]', '-')`},
 	{"rl", "BOOLEAN", "(s RLIKE '^20[0-9]{2}/')"},
+	{"xs", "INT", "extract(HOUR FROM ts)"},
+	{"dp", "INT", "date_part('DOY', ts)"},
+	{"cv", "STRING", "conv(sec, 10, 36)"},
+	{"sx", "STRING", "soundex(concat('Q', s))"},
+	{"fn", "STRING", "format_number(sec / 7, 3)"},
+	{"lg", "DOUBLE", "ln(sec + 2) + exp(CAST(sec AS DOUBLE) / 1e9)"},
 }
 
 // TestSparkGeneratedParsingColumns: on a table Spark creates with
 // generated columns of from_unixtime, unix_timestamp, to_timestamp and
 // to_date with a format, months_between, timestampadd, timestampdiff,
 // dateadd, make_date, next_day, md5, sha2, crc32, hex, pmod,
-// from_utc_timestamp, hash, xxhash64, regexp_extract, regexp_replace
-// and RLIKE, Spark and we insert the same source
+// from_utc_timestamp, hash, xxhash64, regexp_extract, regexp_replace,
+// RLIKE, extract, date_part, conv, soundex, format_number, ln and exp,
+// Spark and we insert the same source
 // values and get the same generated values; after our UPDATE of the
 // source columns and MERGE, Spark finds every row equal to its own
 // expressions (UTC session, as this engine evaluates them).
