@@ -21,7 +21,7 @@ import (
 // regexFuncs are the functions of this file (their arities are in
 // functions).
 var regexFuncs = map[string]bool{"rlike": true, "regexp_like": true, "regexp": true, "regexp_extract": true,
-	"regexp_replace": true, "regexp_count": true, "regexp_substr": true, "regexp_instr": true}
+	"regexp_replace": true, "regexp_count": true, "regexp_substr": true, "regexp_instr": true, "split": true}
 
 // regexCall is what a bound regular expression function keeps beside its
 // arguments: the compiled pattern and, for regexp_replace, the read
@@ -45,7 +45,8 @@ func (b *binder) bindRegexFunc(e *Call) (node, error) {
 	if name == "regexp_like" || name == "regexp" {
 		name = "rlike"
 	}
-	t := map[string]schema.Type{"rlike": tBool, "regexp_count": tInt, "regexp_instr": tInt}[name]
+	t := map[string]schema.Type{"rlike": tBool, "regexp_count": tInt, "regexp_instr": tInt,
+		"split": &schema.Array{Element: tString}}[name]
 	if t == nil {
 		t = tString
 	}
@@ -67,6 +68,14 @@ func (b *binder) bindRegexFunc(e *Call) (node, error) {
 		return nil, errAt(e.Args[1], "%s: the pattern %q is refused at offset %d: %s", e.Name, *pat, je.at, je.msg)
 	}
 	switch name {
+	case "split":
+		var limit node = &lit{v: int32(-1), t: tInt, src: &Literal{Kind: LitNumber, Text: "-1"}}
+		if len(e.Args) == 3 {
+			if limit, err = b.intOperand(e, e.Args[2]); err != nil {
+				return nil, err
+			}
+		}
+		args = append(args, limit)
 	case "regexp_extract", "regexp_instr":
 		var idx node = &lit{v: int32(1), t: tInt, src: &Literal{Kind: LitNumber, Text: "1"}}
 		if name == "regexp_instr" {
@@ -289,6 +298,8 @@ func regexRow(n *callN, rc *regexCall, s string, start int, v []any, find func(i
 		k := int32(0)
 		each(func([]int) { k++ })
 		return k, nil
+	case "split":
+		return javaSplit(s, j.src, int(v[1].(int32)), each), nil
 	}
 	// regexp_replace
 	var sb strings.Builder
@@ -314,6 +325,52 @@ func regexRow(n *callN, rc *regexCall, s string, start int, v []any, find func(i
 	}
 	sb.WriteString(s[last:])
 	return sb.String(), nil
+}
+
+// javaSplit is Spark's split: Java's Pattern.split with a limit of 0 read
+// as -1 (trailing empty parts kept); at most limit parts when limit > 0,
+// no empty first part for an empty match at the start. An empty pattern
+// splits a text into its characters, as UTF8String.split does.
+func javaSplit(s, pattern string, limit int, each func(func([]int))) []any {
+	if pattern == "" && s != "" {
+		n := utf8.RuneCountInString(s)
+		if limit > n || limit <= 0 {
+			limit = n
+		}
+		parts := make([]any, 0, limit)
+		for len(parts) < limit-1 {
+			_, w := utf8.DecodeRuneInString(s)
+			parts = append(parts, s[:w])
+			s = s[w:]
+		}
+		return append(parts, s)
+	}
+	if limit == 0 {
+		limit = -1
+	}
+	var parts []any
+	index, done := 0, false
+	each(func(m []int) {
+		switch {
+		case done:
+		case limit <= 0 || len(parts) < limit-1:
+			if index == 0 && m[0] == 0 && m[1] == 0 {
+				return
+			}
+			parts = append(parts, s[index:m[0]])
+			index = m[1]
+		default:
+			parts = append(parts, s[index:])
+			index, done = m[1], true
+		}
+	})
+	if index == 0 {
+		return []any{s}
+	}
+	if limit <= 0 || len(parts) < limit {
+		parts = append(parts, s[index:])
+	}
+	return parts
 }
 
 // find is Java's Matcher.find from byte offset from, ^ matching at

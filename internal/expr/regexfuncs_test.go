@@ -43,6 +43,10 @@ var regexExprs = []string{
 	`regexp_count(s, 'a*')`, `regexp_count(s, '')`, `regexp_count(s, '[a-z]+')`, `regexp_count(s, '\\d')`, `regexp_count(s, '^|$')`,
 	`regexp_substr(s, '\\d+')`, `regexp_substr(s, 'q*')`, `regexp_substr(s, '[A-Z]\\w*')`,
 	`regexp_instr(s, '\\d')`, `regexp_instr(s, 'z+')`, `regexp_instr(s, '(b)(c)', 2)`, `regexp_instr(s, 'ñ')`,
+	`element_at(split(s, '[ .]'), 1)`, `size(split(s, ''))`, `size(split(s, 'a', 2))`, `element_at(split(s, 'a', 2), -1)`,
+	`size(split(s, 'x*'))`, `element_at(split(s, 'x*'), 1)`, `size(split(s, 'd', 0))`, `size(split(s, 'a', 1))`,
+	`array_contains(split(s, '\\s+'), 'bar')`, `element_at(split(s, '='), -1)`, `size(split(s, '^'))`, `size(split(s, '(?:)'))`,
+	`element_at(split(s, 'b|$'), -1)`, `size(split(s, '[a-c]', -3))`, `element_at(split(s, '', 3), -1)`, `element_at(split(s, ''), -1)`,
 	`regexp_extract(s, NULL, 1)`, `regexp_replace(s, 'a', NULL)`, `regexp_count(NULL, 'a')`, `regexp_extract('a1', '(\\d)', 1)`,
 }
 
@@ -51,7 +55,7 @@ var regexExprs = []string{
 var regexWideExprs = []string{
 	`regexp_instr(s, 'y')`, `regexp_instr(s, 'c|z')`, `regexp_replace(s, '😀', '-')`, `regexp_replace(s, 'z', 'Z', 6)`,
 	`regexp_extract(s, '([a-z])😀', 1)`, `regexp_count(s, '😀')`, `rlike(s, '^.😀')`, `regexp_substr(s, '[^x]+$')`,
-	`regexp_replace(s, '(?<c>[a-z])', '<$1>')`,
+	`regexp_replace(s, '(?<c>[a-z])', '<$1>')`, `size(split(s, '😀'))`, `element_at(split(s, '😀'), -1)`, `size(split(s, ''))`, `element_at(split(s, '', 2), -1)`,
 }
 
 // Spark 4 computes the same values as this package for the regular

@@ -128,6 +128,11 @@ func appendValue(b array.Builder, v any) {
 		b.Append(v.(arrow.Timestamp))
 	case *array.Decimal128Builder:
 		b.Append(v.(decimal128.Num))
+	case *array.ListBuilder:
+		b.Append(true)
+		for _, x := range v.([]any) {
+			appendValue(b.ValueBuilder(), x)
+		}
 	default:
 		b.AppendNull()
 	}
