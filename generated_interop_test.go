@@ -183,6 +183,7 @@ var sparkGeneratedParsing = []struct{ col, typ, expr string }{
 	{"fn", "STRING", "format_number(sec / 7, 3)"},
 	{"lg", "DOUBLE", "ln(sec + 2) + exp(CAST(sec AS DOUBLE) / 1e9)"},
 	{"sp", "STRING", "element_at(split(s, '[/ ]'), 3)"},
+	{"gj", "STRING", `get_json_object(concat('{"k":[', sec, ',"', s, '"]}'), '$.k[1]')`},
 }
 
 // TestSparkGeneratedParsingColumns: on a table Spark creates with
@@ -190,8 +191,8 @@ var sparkGeneratedParsing = []struct{ col, typ, expr string }{
 // to_date with a format, months_between, timestampadd, timestampdiff,
 // dateadd, make_date, next_day, md5, sha2, crc32, hex, pmod,
 // from_utc_timestamp, hash, xxhash64, regexp_extract, regexp_replace,
-// RLIKE, split, element_at, extract, date_part, conv, soundex,
-// format_number, ln and exp,
+// RLIKE, split, element_at, get_json_object, extract, date_part, conv,
+// soundex, format_number, ln and exp,
 // Spark and we insert the same source
 // values and get the same generated values; after our UPDATE of the
 // source columns and MERGE, Spark finds every row equal to its own

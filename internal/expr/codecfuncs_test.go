@@ -119,3 +119,64 @@ func TestFormatNumberAgreesWithSpark(t *testing.T) {
 	}
 	sparkAgrees(t, s, sc, rec, exprs, vals, "n, s")
 }
+
+// jsonTexts are the documents jsonExprs read.
+var jsonTexts = []*string{
+	sp(`{"a":{"b":[1,2,{"c":"x"}]},"n":-0,"f":1.50,"g":1.0e2,"h":12345678.9,"i":0.0001,"j":-1.5E-7,"big":123456789012345678901234567890}`),
+	sp(`{"a":{"x":1.50,"y":"q\"\n\u0001é/","z":[true,null,"s",{"w":0.5}]},"a":{"b":"second"}}`),
+	sp(`[1,[2,3],{"a b":"sp","":4}]`), sp(`"str"`), sp(`{"a":1} trailing`), sp(`{"a":1, x}`), sp(`not json`), nil,
+	sp(`{"a":{},"a":{"b":[10,20]}}`), sp(`{"a":"\ud83d\ude00","t":true,"nul":null}`), sp(`{"a":[]}`), sp(`{"e":["😀ü"],"a":"😀"}`),
+}
+
+// jsonExprs are get_json_object over jsonTexts.
+var jsonExprs = []string{
+	`get_json_object(s, '$')`, `get_json_object(s, '$.a')`, `get_json_object(s, '$.a.b')`, `get_json_object(s, '$.a.b[2].c')`,
+	`get_json_object(s, '$.a.b[1]')`, `get_json_object(s, '$.n')`, `get_json_object(s, '$.f')`, `get_json_object(s, '$.g')`,
+	`get_json_object(s, '$.h')`, `get_json_object(s, '$.i')`, `get_json_object(s, '$.j')`, `get_json_object(s, '$.big')`,
+	`get_json_object(s, '$.a.y')`, `get_json_object(s, '$.a.z')`, `get_json_object(s, '$.a.z[3].w')`, `get_json_object(s, '$[1][0]')`,
+	`get_json_object(s, '$[2].a b')`, `get_json_object(s, '$[2][''a b'']')`, `get_json_object(s, '$[2]')`, `get_json_object(s, '$.a.')`,
+	`get_json_object(s, '$..a')`, `get_json_object(s, '$.a[01]')`, `get_json_object(s, '$["a"]')`, `get_json_object(s, ' $.a')`,
+	`get_json_object(s, '$.')`, `get_json_object(s, '$.t')`, `get_json_object(s, '$.nul')`, `get_json_object(s, '$.a[''b'']')`,
+	`get_json_object(s, '$[5]')`, `get_json_object(s, 'a')`, `get_json_object(s, '$.a.b[0]')`,
+}
+
+// Spark 4 reads JSON paths as this package does.
+func TestGetJSONObjectAgreesWithSpark(t *testing.T) {
+	if testing.Short() {
+		t.Skip("interop with Spark: not in -short mode")
+	}
+	peers.Python(t)
+	s := peers.Spark(t)
+	sc, rec, vals := regexBatch(t, jsonTexts)
+	sparkAgrees(t, s, sc, rec, jsonExprs, vals, "n, s")
+}
+
+// A wildcard is refused when bound; a double whose digits depend on the
+// JVM version on the row.
+func TestGetJSONObjectRefusals(t *testing.T) {
+	sc, rec, _ := regexBatch(t, []*string{sp(`{"a":0.1234567890123456,"b":1e400,"c":[1.25]}`)})
+	rels := map[string]*schema.Struct{"": sc}
+	for _, c := range []struct{ e, want string }{
+		{`get_json_object(s, '$.a[*]')`, `wildcard`},
+		{`get_json_object(s, '$.*')`, `wildcard`},
+		{`get_json_object(s, s)`, `constant path`},
+		{`get_json_object('{"a":"\\ud800x"}', '$.a')`, `escaped surrogate that is no pair`},
+		{`get_json_object('{"a":"\\udc00"}', '$')`, `escaped surrogate that is no pair`},
+	} {
+		_, err := BindValue(mustParse(t, c.e), rels)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v, want an error naming %q", c.e, err, c.want)
+		}
+	}
+	for _, c := range []struct{ e, want string }{
+		{`get_json_object(s, '$.a')`, `ERR`}, {`get_json_object(s, '$.b')`, `ERR`}, {`get_json_object(s, '$.c')`, `[1.25]`},
+	} {
+		b, err := BindValue(mustParse(t, c.e), rels)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := strings.Join(evalValue(t, b, rec), "|"); got != c.want {
+			t.Errorf("%s = %q, want %q", c.e, got, c.want)
+		}
+	}
+}

@@ -22,8 +22,12 @@ func init() {
 		{nestedFuncs, map[string]bool{"size": true, "element_at": true, "array_contains": true, "map_keys": true, "map_values": true},
 			(*binder).bindNestedFunc, (*evaluator).nestedFunction},
 		{mathFuncs, mathFuncs, (*binder).bindMathFunc, (*evaluator).mathFunction},
+		{jsonNames, jsonNames, (*binder).bindGetJSONObject, (*evaluator).getJSONObjectFunction},
 	}
 }
 
 // extractNames are the names extract.go binds.
 var extractNames = map[string]bool{"extract": true, "date_part": true, "datepart": true}
+
+// jsonNames are the names jsonpath.go binds.
+var jsonNames = map[string]bool{"get_json_object": true}
