@@ -226,3 +226,56 @@ func TestReaders(t *testing.T) {
 		}
 	}
 }
+
+// Generated columns and CHECK constraints of regular expressions: values
+// computed, a violating row refused naming the constraint, a group index
+// Spark's ANSI mode refuses failing the write naming the column and the
+// text, and a pattern RE2 cannot mean refusing the table, naming the
+// pattern and the construct.
+func TestRegexColumnRules(t *testing.T) {
+	ctx := context.Background()
+	js := `{"type":"struct","fields":[
+{"name":"s","type":"string","nullable":true,"metadata":{}},
+{"name":"num","type":"string","nullable":true,"metadata":{"delta.generationExpression":"regexp_extract(s, '([a-z]+)(\\\\d+)', 2)"}},
+{"name":"bad","type":"string","nullable":true,"metadata":{"delta.generationExpression":"regexp_extract(s, 'z', 1)"}}]}`
+	sc, err := schema.Parse(js)
+	if err != nil {
+		t.Fatal(err)
+	}
+	md := &protocol.Metadata{SchemaString: sc.JSON(), Configuration: map[string]string{"delta.constraints.word": "s RLIKE '^[a-z0-9 ]*$'"}}
+	r, err := For(md, sc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	insert := func(rows string) (string, error) {
+		rec := batch(t, r.Relaxed(sc), rows)
+		defer rec.Release()
+		out, err := r.Insert(ctx, rec, only("s"))
+		if err != nil {
+			return "", err
+		}
+		defer out.Release()
+		var got []string
+		for i := 0; i < int(out.NumRows()); i++ {
+			got = append(got, out.Column(1).ValueStr(i)+"/"+out.Column(2).ValueStr(i))
+		}
+		return strings.Join(got, " "), nil
+	}
+	if got, err := insert(`[{"s":"ab12 x"},{"s":"none"}]`); err != nil || got != "12/ /" {
+		t.Errorf("computed %q, %v; want 12/ /", got, err)
+	}
+	if _, err := insert(`[{"s":"Ab1"}]`); err == nil || !strings.Contains(err.Error(), `CHECK constraint word (s RLIKE '^[a-z0-9 ]*$') violated by row with values: s => Ab1`) {
+		t.Errorf("a violating row: %v", err)
+	}
+	if _, err := insert(`[{"s":"xyz"}]`); err == nil || !strings.Contains(err.Error(), "bad") || !strings.Contains(err.Error(), `regexp_extract("xyz", "z", 1): expects group index between 0 and 0, but got 1`) {
+		t.Errorf("a group index Spark refuses: %v", err)
+	}
+	js = strings.Replace(js, `regexp_extract(s, 'z', 1)`, `regexp_extract(s, '(a)\\\\1', 1)`, 1)
+	sc2, err := schema.Parse(js)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := For(&protocol.Metadata{SchemaString: sc2.JSON()}, sc2); err == nil || !strings.Contains(err.Error(), "bad") || !strings.Contains(err.Error(), `the backreference \1`) {
+		t.Errorf("a backreference: %v", err)
+	}
+}
