@@ -5,25 +5,26 @@ import (
 )
 
 // Transcendental functions, bit for bit as Spark 4 computes them: exp,
-// ln / log (natural, or log(base, x)), log2, log10, expm1, log1p, atanh,
-// degrees, radians and rint. Spark computes exp, log and log10 with
-// java.lang.StrictMath, whose fdlibm algorithms are ported here (Go's
-// math.Exp, math.Log and math.Log10 round differently in the last
-// place); expm1 and log1p are Go's ports of the same fdlibm routines.
-// Each was checked against Spark on thousands of values
-// (TestMathAgreesWithSpark). The others (pow, the trigonometric and
-// hyperbolic functions, cbrt, hypot, ...) differ from Go's in the last
-// bit and are refused by name.
+// ln / log (natural, or log(base, x)), log2, log10, cbrt, expm1, log1p,
+// atanh, degrees, radians and rint. Spark computes exp, log and log10
+// with java.lang.StrictMath, and cbrt with java.lang.Math, which on the
+// Java 17 this was checked with delegates to StrictMath; their fdlibm
+// algorithms are ported here (Go's math.Exp, math.Log, math.Log10 and
+// math.Cbrt round differently in the last place); expm1 and log1p are
+// Go's ports of the same fdlibm routines. Each was checked against Spark
+// on thousands of values (TestMathAgreesWithSpark). The others (pow, the
+// trigonometric and hyperbolic functions, hypot, ...) differ from Go's
+// in the last bit and are refused by name.
 
 // mathFuncs are the functions of this file (their arities are in
 // functions).
-var mathFuncs = map[string]bool{"exp": true, "ln": true, "log": true, "log2": true, "log10": true, "expm1": true, "log1p": true,
+var mathFuncs = map[string]bool{"exp": true, "ln": true, "log": true, "log2": true, "log10": true, "cbrt": true, "expm1": true, "log1p": true,
 	"atanh": true, "degrees": true, "radians": true, "rint": true}
 
 // refusedMath are Spark's other floating-point functions, whose results
 // this engine does not reproduce bit for bit.
 var refusedMath = map[string]bool{"pow": true, "power": true, "sin": true, "cos": true, "tan": true,
-	"asin": true, "acos": true, "atan": true, "atan2": true, "sinh": true, "cosh": true, "tanh": true, "cbrt": true,
+	"asin": true, "acos": true, "atan": true, "atan2": true, "sinh": true, "cosh": true, "tanh": true,
 	"asinh": true, "acosh": true, "cot": true, "sec": true, "csc": true, "hypot": true}
 
 // bindMathFunc binds the functions of this file: every argument a double.
@@ -53,6 +54,8 @@ func (ev *evaluator) mathFunction(n *callN, args []value) (value, error) {
 			return fdlibmExp(x), nil
 		case "expm1":
 			return math.Expm1(x), nil
+		case "cbrt":
+			return fdlibmCbrt(x), nil
 		case "degrees":
 			return x * 57.29577951308232, nil // Math.toDegrees
 		case "radians":
@@ -200,6 +203,46 @@ func fdlibmLog10(x float64) float64 {
 	x = withHiWord(x, hx)
 	z := float64(y*log102Lo) + float64(ivln10*fdlibmLog(x))
 	return z + float64(y*log102Hi)
+}
+
+// fdlibmCbrt is fdlibm's cbrt (StrictMath.cbrt).
+func fdlibmCbrt(x float64) float64 {
+	const (
+		b1 = 715094163 // (682-0.03306235651)*2^20
+		b2 = 696219795 // (664-0.03306235651)*2^20
+		c  = 5.42857142857142815906e-01
+		d  = -7.05306122448979611050e-01
+		e  = 1.41428571428571436819e+00
+		f  = 1.60714285714285720630e+00
+		g  = 3.57142857142857150787e-01
+	)
+	hx := hiWord(x)
+	sign := uint32(hx) & 0x80000000
+	hx = int32(uint32(hx) ^ sign)
+	if hx >= 0x7ff00000 {
+		return x + x // NaN and infinities
+	}
+	if uint32(hx)|loWord(x) == 0 {
+		return x // zeros
+	}
+	x = withHiWord(x, hx) // |x|
+	var t float64         // cbrt to 5 bits
+	if hx < 0x00100000 {  // a subnormal
+		t = float64(math.Float64frombits(0x43500000<<32) * x)
+		t = withHiWord(t, hiWord(t)/3+b2)
+	} else {
+		t = math.Float64frombits(uint64(uint32(hx/3+b1)) << 32)
+	}
+	r := float64(t*t) / x // to 23 bits
+	s := c + float64(r*t)
+	t = float64(t * (g + f/(s+e+d/s)))
+	t = math.Float64frombits(uint64(uint32(hiWord(t)+1)) << 32) // chopped to 20 bits, made larger
+	s = float64(t * t)                                          // one Newton step to 53 bits
+	r = x / s
+	w := t + t
+	r = (r - t) / (w + r)
+	t = t + float64(t*r)
+	return math.Float64frombits(math.Float64bits(t) | uint64(sign)<<32)
 }
 
 // fdlibmExp is fdlibm's __ieee754_exp (StrictMath.exp).
