@@ -243,7 +243,7 @@ func TestRegexColumnRules(t *testing.T) {
 		t.Fatal(err)
 	}
 	md := &protocol.Metadata{SchemaString: sc.JSON(), Configuration: map[string]string{"delta.constraints.word": "s RLIKE '^[a-z0-9 ]*$'"}}
-	r, err := For(md, sc)
+	r, err := For(md, sc, expr.Session{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -275,7 +275,7 @@ func TestRegexColumnRules(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := For(&protocol.Metadata{SchemaString: sc2.JSON()}, sc2); err == nil || !strings.Contains(err.Error(), "bad") || !strings.Contains(err.Error(), `the backreference \1`) {
+	if _, err := For(&protocol.Metadata{SchemaString: sc2.JSON()}, sc2, expr.Session{}); err == nil || !strings.Contains(err.Error(), "bad") || !strings.Contains(err.Error(), `the backreference \1`) {
 		t.Errorf("a backreference: %v", err)
 	}
 }
