@@ -6,24 +6,24 @@ import (
 
 // Transcendental functions, bit for bit as Spark 4 computes them: exp,
 // ln / log (natural, or log(base, x)), log2, log10, cbrt, expm1, log1p,
-// atanh, degrees, radians and rint. Spark computes exp, log and log10
-// with java.lang.StrictMath, and cbrt with java.lang.Math, which on the
+// atanh, degrees, radians, rint and pow / power. Spark computes exp,
+// log, log10 and pow with java.lang.StrictMath, and cbrt with java.lang.Math, which on the
 // Java 17 this was checked with delegates to StrictMath; their fdlibm
 // algorithms are ported here (Go's math.Exp, math.Log, math.Log10 and
 // math.Cbrt round differently in the last place); expm1 and log1p are
 // Go's ports of the same fdlibm routines. Each was checked against Spark
-// on thousands of values (TestMathAgreesWithSpark). The others (pow, the
+// on thousands of values (TestMathAgreesWithSpark). The others (the
 // trigonometric and hyperbolic functions, hypot, ...) differ from Go's
 // in the last bit and are refused by name.
 
 // mathFuncs are the functions of this file (their arities are in
 // functions).
 var mathFuncs = map[string]bool{"exp": true, "ln": true, "log": true, "log2": true, "log10": true, "cbrt": true, "expm1": true, "log1p": true,
-	"atanh": true, "degrees": true, "radians": true, "rint": true}
+	"atanh": true, "degrees": true, "radians": true, "rint": true, "pow": true, "power": true}
 
 // refusedMath are Spark's other floating-point functions, whose results
 // this engine does not reproduce bit for bit.
-var refusedMath = map[string]bool{"pow": true, "power": true, "sin": true, "cos": true, "tan": true,
+var refusedMath = map[string]bool{"sin": true, "cos": true, "tan": true,
 	"asin": true, "acos": true, "atan": true, "atan2": true, "sinh": true, "cosh": true, "tanh": true,
 	"asinh": true, "acosh": true, "cot": true, "sec": true, "csc": true, "hypot": true}
 
@@ -48,6 +48,9 @@ func (b *binder) bindMathFunc(e *Call) (node, error) {
 // mathFunction evaluates the functions bindMathFunc binds.
 func (ev *evaluator) mathFunction(n *callN, args []value) (value, error) {
 	return ev.mapRows(args, tDouble, true, func(v []any) (any, error) {
+		if n.fn == "pow" || n.fn == "power" {
+			return fdlibmPow(v[0].(float64), v[1].(float64)), nil
+		}
 		x := v[len(v)-1].(float64)
 		switch n.fn {
 		case "exp":
@@ -252,11 +255,6 @@ func fdlibmExp(x float64) float64 {
 		oThresh  = 7.09782712893383973096e+02
 		uThresh  = -7.45133219101941108420e+02
 		invln2   = 1.44269504088896338700e+00
-		p1       = 1.66666666666666019037e-01
-		p2       = -2.77777777770155933842e-03
-		p3       = 6.61375632143793436117e-05
-		p4       = -1.65339022054652515390e-06
-		p5       = 4.13813679705723846039e-08
 	)
 	ln2HI := [2]float64{6.93147180369123816490e-01, -6.93147180369123816490e-01}
 	ln2LO := [2]float64{1.90821492927058770002e-10, -1.90821492927058770002e-10}
@@ -295,7 +293,7 @@ func fdlibmExp(x float64) float64 {
 		return 1 + x
 	}
 	t := float64(x * x)
-	c := x - float64(t*float64(p1+float64(t*float64(p2+float64(t*float64(p3+float64(t*float64(p4+float64(t*p5)))))))))
+	c := x - float64(t*float64(expP1+float64(t*float64(expP2+float64(t*float64(expP3+float64(t*float64(expP4+float64(t*expP5)))))))))
 	if k == 0 {
 		return 1 - (float64(x*c)/(c-2.0) - x)
 	}
@@ -304,4 +302,257 @@ func fdlibmExp(x float64) float64 {
 		return withHiWord(y, hiWord(y)+int32(k<<20))
 	}
 	return float64(withHiWord(y, hiWord(y)+int32((k+1000)<<20)) * twom1000)
+}
+
+func withLoWord(x float64, lo uint32) float64 {
+	return math.Float64frombits(math.Float64bits(x)&^0xffffffff | uint64(lo))
+}
+
+// expP1 ... expP5 are fdlibm's polynomial for exp on [0, 0.34658], which
+// exp and pow share.
+const (
+	expP1 = 1.66666666666666019037e-01
+	expP2 = -2.77777777770155933842e-03
+	expP3 = 6.61375632143793436117e-05
+	expP4 = -1.65339022054652515390e-06
+	expP5 = 4.13813679705723846039e-08
+)
+
+// fdlibmPow is fdlibm's __ieee754_pow (StrictMath.pow, whose Java port
+// computes the same doubles): log2(x) in two pieces of extra precision,
+// times y in two pieces, then 2^(y*log2(x)) with fdlibm's exp polynomial.
+func fdlibmPow(x, y float64) float64 {
+	const (
+		two53  = 9007199254740992.0
+		l1     = 5.99999999999994648725e-01
+		l2     = 4.28571428578550184252e-01
+		l3     = 3.33333329818377432918e-01
+		l4     = 2.72728123808534006489e-01
+		l5     = 2.30660745775561754067e-01
+		l6     = 2.06975017800338417784e-01
+		lg2    = 6.93147180559945286227e-01
+		lg2H   = 6.93147182464599609375e-01
+		lg2L   = -1.90465429995776804525e-09
+		ovt    = 8.0085662595372944372e-17  // -(1024-log2(ovfl+.5ulp))
+		cp     = 9.61796693925975554329e-01 // 2/(3ln2)
+		cpH    = 9.61796700954437255859e-01
+		cpL    = -7.02846165095275826516e-09
+		ivln2  = 1.44269504088896338700e+00
+		ivln2H = 1.44269502162933349609e+00
+		ivln2L = 1.92596299112661746887e-08
+	)
+	huge, tiny := 1.0e300, 1.0e-300 // variables: their products overflow and underflow at run time
+	bp := [2]float64{1.0, 1.5}
+	dpH := [2]float64{0.0, 5.84962487220764160156e-01}
+	dpL := [2]float64{0.0, 1.35003920212974897128e-08}
+
+	hx, lx := hiWord(x), loWord(x)
+	hy, ly := hiWord(y), loWord(y)
+	ix, iy := hx&0x7fffffff, hy&0x7fffffff
+	if iy|int32(ly) == 0 {
+		return 1 // x**0 is 1, even for NaN
+	}
+	if ix > 0x7ff00000 || ix == 0x7ff00000 && lx != 0 || iy > 0x7ff00000 || iy == 0x7ff00000 && ly != 0 {
+		return x + y // NaN
+	}
+	// yisint: 0 when y is not an integer, 1 odd, 2 even (read for x < 0)
+	yisint := int32(0)
+	if hx < 0 {
+		switch {
+		case iy >= 0x43400000:
+			yisint = 2 // |y| >= 2^53: even
+		case iy >= 0x3ff00000:
+			k := (iy >> 20) - 0x3ff
+			if k > 20 {
+				j := ly >> uint(52-k)
+				if j<<uint(52-k) == ly {
+					yisint = 2 - int32(j&1)
+				}
+			} else if ly == 0 {
+				j := iy >> uint(20-k)
+				if j<<uint(20-k) == iy {
+					yisint = 2 - (j & 1)
+				}
+			}
+		}
+	}
+	if ly == 0 { // special values of y
+		switch {
+		case iy == 0x7ff00000: // y is ±inf
+			switch {
+			case (ix-0x3ff00000)|int32(lx) == 0:
+				return y - y // (±1)**±inf is NaN
+			case ix >= 0x3ff00000:
+				if hy >= 0 {
+					return y
+				}
+				return 0
+			default:
+				if hy < 0 {
+					return -y
+				}
+				return 0
+			}
+		case iy == 0x3ff00000: // y is ±1
+			if hy < 0 {
+				return 1 / x
+			}
+			return x
+		case hy == 0x40000000: // y is 2
+			return float64(x * x)
+		case hy == 0x3fe00000 && hx >= 0: // y is 0.5, x >= +0
+			return math.Sqrt(x)
+		}
+	}
+	ax := math.Abs(x)
+	if lx == 0 && (ix == 0x7ff00000 || ix == 0 || ix == 0x3ff00000) { // x is ±0, ±inf, ±1
+		z := ax
+		if hy < 0 {
+			z = 1 / z
+		}
+		if hx < 0 {
+			if (ix-0x3ff00000)|yisint == 0 {
+				return (z - z) / (z - z) // (-1)**non-integer is NaN
+			} else if yisint == 1 {
+				z = -z
+			}
+		}
+		return z
+	}
+	n := int32(uint32(hx)>>31) - 1
+	if n|yisint == 0 {
+		return (x - x) / (x - x) // (x<0)**non-integer is NaN
+	}
+	s := 1.0
+	if n|(yisint-1) == 0 {
+		s = -1 // (x<0)**odd
+	}
+	var t1, t2 float64
+	if iy > 0x41e00000 { // |y| > 2^31
+		if iy > 0x43f00000 { // |y| > 2^64: overflow or underflow
+			if ix <= 0x3fefffff {
+				if hy < 0 {
+					return huge * huge
+				}
+				return tiny * tiny
+			}
+			if ix >= 0x3ff00000 {
+				if hy > 0 {
+					return huge * huge
+				}
+				return tiny * tiny
+			}
+		}
+		if ix < 0x3fefffff { // x not close to one
+			if hy < 0 {
+				return s * huge * huge
+			}
+			return s * tiny * tiny
+		}
+		if ix > 0x3ff00000 {
+			if hy > 0 {
+				return s * huge * huge
+			}
+			return s * tiny * tiny
+		}
+		// |1-x| <= 2^-20: log(x) as x - x^2/2 + x^3/3 - x^4/4
+		t := ax - 1
+		w := float64(float64(t*t) * (0.5 - float64(t*(0.3333333333333333333333-float64(t*0.25)))))
+		u := float64(ivln2H * t)
+		v := float64(t*ivln2L) - float64(w*ivln2)
+		t1 = withLoWord(u+v, 0)
+		t2 = v - (t1 - u)
+	} else {
+		n = 0
+		if ix < 0x00100000 { // a subnormal x, scaled up
+			ax = float64(ax * two53)
+			n -= 53
+			ix = hiWord(ax)
+		}
+		n += (ix >> 20) - 0x3ff
+		j := ix & 0x000fffff
+		ix = j | 0x3ff00000 // normalized
+		k := 0
+		switch {
+		case j <= 0x3988e: // |x| < sqrt(3/2)
+		case j < 0xbb67a: // |x| < sqrt(3)
+			k = 1
+		default:
+			n++
+			ix -= 0x00100000
+		}
+		ax = withHiWord(ax, ix)
+		// ss = s_h + s_l = (x-1)/(x+1) or (x-1.5)/(x+1.5)
+		u := ax - bp[k]
+		v := 1 / (ax + bp[k])
+		ss := float64(u * v)
+		sH := withLoWord(ss, 0)
+		tH := math.Float64frombits(uint64(uint32(((ix>>1)|0x20000000)+0x00080000+int32(k<<18))) << 32)
+		tL := ax - (tH - bp[k])
+		sL := float64(v * ((u - float64(sH*tH)) - float64(sH*tL)))
+		// log(ax)
+		s2 := float64(ss * ss)
+		r := float64(float64(s2*s2) * float64(l1+float64(s2*float64(l2+float64(s2*float64(l3+float64(s2*float64(l4+float64(s2*float64(l5+float64(s2*l6)))))))))))
+		r += float64(sL * (sH + ss))
+		s2 = float64(sH * sH)
+		tH = withLoWord(3.0+s2+r, 0)
+		tL = r - ((tH - 3.0) - s2)
+		// u+v = ss*(1+...)
+		u = float64(sH * tH)
+		v = float64(sL*tH) + float64(tL*ss)
+		// 2/(3log2)*(ss+...)
+		pH := withLoWord(u+v, 0)
+		pL := v - (pH - u)
+		zH := float64(cpH * pH)
+		zL := float64(cpL*pH) + float64(pL*cp) + dpL[k]
+		// log2(ax) = (ss+..)*2/(3*log2) = n + dp_h + z_h + z_l
+		t := float64(n)
+		t1 = withLoWord(((zH+zL)+dpH[k])+t, 0)
+		t2 = zL - (((t1 - t) - dpH[k]) - zH)
+	}
+	// y*log2(x) as (y1+y2)*(t1+t2)
+	y1 := withLoWord(y, 0)
+	pL := float64((y-y1)*t1) + float64(y*t2)
+	pH := float64(y1 * t1)
+	z := pL + pH
+	j, i := hiWord(z), loWord(z)
+	if j >= 0x40900000 { // z >= 1024
+		if (j-0x40900000)|int32(i) != 0 || pL+ovt > z-pH {
+			return s * huge * huge // overflow
+		}
+	} else if j&0x7fffffff >= 0x4090cc00 { // z <= -1075
+		if uint32(j)-0xc090cc00|i != 0 || pL <= z-pH {
+			return s * tiny * tiny // underflow
+		}
+	}
+	// 2^(pH+pL)
+	ii := j & 0x7fffffff
+	k := (ii >> 20) - 0x3ff
+	n = 0
+	if ii > 0x3fe00000 { // |z| > 0.5: n = [z+0.5]
+		n = j + (0x00100000 >> uint(k+1))
+		k = ((n & 0x7fffffff) >> 20) - 0x3ff // k for n
+		t := math.Float64frombits(uint64(uint32(n&^(0x000fffff>>uint(k)))) << 32)
+		n = ((n & 0x000fffff) | 0x00100000) >> uint(20-k)
+		if j < 0 {
+			n = -n
+		}
+		pH -= t
+	}
+	t := withLoWord(pL+pH, 0)
+	u := float64(t * lg2H)
+	v := float64((pL-(t-pH))*lg2) + float64(t*lg2L)
+	z = u + v
+	w := v - (z - u)
+	t = float64(z * z)
+	t1 = z - float64(t*float64(expP1+float64(t*float64(expP2+float64(t*float64(expP3+float64(t*float64(expP4+float64(t*expP5)))))))))
+	r := float64(z*t1)/(t1-2) - (w + float64(z*w))
+	z = 1 - (r - z)
+	j = hiWord(z) + n<<20
+	if j>>20 <= 0 {
+		z = math.Ldexp(z, int(n)) // a subnormal result
+	} else {
+		z = withHiWord(z, j)
+	}
+	return s * z
 }
