@@ -23,6 +23,7 @@ func init() {
 			(*binder).bindNestedFunc, (*evaluator).nestedFunction},
 		{mathFuncs, mathFuncs, (*binder).bindMathFunc, (*evaluator).mathFunction},
 		{jsonNames, jsonNames, (*binder).bindGetJSONObject, (*evaluator).getJSONObjectFunction},
+		{makeTimestampNames, makeTimestampNames, (*binder).bindMakeTimestamp, (*evaluator).makeTimestampFunction},
 	}
 }
 

@@ -53,6 +53,7 @@ var functions = map[string][2]int{
 	"extract": {2, 2}, "date_part": {2, 2}, "datepart": {2, 2}, "format_number": {2, 2},
 	"exp": {1, 1}, "ln": {1, 1}, "log": {1, 2}, "log2": {1, 1}, "log10": {1, 1}, "cbrt": {1, 1}, "expm1": {1, 1}, "log1p": {1, 1}, "atanh": {1, 1},
 	"degrees": {1, 1}, "radians": {1, 1}, "rint": {1, 1}, "pow": {2, 2}, "power": {2, 2},
+	"make_timestamp": {6, 7}, "make_timestamp_ltz": {6, 7}, "make_timestamp_ntz": {6, 7},
 	"size": {1, 1}, "cardinality": {1, 1}, "element_at": {2, 2}, "array_contains": {2, 2}, "map_keys": {1, 1}, "map_values": {1, 1}, "conv": {3, 3}, "unhex": {1, 1}, "unbase64": {1, 1}, "encode": {2, 2},
 	"decode": {2, 2}, "soundex": {1, 1},
 	"current_date": {0, 0}, "current_timestamp": {0, 0}, "now": {0, 0},

@@ -46,6 +46,12 @@ var timeExprs = []string{
 	`make_date(year(ts), month(ts2), 1)`, `make_date(2024, 2, 29)`, `make_date(n + 2000, 12, 31)`,
 	`next_day(d, 'MO')`, `next_day(ts, 'sunday')`, `next_day(d, 'Fri')`, `next_day(d, 'th')`,
 	`dateadd(d, 1)`, `date_diff(d, '2024-01-01')`,
+	`make_timestamp(year(d), month(d), day(d), 2, 30, 0)`, `make_timestamp(year(d), month(d), day(d), 1, 30, 59.5)`,
+	`make_timestamp(year(ts), month(ts), day(ts), hour(ts), minute(ts), second(ts))`, `make_timestamp(year(d), month(d), 1, n, 59, 60)`,
+	`make_timestamp(2024, 2, 29, 23, 59, 59.9999999)`, `make_timestamp(year(d), month(d), day(d), 1, 30, n / 3)`,
+	`make_timestamp(year(d), month(d), day(d), 2, 30, 0, 'America/New_York')`, `make_timestamp(year(d), 11, 3, 1, 30, 0, 'PST')`,
+	`make_timestamp_ltz(year(d), month(d), day(d), 1, 30, 0, 'Europe/Paris')`, `make_timestamp_ltz(year(d), month(d), day(d), 2, 30, 0)`,
+	`make_timestamp_ntz(year(d), month(d), day(d), 2, 30, 1.000001)`, `make_timestamp_ntz(1, 1, 1, 0, 0, CAST(n AS BIGINT))`,
 }
 
 func timeBatch(t *testing.T) (*schema.Struct, arrow.RecordBatch) {
@@ -113,6 +119,10 @@ func TestTimeFunctionRefusals(t *testing.T) {
 		{`to_date(s, n)`, `string literal`},
 		{`from_unixtime(ts)`, `takes seconds as an integer`},
 		{`months_between(ts, ts2, 1)`, `roundOff as a boolean`},
+		{`make_timestamp(2024, 1, 1, 0, 0, 0, 'Nowhere/X')`, `make_timestamp: unknown time zone "Nowhere/X"`},
+		{`make_timestamp_ntz(2024, 1, 1, 0, 0, 0, 'UTC')`, `not a time zone`},
+		{`make_timestamp(2024, 1, 1, 0, 0, s)`, `takes its seconds as a number`},
+		{`make_timestamp(sec, 1, 1, 0, 0, 0)`, `takes an INT here`},
 	} {
 		_, err := BindValue(mustParse(t, c.e), map[string]*schema.Struct{"": sc})
 		if err == nil || !strings.Contains(err.Error(), c.want) {
@@ -126,6 +136,14 @@ func TestTimeFunctionRefusals(t *testing.T) {
 		{`to_date(concat(s, 'x'), 'yyyy-MM-dd HH:mm:ss')`, `unparsed text "x"`},
 		{`to_date('2023-02-29', 'yyyy-MM-dd')`, `2023-02-29 is not a date`},
 		{`make_date(2023, 2, 29)`, `make_date(2023, 2, 29): not a valid date`},
+		{`make_timestamp(2023, 2, 29, 0, 0, 0)`, `make_timestamp(2023, 2, 29, 0, 0, 0): invalid date 'FEBRUARY 29'`},
+		{`make_timestamp(2024, 13, 1, 0, 0, 0)`, `invalid value for MonthOfYear (valid values 1 - 12): 13`},
+		{`make_timestamp_ntz(2024, 1, 1, 24, 0, 0)`, `invalid value for HourOfDay (valid values 0 - 23): 24`},
+		{`make_timestamp(2024, 1, 1, 0, 0, 60.5)`, `valid range for seconds is [0, 60]`},
+		{`make_timestamp(2024, 1, 1, 0, 0, -1)`, `invalid value for SecondOfMinute (valid values 0 - 59): -1`},
+		{`make_timestamp(2024, 1, 1, 0, 0, 12345678.5)`, `invalid value for SecondOfMinute (valid values 0 - 59): 1942`},
+		{`make_timestamp(2024, 1, 1, 0, 0, 0, s)`, `make_timestamp: unknown time zone "2024-03-01 10:04:05"`},
+		{`make_timestamp(999999, 1, 1, 0, 0, 0)`, `out of the range of a timestamp`},
 		{`next_day(d, 'someday')`, `"someday" is not a day of the week`},
 		{`timestampadd(YEAR, 2147483647, ts)`, `overflows a timestamp`},
 		{`from_unixtime(sec * 100000000)`, `overflow`},
