@@ -12,7 +12,7 @@ import (
 
 // The regular expression functions of Spark 4 (rlike / regexp_like /
 // regexp, regexp_extract, regexp_replace, regexp_count, regexp_substr,
-// regexp_instr) over a constant java.util.regex pattern (javaregex.go),
+// regexp_instr, regexp_extract_all, split) over a constant java.util.regex pattern (javaregex.go),
 // searching as Java's Matcher.find does: an empty match may follow a
 // match at its end, positions count UTF-16 units, and a group index or a
 // replacement Java refuses fails the row that finds a match, as Spark's
@@ -21,7 +21,8 @@ import (
 // regexFuncs are the functions of this file (their arities are in
 // functions).
 var regexFuncs = map[string]bool{"rlike": true, "regexp_like": true, "regexp": true, "regexp_extract": true,
-	"regexp_replace": true, "regexp_count": true, "regexp_substr": true, "regexp_instr": true, "split": true}
+	"regexp_replace": true, "regexp_count": true, "regexp_substr": true, "regexp_instr": true, "split": true,
+	"regexp_extract_all": true}
 
 // regexCall is what a bound regular expression function keeps beside its
 // arguments: the compiled pattern and, for regexp_replace, the read
@@ -46,7 +47,7 @@ func (b *binder) bindRegexFunc(e *Call) (node, error) {
 		name = "rlike"
 	}
 	t := map[string]schema.Type{"rlike": tBool, "regexp_count": tInt, "regexp_instr": tInt,
-		"split": &schema.Array{Element: tString}}[name]
+		"split": &schema.Array{Element: tString}, "regexp_extract_all": &schema.Array{Element: tString}}[name]
 	if t == nil {
 		t = tString
 	}
@@ -76,7 +77,7 @@ func (b *binder) bindRegexFunc(e *Call) (node, error) {
 			}
 		}
 		args = append(args, limit)
-	case "regexp_extract", "regexp_instr":
+	case "regexp_extract", "regexp_instr", "regexp_extract_all":
 		var idx node = &lit{v: int32(1), t: tInt, src: &Literal{Kind: LitNumber, Text: "1"}}
 		if name == "regexp_instr" {
 			idx = &lit{v: int32(0), t: tInt, src: &Literal{Kind: LitNumber, Text: "0"}}
@@ -286,14 +287,23 @@ func regexRow(n *callN, rc *regexCall, s string, start int, v []any, find func(i
 			}
 			return s[m[0]:m[1]], nil
 		}
-		g := int(v[1].(int32))
-		if g < 0 || g > j.groups {
-			return nil, errs.New(errs.InvalidArgument, "", "%s(%q, %q, %d): expects group index between 0 and %d, but got %d", n.fn, s, j.src, g, j.groups, g)
+		return extractGroup(n, s, j, m, int(v[1].(int32)))
+	case "regexp_extract_all":
+		// Every match's group, "" where an optional group took no part;
+		// the index is checked at the first match, as Spark checks it.
+		out := []any{}
+		var err error
+		each(func(m []int) {
+			if err == nil {
+				var g any
+				g, err = extractGroup(n, s, j, m, int(v[1].(int32)))
+				out = append(out, g)
+			}
+		})
+		if err != nil {
+			return nil, err
 		}
-		if m[2*g] < 0 {
-			return "", nil
-		}
-		return s[m[2*g]:m[2*g+1]], nil
+		return out, nil
 	case "regexp_count":
 		k := int32(0)
 		each(func([]int) { k++ })
@@ -325,6 +335,19 @@ func regexRow(n *callN, rc *regexCall, s string, start int, v []any, find func(i
 	}
 	sb.WriteString(s[last:])
 	return sb.String(), nil
+}
+
+// extractGroup is group g of match m of s, as regexp_extract and
+// regexp_extract_all take it: "" for a group that took no part, an index
+// beyond the pattern's groups failing the row.
+func extractGroup(n *callN, s string, j *javaRegex, m []int, g int) (any, error) {
+	if g < 0 || g > j.groups {
+		return nil, errs.New(errs.InvalidArgument, "", "%s(%q, %q, %d): expects group index between 0 and %d, but got %d", n.fn, s, j.src, g, j.groups, g)
+	}
+	if m[2*g] < 0 {
+		return "", nil
+	}
+	return s[m[2*g]:m[2*g+1]], nil
 }
 
 // javaSplit is Spark's split: Java's Pattern.split with a limit of 0 read
