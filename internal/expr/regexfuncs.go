@@ -22,13 +22,14 @@ import (
 // functions).
 var regexFuncs = map[string]bool{"rlike": true, "regexp_like": true, "regexp": true, "regexp_extract": true,
 	"regexp_replace": true, "regexp_count": true, "regexp_substr": true, "regexp_instr": true, "split": true,
-	"regexp_extract_all": true}
+	"regexp_extract_all": true, "str_to_map": true}
 
 // regexCall is what a bound regular expression function keeps beside its
 // arguments: the compiled pattern and, for regexp_replace, the read
 // replacement (or why Java refuses it) and the start position.
 type regexCall struct {
 	re      *javaRegex
+	kv      *javaRegex // str_to_map's key-value delimiter
 	repl    []replPart
 	replErr string
 	pos     int // 1-based, in UTF-16 units
@@ -45,6 +46,9 @@ func (b *binder) bindRegexFunc(e *Call) (node, error) {
 	name := e.Name
 	if name == "regexp_like" || name == "regexp" {
 		name = "rlike"
+	}
+	if name == "str_to_map" {
+		return b.bindStrToMap(e)
 	}
 	t := map[string]schema.Type{"rlike": tBool, "regexp_count": tInt, "regexp_instr": tInt,
 		"split": &schema.Array{Element: tString}, "regexp_extract_all": &schema.Array{Element: tString}}[name]
@@ -218,49 +222,149 @@ func (ev *evaluator) regexFunction(n *callN, args []value) (value, error) {
 				start, anchor = p, p
 			}
 		}
-		if j.dollar {
-			for _, t := range []string{"\r\n", "\n", "\r", "\u0085", "\u2028", "\u2029"} {
-				if strings.HasSuffix(s, t) {
-					return nil, errs.New(errs.InvalidArgument, "", "%s(%q, %q): the text ends with a line terminator, before which Java's $ also matches; not supported", n.fn, s, j.src)
-				}
-			}
+		if n.fn == "str_to_map" {
+			return strToMap(n, rc, s)
 		}
-		var splitErr error
-		find := func(from int) []int {
-			m, ok := j.find(s, from, anchor)
-			if !ok {
-				splitErr = errs.New(errs.InvalidArgument, "", "%s(%q, %q): the search passes a character beyond U+FFFF, inside whose UTF-16 pair Java's search can match this pattern; not supported", n.fn, s, j.src)
-				return nil
-			}
-			return m
-		}
-		each := func(f func(m []int)) {
-			for from := start; from <= len(s); {
-				m := find(from)
-				if m == nil {
-					return
-				}
-				f(m)
-				from = m[1]
-				if m[0] == m[1] {
-					if from >= len(s) {
-						return
-					}
-					r, w := utf8.DecodeRuneInString(s[from:])
-					if r > 0xFFFF {
-						splitErr = errs.New(errs.InvalidArgument, "", "%s(%q, %q): an empty match before a character beyond U+FFFF, whose UTF-16 pair Java's search enters next; not supported", n.fn, s, j.src)
-						return
-					}
-					from += w
-				}
-			}
+		find, each, searchErr, err := javaSearch(n.fn, j, s, start, anchor)
+		if err != nil {
+			return nil, err
 		}
 		out, err := regexRow(n, rc, s, start, v, find, each)
-		if splitErr != nil {
-			return nil, splitErr
+		if *searchErr != nil {
+			return nil, *searchErr
 		}
 		return out, err
 	})
+}
+
+// javaSearch searches s with j from byte offset start (^ matching at
+// anchor) as Java's Matcher.find does: find is the match at or after an
+// offset, each calls f with every match; a search RE2 cannot follow (one
+// Java would run inside a UTF-16 pair) stops, leaving its error in
+// *searchErr; a text ending in a line terminator under $ is refused.
+func javaSearch(fn string, j *javaRegex, s string, start, anchor int) (func(int) []int, func(func([]int)), *error, error) {
+	if j.dollar {
+		for _, t := range []string{"\r\n", "\n", "\r", "\u0085", "\u2028", "\u2029"} {
+			if strings.HasSuffix(s, t) {
+				return nil, nil, nil, errs.New(errs.InvalidArgument, "", "%s(%q, %q): the text ends with a line terminator, before which Java's $ also matches; not supported", fn, s, j.src)
+			}
+		}
+	}
+	splitErr := new(error)
+	find := func(from int) []int {
+		m, ok := j.find(s, from, anchor)
+		if !ok {
+			*splitErr = errs.New(errs.InvalidArgument, "", "%s(%q, %q): the search passes a character beyond U+FFFF, inside whose UTF-16 pair Java's search can match this pattern; not supported", fn, s, j.src)
+			return nil
+		}
+		return m
+	}
+	each := func(f func(m []int)) {
+		for from := start; from <= len(s); {
+			m := find(from)
+			if m == nil {
+				return
+			}
+			f(m)
+			from = m[1]
+			if m[0] == m[1] {
+				if from >= len(s) {
+					return
+				}
+				r, w := utf8.DecodeRuneInString(s[from:])
+				if r > 0xFFFF {
+					*splitErr = errs.New(errs.InvalidArgument, "", "%s(%q, %q): an empty match before a character beyond U+FFFF, whose UTF-16 pair Java's search enters next; not supported", fn, s, j.src)
+					return
+				}
+				from += w
+			}
+		}
+	}
+	return find, each, splitErr, nil
+}
+
+// tStrMap is the type of str_to_map.
+var tStrMap = &schema.Map{Key: tString, Value: tString, ValueContainsNull: true}
+
+// bindStrToMap binds str_to_map(text[, pairDelim[, keyValueDelim]]): the
+// delimiters are constant java.util.regex patterns (',' and ':' by
+// default), as Spark requires them.
+func (b *binder) bindStrToMap(e *Call) (node, error) {
+	s, err := b.stringOperand(e.Args[0])
+	if err != nil {
+		return nil, err
+	}
+	rc := &regexCall{pos: 1}
+	for i, def := range []string{",", ":"} {
+		pat := &def
+		if len(e.Args) > i+1 {
+			if pat, err = b.constString(e, e.Args[i+1], "delimiter"); err != nil {
+				return nil, err
+			}
+			if pat == nil {
+				return &lit{v: nil, t: tStrMap, src: e}, nil
+			}
+		}
+		re, err := compileJavaRegex(*pat)
+		if err != nil {
+			je := err.(*javaRegexError)
+			return nil, errAt(e, "%s: the delimiter %q is refused at offset %d: %s", e.Name, *pat, je.at, je.msg)
+		}
+		if i == 0 {
+			rc.re = re
+		} else {
+			rc.kv = re
+		}
+	}
+	// Not folded: a map is no constant this package holds; it is
+	// computed on each batch.
+	return &callN{fn: e.Name, args: []node{s}, t: tStrMap, rx: rc}, nil
+}
+
+// strMap is a map value: its keys and values in order.
+type strMap struct{ keys, vals []any }
+
+// strToMap is Spark's StringToMap of s: s split at every pair delimiter
+// (trailing empty parts kept), each part split at its first key-value
+// delimiter, a part without one a key with a NULL value; a key given
+// twice fails the row, as spark.sql.mapKeyDedupPolicy=EXCEPTION does.
+func strToMap(n *callN, rc *regexCall, s string) (any, error) {
+	pairs, err := javaSplitText(n.fn, rc.re, s, -1)
+	if err != nil {
+		return nil, err
+	}
+	m := &strMap{}
+	seen := map[string]bool{}
+	for _, p := range pairs {
+		kv, err := javaSplitText(n.fn, rc.kv, p.(string), 2)
+		if err != nil {
+			return nil, err
+		}
+		key := kv[0].(string)
+		if seen[key] {
+			return nil, errs.New(errs.InvalidArgument, "", "%s(%q): duplicate map key %q (Spark's default spark.sql.mapKeyDedupPolicy=EXCEPTION fails it)", n.fn, s, key)
+		}
+		seen[key] = true
+		var val any
+		if len(kv) == 2 {
+			val = kv[1]
+		}
+		m.keys, m.vals = append(m.keys, key), append(m.vals, val)
+	}
+	return m, nil
+}
+
+// javaSplitText is s split at j as UTF8String.split(j, limit) does.
+func javaSplitText(fn string, j *javaRegex, s string, limit int) ([]any, error) {
+	_, each, searchErr, err := javaSearch(fn, j, s, 0, 0)
+	if err != nil {
+		return nil, err
+	}
+	parts := javaSplit(s, j.src, limit, each)
+	if *searchErr != nil {
+		return nil, *searchErr
+	}
+	return parts, nil
 }
 
 // regexRow computes function n of text s (v its arguments) with find, the

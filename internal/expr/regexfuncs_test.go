@@ -83,14 +83,32 @@ func TestRegexArraysAgreeWithSpark(t *testing.T) {
 	}
 	peers.Python(t)
 	s := peers.Spark(t)
-	texts := append(append([]*string{}, regexTexts...), regexWideTexts...)
+	sparkArraysAgree(t, s, append(append([]*string{}, regexTexts...), regexWideTexts...), regexArrayExprs)
+	sparkArraysAgree(t, s, strMapTexts, strMapExprs)
+}
+
+// strMapTexts and strMapExprs check str_to_map: its keys and values.
+var strMapTexts = []*string{sp("a:1,b:2,c"), sp(""), sp("k=v;x=y;;z="), sp("a:1:2, b : 3"), sp("x"), sp("😀:1,b:😀"),
+	sp("a:,b:"), sp("1,2,3"), sp("key = v1 ; other=v2"), nil, sp("a.b:c.d,e")}
+
+var strMapExprs = []string{`map_keys(str_to_map(s))`, `map_values(str_to_map(s))`, `map_keys(str_to_map(s, ';', '='))`,
+	`map_values(str_to_map(s, ';', '='))`, `map_keys(str_to_map(s, '\\s*,\\s*', '\\s*:\\s*'))`,
+	`map_values(str_to_map(s, '\\s*[,;]\\s*', '\\s*[:=]\\s*'))`, `map_values(str_to_map(s, ',', ''))`,
+	`map_keys(str_to_map(s, '[.]'))`, `map_keys(str_to_map(s, ',', NULL))`, `map_values(str_to_map(s, 'z'))`,
+}
+
+// sparkArraysAgree checks that Spark computes the arrays exprs give here
+// over texts, compared as JSON; a row refused here must be one
+// regexpEmptyMatches allows.
+func sparkArraysAgree(t *testing.T, s *peers.SparkSession, texts []*string, exprs []string) {
+	t.Helper()
 	sc, rec, vals := regexBatch(t, texts)
 	var sel []string
-	for i, e := range regexArrayExprs {
+	for i, e := range exprs {
 		sel = append(sel, fmt.Sprintf("to_json(%s) AS v%d", e, i))
 	}
 	rows := sparkRows(t, s, "SELECT n, "+strings.Join(sel, ", ")+" FROM VALUES "+strings.Join(vals, ", ")+" AS t(n, s)", len(texts))
-	for i, e := range regexArrayExprs {
+	for i, e := range exprs {
 		b, err := BindValue(mustParse(t, e), map[string]*schema.Struct{"": sc})
 		if err != nil {
 			t.Fatalf("%s: %v", e, err)
@@ -241,6 +259,45 @@ func TestRegexRefusals(t *testing.T) {
 		got := strings.ReplaceAll(strings.Join(evalValue(t, b, rec), "|"), `|`+`|`, `|""|`)
 		if got != c.want {
 			t.Errorf("%s = %q, want %q", c.e, got, c.want)
+		}
+	}
+}
+
+// str_to_map fails a row with a key given twice (Spark's default
+// mapKeyDedupPolicy=EXCEPTION), takes constant delimiters only, and folds
+// over a constant text.
+func TestStrToMapRules(t *testing.T) {
+	sc, rec, _ := regexBatch(t, []*string{sp("a:1,b:2"), sp("a:1,a:2"), sp("k")})
+	rels := map[string]*schema.Struct{"": sc}
+	for _, c := range []struct{ e, want string }{
+		{`element_at(str_to_map(s), 'a')`, `1|ERR|NULL`},
+		{`element_at(str_to_map(s), 'k')`, `NULL|ERR|NULL`},
+		{`size(str_to_map(s, ','))`, `2|ERR|1`},
+		{`element_at(str_to_map('x=1;y=2', ';', '='), 'y')`, `2|2|2`},
+	} {
+		b, err := BindValue(mustParse(t, c.e), rels)
+		if err != nil {
+			t.Errorf("%s: %v", c.e, err)
+			continue
+		}
+		if got := strings.Join(evalValue(t, b, rec), "|"); got != c.want {
+			t.Errorf("%s = %q, want %q", c.e, got, c.want)
+		}
+	}
+	b, err := BindValue(mustParse(t, `str_to_map(s)`), rels)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = b.Eval(t.Context(), rec)
+	if err == nil || !strings.Contains(err.Error(), `str_to_map("a:1,a:2"): duplicate map key "a"`) {
+		t.Errorf("duplicate key: %v", err)
+	}
+	for _, c := range []struct{ e, want string }{
+		{`str_to_map(s, s)`, `constant`},
+		{`str_to_map(s, '(?<=a),')`, `delimiter "(?<=a),"`},
+	} {
+		if _, err := BindValue(mustParse(t, c.e), rels); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v, want an error naming %q", c.e, err, c.want)
 		}
 	}
 }

@@ -128,6 +128,13 @@ func appendValue(b array.Builder, v any) {
 		b.Append(v.(arrow.Timestamp))
 	case *array.Decimal128Builder:
 		b.Append(v.(decimal128.Num))
+	case *array.MapBuilder:
+		m := v.(*strMap)
+		b.Append(true)
+		for i := range m.keys {
+			appendValue(b.KeyBuilder(), m.keys[i])
+			appendValue(b.ItemBuilder(), m.vals[i])
+		}
 	case *array.ListBuilder:
 		b.Append(true)
 		for _, x := range v.([]any) {
