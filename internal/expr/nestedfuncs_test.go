@@ -82,11 +82,18 @@ func TestNestedRefusals(t *testing.T) {
 			t.Errorf("%s: %v, want an error naming %q", c.e, err, c.want)
 		}
 	}
-	for _, c := range []struct{ e, want string }{
+	rowsAre(t, rels, rec, []struct{ e, want string }{
 		{`element_at(a, 0)`, `ERR|ERR|NULL|ERR`},
 		{`element_at(a, 3)`, `3|ERR|NULL|7`},
 		{`element_at(a, -4)`, `ERR|ERR|NULL|5`},
-	} {
+	})
+}
+
+// rowsAre checks that each expression, bound over rels, gives want on
+// the rows of rec (values joined by |, ERR for a row refused).
+func rowsAre(t *testing.T, rels map[string]*schema.Struct, rec arrow.RecordBatch, cases []struct{ e, want string }) {
+	t.Helper()
+	for _, c := range cases {
 		b, err := BindValue(mustParse(t, c.e), rels)
 		if err != nil {
 			t.Errorf("%s: %v", c.e, err)
