@@ -184,6 +184,10 @@ var sparkGeneratedParsing = []struct{ col, typ, expr string }{
 	{"lg", "DOUBLE", "ln(sec + 2) + exp(CAST(sec AS DOUBLE) / 1e9)"},
 	{"sp", "STRING", "element_at(split(s, '[/ ]'), 3)"},
 	{"gj", "STRING", `get_json_object(concat('{"k":[', sec, ',"', s, '"]}'), '$.k[1]')`},
+	{"pw", "DOUBLE", "pow(sec / 1e9 + 5, 2.5) + power(2, sec / 1e9)"},
+	{"mt", "TIMESTAMP", "make_timestamp(year(ts), month(ts), 1, hour(ts), 30, 15.25)"},
+	{"mtl", "TIMESTAMP", "make_timestamp_ltz(year(ts), 12, 31, 23, 59, 60, 'Asia/Kolkata')"},
+	{"sm", "STRING", "element_at(str_to_map(s, ' ', '/'), substr(s, 1, 4))"},
 }
 
 // TestSparkGeneratedParsingColumns: on a table Spark creates with
@@ -192,8 +196,8 @@ var sparkGeneratedParsing = []struct{ col, typ, expr string }{
 // dateadd, make_date, next_day, md5, sha2, crc32, hex, pmod,
 // from_utc_timestamp, hash, xxhash64, regexp_extract, regexp_replace,
 // RLIKE, split, element_at, get_json_object, extract, date_part, conv,
-// soundex, format_number, ln and exp,
-// Spark and we insert the same source
+// soundex, format_number, ln, exp, pow, make_timestamp,
+// make_timestamp_ltz and str_to_map, Spark and we insert the same source
 // values and get the same generated values; after our UPDATE of the
 // source columns and MERGE, Spark finds every row equal to its own
 // expressions (UTC session, as this engine evaluates them).
