@@ -23,6 +23,7 @@ func init() {
 			(*binder).bindNestedFunc, (*evaluator).nestedFunction},
 		{mathFuncs, mathFuncs, (*binder).bindMathFunc, (*evaluator).mathFunction},
 		{jsonNames, jsonNames, (*binder).bindGetJSONObject, (*evaluator).getJSONObjectFunction},
+		{urlNames, urlNames, (*binder).bindParseURL, (*evaluator).parseURLFunction},
 		{makeTimestampNames, makeTimestampNames, (*binder).bindMakeTimestamp, (*evaluator).makeTimestampFunction},
 	}
 }

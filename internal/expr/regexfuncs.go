@@ -30,6 +30,7 @@ var regexFuncs = map[string]bool{"rlike": true, "regexp_like": true, "regexp": t
 type regexCall struct {
 	re      *javaRegex
 	kv      *javaRegex // str_to_map's key-value delimiter
+	urlPart string     // parse_url's part (re its key's pattern)
 	repl    []replPart
 	replErr string
 	pos     int // 1-based, in UTF-16 units

@@ -142,7 +142,7 @@ func TestRegexFunctionsAgreeWithSpark(t *testing.T) {
 	for _, set := range []struct {
 		texts []*string
 		exprs []string
-	}{{regexTexts, regexExprs}, {regexWideTexts, regexWideExprs}} {
+	}{{regexTexts, regexExprs}, {regexWideTexts, regexWideExprs}, {urlTexts, urlExprs}} {
 		sc, rec, vals := regexBatch(t, set.texts)
 		sparkAgrees(t, s, sc, rec, set.exprs, vals, "n, s")
 	}
@@ -288,6 +288,56 @@ func TestStrToMapRules(t *testing.T) {
 		{`str_to_map(s, '(?<=a),')`, `delimiter "(?<=a),"`},
 	} {
 		if _, err := BindValue(mustParse(t, c.e), rels); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v, want an error naming %q", c.e, err, c.want)
+		}
+	}
+}
+
+// urlTexts are URLs this package reads as java.net.URI does.
+var urlTexts = []*string{sp("http://example.com"), sp("https://user:pw@www.Example.org:8080/a/b.html?x=1&y=2&x=3#frag"),
+	sp("ftp://10.0.0.255/pub/f.txt?"), sp("http://h.io/p;q=1/%41?k=v=w&kk=#"), nil, sp("HTTP://a-b.c-d.net/?&x=&y"),
+	sp("s3://bucket.s3.amazonaws.com/key/with+plus,comma"), sp("http://@host.com/"), sp("http://localhost:1/x?q=a?b/c")}
+
+// urlExprs are evaluated here and by Spark over urlTexts (in
+// TestRegexFunctionsAgreeWithSpark).
+var urlExprs = []string{`parse_url(s, 'HOST')`, `parse_url(s, 'PATH')`, `parse_url(s, 'QUERY')`, `parse_url(s, 'REF')`,
+	`parse_url(s, 'PROTOCOL')`, `parse_url(s, 'FILE')`, `parse_url(s, 'AUTHORITY')`, `parse_url(s, 'USERINFO')`,
+	`parse_url(s, 'host')`, `parse_url(s, 'QUERY', 'x')`, `parse_url(s, 'QUERY', 'y')`, `parse_url(s, 'QUERY', 'k')`,
+	`parse_url(s, 'QUERY', 'k+')`, `parse_url(s, 'HOST', 'x')`, `parse_url(s, 'QUERY', NULL)`, `parse_url(s, 'QUERY', 'q')`}
+
+// A URL java.net.URI refuses fails the row, as Spark's ANSI mode fails
+// it; one this package does not read as java.net.URI does is refused,
+// naming it; part and key are constants.
+func TestParseURLRefusals(t *testing.T) {
+	for _, c := range []struct{ u, want string }{
+		{"http://a b.com/", `the host "a b.com"`},
+		{"http://a.com/x y", "a character java.net.URI refuses"},
+		{"http://a.com/%zz", "a character java.net.URI refuses"},
+		{"www.example.com/x", "not a URL of the form"},
+		{"mailto:a@b.com", "not a URL of the form"},
+		{"http://[::1]/", `an IPv6 host "[::1]"`},
+		{"http://under_score.com/", `the host "under_score.com"`},
+		{"http://1.2.3.999/", `the host "1.2.3.999"`},
+		{"http://a.com:99999999999/", `the port "99999999999"`},
+		{"http://a.com/ü", "beyond ASCII"},
+	} {
+		sc, rec, _ := regexBatch(t, []*string{sp(c.u)})
+		b, err := BindValue(mustParse(t, `parse_url(s, 'HOST')`), map[string]*schema.Struct{"": sc})
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = b.Eval(t.Context(), rec)
+		if err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), c.u) {
+			t.Errorf("%s: %v, want an error naming %q", c.u, err, c.want)
+		}
+	}
+	sc, _, _ := regexBatch(t, nil)
+	for _, c := range []struct{ e, want string }{
+		{`parse_url(s, s)`, `takes a constant part`},
+		{`parse_url(s, 'QUERY', s)`, `takes a constant key`},
+		{`parse_url(s, 'QUERY', '(?<=a)')`, `the key "(?<=a)"`},
+	} {
+		if _, err := BindValue(mustParse(t, c.e), map[string]*schema.Struct{"": sc}); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: %v, want an error naming %q", c.e, err, c.want)
 		}
 	}
