@@ -63,6 +63,18 @@ func (c *chunk) open(pf *file.Reader, rg int, want parquet.Type) error {
 	return nil
 }
 
+// ended is nil while the chunk has rows left, else why it has none: its
+// reader's error, or that it ended after row of the n rows asked for.
+func (c *chunk) ended(row, n int) error {
+	if c.rdr.HasNext() {
+		return nil
+	}
+	if err := c.rdr.Err(); err != nil {
+		return err
+	}
+	return fmt.Errorf("column %d ends after %d of %d rows", c.col, row, n)
+}
+
 func (c *chunk) close() {
 	if c.rdr != nil {
 		c.rdr.Close()
@@ -113,11 +125,8 @@ func (c *bytesColumn) read(mem memory.Allocator, n int, sel []int32) (arrow.Arra
 	buf := data.Bytes()
 	at, k, nulls := 0, 0, 0 // bytes written, output rows written, nulls among them
 	for row := 0; row < n; {
-		if !rdr.HasNext() {
-			if err := rdr.Err(); err != nil {
-				return nil, false, err
-			}
-			return nil, false, fmt.Errorf("column %d ends after %d of %d rows", c.col, row, n)
+		if err := c.ended(row, n); err != nil {
+			return nil, false, err
 		}
 		var defs []int16
 		if c.maxDef > 0 {

@@ -2,7 +2,6 @@ package scan
 
 import (
 	"encoding/binary"
-	"fmt"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -10,6 +9,8 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/apache/arrow-go/v18/parquet"
 	"github.com/apache/arrow-go/v18/parquet/file"
+
+	"github.com/deltalite-go/deltalite/internal/arrowmem"
 )
 
 // int96Column reads a top-level INT96 timestamp column straight to
@@ -41,11 +42,8 @@ func (c *int96Column) read(mem memory.Allocator, n int, _ []int32) (arrow.Array,
 	vals, defs := c.vals[:n], c.defs[:n]
 	levels, nvals := 0, 0
 	for levels < n {
-		if !rdr.HasNext() {
-			if err := rdr.Err(); err != nil {
-				return nil, false, err
-			}
-			return nil, false, fmt.Errorf("INT96 column %d ends after %d of %d rows", c.col, levels, n)
+		if err := c.ended(levels, n); err != nil {
+			return nil, false, err
 		}
 		var defOut []int16
 		if c.maxDef > 0 {
@@ -58,18 +56,15 @@ func (c *int96Column) read(mem memory.Allocator, n int, _ []int32) (arrow.Array,
 		levels += int(total)
 		nvals += got
 	}
-	data := memory.NewResizableBuffer(mem)
-	data.Resize(arrow.Int64Traits.BytesRequired(n))
+	data := arrowmem.Uncleared(mem, arrow.Int64Traits.BytesRequired(n)) // every value is written
 	defer data.Release()
 	out := arrow.Int64Traits.CastFromBytes(data.Bytes())
 	var valid *memory.Buffer
 	nulls := 0
 	if c.maxDef > 0 && nvals < n {
-		valid = memory.NewResizableBuffer(mem)
-		valid.Resize(int(bitutil.BytesForBits(int64(n))))
+		valid = arrowmem.Zeroed(mem, int(bitutil.BytesForBits(int64(n))))
 		defer valid.Release()
 		bits := valid.Bytes()
-		clear(bits)
 		v := 0
 		for i := range n {
 			if defs[i] == c.maxDef {
