@@ -103,12 +103,34 @@ func withHiWord(x float64, hi int32) float64 {
 	return math.Float64frombits(uint64(uint32(hi))<<32 | uint64(loWord(x)))
 }
 
+// logExponent is the start fdlibm's log and log10 share: x (a subnormal
+// scaled up by 2^54), its high word and its binary exponent k, or, done,
+// the result itself for zero (-Inf), a negative (NaN), an infinity or NaN.
+func logExponent(x float64) (_ float64, hx, k int32, special float64, done bool) {
+	const two54 = 1.80143985094819840000e+16
+	hx, lx := hiWord(x), loWord(x)
+	if hx < 0x00100000 { // x < 2^-1022
+		if (hx&0x7fffffff)|int32(lx) == 0 {
+			return 0, 0, 0, math.Inf(-1), true
+		}
+		if hx < 0 {
+			return 0, 0, 0, math.NaN(), true
+		}
+		k -= 54 // a subnormal, scaled up
+		x = float64(x * two54)
+		hx = hiWord(x)
+	}
+	if hx >= 0x7ff00000 {
+		return 0, 0, 0, x + x, true
+	}
+	return x, hx, k + (hx >> 20) - 1023, 0, false
+}
+
 // fdlibmLog is fdlibm's __ieee754_log (StrictMath.log).
 func fdlibmLog(x float64) float64 {
 	const (
 		ln2Hi = 6.93147180369123816490e-01
 		ln2Lo = 1.90821492927058770002e-10
-		two54 = 1.80143985094819840000e+16
 		lg1   = 6.666666666666735130e-01
 		lg2   = 3.999999999940941908e-01
 		lg3   = 2.857142874366239149e-01
@@ -117,23 +139,10 @@ func fdlibmLog(x float64) float64 {
 		lg6   = 1.531383769920937332e-01
 		lg7   = 1.479819860511658591e-01
 	)
-	hx, lx := hiWord(x), loWord(x)
-	k := int32(0)
-	if hx < 0x00100000 { // x < 2^-1022
-		if (hx&0x7fffffff)|int32(lx) == 0 {
-			return math.Inf(-1)
-		}
-		if hx < 0 {
-			return math.NaN()
-		}
-		k -= 54 // a subnormal, scaled up
-		x = float64(x * two54)
-		hx = hiWord(x)
+	x, hx, k, special, done := logExponent(x)
+	if done {
+		return special
 	}
-	if hx >= 0x7ff00000 {
-		return x + x
-	}
-	k += (hx >> 20) - 1023
 	hx &= 0x000fffff
 	i := (hx + 0x95f64) & 0x100000
 	x = withHiWord(x, hx|(i^0x3ff00000)) // x or x/2 normalized
@@ -178,28 +187,14 @@ func fdlibmLog(x float64) float64 {
 // fdlibmLog10 is fdlibm's __ieee754_log10 (StrictMath.log10).
 func fdlibmLog10(x float64) float64 {
 	const (
-		two54    = 1.80143985094819840000e+16
 		ivln10   = 4.34294481903251816668e-01
 		log102Hi = 3.01029995663611771306e-01
 		log102Lo = 3.69423907715893078616e-13
 	)
-	hx, lx := hiWord(x), loWord(x)
-	k := int32(0)
-	if hx < 0x00100000 { // x < 2^-1022
-		if (hx&0x7fffffff)|int32(lx) == 0 {
-			return math.Inf(-1)
-		}
-		if hx < 0 {
-			return math.NaN()
-		}
-		k -= 54 // a subnormal, scaled up
-		x = float64(x * two54)
-		hx = hiWord(x)
+	x, hx, k, special, done := logExponent(x)
+	if done {
+		return special
 	}
-	if hx >= 0x7ff00000 {
-		return x + x
-	}
-	k += (hx >> 20) - 1023
 	i := int32((uint32(k) & 0x80000000) >> 31)
 	hx = (hx & 0x000fffff) | ((0x3ff - i) << 20)
 	y := float64(k + i)
