@@ -211,15 +211,37 @@ func (b *binder) call(e *Call) (node, error) {
 	return b.fold(&callN{fn: e.Name, args: args, t: t}, e)
 }
 
-// intOperand binds an INT argument of fn (a position, a length, a number
-// of days); as in Spark, a narrower integer widens and a BIGINT needs an
-// explicit CAST.
+// intOperand binds an argument Spark takes as an INT through an implicit
+// cast (ImplicitCastInputTypes): any number or text, cast as ANSI mode casts
+// it, so a BIGINT out of range, NaN or text that is not an integer fails.
 func (b *binder) intOperand(fn *Call, e Expr) (node, error) {
+	return b.castOperand(fn, e, tInt)
+}
+
+// castOperand binds an argument Spark casts implicitly to t, a number.
+func (b *binder) castOperand(fn *Call, e Expr, t schema.Type) (node, error) {
 	n, err := b.bind(e)
 	if err != nil {
 		return nil, err
 	}
-	if t := n.Type(); integralRank(t) > integralRank(tInt) || !isIntegral(t) && !isVoid(t) {
+	switch nt := n.Type(); {
+	case sameType(nt, t) || isVoid(nt):
+		return b.coerce(n, t, e)
+	case !isNumeric(nt) && !isString(nt):
+		return nil, errAt(e, "%s takes a number here (cast to %s), not %s (%s)", fn.Name, typeName(t), e, typeName(nt))
+	}
+	// A cast, not a coercion: a fraction truncates, as Spark's does.
+	return b.fold(&castN{x: n, t: t, implicit: true}, e)
+}
+
+// narrowIntOperand binds an argument Spark takes only as an INT, SMALLINT
+// or TINYINT (element_at's index; date_add's days, which also takes text).
+func (b *binder) narrowIntOperand(fn *Call, e Expr, text bool) (node, error) {
+	n, err := b.bind(e)
+	if err != nil {
+		return nil, err
+	}
+	if t := n.Type(); integralRank(t) > integralRank(tInt) || !isIntegral(t) && !isVoid(t) && !(text && isString(t)) {
 		return nil, errAt(e, "%s takes an INT here, not %s (%s); CAST it AS INT", fn.Name, e, typeName(t))
 	}
 	return b.coerce(n, tInt, e)
@@ -263,8 +285,10 @@ func (b *binder) dateFunc(e *Call) (node, error) {
 	var k node
 	if e.Name == "datediff" {
 		k, err = b.dateOperand(e, e.Args[1])
-	} else {
+	} else if e.Name == "add_months" {
 		k, err = b.intOperand(e, e.Args[1])
+	} else {
+		k, err = b.narrowIntOperand(e, e.Args[1], true)
 	}
 	if err != nil {
 		return nil, err

@@ -50,12 +50,12 @@ func (b *binder) bindMakeTimestamp(e *Call) (node, error) {
 		if sec, err = b.coerce(sec, tMakeSecond, e.Args[5]); err != nil {
 			return nil, err
 		}
-	case isNumeric(t):
+	case isNumeric(t) || isString(t): // text is cast as ANSI mode casts it
 		if !sameType(t, tMakeSecond) {
 			sec = &castN{x: sec, t: tMakeSecond, implicit: true}
 		}
 	default:
-		return nil, errAt(e.Args[5], "%s takes its seconds as a number, not %s (%s)", e.Name, e.Args[5], typeName(t))
+		return nil, errAt(e.Args[5], "%s takes its seconds as a number or text, not %s (%s)", e.Name, e.Args[5], typeName(t))
 	}
 	args[5] = sec
 	if len(e.Args) == 7 {

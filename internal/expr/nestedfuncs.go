@@ -59,7 +59,7 @@ func (b *binder) bindNestedFunc(e *Call) (node, error) {
 	}
 	var k node
 	if key == nil {
-		k, err = b.intOperand(e, e.Args[1])
+		k, err = b.narrowIntOperand(e, e.Args[1], false)
 	} else {
 		k, err = b.keyOperand(e, e.Args[1], key)
 	}

@@ -47,7 +47,7 @@ func (b *binder) bindFormatNumber(e *Call) (node, error) {
 	if isString(d.Type()) {
 		return nil, errAt(e.Args[1], "format_number with a DecimalFormat pattern (%s) is not supported; give the number of decimal places", e.Args[1])
 	}
-	if d, err = b.intOperand(e, e.Args[1]); err != nil {
+	if d, err = b.narrowIntOperand(e, e.Args[1], false); err != nil {
 		return nil, err
 	}
 	return b.fold(&callN{fn: e.Name, args: []node{x, d}, t: tString}, e)

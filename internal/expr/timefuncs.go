@@ -156,7 +156,7 @@ func (b *binder) bindTimeFunc(e *Call) (node, error) {
 	}
 	u := &lit{v: unit, t: tString, src: &Literal{Kind: LitString, Text: unit}}
 	if add {
-		n, err := b.intOperand(e, e.Args[1])
+		n, err := b.castOperand(e, e.Args[1], tLong)
 		if err != nil {
 			return nil, err
 		}
@@ -276,7 +276,7 @@ func (ev *evaluator) timeFunction(n *callN, args []value) (value, error) {
 			loc = time.UTC // a TIMESTAMP_NTZ adds to its local date-time
 		}
 		return ev.mapRows(args, n.t, true, func(v []any) (any, error) {
-			us, err := timestampAddIn(loc, v[0].(string), v[1].(int32), int64(v[2].(arrow.Timestamp)))
+			us, err := timestampAddIn(loc, v[0].(string), v[1].(int64), int64(v[2].(arrow.Timestamp)))
 			return arrow.Timestamp(us), err
 		})
 	}
@@ -362,7 +362,7 @@ func javaRound(x float64) float64 { return math.Floor(x + 0.5) }
 // units up to an hour add their length to the instant; days, weeks and
 // months add to the local date-time, which keeps its offset where it is
 // still valid (ZonedDateTime.plusDays, plusMonths).
-func timestampAddIn(loc *time.Location, unit string, n int32, us int64) (int64, error) {
+func timestampAddIn(loc *time.Location, unit string, n int64, us int64) (int64, error) {
 	if _, small := timeUnitMicros[unit]; small || loc == time.UTC {
 		return timestampAdd(unit, n, us)
 	}
@@ -381,22 +381,22 @@ var timeUnitMicros = map[string]int64{"MICROSECOND": 1, "MILLISECOND": 1000, "SE
 // a day add their length, months (quarters, years) add calendar months
 // keeping the time and clamping the day to the month's end; a result
 // beyond the range of timestamps is an error.
-func timestampAdd(unit string, n int32, us int64) (int64, error) {
+func timestampAdd(unit string, n int64, us int64) (int64, error) {
 	overflow := func() (int64, error) {
 		return 0, errs.New(errs.InvalidArgument, "", "timestampadd(%s, %d, %s) overflows a timestamp", unit, n, formatMicros(us))
 	}
 	per := map[string]int64{"MICROSECOND": 1, "MILLISECOND": 1000, "SECOND": 1e6, "MINUTE": 60e6, "HOUR": 3600e6,
 		"DAY": microsPerDay, "DAYOFYEAR": microsPerDay, "WEEK": 7 * microsPerDay}
 	if p, ok := per[unit]; ok {
-		d := int64(n) * p // |n| < 2^31, p < 2^40: no overflow
+		d, ok := mulExact(n, p)
 		out := us + d
-		if (d > 0 && out < us) || (d < 0 && out > us) {
+		if !ok || (d > 0 && out < us) || (d < 0 && out > us) {
 			return overflow()
 		}
 		return out, nil
 	}
-	months := int64(n) * map[string]int64{"MONTH": 1, "QUARTER": 3, "YEAR": 12}[unit]
-	if months > math.MaxInt32 || months < math.MinInt32 {
+	months, ok := mulExact(n, map[string]int64{"MONTH": 1, "QUARTER": 3, "YEAR": 12}[unit])
+	if !ok || months > math.MaxInt32 || months < math.MinInt32 {
 		return overflow() // Spark's Math.multiplyExact on ints
 	}
 	days := floorDiv(us, microsPerDay)
@@ -406,6 +406,15 @@ func timestampAdd(unit string, n int32, us int64) (int64, error) {
 		return overflow()
 	}
 	return nd*microsPerDay + tod, nil
+}
+
+// mulExact is a*b, ok false when it overflows (Java's Math.multiplyExact).
+func mulExact(a, b int64) (int64, bool) {
+	if a == 0 || b == 0 {
+		return 0, true
+	}
+	c := a * b
+	return c, c/b == a && !(a == -1 && b == math.MinInt64) && !(b == -1 && a == math.MinInt64)
 }
 
 // addMonthsLong is addMonths for a count of months beyond int32 days.

@@ -114,15 +114,15 @@ func TestTimeFunctionRefusals(t *testing.T) {
 	for _, c := range []struct{ e, want string }{
 		{`timestampadd(FORTNIGHT, 1, ts)`, `takes a unit first`},
 		{`timestampdiff(DAYOFYEAR, ts, ts2)`, `takes a unit first`},
-		{`timestampadd(HOUR, sec, ts)`, `takes an INT here`},
+		{`timestampadd(HOUR, d, ts)`, `takes a number here (cast to BIGINT), not d (DATE)`},
 		{`to_timestamp(s, 'EEE yyyy')`, `'E' only formats`},
 		{`to_date(s, n)`, `string literal`},
 		{`from_unixtime(ts)`, `takes seconds as an integer`},
 		{`months_between(ts, ts2, 1)`, `roundOff as a boolean`},
 		{`make_timestamp(2024, 1, 1, 0, 0, 0, 'Nowhere/X')`, `make_timestamp: unknown time zone "Nowhere/X"`},
 		{`make_timestamp_ntz(2024, 1, 1, 0, 0, 0, 'UTC')`, `not a time zone`},
-		{`make_timestamp(2024, 1, 1, 0, 0, s)`, `takes its seconds as a number`},
-		{`make_timestamp(sec, 1, 1, 0, 0, 0)`, `takes an INT here`},
+		{`make_timestamp(2024, 1, 1, 0, 0, d)`, `takes its seconds as a number or text`},
+		{`make_timestamp(d, 1, 1, 0, 0, 0)`, `takes a number here (cast to INT), not d (DATE)`},
 	} {
 		_, err := BindValue(mustParse(t, c.e), map[string]*schema.Struct{"": sc})
 		if err == nil || !strings.Contains(err.Error(), c.want) {
