@@ -2,7 +2,9 @@ package deltalite_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -11,6 +13,7 @@ import (
 
 	"github.com/deltalite-go/deltalite"
 	"github.com/deltalite-go/deltalite/scan"
+	"github.com/deltalite-go/deltalite/schema"
 	"github.com/deltalite-go/deltalite/testkit/arrowrows"
 	"github.com/deltalite-go/deltalite/testkit/peers"
 )
@@ -243,4 +246,76 @@ func TestSparkGeneratedParsingColumns(t *testing.T) {
 		return err
 	})
 	sparkRechecksGenerated(t, s, dir, wrong)
+}
+
+// TestSparkRefusesInGeneratedColumns: a generated column is created here
+// exactly when Spark creates it. The expressions are those Delta's Spark
+// evaluates in CHECK constraints but refuses in a new generated column,
+// and their allowed neighbours.
+func TestSparkRefusesInGeneratedColumns(t *testing.T) {
+	if testing.Short() {
+		t.Skip("interop with Spark: not in -short mode")
+	}
+	ctx := context.Background()
+	root := t.TempDir()
+	cases := []struct {
+		expr, typ string
+		refused   bool
+	}{
+		{"regexp_count(s, 'a')", "INT", true},
+		{"regexp_extract_all(s, 'a', 0)", "ARRAY<STRING>", true},
+		{"regexp_instr(s, 'a')", "INT", true},
+		{"regexp_substr(s, 'a')", "STRING", true},
+		{"contains(s, 'a')", "BOOLEAN", true},
+		{"startswith(s, 'a')", "BOOLEAN", true},
+		{"endswith(s, 'a')", "BOOLEAN", true},
+		{"current_date()", "DATE", true},
+		{"s ILIKE 'a%'", "BOOLEAN", true},
+		{"i BETWEEN 1 AND 2", "BOOLEAN", true},
+		{"nullif(i, 1)", "INT", true},
+		{"decode(encode(s, 'UTF-8'), 'UTF-8')", "STRING", true},
+		{"regexp_extract(s, 'a', 0)", "STRING", false},
+		{"s RLIKE 'a'", "BOOLEAN", false},
+		{"s LIKE 'a%'", "BOOLEAN", false},
+		{"i >= 1 AND i <= 2", "BOOLEAN", false},
+		{"if(i = 1, NULL, i)", "INT", false},
+		{"date_part('YEAR', d)", "INT", false},
+		{"make_timestamp_ntz(2024, 1, 1, 0, 0, 0)", "TIMESTAMP_NTZ", false},
+		{"encode(s, 'UTF-8')", "BINARY", false},
+	}
+	var ops []peers.Op
+	for i, c := range cases {
+		ops = append(ops, sparkSQL(filepath.Join(root, fmt.Sprintf("spark%d", i)),
+			"CREATE TABLE {table} (i INT, s STRING, d DATE, g "+c.typ+" GENERATED ALWAYS AS ("+c.expr+")) USING delta", false))
+	}
+	res := peers.Spark(t).Try(t, ops...)
+	for i, c := range cases {
+		if spark := res[i].Error != ""; spark != c.refused {
+			t.Errorf("%s: Spark refused %v (%s), want %v", c.expr, spark, res[i].Error, c.refused)
+		}
+		var gt schema.Type = &schema.Array{Element: &schema.Primitive{Name: schema.String}, ContainsNull: true}
+		if !strings.HasPrefix(c.typ, "ARRAY") {
+			var err error
+			if gt, err = schema.ParseTypeName(c.typ); err != nil {
+				t.Fatal(err)
+			}
+		}
+		sc := &schema.Struct{Fields: []*schema.Field{
+			{Name: "i", Type: &schema.Primitive{Name: schema.Integer}, Nullable: true},
+			{Name: "s", Type: &schema.Primitive{Name: schema.String}, Nullable: true},
+			{Name: "d", Type: &schema.Primitive{Name: schema.Date}, Nullable: true},
+			(&schema.Field{Name: "g", Type: gt, Nullable: true}).Generated(c.expr),
+		}}
+		dir := filepath.Join(root, fmt.Sprintf("ours%d", i))
+		_, err := deltalite.Create(ctx, dir, sc, deltalite.CreateOptions{})
+		switch {
+		case c.refused && (!errors.Is(err, deltalite.ErrInvalidArgument) || !strings.Contains(err.Error(), "cannot be used in a generated column")):
+			t.Errorf("%s: created with error %v, want a refusal", c.expr, err)
+		case !c.refused && err != nil:
+			t.Errorf("%s: %v", c.expr, err)
+		}
+		if _, statErr := os.Stat(filepath.Join(dir, "_delta_log")); c.refused && statErr == nil {
+			t.Errorf("%s: the refusal left a log", c.expr)
+		}
+	}
 }

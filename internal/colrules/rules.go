@@ -168,6 +168,27 @@ func bindGenerated(sess expr.Session, i int, f *schema.Field, text string, sc *s
 	return generated{idx: i, field: f, text: text, value: v, equal: eq, deps: deps, cols: append(cols, i)}, nil
 }
 
+// CheckNewColumns refuses a generated column of sc whose expression Delta
+// does not let a user give a new column (Spark's CREATE TABLE refuses it
+// with DELTA_UNSUPPORTED_EXPRESSION_GENERATED_COLUMN), naming the column:
+// what a table this engine creates holds, Spark can create too.
+func CheckNewColumns(sc *schema.Struct) error {
+	for _, f := range sc.Fields {
+		text, ok := f.Metadata[schema.GenerationExpressionKey].(string)
+		if !ok {
+			continue
+		}
+		e, err := expr.Parse(text)
+		if err == nil {
+			err = expr.GeneratedColumnAllowed(e)
+		}
+		if err != nil {
+			return errs.Wrap(errs.InvalidArgument, "", err, "generated column %s (GENERATED ALWAYS AS (%s))", f.Name, text)
+		}
+	}
+	return nil
+}
+
 // Readers names the CHECK constraints and generated columns whose
 // expressions read the column at path (a top-level column, or a nested
 // field by its path), or a field within it or holding it: those whose

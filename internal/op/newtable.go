@@ -94,6 +94,9 @@ func NewTable(uri, id string, sc *schema.Struct, o NewTableOptions) (_ *protocol
 	}
 	// A generated or identity column this engine could not keep would make
 	// a table it cannot write.
+	if err := colrules.CheckNewColumns(sc); err != nil {
+		return nil, nil, nil, errs.Wrap(errs.InvalidArgument, uri, err, "schema")
+	}
 	if _, err := colrules.For(&protocol.Metadata{SchemaString: sc.JSON(), Configuration: props}, sc, expr.Session{}); err != nil {
 		return nil, nil, nil, errs.Wrap(errs.InvalidArgument, uri, err, "schema")
 	}

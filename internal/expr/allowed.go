@@ -1,0 +1,90 @@
+package expr
+
+import "github.com/deltalite-go/deltalite/internal/errs"
+
+// notInGeneratedColumns are the functions Delta's Spark evaluates in a
+// CHECK constraint but refuses in a new generated column
+// (DELTA_UNSUPPORTED_EXPRESSION_GENERATED_COLUMN): their Spark expressions
+// are not on its AllowedUserProvidedExpressions list, or are on it for
+// constraints only. Found by creating each with Spark 4
+// (TestSparkRefusesInGeneratedColumns).
+var notInGeneratedColumns = map[string]string{
+	"regexp_count": "", "regexp_extract_all": "", "regexp_instr": "", "regexp_substr": "",
+	"contains": "", "startswith": "", "endswith": "",
+	"current_date": "it is not deterministic", "current_timestamp": "it is not deterministic",
+	"nullif":  "Spark rewrites it into a common expression",
+	"try_add": "", "try_subtract": "", "try_multiply": "", "try_divide": "", "try_to_binary": "", "try_to_number": "",
+	"to_number": "",
+}
+
+// GeneratedColumnAllowed refuses an expression Spark would not let a user
+// give a new generated column, naming the construct: ILIKE, LIKE ANY / ALL,
+// BETWEEN, and the functions above (decode of a binary by a charset too).
+// A table another engine made is not checked: this engine computes what
+// it can bind.
+func GeneratedColumnAllowed(e Expr) error {
+	var bad error
+	visit(e, func(x Expr) {
+		if bad != nil {
+			return
+		}
+		refuse := func(what, why string) {
+			if why != "" {
+				why = ": " + why
+			}
+			bad = errs.New(errs.InvalidArgument, "", "%s cannot be used in a generated column, as Delta refuses it there%s (it can be a CHECK constraint)", what, why)
+		}
+		switch x := x.(type) {
+		case *Call:
+			if why, ok := notInGeneratedColumns[x.Name]; ok {
+				refuse(x.Name, why)
+			} else if x.Name == "decode" && len(x.Args) == 2 {
+				refuse("decode(binary, charset)", "")
+			}
+		case *Like:
+			if x.Fold {
+				refuse("ILIKE", "")
+			}
+		case *Between:
+			refuse("BETWEEN", "write it as two comparisons")
+		}
+	})
+	return bad
+}
+
+// visit calls f on e and on each expression within it, parents first.
+func visit(e Expr, f func(Expr)) {
+	if e == nil {
+		return
+	}
+	f(e)
+	var kids []Expr
+	switch x := e.(type) {
+	case *Unary:
+		kids = []Expr{x.X}
+	case *Binary:
+		kids = []Expr{x.L, x.R}
+	case *In:
+		kids = append([]Expr{x.X}, x.List...)
+	case *Between:
+		kids = []Expr{x.X, x.Lo, x.Hi}
+	case *IsNull:
+		kids = []Expr{x.X}
+	case *IsBool:
+		kids = []Expr{x.X}
+	case *Like:
+		kids = []Expr{x.X, x.Pattern}
+	case *Cast:
+		kids = []Expr{x.X}
+	case *Call:
+		kids = x.Args
+	case *Case:
+		kids = []Expr{x.Operand, x.Else}
+		for _, w := range x.Whens {
+			kids = append(kids, w.Cond, w.Then)
+		}
+	}
+	for _, k := range kids {
+		visit(k, f)
+	}
+}
