@@ -3,15 +3,19 @@ package deltalite_test
 import (
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
 
 	"github.com/deltalite-go/deltalite"
 	"github.com/deltalite-go/deltalite/scan"
+	"github.com/deltalite-go/deltalite/testkit/arrowrows"
 	"github.com/deltalite-go/deltalite/testkit/peers"
 )
 
@@ -234,4 +238,91 @@ func TestSessionTimeZoneRefused(t *testing.T) {
 		!strings.Contains(err.Error(), bad) || !strings.Contains(err.Error(), "WithSessionTimeZone") {
 		t.Errorf("scan: %v", err)
 	}
+}
+
+// TestZonelessTimestampPartitionValues: delta-rs writes a TIMESTAMP
+// partition value as a date-time without a zone (UTC's), which the
+// protocol reads in the writer's zone and Spark in its session's. In the
+// session zone America/Los_Angeles our scan's values, a predicate's
+// partition pruning and the upsert's partition of a row are Spark's; in
+// UTC, the default, they stay delta-rs's.
+func TestZonelessTimestampPartitionValues(t *testing.T) {
+	if testing.Short() {
+		t.Skip("interop with delta-rs and Spark: not in -short mode")
+	}
+	ctx := context.Background()
+	const zone = "America/Los_Angeles"
+	dir := filepath.Join(t.TempDir(), "zoneless")
+	peers.WriteTable(t, map[string]any{"engine": "deltalake", "path": dir, "steps": []any{
+		withData(step("write", "mode", "overwrite", "partition_by", []string{"ts"}), map[string]any{
+			"schema": []map[string]any{{"name": "id", "type": "long"}, {"name": "ts", "type": "timestamp"}, {"name": "v", "type": "string"}},
+			"rows": []map[string]any{
+				{"id": 1, "ts": "2026-03-08T09:30:00Z", "v": "a"},
+				{"id": 2, "ts": "2026-07-01T12:00:00.123456Z", "v": "b"},
+				{"id": 3, "ts": "2026-11-01T08:30:00Z", "v": "c"},
+			},
+		}),
+	}})
+	commit, err := os.ReadFile(filepath.Join(dir, "_delta_log", "00000000000000000000.json"))
+	if err != nil || !strings.Contains(string(commit), `"ts":"2026-03-08 09:30:00.000000"`) {
+		t.Fatalf("delta-rs no longer writes zoneless partition values (%v):\n%s", err, commit)
+	}
+	s := peers.Spark(t)
+	t.Cleanup(func() { s.Run(t, peers.Op{"op": "sql", "sql": "SET spark.sql.session.timeZone=UTC"}) })
+	spark := func(sql string) []string {
+		return s.Run(t, peers.Op{"op": "sql", "sql": "SET spark.sql.session.timeZone=" + zone},
+			sparkSQL(dir, sql, true))[1].Table(t).Lines(t)
+	}
+	ours := func(zone, where string) []string {
+		t.Helper()
+		opts := []scan.Option{scan.WithSessionTimeZone(zone), scan.WithColumns("id", "ts", "v")}
+		if where != "" {
+			opts = append(opts, scan.WithWhere(where))
+		}
+		_, seq, err := openT(t, dir).Scan(opts...).Records(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for rec, err := range seq {
+			if err != nil {
+				t.Fatal(err)
+			}
+			ids, ts, v := rec.Column(0).(*array.Int64), rec.Column(1).(*array.Timestamp), rec.Column(2).(*array.String)
+			for i := range int(rec.NumRows()) {
+				out = append(out, fmt.Sprintf("id=%d, us=%d, v=%q", ids.Value(i), int64(ts.Value(i)), v.Value(i)))
+			}
+		}
+		slices.Sort(out)
+		return out
+	}
+	const rows = "SELECT id, unix_micros(ts) AS us, v FROM {table}"
+	arrowrows.Diff(t, ours(zone, ""), spark(rows))
+	// In UTC the text is delta-rs's instant.
+	arrowrows.Diff(t, ours("", ""), []string{`id=1, us=1772962200000000, v="a"`, `id=2, us=1782907200123456, v="b"`, `id=3, us=1793521800000000, v="c"`})
+	// A predicate on the instant of row 1 read in the zone: its partition
+	// is planned there, and no file in UTC.
+	var us int64
+	if _, err := fmt.Sscanf(ours(zone, "id = 1")[0], "id=1, us=%d", &us); err != nil {
+		t.Fatal(err)
+	}
+	at := "ts = TIMESTAMP '" + time.UnixMicro(us).UTC().Format("2006-01-02 15:04:05") + "Z'"
+	if got, want := ours(zone, at), spark(rows+" WHERE "+at); len(want) != 1 || strings.Join(got, "|") != want[0] {
+		t.Fatalf("WHERE %s in %s: %v here, %v in Spark", at, zone, got, want)
+	}
+	if got := ours("", at); len(got) != 0 {
+		t.Fatalf("WHERE %s in UTC: %v", at, got)
+	}
+	// The upsert finds row 1 in its partition, read in the zone, and
+	// replaces it rather than adding a second row with its key.
+	fields := []arrow.Field{fI64("id"), fTS, {Name: "v", Type: arrow.BinaryTypes.String, Nullable: true}}
+	src := jsonSource(t, fields, `[{"id":1,"ts":"`+time.UnixMicro(us).UTC().Format(time.RFC3339)+`","v":"x"}]`)
+	if _, err := openT(t, dir).Upsert(ctx, src, deltalite.UpsertOptions{PrimaryKeys: []string{"id"}, SessionTimeZone: zone}); err != nil {
+		t.Fatal(err)
+	}
+	want := spark(rows)
+	if len(want) != 3 || want[0] != fmt.Sprintf(`id=1, us=%d, v="x"`, us) {
+		t.Fatalf("after the upsert Spark reads %v", want)
+	}
+	arrowrows.Diff(t, ours(zone, ""), want)
 }

@@ -142,7 +142,7 @@ func (fr *fileReader) partitionValues() error {
 		if !oc.partition {
 			continue
 		}
-		v, err := oc.partitionValue(fr.task.Add)
+		v, err := oc.partitionValue(fr.b.sess, fr.task.Add)
 		if err != nil {
 			return err
 		}

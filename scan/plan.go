@@ -69,6 +69,7 @@ func (s *Scan) Explain(ctx context.Context) (*Explanation, error) {
 // bound is a Scan resolved against its Source's schema.
 type bound struct {
 	*Scan
+	sess       expr.Session // of WithSessionTimeZone: predicates and partition values are read in it
 	sc         *schema.Struct
 	mode       schema.Mode
 	out        []outColumn // the selected columns, then those only predicates read
@@ -201,6 +202,7 @@ func (s *Scan) bind() (*bound, error) {
 	if err != nil {
 		return nil, errs.Wrap(errs.InvalidArgument, "", err, "scan session time zone (WithSessionTimeZone)")
 	}
+	b.sess = sess
 	for _, w := range s.wheres {
 		p, err := sess.ParsePredicate(w, sc)
 		if err != nil {
@@ -321,7 +323,7 @@ func (b *bound) plan(ctx context.Context) (*Explanation, error) {
 func (b *bound) checkPartitionValues(add *protocol.Add) error {
 	for i := range b.out {
 		if oc := &b.out[i]; oc.partition {
-			if _, err := oc.partitionValue(add); err != nil {
+			if _, err := oc.partitionValue(b.sess, add); err != nil {
 				return err
 			}
 		}
@@ -345,9 +347,10 @@ func (b *bound) decide(add *protocol.Add, fs *stats.File) (reason string, allMat
 	return "", allMatch
 }
 
-// partitionValue parses the log's text of partition column oc for add.
-func (oc *outColumn) partitionValue(add *protocol.Add) (any, error) {
-	v, _, err := schema.ParsePartitionValue(oc.field.Type, partitionString(add, oc.key, oc.field.Name))
+// partitionValue parses the log's text of partition column oc for add in
+// session sess.
+func (oc *outColumn) partitionValue(sess expr.Session, add *protocol.Add) (any, error) {
+	v, _, err := sess.PartitionValue(oc.field.Type, partitionString(add, oc.key, oc.field.Name))
 	if err != nil {
 		return nil, errs.Wrap(errs.CorruptTable, add.Path, err, "partition value of column %q", oc.field.Name)
 	}

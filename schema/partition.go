@@ -86,6 +86,14 @@ func parseValue(t Type, s string) (any, error) {
 // delta-rs does) and ISO-8601 with a zone ("1970-01-01T00:00:00.123456Z").
 // It returns microseconds since the epoch.
 func ParseTimestamp(s string) (int64, error) {
+	us, _, err := ParseTimestampZoned(s)
+	return us, err
+}
+
+// ParseTimestampZoned is ParseTimestamp, zoned false when s names no zone:
+// a local date-time, which the protocol reads in the time zone of the
+// writer (Spark: its session's; expr.Session.PartitionValue).
+func ParseTimestampZoned(s string) (us int64, zoned bool, err error) {
 	layouts := []string{
 		"2006-01-02 15:04:05.999999999",
 		"2006-01-02T15:04:05.999999999Z07:00",
@@ -95,10 +103,10 @@ func ParseTimestamp(s string) (int64, error) {
 	}
 	for _, l := range layouts {
 		if t, err := time.Parse(l, s); err == nil {
-			return t.Unix()*1e6 + int64(t.Nanosecond()/1e3), nil
+			return t.Unix()*1e6 + int64(t.Nanosecond()/1e3), strings.HasSuffix(l, "Z07:00"), nil
 		}
 	}
-	return 0, fmt.Errorf("unrecognised timestamp")
+	return 0, false, fmt.Errorf("unrecognised timestamp")
 }
 
 // ParseDecimal parses a plain decimal string at the given scale.

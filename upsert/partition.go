@@ -204,7 +204,7 @@ func (ix *partitionIndex) identity(add *protocol.Add, texts []string) (string, b
 		t, seen := ix.cache[k][raw]
 		if !seen {
 			t = badText
-			switch v, ok, err := schema.ParsePartitionValue(f.Type, raw); {
+			switch v, ok, err := ix.c.sess.PartitionValue(f.Type, raw); {
 			case err != nil:
 			case !ok:
 				t = nullText

@@ -182,7 +182,7 @@ func (d *decider) partitionValue(c *colRef) (any, bool) {
 	if !ok {
 		return nil, false
 	}
-	v, _, err := schema.ParsePartitionValue(c.top().Type, raw)
+	v, _, err := Session{loc: d.loc}.PartitionValue(c.top().Type, raw)
 	if err != nil {
 		return nil, false
 	}

@@ -90,6 +90,22 @@ func zonedMicros(loc *time.Location, w int64) int64 {
 	return w - int64(localOffset(loc, floorDiv(w, 1e6)))*1e6
 }
 
+// PartitionValue is schema.ParsePartitionValue in the session: the log's
+// text of a TIMESTAMP partition value that names no zone is a local
+// date-time in the session zone. The protocol reads it in "the time zone
+// of the system which wrote to the table", which Spark takes to be its
+// session's; modern writers (Spark, this engine) write UTC with a Z.
+func (s Session) PartitionValue(t schema.Type, text string) (any, bool, error) {
+	v, ok, err := schema.ParsePartitionValue(t, text)
+	if !ok || err != nil || s.loc == nil || s.loc == time.UTC || !isType(t, schema.Timestamp) {
+		return v, ok, err
+	}
+	if _, zoned, _ := schema.ParseTimestampZoned(text); zoned {
+		return v, ok, nil
+	}
+	return arrow.Timestamp(zonedMicros(s.loc, int64(v.(arrow.Timestamp)))), true, nil
+}
+
 // zonedMicrosKeeping is zonedMicros keeping offset off where it is valid
 // for w, as ZonedDateTime's plusDays, plusMonths and truncatedTo keep the
 // offset of the date-time they start from in an overlap.
