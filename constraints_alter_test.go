@@ -29,6 +29,11 @@ func TestAlterConstraints(t *testing.T) {
 		_, err := tb.Alter(ctx, deltalite.AlterOptions{AddConstraints: map[string]string{"c": "nope > 1"}})
 		return err
 	})
+	// Spark would have substituted the variable before storing the text.
+	refusedUnchanged(t, dir, "a Spark variable", "${who} in \"name <> '${who}'\" is a variable Spark substitutes", func() error {
+		_, err := tb.Alter(ctx, deltalite.AlterOptions{AddConstraints: map[string]string{"c": "name <> '${who}'"}})
+		return err
+	})
 	refusedUnchanged(t, dir, "drop a missing one", `nonexistent constraint "missing"`, func() error {
 		_, err := tb.Alter(ctx, deltalite.AlterOptions{DropConstraints: []string{"missing"}})
 		return err

@@ -12,6 +12,7 @@ import (
 
 	"github.com/deltalite-go/deltalite/internal/colrules"
 	"github.com/deltalite-go/deltalite/internal/errs"
+	"github.com/deltalite-go/deltalite/internal/expr"
 	"github.com/deltalite-go/deltalite/internal/op"
 	"github.com/deltalite-go/deltalite/internal/txn"
 	"github.com/deltalite-go/deltalite/protocol"
@@ -308,6 +309,9 @@ func AddConstraint(ctx context.Context, snap *snapshot.Snapshot, name, exprText 
 	sess, err := op.Session(o.SessionTimeZone)
 	if err != nil {
 		return nil, err
+	}
+	if err := expr.SubstitutionFree(exprText); err != nil {
+		return nil, errs.Wrap(errs.InvalidArgument, uri, err, "add constraint %s", name)
 	}
 	if _, err := sess.ParsePredicate(exprText, snap.Schema()); err != nil {
 		return nil, errs.Wrap(errs.InvalidArgument, uri, err, "add constraint %s", name)

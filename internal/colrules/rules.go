@@ -178,7 +178,11 @@ func CheckNewColumns(sc *schema.Struct) error {
 		if !ok {
 			continue
 		}
-		e, err := expr.Parse(text)
+		err := expr.SubstitutionFree(text)
+		var e expr.Expr
+		if err == nil {
+			e, err = expr.Parse(text)
+		}
 		if err == nil {
 			err = expr.GeneratedColumnAllowed(e)
 		}

@@ -1,6 +1,10 @@
 package expr
 
-import "github.com/deltalite-go/deltalite/internal/errs"
+import (
+	"regexp"
+
+	"github.com/deltalite-go/deltalite/internal/errs"
+)
 
 // notInGeneratedColumns are the functions Delta's Spark evaluates in a
 // CHECK constraint but refuses in a new generated column
@@ -50,6 +54,22 @@ func GeneratedColumnAllowed(e Expr) error {
 		}
 	})
 	return bad
+}
+
+// sparkVariable is what Spark's VariableSubstitution replaces in SQL text
+// (spark.sql.variable.substitute, on by default).
+var sparkVariable = regexp.MustCompile(`\$\{[^}$ ]+\}`)
+
+// SubstitutionFree refuses the text of a new generated column or CHECK
+// constraint holding ${name}: Spark replaces it in the SQL text before
+// parsing (by a conf or environment value, or by nothing when unset), and
+// stores what it parsed, so Spark could never have written it; it would
+// mean one thing here and another to a Spark session.
+func SubstitutionFree(text string) error {
+	if v := sparkVariable.FindString(text); v != "" {
+		return errs.New(errs.InvalidArgument, "", "%s in %q is a variable Spark substitutes in SQL text before it parses it; write its value instead", v, text)
+	}
+	return nil
 }
 
 // visit calls f on e and on each expression within it, parents first.
