@@ -296,7 +296,11 @@ func TestStrToMapRules(t *testing.T) {
 // urlTexts are URLs this package reads as java.net.URI does.
 var urlTexts = []*string{sp("http://example.com"), sp("https://user:pw@www.Example.org:8080/a/b.html?x=1&y=2&x=3#frag"),
 	sp("ftp://10.0.0.255/pub/f.txt?"), sp("http://h.io/p;q=1/%41?k=v=w&kk=#"), nil, sp("HTTP://a-b.c-d.net/?&x=&y"),
-	sp("s3://bucket.s3.amazonaws.com/key/with+plus,comma"), sp("http://@host.com/"), sp("http://localhost:1/x?q=a?b/c")}
+	sp("s3://bucket.s3.amazonaws.com/key/with+plus,comma"), sp("http://@host.com/"), sp("http://localhost:1/x?q=a?b/c"),
+	sp("http://[::1]:8080/a?b#c"), sp("http://u@[2001:db8::7]/x"), sp("http://[1:2:3:4:5:6:7:8]/"), sp("http://[::ffff:01.2.3.4]/"),
+	sp("http://[::1:2:3:4:5:6:7]/"), sp("http://[1:2:3:4:5:6:7::]/"), sp("http://[1:2:3:4:5:6:1.2.3.4]/"), sp("http://[::]/"),
+	sp("mailto:a@b.com?subject=x#frag"), sp("urn:isbn:0451450523"), sp("x:%41"), sp("file:/a?b#c"), sp("http:/"),
+	sp("a/b?c#d"), sp("/a/b?x=1"), sp("//host/p?q"), sp("?q"), sp("#f"), sp("")}
 
 // urlExprs are evaluated here and by Spark over urlTexts (in
 // TestRegexFunctionsAgreeWithSpark).
@@ -313,9 +317,13 @@ func TestParseURLRefusals(t *testing.T) {
 		{"http://a b.com/", `the host "a b.com"`},
 		{"http://a.com/x y", "a character java.net.URI refuses"},
 		{"http://a.com/%zz", "a character java.net.URI refuses"},
-		{"www.example.com/x", "not a URL of the form"},
-		{"mailto:a@b.com", "not a URL of the form"},
-		{"http://[::1]/", `an IPv6 host "[::1]"`},
+		{"http://[::1%eth0]/", `the IPv6 host "[::1%eth0]"`},
+		{"http://[1::2::3]/", `the IPv6 host "[1::2::3]"`},
+		{"http://[1:2:3:4:5:6:7]/", `the IPv6 host "[1:2:3:4:5:6:7]"`},
+		{"http://[::1]x/", `"x" follows the IPv6 host`},
+		{"1a:b", `the scheme "1a"`},
+		{"http:", "a character java.net.URI refuses"},
+		{"a:b c", "a character java.net.URI refuses"},
 		{"http://under_score.com/", `the host "under_score.com"`},
 		{"http://1.2.3.999/", `the host "1.2.3.999"`},
 		{"http://a.com:99999999999/", `the port "99999999999"`},
