@@ -13,29 +13,43 @@ import (
 // runs them on Go's RE2. A pattern is translated construct by construct
 // into an RE2 one of the same meaning, and refused, naming the construct,
 // when RE2 has none (backreferences, lookaround, possessive and atomic
-// groups, embedded flags, class unions and intersections) or when the
-// meaning depends on the JVM (\b, Unicode properties). Where Java's and
+// groups, class unions and intersections, the flags x, u, U, d, c) or when
+// the meaning depends on the JVM (Unicode properties). Where Java's and
 // RE2's spelling of one construct differ the translation spells Java's
-// meaning: '.' stops at every Java line terminator, \s includes \x0B,
-// \p{Alpha} and the other POSIX names are ASCII, octal and \c escapes are
-// read as Java reads them, \Q...\E quotes.
+// meaning: '.' stops at every Java line terminator (unless (?s)), \s
+// includes \x0B, \p{Alpha} and the other POSIX names are ASCII, (?i)
+// folds ASCII letters only, octal and \c escapes are read as Java reads
+// them, \Q...\E quotes.
 //
-// Two meanings no RE2 pattern has are refused on the row instead: Java's
-// $ (and \Z) also matches before a line terminator ending the text, and
-// Java searches UTF-16 units, so after an empty match, or when a search
-// passes a character beyond U+FFFF with a pattern that can take a lone
-// surrogate (., a negated class), Java tries a match inside the pair.
+// Meanings no RE2 pattern has are refused on the row instead: Java's $
+// (and \Z) also matches before a line terminator ending the text; under
+// (?m) Java's lines also end at \r, \u0085, \u2028 and \u2029, and its ^
+// does not match after a line terminator ending the text; Java's \b reads
+// Unicode letters and digits as word characters (before Java 19; ASCII
+// after), so a text beyond ASCII is refused under \b; and Java searches
+// UTF-16 units, so after an empty match, or when a search passes a
+// character beyond U+FFFF with a pattern that can take a lone surrogate
+// (., a negated class), Java tries a match inside the pair. A search that
+// goes on past a match sees the character before it, as Java's does, for
+// \b and a multi-line ^.
 
 // javaRegex is a translated pattern.
 type javaRegex struct {
 	src string         // the Java pattern
 	re  *regexp.Regexp // for a search from the start of the text (or region)
 	mid *regexp.Regexp // for a search from further on: ^ and \A never match
+	// endRe and endMid are re and mid for a search at the end of the
+	// text, where Java's multi-line ^ never matches; nil without one.
+	endRe, endMid *regexp.Regexp
 	// dollar: the pattern has $ or \Z; surrogate: it can take a lone
 	// surrogate; lone: one where a search may start (not anchored at the
-	// start); empty: it can match the empty string.
-	dollar, surrogate, lone, empty bool
-	groups                         int
+	// start); empty: it can match the empty string; lines: it has a
+	// multi-line ^ or $; lineStart: a multi-line ^; ascii: it has \b or \B.
+	dollar, surrogate, lone, empty, lines, lineStart, ascii bool
+	// context: mid is mid's pattern after one character, which a search
+	// from further on matches against the character before its start.
+	context bool
+	groups  int
 }
 
 // javaRegexError is why a pattern is refused.
@@ -58,15 +72,32 @@ func compileJavaRegex(src string) (*javaRegex, error) {
 		return nil, &javaRegexError{msg: fmt.Sprintf("not a pattern this engine runs: %v", err)}
 	}
 	mid := re
-	if t.start {
+	var endRe, endMid *regexp.Regexp
+	context := t.ascii || t.lineStart
+	if t.start || context {
 		mt := &regexTranslator{src: []rune(src), noStart: true}
 		mo, _ := mt.translate()
+		if context {
+			mo = `(?s:.)(?:` + mo + `)`
+		}
 		if mid, err = regexp.Compile(mo); err != nil {
 			return nil, &javaRegexError{msg: fmt.Sprintf("not a pattern this engine runs: %v", err)}
 		}
 	}
-	j := &javaRegex{src: src, re: re, mid: mid, dollar: t.dollar, surrogate: t.surrogate, empty: re.MatchString(""),
-		groups: re.NumSubexp()}
+	if t.lineStart {
+		for _, v := range []struct {
+			noStart bool
+			to      **regexp.Regexp
+		}{{false, &endRe}, {true, &endMid}} {
+			et := &regexTranslator{src: []rune(src), noStart: v.noStart, noLineStart: true}
+			eo, _ := et.translate()
+			if *v.to, err = regexp.Compile(eo); err != nil {
+				return nil, &javaRegexError{msg: fmt.Sprintf("not a pattern this engine runs: %v", err)}
+			}
+		}
+	}
+	j := &javaRegex{src: src, re: re, mid: mid, endRe: endRe, endMid: endMid, dollar: t.dollar, surrogate: t.surrogate, empty: re.MatchString(""),
+		lines: t.lines, lineStart: t.lineStart, ascii: t.ascii, context: context, groups: re.NumSubexp()}
 	// A pattern anchored at the start is only tried there.
 	j.lone = t.surrogate && !anchoredStart(out)
 	return j, nil
@@ -88,14 +119,21 @@ func anchoredStart(p string) bool {
 
 // regexTranslator reads a Java pattern and writes the RE2 one.
 type regexTranslator struct {
-	src     []rune
-	i       int
-	out     strings.Builder
-	noStart bool // write ^ and \A as never matching
+	src         []rune
+	i           int
+	out         strings.Builder
+	noStart     bool // write ^ and \A as never matching
+	noLineStart bool // write a multi-line ^ as never matching
 	// what the pattern holds: ^ or \A; $ or \Z; a construct that takes a
-	// lone surrogate (., a negated class, \D, \W, \S, \P)
-	start, dollar, surrogate bool
+	// lone surrogate (., a negated class, \D, \W, \S, \P); a multi-line ^
+	// or $; a multi-line ^; \b or \B
+	start, dollar, surrogate, lines, lineStart, ascii bool
+	flags                                             regexFlags   // in force
+	saved                                             []regexFlags // at each open group
 }
+
+// regexFlags are the embedded flags this engine follows.
+type regexFlags struct{ fold, dotAll, multiLine bool }
 
 func (t *regexTranslator) refuse(at int, format string, args ...any) error {
 	return &javaRegexError{at: at, msg: fmt.Sprintf(format, args...)}
@@ -129,16 +167,39 @@ func (t *regexTranslator) translate() (string, error) {
 			if err := t.group(at); err != nil {
 				return "", err
 			}
-		case ')', '|':
+		case ')':
+			if n := len(t.saved); n > 0 {
+				t.flags, t.saved = t.saved[n-1], t.saved[:n-1]
+			}
+			t.out.WriteRune(c)
+		case '|':
 			t.out.WriteRune(c)
 		case '.':
 			t.surrogate = true
-			t.out.WriteString(javaDot)
+			if t.flags.dotAll {
+				t.out.WriteString(`(?s:.)`)
+			} else {
+				t.out.WriteString(javaDot)
+			}
 		case '^':
-			t.anchorStart(`^`)
+			if t.flags.multiLine {
+				t.lines, t.lineStart = true, true
+				if t.noLineStart {
+					t.out.WriteString(`[^\x00-\x{10FFFF}]`)
+				} else {
+					t.out.WriteString(`(?m:^)`)
+				}
+			} else {
+				t.anchorStart(`^`)
+			}
 		case '$':
 			if t.peek(0) == '{' {
 				return "", t.refuse(at, "'${' (Spark substitutes ${...} in SQL text as a variable)")
+			}
+			if t.flags.multiLine {
+				t.lines = true
+				t.out.WriteString(`(?m:$)`)
+				break
 			}
 			t.dollar = true
 			t.out.WriteString(`\z`)
@@ -216,6 +277,10 @@ func (t *regexTranslator) repeat(at int) error {
 
 // group reads what follows '('.
 func (t *regexTranslator) group(at int) error {
+	if t.peek(0) == '?' && t.peek(1) != ':' && t.peek(1) != '=' && t.peek(1) != '!' && t.peek(1) != '>' && t.peek(1) != '<' {
+		return t.embeddedFlags(at)
+	}
+	t.saved = append(t.saved, t.flags)
 	if t.peek(0) != '?' {
 		t.out.WriteRune('(')
 		return nil
@@ -245,7 +310,39 @@ func (t *regexTranslator) group(at int) error {
 		t.i = k + 1
 		return nil
 	}
-	return t.refuse(at, "the embedded flags %q (their meaning differs in RE2; not supported)", string(t.src[at:min(t.i+3, len(t.src))]))
+	return nil
+}
+
+// embeddedFlags reads (?flags) or (?flags:X) after '(': i (ASCII letters
+// fold), s (. takes line terminators) and m (^ and $ at lines), each
+// possibly turned off after '-'. Java's other flags are refused.
+func (t *regexTranslator) embeddedFlags(at int) error {
+	f, on := t.flags, true
+	for k := t.i + 1; k < len(t.src); k++ {
+		switch c := t.src[k]; c {
+		case '-':
+			on = false
+		case 'i':
+			f.fold = on
+		case 's':
+			f.dotAll = on
+		case 'm':
+			f.multiLine = on
+		case ')', ':':
+			t.i = k + 1
+			if c == ')' {
+				t.flags = f // to the end of the enclosing group
+				return nil
+			}
+			t.saved = append(t.saved, t.flags)
+			t.flags = f
+			t.out.WriteString("(?:")
+			return nil
+		default:
+			return t.refuse(at, "the embedded flag %q in %q (only i, s and m are supported: Java's x, u, U, d and c mean otherwise in RE2 or depend on the JVM)", string(c), string(t.src[at:min(k+1, len(t.src))]))
+		}
+	}
+	return t.refuse(at, "an unclosed group")
 }
 
 // literal writes the character c, which matches itself.
@@ -253,8 +350,25 @@ func (t *regexTranslator) literal(at int, c rune) error {
 	if c >= 0xD800 && c <= 0xDFFF {
 		return t.refuse(at, "a lone surrogate character")
 	}
+	if t.flags.fold && isASCIILetter(c) {
+		t.out.WriteString("[" + string(c|0x20) + string(c&^0x20) + "]")
+		return nil
+	}
 	t.out.WriteString(classLiteral(c))
 	return nil
+}
+
+// otherCase is the class contents of the ASCII letters in lo-hi in the
+// other case, as Java's (?i) adds them.
+func otherCase(lo, hi rune) string {
+	var sb strings.Builder
+	for _, r := range [][2]rune{{'a', 'z'}, {'A', 'Z'}} {
+		a, b := max(lo, r[0]), min(hi, r[1])
+		if a <= b {
+			sb.WriteString(classLiteral(a^0x20) + "-" + classLiteral(b^0x20))
+		}
+	}
+	return sb.String()
 }
 
 // classLiteral spells c so that RE2 reads it as itself, in a class or
@@ -296,6 +410,9 @@ func (t *regexTranslator) escape(at int) error {
 	case 'S':
 		t.surrogate = true
 		t.out.WriteString(`[^` + javaSpace + `]`)
+	case 'b', 'B':
+		t.ascii = true
+		t.out.WriteString(`\` + string(c))
 	case 'A':
 		t.anchorStart(`\A`)
 	case 'z':
@@ -304,6 +421,9 @@ func (t *regexTranslator) escape(at int) error {
 		t.dollar = true
 		t.out.WriteString(`\z`)
 	case 'p', 'P':
+		if t.flags.fold {
+			return t.refuse(at, `\%c under (?i) (not supported)`, c)
+		}
 		set, err := t.property(at, c)
 		if err != nil {
 			return err
@@ -427,8 +547,6 @@ func (t *regexTranslator) charEscape(at int, c rune) (rune, error) {
 		}
 		t.i++
 		return t.src[t.i-1] ^ 64, nil
-	case 'b', 'B':
-		return 0, t.refuse(at, `the word boundary \%c (Java's depends on the JVM version: Unicode letters before Java 19, ASCII after; RE2's is ASCII)`, c)
 	case 'k':
 		return 0, t.refuse(at, `the backreference \k (RE2 has none)`)
 	case 'h', 'H', 'v', 'V', 'R', 'X', 'G', 'N', 'E':
@@ -497,6 +615,9 @@ func (t *regexTranslator) class(at int) error {
 				sb.WriteString(javaSpace)
 				continue
 			case 'p':
+				if t.flags.fold {
+					return t.refuse(itemAt, `\p inside a class under (?i) (not supported)`)
+				}
 				set, err := t.property(itemAt, e)
 				if err != nil {
 					return err
@@ -518,13 +639,13 @@ func (t *regexTranslator) class(at int) error {
 			return t.refuse(itemAt, "a lone surrogate character")
 		}
 		sb.WriteString(classLiteral(lo))
+		hi := lo
 		// a range lo-hi, unless '-' ends the class
 		if t.peek(0) == '-' && t.peek(1) != ']' && t.peek(1) != -1 {
 			t.i++
 			hiAt := t.i
 			h := t.src[t.i]
 			t.i++
-			var hi rune
 			switch {
 			case h == '\\':
 				if t.i >= len(t.src) {
@@ -549,6 +670,9 @@ func (t *regexTranslator) class(at int) error {
 				return t.refuse(hiAt, "a lone surrogate character")
 			}
 			sb.WriteString("-" + classLiteral(hi))
+		}
+		if t.flags.fold {
+			sb.WriteString(otherCase(lo, hi))
 		}
 	}
 	sb.WriteRune(']')

@@ -251,6 +251,16 @@ func javaSearch(fn string, j *javaRegex, s string, start, anchor int) (func(int)
 			}
 		}
 	}
+	if j.lines && strings.ContainsAny(s, "\r\u0085\u2028\u2029") || j.lineStart && strings.HasSuffix(s, "\n") {
+		return nil, nil, nil, errs.New(errs.InvalidArgument, "", "%s(%q, %q): under (?m) the text has a line terminator other than \\n, or ends with one (after which Java's ^ does not match), where Java's lines differ from this engine's; not supported", fn, s, j.src)
+	}
+	if j.ascii {
+		for _, r := range s {
+			if r >= utf8.RuneSelf {
+				return nil, nil, nil, errs.New(errs.InvalidArgument, "", "%s(%q, %q): the text goes beyond ASCII, where Java's \\b reads letters and digits by the JVM's Unicode tables; not supported", fn, s, j.src)
+			}
+		}
+	}
 	splitErr := new(error)
 	find := func(from int) []int {
 		m, ok := j.find(s, from, anchor)
@@ -505,15 +515,29 @@ func javaSplit(s, pattern string, limit int, each func(func([]int))) []any {
 // anchor: the submatch offsets in s, or nil; false when Java's search,
 // trying every UTF-16 unit, could start inside a pair before the match.
 func (j *javaRegex) find(s string, from, anchor int) ([]int, bool) {
-	re := j.mid
-	if from == anchor {
+	re, at := j.mid, from
+	switch {
+	case j.endRe != nil && from == len(s) && from == anchor:
+		re = j.endRe
+	case j.endRe != nil && from == len(s):
+		re = j.endMid
+	case from == anchor:
 		re = j.re
+	case j.context && from > 0:
+		// mid matches one character more: the one before from, which
+		// \b and a multi-line ^ read.
+		_, w := utf8.DecodeLastRuneInString(s[:from])
+		at = from - w
 	}
-	m := re.FindStringSubmatchIndex(s[from:])
+	m := re.FindStringSubmatchIndex(s[at:])
 	for i := range m {
 		if m[i] >= 0 {
-			m[i] += from
+			m[i] += at
 		}
+	}
+	if m != nil && at != from {
+		_, w := utf8.DecodeRuneInString(s[m[0]:])
+		m[0] += w
 	}
 	if j.lone {
 		end := len(s)

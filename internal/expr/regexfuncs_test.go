@@ -142,10 +142,29 @@ func TestRegexFunctionsAgreeWithSpark(t *testing.T) {
 	for _, set := range []struct {
 		texts []*string
 		exprs []string
-	}{{regexTexts, regexExprs}, {regexWideTexts, regexWideExprs}, {urlTexts, urlExprs}} {
+	}{{regexTexts, regexExprs}, {regexWideTexts, regexWideExprs}, {urlTexts, urlExprs}, {regexFlagTexts, regexFlagExprs}} {
 		sc, rec, vals := regexBatch(t, set.texts)
 		sparkAgrees(t, s, sc, rec, set.exprs, vals, "n, s")
 	}
+}
+
+// regexFlagTexts are texts the embedded flags and \b read as Java does:
+// ASCII, lines ended by \n alone, none at the end.
+var regexFlagTexts = []*string{sp("Hello World"), sp("hello\nworld"), sp("ABC abc"), sp("foo_bar baz9 qux"), sp("a.b\nc"),
+	sp(""), nil, sp("The cat scattered"), sp("x\n\ny\nz"), sp("-- a-b --")}
+
+// regexFlagExprs use the flags i, s and m, scoped and turned off, \b and
+// \B, in searches that go on past a match.
+var regexFlagExprs = []string{
+	`regexp_replace(s, '(?i)hello', 'X')`, `regexp_count(s, '(?i)[a-c]')`, `rlike(s, '(?i)^abc')`,
+	`regexp_replace(s, '(?i)[^a-z ]', '#')`, `regexp_replace(s, '(?i:w)orld', 'W')`, `regexp_count(s, 'a(?i)b(?-i)c')`,
+	`regexp_count(s, '(?i)[B-y]')`, `regexp_replace(s, '(?i)\\x41', '_')`,
+	`regexp_extract(s, '(?s)a.b.c', 0)`, `regexp_count(s, '(?s).')`, `regexp_count(s, '.')`, `regexp_extract(s, '(?s:.)(?-s).', 0)`,
+	`regexp_replace(s, '(?m)^', '>')`, `regexp_replace(s, '(?m)$', '<')`, `regexp_count(s, '(?m)^.*$')`, `regexp_instr(s, '(?m)^w')`,
+	`regexp_replace(s, '(?m)^(?i)[a-z]', '*')`, `size(split(s, '(?m)$'))`, `element_at(split(s, '(?m)$'), 1)`,
+	`regexp_count(s, '\\bcat\\b')`, `regexp_replace(s, '\\b', '|')`, `regexp_replace(s, '\\B', '-')`,
+	`regexp_replace(s, '\\b[a-z]', 'U')`, `size(split(s, '\\b'))`, `element_at(split(s, '\\b'), -1)`, `regexp_extract(s, '(\\w+)\\b', 1)`,
+	`regexp_replace(s, 'o\\B', '0', 3)`, `regexp_replace(s, '\\bw', 'W', 7)`,
 }
 
 // regexBatch is texts as rows (n, s), and as Spark's VALUES tuples.
@@ -206,8 +225,10 @@ func TestRegexRefusals(t *testing.T) {
 		{`rlike(s, '(?>a)')`, `atomic group`},
 		{`rlike(s, 'a++')`, `possessive quantifier "++"`},
 		{`rlike(s, 'a{2}+')`, `possessive quantifier`},
-		{`rlike(s, '(?i)a')`, `embedded flags "(?i)"`},
-		{`rlike(s, '\\bword')`, `word boundary \b`},
+		{`rlike(s, '(?x)a b')`, `the embedded flag "x" in "(?x"`},
+		{`rlike(s, '(?iu:a)')`, `the embedded flag "u"`},
+		{`rlike(s, '(?i)\\p{Lower}')`, `\p under (?i)`},
+		{`rlike(s, '(?i)[\\p{Lower}]')`, `\p inside a class under (?i)`},
 		{`rlike(s, '\\p{L}')`, `Unicode property \p{L}`},
 		{`rlike(s, '\\p{IsLatin}')`, `Unicode property \p{IsLatin}`},
 		{`rlike(s, '[a[b]]')`, `class inside a class`},
@@ -250,6 +271,11 @@ func TestRegexRefusals(t *testing.T) {
 		{`regexp_replace(s, 'b', 'x\\')`, `ERR|x😀y|ERR`},
 		{`regexp_replace(s, 'y', '-', 3)`, `ab
 |x😀-|abc`},
+		// \b reads a text beyond ASCII by the JVM's tables; Java's
+		// multi-line ^ does not match after a line terminator at the end.
+		{`rlike(s, '\\bab')`, `true|ERR|true`},
+		{`rlike(s, '(?m)^a')`, `ERR|false|true`},
+		{`rlike(s, '(?m)c$')`, `false|false|true`},
 	} {
 		b, err := BindValue(mustParse(t, c.e), rels)
 		if err != nil {
