@@ -1,7 +1,6 @@
 package expr
 
 import (
-	"encoding/json"
 	"fmt"
 	"math"
 	"math/big"
@@ -13,70 +12,113 @@ import (
 )
 
 // get_json_object(json, path) as Spark's GetJsonObject computes it for a
-// constant path of Spark's JsonPath subset without wildcards: $, .name,
-// ['name'] and [n]. The first value of the text is read (what follows
-// it is not); an object's fields are tried in order, a repeated name
-// again when the first gave nothing; a string result is its text, any
-// other is written as Jackson writes it (compact, integers normalized, a
-// double as Java's Double.toString). A path Spark cannot read gives NULL,
-// as does a text that is no JSON. A [*] wildcard is refused when bound,
-// and a double of more than 15 digits or beyond the double range on the
-// row: Java's digits for those depend on the JVM version.
+// constant path of Spark's JsonPath grammar: $, .name, ['name'], [n],
+// [*] and the child wildcards .* and ['*'] (which match nothing). The
+// first value of the text is read as Jackson reads it (jackson.go), the
+// whole of it: a text Jackson cannot read gives NULL. The path is
+// followed as GetJsonObjectEvaluator follows Jackson's tokens: an
+// object's fields in order, a repeated name again when the first gave
+// nothing, a null field as no match; a [*] gives its matches as an
+// array, or the match itself when there is one, and [*][*] flattens the
+// arrays under it into one, which is Hive's rule. A string result is its
+// text, any other is written as Jackson writes it (compact, integers
+// normalized, a double as Java's Double.toString). A double of more than
+// 15 digits or beyond the double range is refused on the row: Java's
+// digits for those depend on the JVM version.
 
-// jsonStep is one step of a path: a field name, or an index (key unset).
-type jsonStep struct {
-	key   string
-	isKey bool
+// pathInst is one instruction of a parsed path: Spark's Subscript,
+// Wildcard, Key, Index(n) and Named(name).
+type pathInst struct {
+	op    byte // S subscript, W wildcard, K key, I index, N named
 	index int64
+	name  string
 }
 
-// parseJSONPath reads a path; false when Spark's parser would not.
-func parseJSONPath(p string) (steps []jsonStep, ok bool, wildcard bool) {
+// parseJSONPath reads a path as Spark's JsonPathParser (Scala's
+// RegexParsers) does: its one-character tokens ($ . [ ] *) skip no white
+// space, its other tokens (.* ['*'] [' '] and the regular expressions
+// of names and indexes) skip the white space before them, and white
+// space may end the path. ok is false when the parser would not read
+// it; overflow is set when an index is beyond a long, on which Spark's
+// parser fails.
+func parseJSONPath(p string) (insts []pathInst, ok, overflow bool) {
 	if !strings.HasPrefix(p, "$") {
 		return nil, false, false
 	}
-	p = p[1:]
-	for p != "" {
-		switch {
-		case p[0] == '.':
-			end := strings.IndexAny(p[1:], ".[")
-			if end < 0 {
-				end = len(p) - 1
-			}
-			name := p[1 : 1+end]
-			if name == "" {
-				return nil, false, false
-			}
-			if name == "*" {
-				return nil, false, true
-			}
-			steps = append(steps, jsonStep{key: name, isKey: true})
-			p = p[1+end:]
-		case strings.HasPrefix(p, "['"):
-			end := strings.Index(p[2:], "']")
-			if end < 0 {
-				return nil, false, false
-			}
-			steps = append(steps, jsonStep{key: p[2 : 2+end], isKey: true})
-			p = p[2+end+2:]
-		case strings.HasPrefix(p, "[*]"):
-			return nil, false, true
-		case p[0] == '[':
-			end := strings.IndexByte(p, ']')
-			if end < 2 {
-				return nil, false, false
-			}
-			n, err := strconv.ParseInt(p[1:end], 10, 64)
-			if err != nil || n < 0 || p[1] == '+' {
-				return nil, false, false
-			}
-			steps = append(steps, jsonStep{index: n})
-			p = p[end+1:]
-		default:
-			return nil, false, false
+	i := 1
+	ws := func(j int) int {
+		for j < len(p) && isJavaSpace(p[j]) {
+			j++
 		}
+		return j
 	}
-	return steps, true, false
+	for {
+		if j := ws(i); strings.HasPrefix(p[j:], ".*") || strings.HasPrefix(p[j:], "['*']") {
+			insts = append(insts, pathInst{op: 'W'})
+			i = j + 2
+			if p[j] == '[' {
+				i = j + 5
+			}
+			continue
+		}
+		if i < len(p) && p[i] == '.' {
+			j := ws(i + 1)
+			end := j
+			for end < len(p) && p[end] != '.' && p[end] != '[' {
+				end++
+			}
+			if end > j {
+				insts = append(insts, pathInst{op: 'K'}, pathInst{op: 'N', name: p[j:end]})
+				i = end
+				continue
+			}
+		}
+		if j := ws(i); strings.HasPrefix(p[j:], "['") {
+			k := ws(j + 2)
+			end := k
+			for end < len(p) && p[end] != '\'' {
+				end++
+			}
+			if end > k {
+				if e := ws(end); strings.HasPrefix(p[e:], "']") {
+					insts = append(insts, pathInst{op: 'K'}, pathInst{op: 'N', name: p[k:end]})
+					i = e + 2
+					continue
+				}
+			}
+		}
+		if i < len(p) && p[i] == '[' {
+			if i+2 < len(p) && p[i+1] == '*' && p[i+2] == ']' {
+				insts = append(insts, pathInst{op: 'S'}, pathInst{op: 'W'})
+				i += 3
+				continue
+			}
+			j := ws(i + 1)
+			end := j
+			for end < len(p) && p[end] >= '0' && p[end] <= '9' {
+				end++
+			}
+			if end > j && end < len(p) && p[end] == ']' {
+				n, err := strconv.ParseInt(p[j:end], 10, 64)
+				if err != nil {
+					overflow = true
+				}
+				insts = append(insts, pathInst{op: 'S'}, pathInst{op: 'I', index: n})
+				i = end + 1
+				continue
+			}
+		}
+		break
+	}
+	if ws(i) != len(p) {
+		return nil, false, false
+	}
+	return insts, true, overflow
+}
+
+// isJavaSpace is Java's regular expression class \s.
+func isJavaSpace(c byte) bool {
+	return c == ' ' || c == '\t' || c == '\n' || c == '\x0B' || c == '\f' || c == '\r'
 }
 
 // bindGetJSONObject binds get_json_object.
@@ -92,11 +134,7 @@ func (b *binder) bindGetJSONObject(e *Call) (node, error) {
 	if p == nil {
 		return &lit{v: nil, t: tString, src: e}, nil
 	}
-	_, ok, wild := parseJSONPath(*p)
-	switch {
-	case wild:
-		return nil, errAt(e.Args[1], "get_json_object: the path %q has a wildcard, which is not supported", *p)
-	case !ok:
+	if _, ok, _ := parseJSONPath(*p); !ok {
 		return &lit{v: nil, t: tString, src: e}, nil // Spark's NULL for a path it cannot read
 	}
 	return b.fold(&callN{fn: e.Name, args: []node{s, &lit{v: *p, t: tString, src: e.Args[1]}}, t: tString}, e)
@@ -115,51 +153,6 @@ type jsonField struct {
 	v    *jsonValue
 }
 
-// readJSON reads one value from d.
-func readJSON(d *json.Decoder) (*jsonValue, error) {
-	tok, err := d.Token()
-	if err != nil {
-		return nil, err
-	}
-	switch x := tok.(type) {
-	case json.Delim:
-		v := &jsonValue{kind: 'a'}
-		if x == '{' {
-			v.kind = 'o'
-		}
-		for d.More() {
-			var name string
-			if v.kind == 'o' {
-				k, err := d.Token()
-				if err != nil {
-					return nil, err
-				}
-				name = k.(string)
-			}
-			c, err := readJSON(d)
-			if err != nil {
-				return nil, err
-			}
-			if v.kind == 'o' {
-				v.fields = append(v.fields, jsonField{name, c})
-			} else {
-				v.elems = append(v.elems, c)
-			}
-		}
-		if _, err := d.Token(); err != nil {
-			return nil, err
-		}
-		return v, nil
-	case string:
-		return &jsonValue{kind: 's', text: x}, nil
-	case json.Number:
-		return &jsonValue{kind: 'n', text: x.String()}, nil
-	case bool:
-		return &jsonValue{kind: 'b', text: strconv.FormatBool(x)}, nil
-	}
-	return &jsonValue{kind: 'z'}, nil
-}
-
 // getJSONObjectFunction evaluates get_json_object.
 func (ev *evaluator) getJSONObjectFunction(_ *callN, args []value) (value, error) {
 	return ev.mapRows(args, tString, true, func(v []any) (any, error) { return getJSONObject(v[0].(string), v[1].(string)) })
@@ -167,86 +160,177 @@ func (ev *evaluator) getJSONObjectFunction(_ *callN, args []value) (value, error
 
 // getJSONObject is get_json_object of one text.
 func getJSONObject(text, path string) (any, error) {
-	steps, _, _ := parseJSONPath(path)
-	d := json.NewDecoder(strings.NewReader(text))
-	d.UseNumber()
-	root, err := readJSON(d)
+	insts, _, overflow := parseJSONPath(path)
+	if overflow {
+		return nil, errs.New(errs.InvalidArgument, "", "get_json_object(%q, %q): an index of the path is beyond a long, on which Spark fails (NumberFormatException)", text, path)
+	}
+	root, lone, err := readJackson(text)
 	if err != nil {
 		return nil, nil
 	}
-	v := jsonFollow(root, steps)
-	if v != nil && loneSurrogate(text) {
+	g := &jacksonGen{escapeSupplementary: true}
+	matched, err := evalJSONPath(root, g, styleRaw, insts)
+	switch {
+	case err != nil:
+		return nil, errs.New(errs.InvalidArgument, "", "get_json_object(%q, %q): %v", text, path, err)
+	case !matched:
+		return nil, nil
+	case lone:
 		return nil, errs.New(errs.InvalidArgument, "", "get_json_object(%q, %q): an escaped surrogate that is no pair, which Java keeps as it is; not supported", text, path)
 	}
-	switch {
-	case v == nil || v.kind == 'z':
-		return nil, nil
-	case v.kind == 's':
-		return v.text, nil
-	}
-	var sb strings.Builder
-	if err := writeJackson(&sb, v); err != nil {
-		return nil, errs.New(errs.InvalidArgument, "", "get_json_object(%q, %q): %v", text, path, err)
-	}
-	return sb.String(), nil
+	return g.sb.String(), nil
 }
 
-// loneSurrogate reports whether text escapes a UTF-16 surrogate that is
-// not the first half of a pair followed by its second (Go reads it as
-// U+FFFD, Java keeps it).
-func loneSurrogate(text string) bool {
-	unit := func(i int) int {
-		if i+6 > len(text) || text[i] != '\\' || text[i+1] != 'u' {
-			return -1
-		}
-		v, err := strconv.ParseUint(text[i+2:i+6], 16, 16)
-		if err != nil {
-			return -1
-		}
-		return int(v)
-	}
-	for i := 0; i < len(text); i++ {
-		if text[i] == '\\' && i+1 < len(text) && text[i+1] == '\\' {
-			i++ // an escaped backslash
-			continue
-		}
-		switch u := unit(i); {
-		case u >= 0xD800 && u < 0xDC00:
-			if lo := unit(i + 6); lo < 0xDC00 || lo > 0xDFFF {
-				return true
-			}
-			i += 11
-		case u >= 0xDC00 && u <= 0xDFFF:
-			return true
-		}
-	}
-	return false
-}
+// The write styles of GetJsonObjectEvaluator: a string as its text, every
+// value as JSON, and arrays flattened into their parent.
+const (
+	styleRaw byte = iota
+	styleQuoted
+	styleFlatten
+)
 
-// jsonFollow is the value steps lead to from v, nil when none: a name
-// repeated in an object is tried again when the first leads nowhere.
-func jsonFollow(v *jsonValue, steps []jsonStep) *jsonValue {
-	if len(steps) == 0 {
-		return v
-	}
-	st := steps[0]
+// evalJSONPath is GetJsonObjectEvaluator.evaluatePath on the value v:
+// whether it wrote a match to g.
+func evalJSONPath(v *jsonValue, g *jacksonGen, style byte, path []pathInst) (bool, error) {
+	at := func(k int, op byte) bool { return len(path) > k && path[k].op == op }
 	switch {
-	case st.isKey && v.kind == 'o':
+	case len(path) == 0 && v.kind == 's' && style == styleRaw:
+		g.sb.WriteString(v.text) // writeRaw
+		return true, nil
+	case len(path) == 0 && v.kind == 'a' && style == styleFlatten:
+		return evalJSONPaths(v.elems, g, style, nil)
+	case len(path) == 0:
+		return true, g.copy(v)
+	case v.kind == 'o' && at(0, 'K'):
+		// Key :: Named(name): each field name, then (when it is no
+		// match) its value, is tried with Named(name) :: rest, which
+		// only a field name can match.
 		for _, f := range v.fields {
-			if f.name == st.key {
-				if r := jsonFollow(f.v, steps[1:]); r != nil {
-					return r
-				}
+			if f.name != path[1].name || path[1].op != 'N' || f.v.kind == 'z' {
+				continue
+			}
+			d, err := evalJSONPath(f.v, g, style, path[2:])
+			if err != nil || d {
+				return d, err
 			}
 		}
-	case !st.isKey && v.kind == 'a' && st.index < int64(len(v.elems)):
-		return jsonFollow(v.elems[st.index], steps[1:])
+		return false, nil
+	case v.kind == 'a' && at(0, 'S') && at(1, 'W') && at(2, 'S') && at(3, 'W'):
+		g.startArray()
+		dirty, err := evalJSONPaths(v.elems, g, styleFlatten, path[4:])
+		g.endArray()
+		return dirty, err
+	case v.kind == 'a' && at(0, 'S') && at(1, 'W') && style != styleQuoted:
+		next := styleQuoted
+		if style == styleFlatten {
+			next = styleFlatten
+		}
+		// the matches go to a buffer (Jackson's writer-based generator,
+		// which writes characters beyond U+FFFF as they are), written as
+		// an array when there are several, as the match when one
+		buf := &jacksonGen{}
+		buf.startArray()
+		dirty := 0
+		for _, c := range v.elems {
+			d, err := evalJSONPath(c, buf, next, path[2:])
+			if err != nil {
+				return false, err
+			}
+			if d {
+				dirty++
+			}
+		}
+		buf.endArray()
+		s := buf.sb.String()
+		switch {
+		case dirty > 1:
+			g.rawValue(s)
+		case dirty == 1:
+			g.rawValue(s[1 : len(s)-1])
+		}
+		return dirty > 0, nil
+	case v.kind == 'a' && at(0, 'S') && at(1, 'W'):
+		g.startArray()
+		dirty, err := evalJSONPaths(v.elems, g, styleQuoted, path[2:])
+		g.endArray()
+		return dirty, err
+	case v.kind == 'a' && at(0, 'S') && at(1, 'I'):
+		if path[1].index >= int64(len(v.elems)) {
+			return false, nil
+		}
+		if at(2, 'S') && at(3, 'W') {
+			style = styleQuoted // one or more results
+		}
+		return evalJSONPath(v.elems[path[1].index], g, style, path[2:])
 	}
-	return nil
+	return false, nil
+}
+
+// evalJSONPaths is evalJSONPath of each of elems: whether any matched.
+func evalJSONPaths(elems []*jsonValue, g *jacksonGen, style byte, path []pathInst) (bool, error) {
+	dirty := false
+	for _, c := range elems {
+		d, err := evalJSONPath(c, g, style, path)
+		if err != nil {
+			return false, err
+		}
+		dirty = dirty || d
+	}
+	return dirty, nil
+}
+
+// jacksonGen writes JSON values as Jackson's generator does, a comma
+// between the values of an array or object.
+type jacksonGen struct {
+	sb strings.Builder
+	// escapeSupplementary: a character beyond U+FFFF is written as its
+	// escaped UTF-16 pair (Jackson's UTF-8 generator), not as it is (its
+	// writer-based one).
+	escapeSupplementary bool
+	open                []int // values written in each open array
+	roots               int
+}
+
+// next writes the separator before a value.
+func (g *jacksonGen) next() {
+	if n := len(g.open); n > 0 {
+		if g.open[n-1] > 0 {
+			g.sb.WriteByte(',')
+		}
+		g.open[n-1]++
+		return
+	}
+	if g.roots > 0 {
+		g.sb.WriteByte(' ')
+	}
+	g.roots++
+}
+
+func (g *jacksonGen) startArray() {
+	g.next()
+	g.sb.WriteByte('[')
+	g.open = append(g.open, 0)
+}
+
+func (g *jacksonGen) endArray() {
+	g.open = g.open[:len(g.open)-1]
+	g.sb.WriteByte(']')
+}
+
+// rawValue is writeRawValue: s as a value, as it is.
+func (g *jacksonGen) rawValue(s string) {
+	g.next()
+	g.sb.WriteString(s)
+}
+
+// copy is copyCurrentStructure: v as a value.
+func (g *jacksonGen) copy(v *jsonValue) error {
+	g.next()
+	return writeJackson(&g.sb, v, g.escapeSupplementary)
 }
 
 // writeJackson writes v compact, as Jackson's generator copies it.
-func writeJackson(sb *strings.Builder, v *jsonValue) error {
+func writeJackson(sb *strings.Builder, v *jsonValue, escapeSupplementary bool) error {
 	switch v.kind {
 	case 'o':
 		sb.WriteByte('{')
@@ -254,9 +338,9 @@ func writeJackson(sb *strings.Builder, v *jsonValue) error {
 			if i > 0 {
 				sb.WriteByte(',')
 			}
-			jacksonString(sb, f.name)
+			jacksonString(sb, f.name, escapeSupplementary)
 			sb.WriteByte(':')
-			if err := writeJackson(sb, f.v); err != nil {
+			if err := writeJackson(sb, f.v, escapeSupplementary); err != nil {
 				return err
 			}
 		}
@@ -267,13 +351,13 @@ func writeJackson(sb *strings.Builder, v *jsonValue) error {
 			if i > 0 {
 				sb.WriteByte(',')
 			}
-			if err := writeJackson(sb, c); err != nil {
+			if err := writeJackson(sb, c, escapeSupplementary); err != nil {
 				return err
 			}
 		}
 		sb.WriteByte(']')
 	case 's':
-		jacksonString(sb, v.text)
+		jacksonString(sb, v.text, escapeSupplementary)
 	case 'b':
 		sb.WriteString(v.text)
 	case 'z':
@@ -298,8 +382,8 @@ func writeJackson(sb *strings.Builder, v *jsonValue) error {
 }
 
 // jacksonString writes s quoted with Jackson's escapes (a character
-// beyond U+FFFF as its escaped UTF-16 pair).
-func jacksonString(sb *strings.Builder, s string) {
+// beyond U+FFFF as its escaped UTF-16 pair when escapeSupplementary).
+func jacksonString(sb *strings.Builder, s string, escapeSupplementary bool) {
 	sb.WriteByte('"')
 	for _, r := range s {
 		switch r {
@@ -321,7 +405,7 @@ func jacksonString(sb *strings.Builder, s string) {
 			switch {
 			case r < 0x20:
 				fmt.Fprintf(sb, `\u%04X`, r)
-			case r > 0xFFFF: // as its UTF-16 pair, escaped
+			case r > 0xFFFF && escapeSupplementary: // as its UTF-16 pair, escaped
 				hi, lo := utf16.EncodeRune(r)
 				fmt.Fprintf(sb, `\u%04X\u%04X`, hi, lo)
 			default:
