@@ -25,6 +25,7 @@ func init() {
 		{jsonNames, jsonNames, (*binder).bindGetJSONObject, (*evaluator).getJSONObjectFunction},
 		{urlNames, urlNames, (*binder).bindParseURL, (*evaluator).parseURLFunction},
 		{makeTimestampNames, makeTimestampNames, (*binder).bindMakeTimestamp, (*evaluator).makeTimestampFunction},
+		{toJSONNames, toJSONNames, (*binder).bindToJSON, (*evaluator).toJSONFunction},
 	}
 }
 

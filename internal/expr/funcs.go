@@ -49,7 +49,7 @@ var functions = map[string][2]int{
 	"from_utc_timestamp": {2, 2}, "to_utc_timestamp": {2, 2}, "hash": {1, -1}, "xxhash64": {1, -1},
 	"shiftleft": {2, 2}, "shiftright": {2, 2}, "shiftrightunsigned": {2, 2},
 	"rlike": {2, 2}, "regexp_like": {2, 2}, "regexp": {2, 2}, "regexp_extract": {2, 3}, "regexp_extract_all": {2, 3}, "str_to_map": {1, 3}, "parse_url": {2, 3}, "regexp_replace": {3, 4},
-	"regexp_count": {2, 2}, "regexp_substr": {2, 2}, "regexp_instr": {2, 3}, "split": {2, 3}, "get_json_object": {2, 2},
+	"regexp_count": {2, 2}, "regexp_substr": {2, 2}, "regexp_instr": {2, 3}, "split": {2, 3}, "get_json_object": {2, 2}, "to_json": {1, 2},
 	"extract": {2, 2}, "date_part": {2, 2}, "datepart": {2, 2}, "format_number": {2, 2},
 	"exp": {1, 1}, "ln": {1, 1}, "log": {1, 2}, "log2": {1, 1}, "log10": {1, 1}, "cbrt": {1, 1}, "expm1": {1, 1}, "log1p": {1, 1}, "atanh": {1, 1},
 	"degrees": {1, 1}, "radians": {1, 1}, "rint": {1, 1}, "pow": {2, 2}, "power": {2, 2},

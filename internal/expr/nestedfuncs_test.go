@@ -52,17 +52,7 @@ func TestNestedFunctionsAgreeWithSpark(t *testing.T) {
 
 func nestedBatch(t *testing.T) (*schema.Struct, arrow.RecordBatch, []string) {
 	t.Helper()
-	sc := mustSchema(t, collSchema)
-	as, err := schema.ToArrow(sc, schema.ArrowOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var rows, vals []string
-	for _, r := range collRows {
-		rows = append(rows, r.json)
-		vals = append(vals, r.spark)
-	}
-	return sc, jsonBatch(t, as, rows), vals
+	return rowsBatch(t, collSchema, collRows)
 }
 
 // An index Spark's ANSI mode refuses fails the row; a value of a wider
