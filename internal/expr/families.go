@@ -26,6 +26,8 @@ func init() {
 		{urlNames, urlNames, (*binder).bindParseURL, (*evaluator).parseURLFunction},
 		{makeTimestampNames, makeTimestampNames, (*binder).bindMakeTimestamp, (*evaluator).makeTimestampFunction},
 		{toJSONNames, toJSONNames, (*binder).bindToJSON, (*evaluator).toJSONFunction},
+		{schemaOfJSONNames, nil, (*binder).bindSchemaOfJSON, nil},
+		{refusedBinds, nil, (*binder).bindRefused, nil},
 	}
 }
 

@@ -2,6 +2,7 @@ package expr
 
 import (
 	"errors"
+	"strings"
 	"unicode"
 	"unicode/utf16"
 	"unicode/utf8"
@@ -14,7 +15,10 @@ import (
 // characters) and rules: only space, tab, CR and LF between tokens, no
 // leading zeros, no trailing commas, a number at the top level followed
 // by white space or the end, a literal (true, false, null) not followed by
-// a letter or digit. Only the first value of a text is read.
+// a letter or digit. Only the first value of a text is read. Spark's
+// JSONOptions (from_json, schema_of_json) set the parser up otherwise:
+// control characters must be escaped, and NaN, Infinity, +Infinity,
+// -Infinity, +INF and -INF are numbers (dataSource).
 
 // errJackson is a text Jackson refuses.
 var errJackson = errors.New("malformed JSON")
@@ -34,12 +38,18 @@ type jacksonReader struct {
 	// lone is set when a string escapes a UTF-16 surrogate that is not
 	// half of a pair (Go keeps U+FFFD for it, Java the unit itself).
 	lone bool
+	// dataSource: JSONOptions' parser rather than get_json_object's.
+	dataSource bool
 }
 
 // readJackson reads the first value of text; errJackson when Jackson
 // would fail on it (an empty text included).
 func readJackson(text string) (*jsonValue, bool, error) {
-	r := &jacksonReader{s: text}
+	return readJacksonAs(&jacksonReader{s: text})
+}
+
+// readJacksonAs reads the first value of r's text.
+func readJacksonAs(r *jacksonReader) (*jsonValue, bool, error) {
 	if !r.skipWS() {
 		return nil, false, errJackson
 	}
@@ -75,6 +85,8 @@ func (r *jacksonReader) value(root bool) (*jsonValue, error) {
 	case c == '"' || c == '\'':
 		s, err := r.str(c)
 		return &jsonValue{kind: 's', text: s}, err
+	case r.dataSource && (c == 'N' || c == 'I' || c == '+' || c == '-') && r.nonNumeric():
+		return &jsonValue{kind: 'n', text: "NaN"}, nil // the text is unused: a double
 	case c == '-' || (c >= '0' && c <= '9'):
 		return r.number(root)
 	case c == 't' || c == 'f' || c == 'n':
@@ -231,6 +243,8 @@ func (r *jacksonReader) str(q byte) (string, error) {
 			default:
 				return "", errJackson
 			}
+		case c < ' ' && r.dataSource:
+			return "", errJackson
 		default:
 			flush()
 			b = append(b, c)
@@ -238,6 +252,17 @@ func (r *jacksonReader) str(q byte) (string, error) {
 		}
 	}
 	return "", errJackson
+}
+
+// nonNumeric reads NaN, Infinity, +Infinity, -Infinity, +INF or -INF.
+func (r *jacksonReader) nonNumeric() bool {
+	for _, w := range []string{"NaN", "Infinity", "+Infinity", "-Infinity", "+INF", "-INF"} {
+		if strings.HasPrefix(r.s[r.i:], w) {
+			r.i += len(w)
+			return true
+		}
+	}
+	return false
 }
 
 // number reads a number as Jackson's grammar has it; at the top level it
