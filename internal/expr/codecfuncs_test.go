@@ -131,7 +131,7 @@ var jsonTexts = []*string{
 	sp(`["😀",{"a":"😀é","b":[1.50,-0]}]`), sp(`[["😀"]]`), sp(`{"a":[1,2,3]}`), sp(`{"a":[1]}`), sp(`{"a":["x"]}`),
 	sp(`[{"b":1},{"c":2},{"b":null},{"b":[3]}]`), sp(`[[1,2],[3]]`), sp(`{"a":[[1,[2]],[3]]}`), sp(`[[],[]]`), sp(`[[[1]]]`),
 	sp(`[[[1,2],[3]]]`), sp(`[[[5,6]],[[7]]]`), sp(`[1,"s",true,null,1.50,{"x":null}]`), sp(`[null]`), sp(`{"a":{"b":1}}`),
-	sp(`{"*":[{"a":[]},{"a":[[]]}],"a ":"sp"}`),
+	sp(`{"*":[{"a":[]},{"a":[[]]}],"a ":"sp"}`), sp(`{"a":[[]],"a":[[1]]}`), sp(`{"a":[[2]],"a":[[1]]}`), sp(`{"a":[[],[3]],"b":[[4,5],[6]]}`),
 	// Jackson's grammar: single quotes, control characters, white space,
 	// numbers, literals, nesting and number limits
 	sp(``), sp(`  `), sp(`1x`), sp(`1 x`), sp(`truex`), sp(`"a"x`), sp(`01`), sp(`[01]`), sp(`1.`), sp(`-`), sp(`[1.5e]`),
@@ -159,6 +159,7 @@ var jsonExprs = []string{
 	`get_json_object(s, '$. a')`, `get_json_object(s, '$[ 1]')`, `get_json_object(s, '$[1 ]')`, `get_json_object(s, '$[1] ')`,
 	`get_json_object(s, '$ [''a'']')`, `get_json_object(s, '$[''a?'']')`, `get_json_object(s, '$.a ')`, `get_json_object(s, '$[ *]')`,
 	`get_json_object(s, '$[2147483648]')`, `get_json_object(s, '$\t.a')`, `get_json_object(s, '$[*].b[*]')`, `get_json_object(s, '$[0][0][*]')`,
+	`get_json_object(s, '$.a[0][*]')`, `get_json_object(s, '$.a[*][*]')`, `get_json_object(s, '$.b[*][0]')`, `get_json_object(s, '$.a[1][*]')`,
 }
 
 // Spark 4 reads JSON paths as this package does.
