@@ -22,11 +22,14 @@ var sparkGeneratedJSON = []struct{ col, typ, expr string }{
 	{"tj", "STRING", "to_json(st)"},
 	{"tm", "STRING", "to_json(m)"},
 	{"sj", "STRING", `concat(schema_of_json('{"a":[1, 2.5],"b":null}'), ':', length(s))`},
+	{"fj", "STRING", `to_json(from_json(s, 'k ARRAY<STRUCT<v: INT>>, z ARRAY<STRING>'))`},
+	{"fs", "STRING", `to_json(from_json(s, 'k ARRAY<MAP<STRING, DOUBLE>>'))`},
 }
 
 // TestSparkGeneratedJSONColumns: on a table Spark creates with generated
 // columns of get_json_object with [*] wildcards, to_json of a struct and
-// a map, and schema_of_json, and a CHECK constraint of them, Spark and we
+// a map, schema_of_json and from_json (written back as JSON), and a
+// CHECK constraint of them, Spark and we
 // insert the same source values and get the same generated values; a row
 // the constraint refuses is refused naming it; after our UPDATE and MERGE
 // Spark finds every row equal to its own expressions.

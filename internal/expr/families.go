@@ -27,6 +27,7 @@ func init() {
 		{makeTimestampNames, makeTimestampNames, (*binder).bindMakeTimestamp, (*evaluator).makeTimestampFunction},
 		{toJSONNames, toJSONNames, (*binder).bindToJSON, (*evaluator).toJSONFunction},
 		{schemaOfJSONNames, nil, (*binder).bindSchemaOfJSON, nil},
+		{fromJSONNames, fromJSONNames, (*binder).bindFromJSON, (*evaluator).fromJSONFunction},
 		{refusedBinds, nil, (*binder).bindRefused, nil},
 	}
 }

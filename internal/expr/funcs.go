@@ -49,7 +49,7 @@ var functions = map[string][2]int{
 	"from_utc_timestamp": {2, 2}, "to_utc_timestamp": {2, 2}, "hash": {1, -1}, "xxhash64": {1, -1},
 	"shiftleft": {2, 2}, "shiftright": {2, 2}, "shiftrightunsigned": {2, 2},
 	"rlike": {2, 2}, "regexp_like": {2, 2}, "regexp": {2, 2}, "regexp_extract": {2, 3}, "regexp_extract_all": {2, 3}, "str_to_map": {1, 3}, "parse_url": {2, 3}, "regexp_replace": {3, 4},
-	"regexp_count": {2, 2}, "regexp_substr": {2, 2}, "regexp_instr": {2, 3}, "split": {2, 3}, "get_json_object": {2, 2}, "to_json": {1, 2}, "schema_of_json": {1, 2}, "json_tuple": {2, -1},
+	"regexp_count": {2, 2}, "regexp_substr": {2, 2}, "regexp_instr": {2, 3}, "split": {2, 3}, "get_json_object": {2, 2}, "to_json": {1, 2}, "schema_of_json": {1, 2}, "from_json": {2, 3}, "json_tuple": {2, -1},
 	"xpath": {2, 2}, "xpath_boolean": {2, 2}, "xpath_double": {2, 2}, "xpath_number": {2, 2}, "xpath_float": {2, 2}, "xpath_int": {2, 2},
 	"xpath_long": {2, 2}, "xpath_short": {2, 2}, "xpath_string": {2, 2},
 	"extract": {2, 2}, "date_part": {2, 2}, "datepart": {2, 2}, "format_number": {2, 2},

@@ -40,6 +40,7 @@ type jacksonReader struct {
 	lone bool
 	// dataSource: JSONOptions' parser rather than get_json_object's.
 	dataSource bool
+	word       string // the last of NaN and the infinities read
 }
 
 // readJackson reads the first value of text; errJackson when Jackson
@@ -86,7 +87,7 @@ func (r *jacksonReader) value(root bool) (*jsonValue, error) {
 		s, err := r.str(c)
 		return &jsonValue{kind: 's', text: s}, err
 	case r.dataSource && (c == 'N' || c == 'I' || c == '+' || c == '-') && r.nonNumeric():
-		return &jsonValue{kind: 'n', text: "NaN"}, nil // the text is unused: a double
+		return &jsonValue{kind: 'n', text: r.word}, nil
 	case c == '-' || (c >= '0' && c <= '9'):
 		return r.number(root)
 	case c == 't' || c == 'f' || c == 'n':
@@ -259,6 +260,7 @@ func (r *jacksonReader) nonNumeric() bool {
 	for _, w := range []string{"NaN", "Infinity", "+Infinity", "-Infinity", "+INF", "-INF"} {
 		if strings.HasPrefix(r.s[r.i:], w) {
 			r.i += len(w)
+			r.word = w
 			return true
 		}
 	}

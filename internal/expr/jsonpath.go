@@ -9,6 +9,7 @@ import (
 	"unicode/utf16"
 
 	"github.com/deltalite-go/deltalite/internal/errs"
+	"github.com/deltalite-go/deltalite/schema"
 )
 
 // get_json_object(json, path) as Spark's GetJsonObject computes it for a
@@ -363,6 +364,11 @@ func writeJackson(sb *strings.Builder, v *jsonValue, escapeSupplementary bool) e
 	case 'z':
 		sb.WriteString("null")
 	case 'n':
+		if f, ok := nonNumericValue(v.text); ok { // JSONOptions' NaN and infinities, quoted
+			name, _ := schema.NonFiniteName(f)
+			sb.WriteString(`"` + name + `"`)
+			return nil
+		}
 		if !strings.ContainsAny(v.text, ".eE") {
 			n, _ := new(big.Int).SetString(v.text, 10)
 			sb.WriteString(n.String())
