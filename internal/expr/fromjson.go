@@ -115,8 +115,10 @@ func (ev *evaluator) fromJSONFunction(n *callN, args []value) (value, error) {
 			b.AppendNull() // no record
 			continue
 		}
-		v, _, err := readJacksonAs(r)
+		v, lone, err := readJacksonAs(r)
 		switch {
+		case err == nil && lone:
+			return value{}, errs.New(errs.InvalidArgument, "", "from_json(%q): an escaped surrogate that is no pair, which Java keeps as it is; not supported", text)
 		case err != nil && strings.HasPrefix(strings.TrimLeft(text, " \t\r\n"), "{"):
 			return value{}, errs.New(errs.InvalidArgument, "", "from_json(%q): a malformed object, whose partial result Spark's parser gives by where it fails; not supported", text)
 		case err != nil || v.kind != 'o':
