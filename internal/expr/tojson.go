@@ -321,7 +321,7 @@ func javaFloatText(v any) (string, bool, error) {
 		return s, false, nil
 	}
 	mant, _, _ := strings.Cut(strconv.FormatFloat(math.Abs(f), 'e', -1, 32), "e")
-	if a := math.Abs(f); f != 0 && (a < 0x1p-126 || a >= 0x1p24 && a < 0x1p66 || len(strings.Replace(mant, ".", "", 1)) > 6) {
+	if jvmDependentDigits(f, 32) || len(strings.Replace(mant, ".", "", 1)) > 6 {
 		return "", false, fmt.Errorf("the float %s, whose digits Java writes differently by JVM version (more than 6 digits, subnormal, or between 2^24 and 2^66), is not supported", strconv.FormatFloat(f, 'g', -1, 32))
 	}
 	return formatDouble(f, 32), false, nil
