@@ -36,6 +36,10 @@ const (
 	Concat     Op = "||"
 	Neg        Op = "NEG" // unary minus
 	Plus       Op = "POS" // unary plus
+	BitAnd     Op = "&"
+	BitOr      Op = "|"
+	BitXor     Op = "^"
+	BitNot     Op = "~"
 )
 
 // Column is a column reference: Parts are the dot-separated names as

@@ -293,6 +293,9 @@ func (b *binder) unary(e *Unary) (node, error) {
 		}
 		return b.fold(&notN{x: x}, e)
 	}
+	if e.Op == BitNot {
+		return b.bitwise(e, BitNot, e.X)
+	}
 	x, err := b.bind(e.X)
 	if err != nil {
 		return nil, err
@@ -345,6 +348,8 @@ func (b *binder) binary(e *Binary) (node, error) {
 		return b.fold(&cmpN{op: e.Op, l: ns[0], r: ns[1]}, e)
 	case Concat:
 		return b.call(&Call{At: e.At, Name: "concat", Args: []Expr{e.L, e.R}})
+	case BitAnd, BitOr, BitXor:
+		return b.bitwise(e, e.Op, e.L, e.R)
 	}
 	return b.arith(e)
 }

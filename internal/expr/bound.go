@@ -343,6 +343,12 @@ func unbind(n node, qualify bool) Expr {
 	case *assignN:
 		return unbind(n.x, qualify) // the column's type is implied
 	case *callN:
+		if op, ok := bitOps[n.fn]; ok {
+			if op == BitNot {
+				return &Unary{Op: op, X: unbind(n.args[0], qualify)}
+			}
+			return &Binary{Op: op, L: unbind(n.args[0], qualify), R: unbind(n.args[1], qualify)}
+		}
 		c := &Call{Name: n.fn}
 		for _, a := range n.args {
 			c.Args = append(c.Args, unbind(a, qualify))

@@ -15,6 +15,7 @@ var families []family
 
 func init() {
 	families = []family{
+		{scalarNames, scalarEvals, (*binder).bindScalarFunc, (*evaluator).scalarFunction}, // before codec: decode's CASE form
 		{regexFuncs, regexFuncs, (*binder).bindRegexFunc, (*evaluator).regexFunction},
 		{extractNames, map[string]bool{"yearofweek": true, "second_fraction": true}, (*binder).bindExtract, (*evaluator).extractFunction},
 		{codecFuncs, codecFuncs, (*binder).bindCodecFunc, (*evaluator).codecFunction},
@@ -24,6 +25,7 @@ func init() {
 		{mathFuncs, mathFuncs, (*binder).bindMathFunc, (*evaluator).mathFunction},
 		{jsonNames, jsonNames, (*binder).bindGetJSONObject, (*evaluator).getJSONObjectFunction},
 		{urlNames, urlNames, (*binder).bindParseURL, (*evaluator).parseURLFunction},
+		{bitFuncs, bitEvals, (*binder).bindBitFunc, (*evaluator).bitFunction},
 		{makeTimestampNames, makeTimestampNames, (*binder).bindMakeTimestamp, (*evaluator).makeTimestampFunction},
 		{toJSONNames, toJSONNames, (*binder).bindToJSON, (*evaluator).toJSONFunction},
 		{schemaOfJSONNames, nil, (*binder).bindSchemaOfJSON, nil},

@@ -19,6 +19,9 @@ const (
 	bpNot
 	bpPredicate
 	bpCompare
+	bpBitOr  // |, looser than ^, looser than &, as in Spark's grammar
+	bpBitXor // ^
+	bpBitAnd // &
 	bpAdditive
 	bpMultiplicative
 	bpUnary
@@ -142,6 +145,12 @@ func infixBP(t, nt token) int {
 			return bpMultiplicative
 		case "::":
 			return bpPostfix
+		case "|":
+			return bpBitOr
+		case "^":
+			return bpBitXor
+		case "&":
+			return bpBitAnd
 		}
 	case tkIdent:
 		switch strings.ToUpper(t.text) {
@@ -166,7 +175,8 @@ func infixBP(t, nt token) int {
 }
 
 var binaryOps = map[string]Op{"=": Eq, "==": Eq, "!=": Ne, "<>": Ne, "<": Lt, "<=": Le, ">": Gt, ">=": Ge,
-	"<=>": NullSafeEq, "+": Add, "-": Sub, "||": Concat, "*": Mul, "/": Div, "%": Mod}
+	"<=>": NullSafeEq, "+": Add, "-": Sub, "||": Concat, "*": Mul, "/": Div, "%": Mod,
+	"&": BitAnd, "|": BitOr, "^": BitXor}
 
 func (p *parser) infix(left Expr) (Expr, error) {
 	t := p.next()
@@ -331,15 +341,12 @@ func (p *parser) prefix() (Expr, error) {
 				return nil, err
 			}
 			return e, nil
-		case "-", "+":
+		case "-", "+", "~":
 			x, err := p.expr(bpUnary)
 			if err != nil {
 				return nil, err
 			}
-			op := Neg
-			if t.text == "+" {
-				op = Plus
-			}
+			op := map[string]Op{"-": Neg, "+": Plus, "~": BitNot}[t.text]
 			return &Unary{At: t.pos, Op: op, X: x}, nil
 		case "!":
 			x, err := p.expr(bpNot)

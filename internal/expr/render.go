@@ -106,6 +106,12 @@ func bindingPower(e Expr) int {
 			return bpAdditive
 		case Mul, Div, Mod, IntDiv:
 			return bpMultiplicative
+		case BitAnd:
+			return bpBitAnd
+		case BitXor:
+			return bpBitXor
+		case BitOr:
+			return bpBitOr
 		}
 		return bpCompare
 	case *Unary:
@@ -170,8 +176,8 @@ func render(sb *strings.Builder, e Expr) {
 		case OpNot:
 			sb.WriteString("NOT ")
 			operand(sb, e.X, bpNot-1)
-		case Neg:
-			sb.WriteByte('-')
+		case Neg, BitNot:
+			sb.WriteString(map[Op]string{Neg: "-", BitNot: "~"}[e.Op])
 			operand(sb, e.X, bpUnary)
 		default:
 			sb.WriteByte('+')

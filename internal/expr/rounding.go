@@ -26,7 +26,7 @@ func (b *binder) rounding(e *Call) (node, error) {
 		return nil, errAt(e.Args[0], "%s needs a number, not %s (%s)", e.Name, typeName(xt), e.Args[0])
 	}
 	n := &callN{fn: e.Name, args: []node{x}}
-	if e.Name != "round" {
+	if e.Name != "round" && e.Name != "bround" {
 		n.t = tLong
 		if d, ok := xt.(*schema.Decimal); ok {
 			n.t = &schema.Decimal{Precision: min(d.Precision-d.Scale+1, maxPrecision)}
@@ -43,11 +43,11 @@ func (b *binder) rounding(e *Call) (node, error) {
 		}
 		l, ok := dn.(*lit)
 		if !ok || !isIntegral(l.t) || l.v == nil {
-			return nil, errAt(e.Args[1], "round takes a constant integer number of digits, not %s", e.Args[1])
+			return nil, errAt(e.Args[1], "%s takes a constant integer number of digits, not %s", e.Name, e.Args[1])
 		}
 		r, _ := toRat(l.v, l.t)
 		if !r.Num().IsInt64() || r.Num().Int64() < math.MinInt32 || r.Num().Int64() > math.MaxInt32 {
-			return nil, errAt(e.Args[1], "round: %s digits is out of range", e.Args[1])
+			return nil, errAt(e.Args[1], "%s: %s digits is out of range", e.Name, e.Args[1])
 		}
 		n.scale = int(r.Num().Int64())
 		n.args = append(n.args, l)
@@ -71,7 +71,7 @@ func (b *binder) rounding(e *Call) (node, error) {
 func roundValue(fn string, v any, from, to schema.Type, d int) (any, error) {
 	d = min(max(d, minRoundDigits), maxRoundDigits)
 	if f, ok := asFloat(v); ok {
-		if fn != "round" {
+		if fn != "round" && fn != "bround" {
 			if fn == "floor" {
 				f = math.Floor(f)
 			} else {
@@ -83,7 +83,7 @@ func roundValue(fn string, v any, from, to schema.Type, d int) (any, error) {
 			return v, nil
 		}
 		r, _ := new(big.Rat).SetString(strconv.FormatFloat(f, 'g', -1, 64))
-		out, _ := ratAt(roundAt(r, d), d).Float64()
+		out, _ := ratAt(roundAt(r, d, fn == "bround"), d).Float64()
 		return castNumber(out, tDouble, to)
 	}
 	r, ok := toRat(v, from)
@@ -103,7 +103,7 @@ func roundValue(fn string, v any, from, to schema.Type, d int) (any, error) {
 		}
 		return q.Int64(), nil // an integer's floor is itself
 	case isDecimal(to):
-		num := roundAt(r, d)
+		num := roundAt(r, d, fn == "bround")
 		scale := max(d, 0)
 		if d < 0 {
 			num.Mul(num, pow10(-d))
@@ -113,7 +113,7 @@ func roundValue(fn string, v any, from, to schema.Type, d int) (any, error) {
 	if d >= 0 {
 		return v, nil
 	}
-	q := ratAt(roundAt(r, d), d)
+	q := ratAt(roundAt(r, d, fn == "bround"), d)
 	if !q.IsInt() || !q.Num().IsInt64() {
 		return nil, roundOverflow(v, from)
 	}
@@ -132,14 +132,18 @@ func roundOverflow(v any, t schema.Type) error {
 // digit below 1e-400, and no value of these types reaches 1e40.
 const minRoundDigits, maxRoundDigits = -40, 400
 
-// roundAt rounds r half away from zero to d decimal digits (d < 0 rounds
-// to tens, hundreds, ...), returning the unscaled integer N of N·10^-d;
-// d is within the bounds above.
-func roundAt(r *big.Rat, d int) *big.Int {
-	if d >= 0 {
-		return divRound(new(big.Int).Mul(r.Num(), pow10(d)), r.Denom())
+// roundAt rounds r half away from zero (half to even for bround) to d
+// decimal digits (d < 0 rounds to tens, hundreds, ...), returning the
+// unscaled integer N of N·10^-d; d is within the bounds above.
+func roundAt(r *big.Rat, d int, even bool) *big.Int {
+	div := divRound
+	if even {
+		div = divRoundEven
 	}
-	return divRound(r.Num(), new(big.Int).Mul(r.Denom(), pow10(-d)))
+	if d >= 0 {
+		return div(new(big.Int).Mul(r.Num(), pow10(d)), r.Denom())
+	}
+	return div(r.Num(), new(big.Int).Mul(r.Denom(), pow10(-d)))
 }
 
 // ratAt is N·10^-d.
