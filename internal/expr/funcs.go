@@ -20,7 +20,7 @@ import (
 // unbounded).
 var functions = map[string][2]int{
 	"lower": {1, 1}, "lcase": {1, 1}, "upper": {1, 1}, "ucase": {1, 1},
-	"trim": {1, 1}, "ltrim": {1, 1}, "rtrim": {1, 1},
+	"trim": {1, 2}, "ltrim": {1, 2}, "rtrim": {1, 2}, "btrim": {1, 2}, "overlay": {3, 4},
 	"length": {1, 1}, "char_length": {1, 1}, "character_length": {1, 1},
 	"coalesce": {1, -1}, "ifnull": {2, 2}, "nvl": {2, 2},
 	"abs":       {1, 1},
@@ -340,12 +340,6 @@ func (ev *evaluator) function(n *callN) (value, error) {
 		return ev.stringMap(args[0], strings.ToLower)
 	case "upper", "ucase":
 		return ev.stringMap(args[0], strings.ToUpper)
-	case "trim":
-		return ev.stringMap(args[0], func(s string) string { return strings.Trim(s, " ") })
-	case "ltrim":
-		return ev.stringMap(args[0], func(s string) string { return strings.TrimLeft(s, " ") })
-	case "rtrim":
-		return ev.stringMap(args[0], func(s string) string { return strings.TrimRight(s, " ") })
 	case "length", "char_length", "character_length":
 		binary := isType(n.args[0].Type(), schema.Binary)
 		return ev.mapRows(args, tInt, true, func(v []any) (any, error) {
@@ -523,21 +517,8 @@ func padString(s string, n int, pad string, left bool) string {
 // substringSQL is Spark's substring: 1-based, 0 counts as 1, a negative
 // position counts from the end, lengths in characters.
 func substringSQL(s string, pos, length int64) string {
-	n := int64(utf8.RuneCountInString(s))
-	var start int64
-	switch {
-	case pos > 0:
-		start = pos - 1
-	case pos < 0:
-		start = n + pos
-	}
-	end := start + length
-	start = max(start, 0)
+	start, end := sqlRange(int64(utf8.RuneCountInString(s)), pos, length)
 	if start >= end {
-		return ""
-	}
-	end = min(end, n)
-	if start >= n {
 		return ""
 	}
 	var sb strings.Builder

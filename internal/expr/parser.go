@@ -229,8 +229,8 @@ func (p *parser) infix(left Expr) (Expr, error) {
 		}
 		return &Between{At: at, X: left, Lo: lo, Hi: hi, Not: not}, nil
 	case "LIKE", "ILIKE":
-		if nt := p.peek(); isKw(nt, "ANY") || isKw(nt, "ALL") || isKw(nt, "SOME") {
-			return nil, p.errAt(nt, "LIKE %s is not supported", strings.ToUpper(nt.text))
+		if nt := p.peek(); (isKw(nt, "ANY") || isKw(nt, "ALL") || isKw(nt, "SOME")) && isSym(p.peekAt(1), "(") {
+			return p.likeQuantified(left, not, isKw(t, "ILIKE"))
 		}
 		pat, err := p.expr(bpPredicate)
 		if err != nil {
@@ -424,6 +424,14 @@ func (p *parser) call(name token) (Expr, error) {
 	if t := p.peek(); isKw(t, "DISTINCT") || isKw(t, "ALL") {
 		return nil, p.errAt(t, "%s in a function call is not supported", strings.ToUpper(t.text))
 	}
+	switch c.Name {
+	case "trim":
+		if opt := p.peek(); (isKw(opt, "BOTH") || isKw(opt, "LEADING") || isKw(opt, "TRAILING")) && !isSym(p.peekAt(1), ")") && !isSym(p.peekAt(1), ",") {
+			return p.trimForm(c)
+		}
+	case "position":
+		return p.positionForm(c)
+	}
 	for {
 		if isSym(p.peek(), "*") {
 			return nil, p.errAt(p.peek(), "'*' is not supported as an argument")
@@ -443,8 +451,109 @@ func (p *parser) call(name token) (Expr, error) {
 		if c.Name == "extract" && len(c.Args) == 1 && isKw(t, "FROM") {
 			continue // extract(FIELD FROM x)
 		}
+		if c.Name == "trim" && len(c.Args) == 1 && isKw(t, "FROM") {
+			return p.trimFrom(c, "trim", c.Args[0]) // trim(chars FROM s)
+		}
+		if c.Name == "overlay" && (isKw(t, "PLACING") && len(c.Args) == 1 || isKw(t, "FROM") && len(c.Args) == 2 || isKw(t, "FOR") && len(c.Args) == 3) {
+			continue // overlay(s PLACING r FROM pos [FOR len])
+		}
 		if !isSym(t, ",") {
 			return nil, p.errAt(t, "expected ',' or ')' in the arguments of %s, found %s", c.Name, t.describe())
+		}
+	}
+}
+
+// trimForm parses the rest of trim(BOTH | LEADING | TRAILING [chars]
+// FROM s) as trim, ltrim or rtrim of s, with the characters first (the
+// order of Spark's two-argument trim).
+func (p *parser) trimForm(c *Call) (Expr, error) {
+	name := map[string]string{"BOTH": "trim", "LEADING": "ltrim", "TRAILING": "rtrim"}[strings.ToUpper(p.next().text)]
+	if p.acceptKw("FROM") {
+		return p.trimFrom(c, name, nil)
+	}
+	chars, err := p.expr(0)
+	if err != nil {
+		return nil, err
+	}
+	if err := p.expectKw("FROM"); err != nil {
+		return nil, err
+	}
+	return p.trimFrom(c, name, chars)
+}
+
+// trimFrom parses the source text after FROM and the closing parenthesis.
+func (p *parser) trimFrom(c *Call, name string, chars Expr) (Expr, error) {
+	s, err := p.expr(0)
+	if err != nil {
+		return nil, err
+	}
+	if err := p.expectSym(")"); err != nil {
+		return nil, err
+	}
+	c.Name, c.Args = name, []Expr{s}
+	if chars != nil {
+		c.Args = []Expr{chars, s}
+	}
+	return c, nil
+}
+
+// positionForm parses the arguments of position: (sub IN s), read as
+// locate(sub, s), or the function's (sub, s[, start]). The substring binds
+// tighter than IN, as Spark's grammar reads it.
+func (p *parser) positionForm(c *Call) (Expr, error) {
+	for {
+		bp := 0
+		if len(c.Args) == 0 {
+			bp = bpPredicate
+		}
+		e, err := p.expr(bp)
+		if err != nil {
+			return nil, err
+		}
+		c.Args = append(c.Args, e)
+		t := p.next()
+		switch {
+		case isSym(t, ")"):
+			return c, nil
+		case isKw(t, "IN") && len(c.Args) == 1:
+			s, err := p.expr(bpPredicate)
+			if err != nil {
+				return nil, err
+			}
+			c.Name, c.Args = "locate", append(c.Args, s)
+			return c, p.expectSym(")")
+		case !isSym(t, ","):
+			return nil, p.errAt(t, "expected ',' or ')' in the arguments of position, found %s", t.describe())
+		}
+	}
+}
+
+// likeQuantified parses the rest of x [NOT] LIKE|ILIKE ANY|SOME|ALL
+// (p1, p2, ...) as Spark means it: the patterns' LIKEs (NOT LIKEs) joined
+// by OR for ANY and SOME, by AND for ALL.
+func (p *parser) likeQuantified(left Expr, not, fold bool) (Expr, error) {
+	op := OpOr
+	if isKw(p.next(), "ALL") {
+		op = OpAnd
+	}
+	p.next() // (
+	var out Expr
+	for {
+		pat, err := p.expr(0)
+		if err != nil {
+			return nil, err
+		}
+		var l Expr = &Like{At: left.Pos(), X: left, Pattern: pat, Not: not, Fold: fold}
+		if out != nil {
+			l = &Binary{At: left.Pos(), Op: op, L: out, R: l}
+		}
+		out = l
+		t := p.next()
+		if isSym(t, ")") {
+			return out, nil
+		}
+		if !isSym(t, ",") {
+			return nil, p.errAt(t, "expected ',' or ')' in the patterns, found %s", t.describe())
 		}
 	}
 }

@@ -152,7 +152,6 @@ var bitExprs = []string{
 	`l DIV i8`, `i DIV 2`, `-7 DIV i8`, `i8 DIV 2Y`, `CAST(i8 AS SMALLINT) DIV i`,
 }
 
-
 // scalarExprs are the functions of scalarfuncs.go (iff and charindex,
 // which Spark 4.2 does not name, as what Delta's list maps them to: if
 // and locate).
@@ -184,7 +183,7 @@ func TestScalarsAgreeWithSpark(t *testing.T) {
 	peers.Python(t)
 	s := peers.Spark(t)
 	sc, rec := scalarBatch(t)
-	for _, exprs := range [][]string{bitExprs, scalarExprs} {
+	for _, exprs := range [][]string{bitExprs, scalarExprs, formExprs} {
 		sparkMatches(t, s, sc, rec, exprs, scalarValues, scalarCols)
 	}
 }
@@ -204,8 +203,14 @@ func TestScalarRules(t *testing.T) {
 		{`elt(1)`, `elt takes at least 2 argument(s), got 1`},
 		{`assert_true(i)`, `where a boolean is needed`},
 		{`negative(d)`, `needs a number`},
+		{`s LIKE ANY ()`, `expected an expression, found ')'`},
+		{`trim(BOTH 'x' s)`, `expected FROM`},
+		{`overlay(s PLACING 'x')`, `overlay takes 3 to 4 argument(s)`},
 	} {
-		_, err := BindValue(mustParse(t, c.e), rels)
+		e, err := Parse(c.e)
+		if err == nil {
+			_, err = BindValue(e, rels)
+		}
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: %v, want an error naming %q", c.e, err, c.want)
 		}
@@ -236,6 +241,12 @@ func TestScalarRules(t *testing.T) {
 		{`charindex('a', s)`, `locate('a', s, 1)`},
 		{`negative(i)`, `-i`},
 		{`typeof(i)`, `typeof(i)`},
+		{`trim(BOTH 'x' FROM s)`, `trim('x', s)`},
+		{`trim(LEADING FROM s)`, `ltrim(s)`},
+		{`position('b' IN s)`, `locate('b', s, 1)`},
+		{`overlay(s PLACING 'X' FROM 2 FOR i)`, `overlay(s, 'X', 2, i)`},
+		{`s LIKE ANY ('a%', 'b%') AND b`, `(s LIKE 'a%' OR s LIKE 'b%') AND b`},
+		{`s NOT ILIKE ALL ('a%', 'b%')`, `s NOT ILIKE 'a%' AND s NOT ILIKE 'b%'`},
 	} {
 		b, err := BindValue(mustParse(t, c.e), rels)
 		if err != nil {
@@ -248,4 +259,20 @@ func TestScalarRules(t *testing.T) {
 			t.Errorf("%s: its rendering %s does not bind again: %v", c.e, b, err)
 		}
 	}
+}
+
+// formExprs are Spark's SQL syntax forms and the functions behind them.
+var formExprs = []string{
+	`trim(s)`, `trim(BOTH FROM s)`, `trim(BOTH 'x ' FROM s)`, `trim(LEADING 'a' FROM s)`, `trim(TRAILING 'c' FROM s)`, `trim(TRAILING FROM s)`,
+	`trim(LEADING FROM s)`, `trim(' y' FROM s)`, `trim('a', s)`, `ltrim(' x', s)`, `rtrim(' x', s)`, `ltrim(s)`, `rtrim(s)`, `trim(s, 'abc')`,
+	`trim(BOTH 'x😀ñ' FROM s)`, `trim(BOTH '' FROM s)`, `trim(BOTH NULL FROM s)`, `btrim(s)`, `btrim(s, ' x')`, `btrim(s, 'ca')`, `btrim(s, '')`,
+	`position('b' IN s)`, `position('' IN s)`, `position(',' IN s)`, `position('😀' IN s)`, `position('b', s, 3)`, `position(s IN 'xabcx')`,
+	`position('a' IN s) > 0 AND i8 IN (5, 0)`,
+	`overlay(s PLACING 'XY' FROM 2)`, `overlay(s PLACING 'XY' FROM 2 FOR 0)`, `overlay(s PLACING 'XY' FROM 2 FOR 4)`, `overlay(s PLACING '' FROM i8)`,
+	`overlay(s PLACING 'Z' FROM i8 FOR i8)`, `overlay(s, 'XY', 2, 1)`, `overlay(s, 'XY', -1)`, `overlay(s PLACING '😀' FROM 4 FOR -1)`,
+	`hex(overlay(encode(s, 'utf-8') PLACING X'FF00' FROM 2))`, `hex(overlay(X'010203' PLACING X'FF' FROM i8 FOR 1))`,
+	`overlay(s PLACING s FROM 2147483647 FOR 1)`, `overlay('abc' PLACING 'X' FROM i)`,
+	`s LIKE ANY ('a%', '%c')`, `s LIKE ALL ('a%', '%c')`, `s NOT LIKE ANY ('a%', '%c')`, `s NOT LIKE ALL ('a%', '%c')`,
+	`s LIKE SOME ('%,%')`, `s ILIKE ANY ('A%', NULL)`, `s LIKE ALL ('%', NULL)`, `s NOT ILIKE ALL ('%B%', 'X%')`, `s LIKE ANY (s)`,
+	`NOT s LIKE ANY ('a%') OR i8 > 0`, `s LIKE ANY ('%b%') AND i8 > 0`, `s NOT LIKE ANY ('%😀%', '')`,
 }
