@@ -21,6 +21,19 @@ func (ev *evaluator) arith(n *arithN, l, r value) (value, error) {
 	}
 	switch n.op {
 	case Add, Sub, Mul:
+		if isIntegral(n.t) {
+			// Arrow's checked kernels miss a signed overflow below the
+			// minimum (-2147483648 + -1): the integers are checked here.
+			li, ri := intsOf(l), intsOf(r)
+			return ev.numericRows(l, r, n.t, func(i int) (any, error) {
+				if v, ok := exactIntOp(n.op, li(i), ri(i)); ok {
+					if x, err := narrowInt(v, n.t); err == nil {
+						return x, nil
+					}
+				}
+				return nil, errs.New(errs.InvalidArgument, "", "arithmetic overflow: %s result does not fit %s", n.op, typeName(n.t))
+			})
+		}
 		name := map[Op]string{Add: "add", Sub: "subtract", Mul: "multiply"}[n.op]
 		v, err := ev.call(name, nil, l, r)
 		if err != nil {
@@ -73,6 +86,23 @@ func (ev *evaluator) arith(n *arithN, l, r value) (value, error) {
 		})
 	}
 	return value{}, fmt.Errorf("unknown operator %s", n.op)
+}
+
+// exactIntOp is a + b, a - b or a * b when it fits an int64.
+func exactIntOp(op Op, a, b int64) (int64, bool) {
+	switch op {
+	case Add:
+		s := a + b
+		return s, (s > a) == (b > 0)
+	case Sub:
+		s := a - b
+		return s, (s < a) == (b > 0)
+	}
+	if a == 0 || b == 0 {
+		return 0, true
+	}
+	p := a * b
+	return p, p/b == a && !(a == -1 && b == math.MinInt64) && !(b == -1 && a == math.MinInt64)
 }
 
 // numericRows builds a result row by row where both operands are valid.
