@@ -106,6 +106,7 @@ type callN struct {
 	t     schema.Type
 	scale int        // the digits of round(x, d), a constant
 	rx    *regexCall // a regular expression function's pattern
+	op    node       // the operation of a try_ function, over args (tryfuncs.go)
 }
 
 func (n *colRef) Type() schema.Type   { return n.fields[len(n.fields)-1].Type }

@@ -25,6 +25,7 @@ func init() {
 		{mathFuncs, mathFuncs, (*binder).bindMathFunc, (*evaluator).mathFunction},
 		{jsonNames, jsonNames, (*binder).bindGetJSONObject, (*evaluator).getJSONObjectFunction},
 		{urlNames, urlNames, (*binder).bindParseURL, (*evaluator).parseURLFunction},
+		{tryNames, tryNames, (*binder).bindTryFunc, (*evaluator).tryFunction},
 		{formNames, formNames, (*binder).bindFormFunc, (*evaluator).formFunction},
 		{bitFuncs, bitEvals, (*binder).bindBitFunc, (*evaluator).bitFunction},
 		{makeTimestampNames, makeTimestampNames, (*binder).bindMakeTimestamp, (*evaluator).makeTimestampFunction},

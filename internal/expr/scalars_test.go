@@ -183,7 +183,7 @@ func TestScalarsAgreeWithSpark(t *testing.T) {
 	peers.Python(t)
 	s := peers.Spark(t)
 	sc, rec := scalarBatch(t)
-	for _, exprs := range [][]string{bitExprs, scalarExprs, formExprs} {
+	for _, exprs := range [][]string{bitExprs, scalarExprs, formExprs, tryExprs} {
 		sparkMatches(t, s, sc, rec, exprs, scalarValues, scalarCols)
 	}
 }
@@ -275,4 +275,40 @@ var formExprs = []string{
 	`s LIKE ANY ('a%', '%c')`, `s LIKE ALL ('a%', '%c')`, `s NOT LIKE ANY ('a%', '%c')`, `s NOT LIKE ALL ('a%', '%c')`,
 	`s LIKE SOME ('%,%')`, `s ILIKE ANY ('A%', NULL)`, `s LIKE ALL ('%', NULL)`, `s NOT ILIKE ALL ('%B%', 'X%')`, `s LIKE ANY (s)`,
 	`NOT s LIKE ANY ('a%') OR i8 > 0`, `s LIKE ANY ('%b%') AND i8 > 0`, `s NOT LIKE ANY ('%😀%', '')`,
+}
+
+// tryExprs are the try_ functions, over rows whose operators overflow or
+// divide by zero.
+var tryExprs = []string{
+	`try_add(i, 1)`, `try_add(i8, i8)`, `try_add(l, i)`, `try_add(i, -1)`, `try_add(dec, dec)`, `try_add(f, f)`, `try_add(d, i8)`,
+	`try_add(i8, d)`, `try_add(NULL, i)`, `try_add(CAST(dec AS DECIMAL(38,2)) * 1e35BD, CAST(dec AS DECIMAL(38,2)) * 1e35BD)`,
+	`try_subtract(i, 1)`, `try_subtract(l, -1)`, `try_subtract(0Y, i8)`, `try_subtract(d, i8)`, `try_subtract(dec, 0.01)`,
+	`try_multiply(i, 2)`, `try_multiply(l, l)`, `try_multiply(i8, i8)`, `try_multiply(dec, dec)`, `try_multiply(f, f)`, `try_multiply(i8, -1Y)`,
+	`try_divide(i, i8)`, `try_divide(CAST(l AS DECIMAL(20,0)), i8)`, `try_divide(dec, i8)`, `try_divide(f, 0D)`, `try_divide(i8, 0)`, `try_divide(dec, dec)`,
+	`try_divide(f, f)`, `try_add(2147483647, 1)`, `try_divide(1, 0)`, `coalesce(try_divide(i, i8), -1D)`,
+	`hex(try_to_binary(s))`, `hex(try_to_binary(s, 'utf-8'))`, `hex(try_to_binary(s, 'UTF8'))`, `hex(try_to_binary(s, 'base64'))`,
+	`hex(try_to_binary(s, 'hex'))`, `hex(try_to_binary(s, 'bad'))`, `hex(try_to_binary('616', 'hex'))`, `hex(try_to_binary('6zz', 'Hex'))`,
+	`hex(try_to_binary(s, NULL))`,
+	`i + -1`, `i8 - 1Y`, `l - -1`, `l + i`, `i8 * i8`, `l * -1`, `i * -1`, `l * 2`, `-1 * l`, `l - 1`, `i8 + 127Y`,
+}
+
+// base64Texts are texts to_binary's base64 reads or refuses.
+var base64Texts = []string{"YQ", "YQ=", "YQ==", "YQ===", "Y", "YQ==YQ", "YQ\n==", "YWJj\n", " YWJj ", "Y W J j", "YW\tJj",
+	"YWJj=", "YWI", "YWI=", "YW==", "YQ=\n=", "YWJjZA", "YWJjZA=", "YWJjZA==", "", "=", "==", "YQ =", "Y€WJj", "YWJ-", "YWJ_",
+	"YWJ+", "a b c", "YR==", "YWJjZ", "YQ== ", "YQ= =", "Y\u2003Q", "Y\u00a0Q", "YQ\u001c=="}
+
+// Spark 4 reads the texts try_to_binary reads as base64 as this package
+// does, refusing the same.
+func TestTryToBinaryAgreesWithSpark(t *testing.T) {
+	if testing.Short() {
+		t.Skip("interop with Spark: not in -short mode")
+	}
+	peers.Python(t)
+	s := peers.Spark(t)
+	var texts []*string
+	for _, x := range base64Texts {
+		texts = append(texts, sp(x))
+	}
+	sc, rec, vals := regexBatch(t, texts)
+	sparkMatches(t, s, sc, rec, []string{`hex(try_to_binary(s, 'base64'))`, `hex(try_to_binary(s, 'BASE64'))`}, vals, "n, s")
 }
