@@ -59,7 +59,7 @@ var functions = map[string][2]int{
 	"size": {1, 1}, "cardinality": {1, 1}, "element_at": {2, 2}, "array_contains": {2, 2}, "map_keys": {1, 1}, "map_values": {1, 1}, "conv": {3, 3}, "unhex": {1, 1}, "unbase64": {1, 1}, "encode": {2, 2},
 	"decode": {2, -1}, "soundex": {1, 1},
 	"bit_count": {1, 1}, "iff": {3, 3}, "negative": {1, 1}, "positive": {1, 1}, "e": {0, 0}, "pi": {0, 0}, "mod": {2, 2},
-	"typeof": {1, 1}, "bround": {1, 2}, "factorial": {1, 1}, "elt": {2, -1}, "find_in_set": {2, 2}, "charindex": {2, 3}, "assert_true": {1, 2},
+	"typeof": {1, 1}, "bround": {1, 2}, "factorial": {1, 1}, "elt": {2, -1}, "find_in_set": {2, 2}, "charindex": {2, 3}, "assert_true": {1, 2}, "sentences": {1, 3},
 	"try_add": {2, 2}, "try_subtract": {2, 2}, "try_multiply": {2, 2}, "try_divide": {2, 2}, "try_to_binary": {1, 2},
 	"current_date": {0, 0}, "current_timestamp": {0, 0}, "now": {0, 0},
 }

@@ -13,7 +13,7 @@ import (
 // Scalar functions of Delta's allowed expressions, as Spark 4 computes
 // them with ANSI mode: iff, negative, positive, e, pi, mod, typeof,
 // bround, factorial, elt, find_in_set, charindex, assert_true and the
-// CASE form of decode. Those that are another expression under another
+// CASE form of decode (sentences is refused by name). Those that are another expression under another
 // name (iff is if, charindex is locate, mod is %, negative and positive
 // the unary - and +, decode(x, s1, r1, ...) a CASE of x <=> s1, ...) bind
 // as that expression and render as it.
@@ -21,7 +21,7 @@ import (
 // scalarNames are the names bindScalarFunc binds.
 var scalarNames = map[string]bool{"iff": true, "negative": true, "positive": true, "e": true, "pi": true, "mod": true,
 	"typeof": true, "bround": true, "factorial": true, "elt": true, "find_in_set": true, "charindex": true,
-	"assert_true": true, "decode": true}
+	"assert_true": true, "decode": true, "sentences": true}
 
 // scalarEvals are the calls scalarFunction evaluates.
 var scalarEvals = map[string]bool{"bround": true, "factorial": true, "elt": true, "find_in_set": true, "assert_true": true}
@@ -30,6 +30,8 @@ var scalarEvals = map[string]bool{"bround": true, "factorial": true, "elt": true
 func (b *binder) bindScalarFunc(e *Call) (node, error) {
 	as := func(name string) *Call { return &Call{At: e.At, Name: name, Args: e.Args} }
 	switch e.Name {
+	case "sentences":
+		return nil, errAt(e, "sentences is not supported: Spark splits the text with java.text.BreakIterator's sentence and word rules of a locale (the JVM's by default), which this engine does not reproduce")
 	case "iff":
 		return b.call(as("if"))
 	case "charindex":

@@ -204,6 +204,9 @@ func TestScalarRules(t *testing.T) {
 		{`assert_true(i)`, `where a boolean is needed`},
 		{`negative(d)`, `needs a number`},
 		{`s LIKE ANY ()`, `expected an expression, found ')'`},
+		{`sentences(s)`, `java.text.BreakIterator`},
+		{`try_to_binary(s, s)`, `constant format`},
+		{`try_subtract(d, d)`, `needs numbers`},
 		{`trim(BOTH 'x' s)`, `expected FROM`},
 		{`overlay(s PLACING 'x')`, `overlay takes 3 to 4 argument(s)`},
 	} {
