@@ -210,25 +210,7 @@ func TestSparkGeneratedParsingColumns(t *testing.T) {
 	}
 	ctx := context.Background()
 	dir := filepath.Join(t.TempDir(), "gen")
-	var cols, wrong, sparkValues, ours []string
-	for _, g := range sparkGeneratedParsing {
-		cols = append(cols, fmt.Sprintf("%s %s GENERATED ALWAYS AS (%s)", g.col, g.typ, g.expr))
-		wrong = append(wrong, fmt.Sprintf("%s IS DISTINCT FROM %s", g.col, g.expr))
-	}
-	secs := []int64{1709287445, -1, 0, 4102444800, 86399}
-	for i, ts := range sparkGeneratedTimestamps {
-		text := strings.ReplaceAll(ts[:19], "-", "/")
-		sparkValues = append(sparkValues, fmt.Sprintf("(TIMESTAMP '%s', %d, '%s', %d)", ts, i, text, secs[i]))
-		ours = append(ours, fmt.Sprintf(`{"ts":"%sZ","v":%d,"s":%q,"sec":%d}`, strings.Replace(ts, " ", "T", 1), 100+i, text, secs[i]))
-	}
-	fields := []arrow.Field{fTS, fV, {Name: "s", Type: arrow.BinaryTypes.String, Nullable: true}, fI64("sec")}
-	s := peers.Spark(t)
-	s.Run(t,
-		sparkSQL(dir, "CREATE TABLE {table} (ts TIMESTAMP, v INT, s STRING, sec BIGINT, "+strings.Join(cols, ", ")+") USING delta", false),
-		sparkSQL(dir, "INSERT INTO {table} (ts, v, s, sec) VALUES "+strings.Join(sparkValues, ", "), false),
-	)
-	mustWrite(t, dir, jsonSource(t, fields, "["+strings.Join(ours, ",")+"]"), deltalite.WriteOptions{Mode: deltalite.ModeAppend})
-	sameGeneratedPerTimestamp(t, dir, len(sparkGeneratedTimestamps))
+	s, fields, wrong := sparkGeneratedTable(t, dir, sparkGeneratedParsing)
 
 	tb := openT(t, dir)
 	if _, err := tb.Update(ctx, deltalite.UpdateOptions{Predicate: "v = 101", Set: map[string]string{
