@@ -19,8 +19,10 @@
 // Grammar: comparisons (= == != <> < <= > >= and null-safe <=>), AND, OR,
 // NOT (also !), parentheses, [NOT] IN (...), [NOT] BETWEEN a AND b,
 // IS [NOT] NULL / TRUE / FALSE / UNKNOWN, IS [NOT] DISTINCT FROM,
-// [NOT] LIKE / ILIKE with % and _ and ESCAPE, arithmetic + - * / % DIV and
-// || on strings, CAST(x AS type) and x::type; literals: integers, decimals,
+// [NOT] LIKE / ILIKE with % and _ and ESCAPE (and ANY / SOME / ALL of a
+// list of patterns), arithmetic + - * / % DIV, bitwise & | ^ ~ and
+// || on strings, trim(BOTH|LEADING|TRAILING [chars] FROM s),
+// position(sub IN s), overlay(s PLACING r FROM p [FOR l]), CAST(x AS type) and x::type; literals: integers, decimals,
 // floats (1e3) with Spark's suffixes (10L, 1S, 1Y, 2.5D, 2.5F, 1.5BD),
 // strings in single or double quotes with backslash escapes (a doubled
 // quote character stands for one; adjacent strings join), X'hex', TRUE,
