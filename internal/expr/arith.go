@@ -73,6 +73,9 @@ func (ev *evaluator) arith(n *arithN, l, r value) (value, error) {
 			return narrowInt(li(i)%d, n.t)
 		})
 	case IntDiv:
+		if isDecimal(n.l.Type()) {
+			return ev.decimalDiv(n, l, r)
+		}
 		li, ri := intsOf(l), intsOf(r)
 		return ev.numericRows(l, r, n.t, func(i int) (any, error) {
 			a, d := li(i), ri(i)
@@ -190,6 +193,25 @@ func (ev *evaluator) decimalArith(n *arithN, l, r value) (value, error) {
 			num, scale = divRound(a, b), res.Scale
 		}
 		return fitDecimal(num, scale, res)
+	})
+}
+
+// decimalDiv is DIV of decimals as Spark's IntegralDivide: the quotient
+// truncated toward zero, failing beyond DECIMAL(38,0), then its low 64
+// bits as a BIGINT (Decimal.toLong, which wraps).
+func (ev *evaluator) decimalDiv(n *arithN, l, r value) (value, error) {
+	ld, rd := n.l.Type().(*schema.Decimal), n.r.Type().(*schema.Decimal)
+	return ev.mapRows([]value{l, r}, tLong, true, func(v []any) (any, error) {
+		a, b := v[0].(decimal128.Num).BigInt(), v[1].(decimal128.Num).BigInt()
+		if b.Sign() == 0 {
+			return nil, errDivideByZero
+		}
+		// a/10^s1 ÷ b/10^s2 = a·10^s2 / (b·10^s1)
+		q := new(big.Int).Quo(a.Mul(a, pow10(rd.Scale)), b.Mul(b, pow10(ld.Scale)))
+		if len(new(big.Int).Abs(q).String()) > maxPrecision {
+			return nil, errs.New(errs.InvalidArgument, "", "[NUMERIC_VALUE_OUT_OF_RANGE] %s cannot be represented as DECIMAL(38,0)", q)
+		}
+		return int64(new(big.Int).And(q, new(big.Int).SetUint64(math.MaxUint64)).Uint64()), nil
 	})
 }
 

@@ -587,10 +587,13 @@ func (b *binder) arith(e *Binary) (node, error) {
 	var opType, result schema.Type
 	switch {
 	case e.Op == IntDiv:
-		if !isIntegral(lt) || !isIntegral(rt) {
-			return nil, errAt(e, "DIV needs integers, not %s and %s", typeName(lt), typeName(rt))
+		if isFloating(lt) || isFloating(rt) {
+			return nil, errAt(e, "DIV needs integers or decimals, not %s and %s", typeName(lt), typeName(rt))
 		}
-		opType, result = tLong, tLong
+		result = tLong
+		if !isDecimal(lt) && !isDecimal(rt) {
+			opType = tLong
+		}
 	case isFloating(lt) || isFloating(rt):
 		opType = numericCommon(lt, rt)
 		if e.Op == Div {

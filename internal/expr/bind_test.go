@@ -51,7 +51,7 @@ func TestBindErrors(t *testing.T) {
 		{`CAST('x' AS INT) = 1`, 1, "cannot cast 'x' to INT"},
 		{`i8 = 99999999999999999999999999999999999999999`, 6, "more than 38 digits"},
 		{`i8 = 128Y`, 6, "128Y is not a valid TINYINT"},
-		{`i8 DIV 1.5 = 1`, 1, "DIV needs integers"},
+		{`i8 DIV 1.5D = 1`, 1, "DIV needs integers or decimals"},
 		{`abs(s) = 1`, 1, "abs needs a number"},
 		{`DATE '2026-13-01' = d`, 1, "DATE literal"},
 		// CASE and the functions it came with

@@ -150,6 +150,8 @@ var bitExprs = []string{
 	`1 + i8 & 3`, `i8 & 6 = 4`, `~~i`, `-~i8`, `~(i8 + 1)`, `l ^ 9223372036854775807L`, `NULL & i`, `~NULL`, `i & NULL`,
 	`bit_count(i8)`, `bit_count(i)`, `bit_count(l)`, `bit_count(b)`, `bit_count(CAST(i AS SMALLINT) & 255S)`, `bit_count(NULL)`,
 	`l DIV i8`, `i DIV 2`, `-7 DIV i8`, `i8 DIV 2Y`, `CAST(i8 AS SMALLINT) DIV i`,
+	`dec DIV 0.5`, `dec DIV i8`, `i DIV dec`, `-dec DIV 0.3`, `CAST(l AS DECIMAL(20,0)) DIV 0.001`, `typeof(dec DIV 2)`,
+	`CAST(i8 AS DECIMAL(38,0)) DIV CAST(1e-37 AS DECIMAL(38,38))`, `CAST(l AS DECIMAL(38,0)) DIV CAST(0.0001 AS DECIMAL(5,4))`,
 }
 
 // scalarExprs are the functions of scalarfuncs.go (iff and charindex,
@@ -205,6 +207,7 @@ func TestScalarRules(t *testing.T) {
 		{`negative(d)`, `needs a number`},
 		{`s LIKE ANY ()`, `expected an expression, found ')'`},
 		{`sentences(s)`, `java.text.BreakIterator`},
+		{`f DIV 2`, `DIV needs integers or decimals, not DOUBLE and INT`},
 		{`try_to_binary(s, s)`, `constant format`},
 		{`try_subtract(d, d)`, `needs numbers`},
 		{`trim(BOTH 'x' s)`, `expected FROM`},
