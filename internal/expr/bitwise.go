@@ -8,7 +8,8 @@ import (
 
 // The bitwise operators &, |, ^ and ~ and bit_count, as Spark 4 computes
 // them: operands of integral types (a narrower one widened to the wider,
-// as for +), the result of their type; bit_count of an integral or a
+// as for +; a text with an integer makes both BIGINT), the result of
+// their type; bit_count of an integral or a
 // boolean, the bits of the value sign-extended to 64 (Long.bitCount).
 
 // bitOps are the operators' names as calls; they render back as operators.
@@ -25,13 +26,18 @@ var bitEvals = map[string]bool{"&": true, "|": true, "^": true, "~": true, "bit_
 func (b *binder) bitwise(e Expr, op Op, srcs ...Expr) (node, error) {
 	args := make([]node, len(srcs))
 	var t schema.Type = tVoid
+	texts := 0
 	for i, s := range srcs {
 		n, err := b.bind(s)
 		if err != nil {
 			return nil, err
 		}
 		st := n.Type()
-		if !isIntegral(st) && !isVoid(st) {
+		if isString(st) && len(srcs) == 2 {
+			// A text meeting an integer: both BIGINT, the text cast.
+			st, texts = tLong, texts+1
+		}
+		if !isIntegral(st) && !isVoid(st) || texts == 2 {
 			return nil, errAt(e, "%s needs integral operands (TINYINT, SMALLINT, INT, BIGINT), not %s (%s); CAST it to one", e, s, typeName(st))
 		}
 		if isVoid(t) {

@@ -38,7 +38,11 @@ func (b *binder) bindScalarFunc(e *Call) (node, error) {
 		return b.call(as("locate"))
 	case "negative", "positive":
 		op := map[string]Op{"negative": Neg, "positive": Plus}[e.Name]
-		return b.bind(&Unary{At: e.At, Op: op, X: e.Args[0]})
+		x := e.Args[0]
+		if l, ok := x.(*Literal); ok && l.Kind == LitNull {
+			x = &Cast{At: l.At, X: l, Type: tDouble} // Spark reads NULL as a DOUBLE here
+		}
+		return b.bind(&Unary{At: e.At, Op: op, X: x})
 	case "mod":
 		return b.bind(&Binary{At: e.At, Op: Mod, L: e.Args[0], R: e.Args[1]})
 	case "e", "pi":

@@ -147,7 +147,7 @@ func firstLine(s string) string {
 // bitExprs are the bitwise operators and bit_count.
 var bitExprs = []string{
 	`i8 & 3`, `i8 | 3Y`, `typeof(i8 | 3Y)`, `i8 ^ i`, `~i8`, `~l`, `l & i`, `i | -8`, `~i ^ l`, `i8 & i8 | 1 ^ 6`,
-	`1 + i8 & 3`, `i8 & 6 = 4`, `~~i`, `-~i8`, `~(i8 + 1)`, `l ^ 9223372036854775807L`, `NULL & i`, `~NULL`, `i & NULL`,
+	`1 + i8 & 3`, `i8 & 6 = 4`, `~~i`, `-~i8`, `~(i8 + 1)`, `l ^ 9223372036854775807L`, `'12' & i8`, `i | '-3'`, `typeof(i8 ^ '1')`, `s & 1`, `NULL & i`, `~NULL`, `i & NULL`,
 	`bit_count(i8)`, `bit_count(i)`, `bit_count(l)`, `bit_count(b)`, `bit_count(CAST(i AS SMALLINT) & 255S)`, `bit_count(NULL)`,
 	`l DIV i8`, `i DIV 2`, `-7 DIV i8`, `i8 DIV 2Y`, `CAST(i8 AS SMALLINT) DIV i`,
 	`dec DIV 0.5`, `dec DIV i8`, `i DIV dec`, `-dec DIV 0.3`, `CAST(l AS DECIMAL(20,0)) DIV 0.001`, `typeof(dec DIV 2)`,
@@ -158,7 +158,7 @@ var bitExprs = []string{
 // which Spark 4.2 does not name, as what Delta's list maps them to: if
 // and locate).
 var scalarExprs = []string{
-	`negative(i8)`, `negative(dec)`, `negative(f)`, `negative(l)`, `positive(i)`, `positive(dec)`, `e()`, `pi()`, `e() * i8`,
+	`negative(i8)`, `negative(NULL)`, `positive(NULL)`, `negative(dec)`, `negative(f)`, `negative(l)`, `positive(i)`, `positive(dec)`, `e()`, `pi()`, `e() * i8`,
 	`mod(i, 4)`, `mod(i8, -3)`, `mod(dec, 0.3)`, `mod(f, 1.5D)`, `mod(l, i8)`, `mod(7, i)`,
 	`typeof(i8)`, `typeof(dec * i8)`, `typeof(NULL)`, `typeof(d)`, `typeof(s)`, `typeof(b)`, `typeof(i8 + l)`, `typeof(f)`,
 	`bround(dec, 1)`, `bround(dec)`, `bround(dec, -1)`, `bround(f)`, `bround(f, 2)`, `bround(i, -1)`, `bround(i8, -1)`, `bround(l, -2)`,
@@ -197,7 +197,8 @@ func TestScalarRules(t *testing.T) {
 	sc, rec := scalarBatch(t)
 	rels := map[string]*schema.Struct{"": sc}
 	for _, c := range []struct{ e, want string }{
-		{`s & 1`, `needs integral operands`},
+		{`s & s`, `needs integral operands`},
+		{`~s`, `needs integral operands`},
 		{`~f`, `needs integral operands`},
 		{`bit_count(s)`, `bit_count needs an integral or a boolean`},
 		{`factorial(l)`, `CAST it AS INT`},
