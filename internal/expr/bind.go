@@ -601,7 +601,7 @@ func (b *binder) arith(e *Binary) (node, error) {
 		}
 		result = opType
 	case isDecimal(lt) || isDecimal(rt):
-		result = decimalResult(e.Op, decimalOf(lt), decimalOf(rt))
+		result = decimalResult(e.Op, operandDecimal(l, lt), operandDecimal(r, rt))
 	default: // integers
 		opType = numericCommon(lt, rt)
 		result = opType
@@ -617,14 +617,26 @@ func (b *binder) arith(e *Binary) (node, error) {
 			return nil, err
 		}
 	} else {
-		if l, err = b.coerce(l, decimalOf(lt), e.L); err != nil {
+		if l, err = b.coerce(l, operandDecimal(l, lt), e.L); err != nil {
 			return nil, err
 		}
-		if r, err = b.coerce(r, decimalOf(rt), e.R); err != nil {
+		if r, err = b.coerce(r, operandDecimal(r, rt), e.R); err != nil {
 			return nil, err
 		}
 	}
 	return b.fold(&arithN{op: e.Op, l: l, r: r, t: result}, e)
+}
+
+// operandDecimal is the decimal type an operand of decimal arithmetic
+// takes: an integer literal as written the fewest digits that hold it, as
+// Spark's DecimalPrecision picks for a literal
+// (spark.sql.legacy.literal.pickMinimumPrecision, on by default: dec / 3
+// is dec / DECIMAL(1,0)), another integer its type's.
+func operandDecimal(n node, t schema.Type) *schema.Decimal {
+	if l, ok := n.(*lit); ok && l.natural && l.v != nil && isIntegral(t) {
+		return &schema.Decimal{Precision: len(strings.TrimPrefix(fmt.Sprint(l.v), "-"))}
+	}
+	return decimalOf(t)
 }
 
 // decimalResult is Spark's result type of decimal arithmetic.

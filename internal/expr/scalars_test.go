@@ -174,6 +174,8 @@ var scalarExprs = []string{
 	`decode(i8, 5, 'five', -1, 'minus one', 0, 'zero')`, `decode(i8, 5, 'five', 'other')`, `decode(s, NULL, 'null', 'abc', 'ABC')`,
 	`decode(i8, 5, 1, 2.5)`, `decode(n, 0, 'a', 1, 2)`, `decode(d, DATE'2026-01-01', 'new year', '1969-12-31', 'eve')`, `decode(b, true, 1)`,
 	`decode(encode(s, 'utf-8'), 'utf-8')`,
+	`dec / 3`, `dec * 2`, `typeof(dec * 2)`, `dec + 1`, `typeof(dec + 1)`, `dec % 7`, `-5 * dec`, `dec / 3L`, `typeof(dec * 100Y)`,
+	`dec / (1 + 2)`, `typeof(dec / (1 + 2))`, `dec * 12345678901`, `dec - 0`, `typeof(dec DIV 3)`, `dec / i8`,
 }
 
 // Spark 4 computes the bitwise operators, DIV and the scalar functions as
