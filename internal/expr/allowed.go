@@ -18,7 +18,7 @@ var notInGeneratedColumns = map[string]string{
 	"current_date": "it is not deterministic", "current_timestamp": "it is not deterministic",
 	"nullif":  "Spark rewrites it into a common expression",
 	"try_add": "", "try_subtract": "", "try_multiply": "", "try_divide": "", "try_to_binary": "", "try_to_number": "",
-	"to_number": "",
+	"to_number": "", "btrim": "",
 }
 
 // GeneratedColumnAllowed refuses an expression Spark would not let a user
@@ -48,6 +48,8 @@ func GeneratedColumnAllowed(e Expr) error {
 		case *Like:
 			if x.Fold {
 				refuse("ILIKE", "")
+			} else if x.Quantified {
+				refuse("LIKE ANY / SOME / ALL", "")
 			}
 		case *Between:
 			refuse("BETWEEN", "write it as two comparisons")

@@ -131,6 +131,10 @@ type Like struct {
 	Escape  rune
 	Not     bool
 	Fold    bool
+	// Quantified marks the LIKEs x [NOT] LIKE ANY | SOME | ALL (...) is
+	// parsed into (joined by OR or AND), which Delta refuses in a
+	// generated column.
+	Quantified bool
 }
 
 // Cast is CAST(x AS type) or x::type.

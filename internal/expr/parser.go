@@ -543,7 +543,7 @@ func (p *parser) likeQuantified(left Expr, not, fold bool) (Expr, error) {
 		if err != nil {
 			return nil, err
 		}
-		var l Expr = &Like{At: left.Pos(), X: left, Pattern: pat, Not: not, Fold: fold}
+		var l Expr = &Like{At: left.Pos(), X: left, Pattern: pat, Not: not, Fold: fold, Quantified: true}
 		if out != nil {
 			l = &Binary{At: left.Pos(), Op: op, L: out, R: l}
 		}
