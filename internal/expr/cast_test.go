@@ -36,3 +36,28 @@ func TestCastFloatToStringByJVM(t *testing.T) {
 		}
 	}
 }
+
+// Dates and timestamps outside years 0 to 9999 are cast to strings as
+// java.time writes them, as Spark does.
+func TestCastDateToStringYears(t *testing.T) {
+	rels := map[string]*schema.Struct{"": mustSchema(t, `{"type":"struct","fields":[]}`)}
+	for _, c := range []struct{ e, want string }{
+		{`CAST(date_add(DATE '9999-12-31', 1) AS STRING)`, `+10000-01-01`},
+		{`CAST(make_date(-5, 1, 1) AS STRING)`, `-0005-01-01`},
+		{`CAST(make_date(0, 1, 1) AS STRING)`, `0000-01-01`},
+		{`CAST(make_date(12, 3, 4) AS STRING)`, `0012-03-04`},
+		{`CAST(make_date(123456, 1, 1) AS STRING)`, `+123456-01-01`},
+		{`CAST(make_timestamp_ntz(-5, 1, 1, 0, 0, 0) AS STRING)`, `-0005-01-01 00:00:00`},
+		{`CAST(make_timestamp(10000, 1, 1, 0, 0, 0) AS STRING)`, `+10000-01-01 00:00:00`},
+		{`CAST(make_timestamp(12, 1, 1, 0, 0, 0.5) AS STRING)`, `0012-01-01 00:00:00.5`},
+	} {
+		b, err := BindValue(mustParse(t, c.e), rels)
+		if err != nil {
+			t.Errorf("%s: %v", c.e, err)
+			continue
+		}
+		if got := b.root.(*lit).v.(string); got != c.want {
+			t.Errorf("%s = %s, want %s (Spark's)", c.e, got, c.want)
+		}
+	}
+}

@@ -320,9 +320,10 @@ func parseZone(z string) (int64, bool) {
 	return sign * int64(h*3600+m*60), true
 }
 
-// formatDate renders days since the epoch as yyyy-mm-dd.
+// formatDate renders days since the epoch as yyyy-mm-dd, as Spark casts
+// a date to a string (javaDateText: +10000-01-01, -0005-01-01).
 func formatDate(d arrow.Date32) string {
-	return time.Unix(int64(d)*86400, 0).UTC().Format("2006-01-02")
+	return javaDateText(int64(d) * 86400)
 }
 
 // formatTimestamp renders microseconds as "yyyy-mm-dd hh:mm:ss[.ffffff]"
@@ -333,7 +334,7 @@ func formatTimestamp(us arrow.Timestamp) string {
 		sec--
 		frac += 1e6
 	}
-	s := time.Unix(sec, 0).UTC().Format("2006-01-02 15:04:05")
+	s := javaDateText(sec) + time.Unix(sec, 0).UTC().Format(" 15:04:05")
 	if frac != 0 {
 		s += strings.TrimRight(fmt.Sprintf(".%06d", frac), "0")
 	}
