@@ -733,8 +733,8 @@ func (b *binder) cast(e *Cast) (node, error) {
 // fold evaluates an expression without columns once, at bind time, so that
 // pruning and coercion see a constant. The constant renders as written.
 func (b *binder) fold(n node, src Expr) (node, error) {
-	if hasColumns(n) {
-		return n, nil
+	if hasColumns(n) || !isAtomic(n.Type()) {
+		return n, nil // a nested constant is computed with the rows
 	}
 	v, err := constValue(n, b.loc)
 	if err != nil && b.lazy > 0 {

@@ -101,6 +101,13 @@ var valueCases = []struct{ expr, typ, want string }{
 // row fails.
 func evalValue(t *testing.T, b *Bound, rec arrow.RecordBatch) []string {
 	t.Helper()
+	return evalRows(t, b, rec, rowText)
+}
+
+// evalRows evaluates b on each row of rec alone, each value as format
+// writes it; ERR for a row refused.
+func evalRows(t *testing.T, b *Bound, rec arrow.RecordBatch, format func(arrow.Array, int, schema.Type) string) []string {
+	t.Helper()
 	mem := memory.NewCheckedAllocator(memory.DefaultAllocator)
 	defer mem.AssertSize(t, 0)
 	ctx := exec.WithAllocator(context.Background(), mem)
@@ -115,7 +122,7 @@ func evalValue(t *testing.T, b *Bound, rec arrow.RecordBatch) []string {
 		case err != nil:
 			t.Fatalf("%s: %v", b, err)
 		default:
-			out[i] = rowText(arr, 0, b.Type())
+			out[i] = format(arr, 0, b.Type())
 			arr.Release()
 		}
 	}

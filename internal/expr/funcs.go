@@ -61,6 +61,12 @@ var functions = map[string][2]int{
 	"bit_count": {1, 1}, "iff": {3, 3}, "negative": {1, 1}, "positive": {1, 1}, "e": {0, 0}, "pi": {0, 0}, "mod": {2, 2},
 	"typeof": {1, 1}, "bround": {1, 2}, "factorial": {1, 1}, "elt": {2, -1}, "find_in_set": {2, 2}, "charindex": {2, 3}, "assert_true": {1, 2}, "sentences": {1, 3},
 	"try_add": {2, 2}, "try_subtract": {2, 2}, "try_multiply": {2, 2}, "try_divide": {2, 2}, "try_to_binary": {1, 2},
+	"array": {0, -1}, "map": {0, -1}, "named_struct": {2, -1}, "array_join": {2, 3}, "array_position": {2, 2},
+	"array_remove": {2, 2}, "array_distinct": {1, 1}, "array_union": {2, 2}, "array_intersect": {2, 2}, "array_except": {2, 2},
+	"arrays_overlap": {2, 2}, "array_max": {1, 1}, "array_min": {1, 1}, "array_repeat": {2, 2}, "slice": {3, 3},
+	"sort_array": {1, 2}, "array_sort": {1, 2}, "flatten": {1, 1}, "sequence": {2, 3}, "array_size": {1, 1},
+	"array_compact": {1, 1}, "array_append": {2, 2}, "array_prepend": {2, 2}, "array_insert": {3, 3}, "arrays_zip": {1, -1},
+	"map_concat": {0, -1}, "map_entries": {1, 1}, "map_from_arrays": {2, 2}, "map_from_entries": {1, 1},
 	"current_date": {0, 0}, "current_timestamp": {0, 0}, "now": {0, 0},
 }
 
@@ -96,6 +102,11 @@ func (b *binder) call(e *Call) (node, error) {
 	}
 	args := make([]node, len(e.Args))
 	var err error
+	for _, f := range families {
+		if f.binds[e.Name] {
+			return f.bind(b, e)
+		}
+	}
 	if strFuncs[e.Name] {
 		return b.bindStrFunc(e)
 	}
@@ -104,11 +115,6 @@ func (b *binder) call(e *Call) (node, error) {
 	}
 	if hashFuncs[e.Name] {
 		return b.bindHashFunc(e)
-	}
-	for _, f := range families {
-		if f.binds[e.Name] {
-			return f.bind(b, e)
-		}
 	}
 	if e.Name == "from_utc_timestamp" || e.Name == "to_utc_timestamp" {
 		return b.bindZoneFunc(e)
@@ -319,6 +325,11 @@ func (ev *evaluator) function(n *callN) (value, error) {
 		}
 		args = append(args, v)
 	}
+	for _, f := range families {
+		if f.evals[n.fn] {
+			return f.eval(ev, n, args)
+		}
+	}
 	if strFuncs[n.fn] {
 		return ev.strFunction(n, args)
 	}
@@ -327,11 +338,6 @@ func (ev *evaluator) function(n *callN) (value, error) {
 	}
 	if hashFuncs[n.fn] {
 		return ev.hashFunction(n, args)
-	}
-	for _, f := range families {
-		if f.evals[n.fn] {
-			return f.eval(ev, n, args)
-		}
 	}
 	if n.fn == "from_utc_timestamp" || n.fn == "to_utc_timestamp" {
 		return ev.zoneFunction(n, args)

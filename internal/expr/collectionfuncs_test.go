@@ -1,0 +1,253 @@
+package expr
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow"
+
+	"github.com/deltalite-go/deltalite/schema"
+	"github.com/deltalite-go/deltalite/testkit/peers"
+)
+
+// collectionExprs are evaluated here and by Spark over collRows (columns
+// n, a ARRAY<INT>, ad ARRAY<DOUBLE>, m MAP<STRING, DOUBLE>, st STRUCT<f:
+// STRING, g: INT>); values compare as Spark's CAST(... AS STRING) writes
+// them, and types as typeof names them.
+var collectionExprs = []string{
+	// constructors
+	`array(n, 1)`, `array(n, '2')`, `array(n, 2.5)`, `array(n, 2.5D, NULL)`, `array(st.f, 'x')`, `array(a, array(1L))`,
+	`array(st, named_struct('f', 'y', 'g', n))`, `array(d, ts)`, `array()`, `array(NULL)`, `array(n, NULL)`,
+	`map(n, a, 7, array(1))`, `map(CAST(n AS DOUBLE) * -0.0D, 1)`,
+	`named_struct('a', n, 'b', st.f, 'c', a)`, `named_struct('x', m)`, `element_at(array(n, n + 1), 2)`,
+	// arrays
+	`array_join(a, ',')`, `array_join(a, '-', 'N')`, `array_join(ad, '|')`, `array_join(array(st.f, 'x'), NULL)`,
+	`array_join(a, ',', st.f)`, `array_position(a, 3)`, `array_position(ad, CAST('NaN' AS DOUBLE))`, `array_position(ad, 0.0D)`,
+	`array_position(a, NULL)`, `array_position(a, 6L)`, `array_remove(a, 3)`, `array_remove(ad, 0.0D)`, `array_remove(a, st.g)`,
+	`array_distinct(array(n, 1, n, NULL, NULL, 1))`, `array_distinct(concat(ad, ad, array(0.0D, -0.0D)))`, `array_distinct(a)`,
+	`array_union(a, array(1, 2, NULL))`, `array_union(ad, array(0.0D, -0.0D))`, `array_union(a, array(5L))`,
+	`array_intersect(a, array(1, 3, NULL, 6))`, `array_intersect(ad, array(CAST('NaN' AS DOUBLE), 0.0D))`,
+	`array_except(a, array(1))`, `array_except(ad, array(0.0D))`, `arrays_overlap(a, array(3))`, `arrays_overlap(a, array(9))`,
+	`arrays_overlap(a, array(NULL))`, `arrays_overlap(ad, array(0.0D))`, `arrays_overlap(a, array())`,
+	`array_max(a)`, `array_min(a)`, `array_max(ad)`, `array_min(ad)`, `array_max(array(st.f, 'b'))`, `array_min(array(a, array(2, 1)))`,
+	`array_repeat(n, 2)`, `array_repeat(st.f, n - 1)`, `array_repeat(a, st.g)`, `slice(a, 2, 2)`, `slice(a, -2, 5)`, `slice(a, n + 1, 1)`,
+	`slice(a, -9, 2)`, `slice(ad, 1, 0)`, `sort_array(a)`, `sort_array(a, false)`, `sort_array(ad)`, `sort_array(array(0.0D, -0.0D, n))`,
+	`array_sort(a)`, `array_sort(concat(ad, array(NULL, -1.0D)))`, `array_sort(array(st.f, 'B', 'a'))`, `sort_array(array(st, st))`,
+	`flatten(array(a, array(9)))`, `flatten(array(a, NULL))`, `flatten(array(array(ad), array(array(1.0D))))`,
+	`sequence(1, n)`, `sequence(n, 1)`, `sequence(n, 10, 3)`, `sequence(CAST(n AS TINYINT), 3Y)`, `sequence(d, DATE'2026-01-02')`,
+	`sequence(-5L, n, 4)`, `array_size(a)`, `array_size(ad)`, `array_compact(a)`, `array_compact(array(NULL, st.f))`,
+	`array_append(a, n)`, `array_append(a, NULL)`, `array_append(ad, 1)`, `array_prepend(a, 7L)`, `array_prepend(a, NULL)`,
+	`array_insert(a, 1, 0)`, `array_insert(a, -1, n)`, `array_insert(a, 6, 9)`, `array_insert(a, -6, 9)`, `array_insert(a, n + 2, 4L)`,
+	`array_insert(ad, -2, NULL)`, `arrays_zip(a, ad)`, `arrays_zip(a, array(st.f))`, `arrays_zip(a)`,
+	`reverse(a)`, `reverse(ad)`, `reverse(st.f)`, `concat(a, array(9))`, `concat(a, ad)`, `concat(a, a, array(NULL))`, `concat(st.f, 'z')`,
+	`a || array(n)`, `size(concat(a, array(1)))`, `array_contains(array_union(a, array(4)), 4)`,
+	// maps
+	`map_concat(m, map('q', 1.0D))`, `map_concat(m, map('n', n))`,
+	`map_entries(m)`, `map_from_arrays(array(n), array(st.f))`, `map_from_entries(array(named_struct('k', n, 'v', st.f)))`,
+	`map_from_entries(map_entries(m))`, `map_from_entries(array(named_struct('k', n, 'v', 1), NULL))`, `element_at(map_concat(m, map('q', 2)), 'q')`,
+}
+
+// collectionErrors are rows Spark's ANSI mode fails: the same rows fail here.
+var collectionErrors = []string{
+	`map(st.f, n, 'x', 1)`, `map(st.f, n)`, `map(n, 1, 0, 2)`, `slice(a, n - n, 1)`, `slice(a, 1, n - 2)`, `array_insert(a, n - n, 1)`,
+	`sequence(1, n, 0)`, `sequence(n, 5, -1)`, `map_concat(m, map('k', n))`, `map_from_arrays(a, array(1.0D))`,
+	`map_from_arrays(a, ad)`, `map_from_arrays(array(st.f), array(n))`, `array(n, st.f)`, `map_from_entries(array(named_struct('k', st.f, 'v', 1)))`,
+}
+
+// Spark 4 computes the same values and types as this package for the
+// array, map and struct functions.
+func TestCollectionFunctionsAgreeWithSpark(t *testing.T) {
+	if testing.Short() {
+		t.Skip("interop with Spark: not in -short mode")
+	}
+	peers.Python(t)
+	s := peers.Spark(t)
+	sc, rec, vals := collectionBatch(t)
+	sparkNestedAgrees(t, s, sc, rec, collectionExprs, vals, false)
+	sparkNestedAgrees(t, s, sc, rec, collectionErrors, vals, true)
+}
+
+// collectionSchema adds a date and a timestamp to collSchema's columns.
+func collectionBatch(t *testing.T) (*schema.Struct, arrow.RecordBatch, []string) {
+	t.Helper()
+	sc := mustSchema(t, strings.TrimSuffix(collSchema, "]}")+`,
+{"name":"d","type":"date","nullable":true,"metadata":{}},{"name":"ts","type":"timestamp","nullable":true,"metadata":{}}]}`)
+	as, err := schema.ToArrow(sc, schema.ArrowOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	extra := []struct{ json, spark string }{
+		{`,"d":"2026-01-01","ts":"2026-01-01T10:00:00Z"}`, `, DATE'2026-01-01', TIMESTAMP'2026-01-01 10:00:00')`},
+		{`,"d":"1969-12-31","ts":"1969-12-31T23:59:59.5Z"}`, `, DATE'1969-12-31', TIMESTAMP'1969-12-31 23:59:59.5')`},
+		{`}`, `, CAST(NULL AS DATE), CAST(NULL AS TIMESTAMP))`},
+		{`,"d":"2026-01-05","ts":"2000-02-29T00:00:00Z"}`, `, DATE'2026-01-05', TIMESTAMP'2000-02-29 00:00:00')`},
+	}
+	var rows, vals []string
+	for i, r := range collRows {
+		rows = append(rows, strings.TrimSuffix(r.json, "}")+extra[i].json)
+		vals = append(vals, strings.TrimSuffix(r.spark, ")")+extra[i].spark)
+	}
+	return sc, jsonBatch(t, as, rows), vals
+}
+
+// sparkNestedAgrees checks exprs here against Spark over rec (Spark's rows
+// vals, columns n, a, ad, m, st, d, ts): each row's value as CAST(... AS
+// STRING) writes it and the type; with perRow, a query per row, and ERR
+// for a row that fails.
+func sparkNestedAgrees(t *testing.T, s *peers.SparkSession, sc *schema.Struct, rec arrow.RecordBatch, exprs, vals []string, perRow bool) {
+	t.Helper()
+	cols := "n, a, ad, m, st, d, ts"
+	theirs := map[string][]string{}
+	types := map[string]string{}
+	if !perRow {
+		var sel []string
+		for i, e := range exprs {
+			sel = append(sel, fmt.Sprintf("CAST(%s AS STRING) AS v%d, typeof(%s) AS t%d", e, i, e, i))
+		}
+		rows := sparkRows(t, s, "SELECT n, "+strings.Join(sel, ", ")+" FROM VALUES "+strings.Join(vals, ", ")+" AS t("+cols+")", len(vals))
+		for i, e := range exprs {
+			theirs[e] = sparkValues(rows, i)
+			types[e], _ = rows[0][fmt.Sprintf("t%d", i)].(string)
+		}
+	}
+	for _, e := range exprs {
+		if !perRow {
+			break
+		}
+		// One query per row: a row that fails fails its query.
+		for n := range vals {
+			q := fmt.Sprintf("SELECT n, CAST(%s AS STRING) AS v0 FROM VALUES %s AS t(%s)", e, vals[n], cols)
+			res := s.Try(t, peers.Op{"op": "sql", "sql": q})[0]
+			if !res.OK {
+				theirs[e] = append(theirs[e], "ERR")
+				continue
+			}
+			row := res.Table(t).Rows[0]
+			v, _ := row["v0"].(string)
+			if row["v0"] == nil {
+				v = "NULL"
+			}
+			theirs[e] = append(theirs[e], v)
+		}
+	}
+	for _, e := range exprs {
+		b, err := BindValue(mustParse(t, e), map[string]*schema.Struct{"": sc})
+		if err != nil {
+			t.Errorf("%s: %v", e, err)
+			continue
+		}
+		ours := evalNested(t, b, rec)
+		if strings.Join(ours, "|") != strings.Join(theirs[e], "|") {
+			t.Errorf("%s:\n here  %s\n Spark %s", e, strings.Join(ours, "|"), strings.Join(theirs[e], "|"))
+		}
+		if typ := types[e]; typ != "" && normType(typ) != normType(typeName(b.Type())) {
+			t.Errorf("%s is of type %s here, %s in Spark", e, typeName(b.Type()), typ)
+		}
+	}
+}
+
+func normType(s string) string {
+	return strings.NewReplacer(" ", "", "`", "").Replace(strings.ToLower(s))
+}
+
+// evalNested evaluates b on each row of rec alone, as Spark's CAST(... AS
+// STRING) writes the value; ERR for a row that fails.
+func evalNested(t *testing.T, b *Bound, rec arrow.RecordBatch) []string {
+	t.Helper()
+	return evalRows(t, b, rec, func(arr arrow.Array, i int, typ schema.Type) string {
+		if arr.IsNull(i) {
+			return "NULL"
+		}
+		return sparkText(nestedGo(arr, i), typ)
+	})
+}
+
+// sparkText is a value as Spark 4's CAST(... AS STRING) writes it.
+func sparkText(v any, t schema.Type) string {
+	if v == nil {
+		return "null"
+	}
+	switch t := t.(type) {
+	case *schema.Array:
+		var parts []string
+		for _, x := range v.([]any) {
+			parts = append(parts, sparkText(x, t.Element))
+		}
+		return "[" + strings.Join(parts, ", ") + "]"
+	case *schema.Map:
+		m := v.(*strMap)
+		var parts []string
+		for i := range m.keys {
+			parts = append(parts, sparkText(m.keys[i], t.Key)+" -> "+sparkText(m.vals[i], t.Value))
+		}
+		return "{" + strings.Join(parts, ", ") + "}"
+	case *schema.Struct:
+		var parts []string
+		for i, f := range t.Fields {
+			parts = append(parts, sparkText(v.(*structVal).vals[i], f.Type))
+		}
+		return "{" + strings.Join(parts, ", ") + "}"
+	}
+	return formatValue(v, t)
+}
+
+// Arguments Spark's analysis refuses, and forms this engine does not
+// compute, are refused when bound, naming the function and the argument.
+func TestCollectionRefusals(t *testing.T) {
+	sc, _, _ := collectionBatch(t)
+	rels := map[string]*schema.Struct{"": sc}
+	for _, c := range []struct{ e, want string }{
+		{`array(n, true)`, `array needs elements of one type, but TRUE is of BOOLEAN`},
+		{`array(n, a)`, `array needs elements of one type`},
+		{`map(n, 'x', 10L, ad)`, `map needs values of one type`},
+		{`map(n)`, `map takes keys and values in pairs`},
+		{`map(m, 1)`, `keys are maps`},
+		{`named_struct(st.f, 1)`, `field names must be constant strings`},
+		{`named_struct('a', 1, 'A', 2)`, `gives the field 'A' twice`},
+		{`array_union(a, array(TRUE))`, `array_union needs arrays of one type`},
+		{`array_union(a, m)`, `array_union needs an array, not m`},
+		{`array_distinct(array(m))`, `does not order maps`},
+		{`flatten(a)`, `flatten needs an array of arrays`},
+		{`sequence(ts, ts)`, `an interval step or timestamps are not supported`},
+		{`sequence(1.5, 3)`, `sequence needs integers or dates`},
+		{`sequence(1, 3, 1.5)`, `steps by an integer`},
+		{`sort_array(a, n > 0)`, `must be TRUE or FALSE`},
+		{`array_sort(a, a)`, `comparator`},
+		{`slice(a, CAST(n AS BIGINT), 1)`, `CAST it AS INT`},
+		{`array_join(array(m), ',')`, `array_join needs an array of atomic values`},
+		{`map_from_entries(a)`, `two-field structs`},
+		{`concat(n, a)`, `where a string is needed`},
+	} {
+		_, err := BindValue(mustParse(t, c.e), rels)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v, want an error naming %q", c.e, err, c.want)
+		}
+	}
+}
+
+// A bound collection expression renders as text that binds again to the
+// same values, constants included (they are not folded to one value).
+func TestCollectionRendersBack(t *testing.T) {
+	sc, rec, _ := collectionBatch(t)
+	rels := map[string]*schema.Struct{"": sc}
+	for _, e := range []string{`array(1, '2', n)`, `map('k', array(1.5D, -0.0D))`, `size(array(1, 2))`,
+		`named_struct('a', 1, 'b', array())`, `element_at(map_concat(map('x', 1), map('y', n)), 'y')`,
+		`sort_array(array(3, 1, 2), false)`, `a || array(1)`} {
+		b, err := BindValue(mustParse(t, e), rels)
+		if err != nil {
+			t.Fatalf("%s: %v", e, err)
+		}
+		again, err := BindValue(mustParse(t, b.String()), rels)
+		if err != nil {
+			t.Fatalf("%s rendered as %s: %v", e, b, err)
+		}
+		x, y := evalNested(t, b, rec), evalNested(t, again, rec)
+		if strings.Join(x, "|") != strings.Join(y, "|") || typeName(b.Type()) != typeName(again.Type()) {
+			t.Errorf("%s = %v (%s), rendered as %s = %v (%s)", e, x, typeName(b.Type()), b, y, typeName(again.Type()))
+		}
+		if x[0] == "NULL" {
+			t.Errorf("%s is NULL", e)
+		}
+	}
+}
