@@ -39,7 +39,7 @@ func Assign(b *Bound, field *schema.Field, strict bool) (*Bound, error) {
 	if err := checkAssign(from, field.Type, strict, col); err != nil {
 		return nil, errs.New(errs.InvalidArgument, "", "%s", err.Error())
 	}
-	if sameType(from, field.Type) {
+	if sameType(from, field.Type) && sameArrowType(from, field.Type) {
 		return b, nil
 	}
 	return newBound(&assignN{x: b.root, t: field.Type, strict: strict, col: col}, b.rels, b.loc), nil

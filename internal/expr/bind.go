@@ -341,6 +341,9 @@ func (b *binder) binary(e *Binary) (node, error) {
 		if err != nil {
 			return nil, err
 		}
+		if isNestedType(l.Type()) || isNestedType(r.Type()) {
+			return b.nestedCmp(e, l, r)
+		}
 		ns, err := b.unify([]node{l, r}, []Expr{e.L, e.R}, e)
 		if err != nil {
 			return nil, err

@@ -42,6 +42,10 @@ var collectionExprs = []string{
 	`array_insert(ad, -2, NULL)`, `arrays_zip(a, ad)`, `arrays_zip(a, array(st.f))`, `arrays_zip(a)`,
 	`reverse(a)`, `reverse(ad)`, `reverse(st.f)`, `concat(a, array(9))`, `concat(a, ad)`, `concat(a, a, array(NULL))`, `concat(st.f, 'z')`,
 	`a || array(n)`, `size(concat(a, array(1)))`, `array_contains(array_union(a, array(4)), 4)`,
+	// comparisons
+	`a = array(1, NULL, 3)`, `a <=> array(1, NULL, 3)`, `a <=> NULL`, `a != array(2L)`, `a < array(2)`, `a >= array(5, 6, 7)`,
+	`st = named_struct('f', 'x', 'g', 1)`, `st <=> named_struct('f', CAST(NULL AS STRING), 'g', n + 1)`,
+	`ad = array(1.5D, CAST('NaN' AS DOUBLE))`, `array(-0.0D) = array(CAST(n AS DOUBLE) * 0.0D)`, `array(st) > array(st, st)`,
 	// maps
 	`map_concat(m, map('q', 1.0D))`, `map_concat(m, map('n', n))`,
 	`map_entries(m)`, `map_from_arrays(array(n), array(st.f))`, `map_from_entries(array(named_struct('k', n, 'v', st.f)))`,

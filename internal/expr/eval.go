@@ -239,6 +239,9 @@ func (ev *evaluator) eval(n node) (value, error) {
 		}
 		return ev.binaryOp(n.l, n.r, func(l, r value) (value, error) { return ev.call(name, nil, l, r) })
 	case *cmpN:
+		if isNestedType(n.l.Type()) || isNestedType(n.r.Type()) {
+			return ev.binaryOp(n.l, n.r, func(l, r value) (value, error) { return ev.nestedCompare(n, l, r) })
+		}
 		return ev.binaryOp(n.l, n.r, func(l, r value) (value, error) { return ev.compare(n.op, l, r, n.l.Type()) })
 	case *arithN:
 		return ev.binaryOp(n.l, n.r, func(l, r value) (value, error) { return ev.arith(n, l, r) })
