@@ -23,6 +23,7 @@ var sparkGeneratedCollections = []struct{ col, typ, expr string }{
 	{"st", "STRUCT<k: INT, v: ARRAY<STRING>>", "named_struct('k', id, 'v', array_remove(array(s, 'x'), 'p'))"},
 	{"sl", "ARRAY<INT>", "slice(concat(array(id), a), 1, 2)"},
 	{"e", "ARRAY<STRUCT<key: STRING, value: INT>>", "map_entries(map('id', id, coalesce(s, 'none'), size(a)))"},
+	{"g0", "INT", "concat(array(id), a)[0]"},
 	{"f", "ARRAY<BIGINT>", "flatten(array(sequence(1L, CAST(id AS BIGINT) % 4 + 1), array(array_position(a, 3))))"},
 }
 

@@ -107,6 +107,8 @@ func (b *binder) bind(e Expr) (node, error) {
 		return b.like(e)
 	case *Cast:
 		return b.cast(e)
+	case *Subscript:
+		return b.subscript(e)
 	case *Call:
 		return b.call(e)
 	case *Case:

@@ -350,6 +350,9 @@ func unbind(n node, qualify bool) Expr {
 			}
 			return &Binary{Op: op, L: unbind(n.args[0], qualify), R: unbind(n.args[1], qualify)}
 		}
+		if n.fn == subscriptFn {
+			return &Subscript{X: unbind(n.args[0], qualify), Index: unbind(n.args[1], qualify)}
+		}
 		c := &Call{Name: n.fn}
 		for _, a := range n.args {
 			c.Args = append(c.Args, unbind(a, qualify))

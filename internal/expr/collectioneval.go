@@ -202,6 +202,8 @@ func (ev *evaluator) collectionRow(n *callN, v []any) (any, error) {
 		return out, nil
 	case "sequence":
 		return sequenceRow(n, v)
+	case subscriptFn:
+		return subscriptRow(n, v)
 	}
 	// Functions of an array (the first argument) and more: NULL when the
 	// array is.

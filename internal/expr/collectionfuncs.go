@@ -36,6 +36,16 @@ var collectionFuncs = map[string]bool{
 	"map_concat": true, "map_entries": true, "map_from_arrays": true, "map_from_entries": true,
 }
 
+// collectionEvals are the names of the calls this file evaluates: its
+// functions and subscripts.
+var collectionEvals = func() map[string]bool {
+	m := map[string]bool{subscriptFn: true}
+	for k := range collectionFuncs {
+		m[k] = true
+	}
+	return m
+}()
+
 // maxArrayLength is the most elements Spark builds into one array
 // (ByteArrayMethods.MAX_ROUNDED_ARRAY_LENGTH).
 const maxArrayLength = 2147483632

@@ -42,6 +42,9 @@ var collectionExprs = []string{
 	`array_insert(ad, -2, NULL)`, `arrays_zip(a, ad)`, `arrays_zip(a, array(st.f))`, `arrays_zip(a)`,
 	`reverse(a)`, `reverse(ad)`, `reverse(st.f)`, `concat(a, array(9))`, `concat(a, ad)`, `concat(a, a, array(NULL))`, `concat(st.f, 'z')`,
 	`a || array(n)`, `size(concat(a, array(1)))`, `array_contains(array_union(a, array(4)), 4)`,
+	// subscripts
+	`a[0]`, `m['k']`, `m['zz']`, `ad[CAST(n AS BIGINT) - n]`, `array(st, st)[1]`, `map(n, a)[n]`, `sort_array(a, false)[0]`,
+	`(a)[0] + 1`, `array(array(n))[0][0]`, `map_from_arrays(array(1.5D), array(n))[1.5]`,
 	// comparisons
 	`a = array(1, NULL, 3)`, `a <=> array(1, NULL, 3)`, `a <=> NULL`, `a != array(2L)`, `a < array(2)`, `a >= array(5, 6, 7)`,
 	`st = named_struct('f', 'x', 'g', 1)`, `st <=> named_struct('f', CAST(NULL AS STRING), 'g', n + 1)`,
@@ -56,7 +59,7 @@ var collectionExprs = []string{
 var collectionErrors = []string{
 	`map(st.f, n, 'x', 1)`, `map(st.f, n)`, `map(n, 1, 0, 2)`, `slice(a, n - n, 1)`, `slice(a, 1, n - 2)`, `array_insert(a, n - n, 1)`,
 	`sequence(1, n, 0)`, `sequence(n, 5, -1)`, `map_concat(m, map('k', n))`, `map_from_arrays(a, array(1.0D))`,
-	`map_from_arrays(a, ad)`, `map_from_arrays(array(st.f), array(n))`, `array(n, st.f)`, `map_from_entries(array(named_struct('k', st.f, 'v', 1)))`,
+	`map_from_arrays(a, ad)`, `map_from_arrays(array(st.f), array(n))`, `array(n, st.f)`, `a[n]`, `a[-1]`, `ad[n - 3]`, `map_from_entries(array(named_struct('k', st.f, 'v', 1)))`,
 }
 
 // Spark 4 computes the same values and types as this package for the
@@ -222,6 +225,9 @@ func TestCollectionRefusals(t *testing.T) {
 		{`array_join(array(m), ',')`, `array_join needs an array of atomic values`},
 		{`map_from_entries(a)`, `two-field structs`},
 		{`concat(n, a)`, `where a string is needed`},
+		{`a['x']`, `an array's index is an integer`},
+		{`n[0]`, `which has no elements to subscript`},
+		{`m[1]`, `cannot be used as STRING`},
 	} {
 		_, err := BindValue(mustParse(t, c.e), rels)
 		if err == nil || !strings.Contains(err.Error(), c.want) {
@@ -236,7 +242,7 @@ func TestCollectionRendersBack(t *testing.T) {
 	sc, rec, _ := collectionBatch(t)
 	rels := map[string]*schema.Struct{"": sc}
 	for _, e := range []string{`array(1, '2', n)`, `map('k', array(1.5D, -0.0D))`, `size(array(1, 2))`,
-		`named_struct('a', 1, 'b', array())`, `element_at(map_concat(map('x', 1), map('y', n)), 'y')`,
+		`named_struct('a', 1, 'b', array())`, `(a)[0]`, `(-a[0])`, `array(1)[n - n]`, `map('k', 1)['k'] + 1`, `m['k']`, `element_at(map_concat(map('x', 1), map('y', n)), 'y')`,
 		`sort_array(array(3, 1, 2), false)`, `a || array(1)`} {
 		b, err := BindValue(mustParse(t, e), rels)
 		if err != nil {

@@ -33,7 +33,7 @@ func init() {
 		{schemaOfJSONNames, nil, (*binder).bindSchemaOfJSON, nil},
 		{fromJSONNames, fromJSONNames, (*binder).bindFromJSON, (*evaluator).fromJSONFunction},
 		{refusedBinds, nil, (*binder).bindRefused, nil},
-		{collectionFuncs, collectionFuncs, (*binder).bindCollectionFunc, (*evaluator).collectionFunction},
+		{collectionFuncs, collectionEvals, (*binder).bindCollectionFunc, (*evaluator).collectionFunction},
 	}
 }
 

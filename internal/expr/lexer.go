@@ -46,7 +46,7 @@ func (t token) describe() string {
 
 // symbols, longest first so that "<=>" wins over "<=".
 var symbols = []string{"<=>", "==", "!=", "<>", "<=", ">=", "||", "::",
-	"=", "<", ">", "(", ")", ",", ".", "+", "-", "*", "/", "%", "!", "&", "|", "^", "~"}
+	"=", "<", ">", "(", ")", "[", "]", ",", ".", "+", "-", "*", "/", "%", "!", "&", "|", "^", "~"}
 
 // lex splits src into tokens; the last one is tkEOF.
 func lex(src string) ([]token, error) {

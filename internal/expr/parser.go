@@ -143,7 +143,7 @@ func infixBP(t, nt token) int {
 			return bpAdditive
 		case "*", "/", "%":
 			return bpMultiplicative
-		case "::":
+		case "::", "[":
 			return bpPostfix
 		case "|":
 			return bpBitOr
@@ -188,6 +188,16 @@ func (p *parser) infix(left Expr) (Expr, error) {
 				return nil, err
 			}
 			return &Cast{At: at, X: left, Type: typ}, nil
+		}
+		if t.text == "[" {
+			idx, err := p.expr(0)
+			if err != nil {
+				return nil, err
+			}
+			if err := p.expectSym("]"); err != nil {
+				return nil, err
+			}
+			return &Subscript{At: at, X: left, Index: idx}, nil
 		}
 		op := binaryOps[t.text]
 		right, err := p.expr(infixBP(t, token{}))

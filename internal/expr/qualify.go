@@ -38,6 +38,8 @@ func Qualify(e Expr, rel string) Expr {
 		return &Like{At: n.At, X: q(n.X), Pattern: q(n.Pattern), Escape: n.Escape, Not: n.Not, Fold: n.Fold}
 	case *Cast:
 		return &Cast{At: n.At, X: q(n.X), Type: n.Type}
+	case *Subscript:
+		return &Subscript{At: n.At, X: q(n.X), Index: q(n.Index)}
 	case *Call:
 		return &Call{At: n.At, Name: n.Name, Args: list(n.Args)}
 	case *Case:

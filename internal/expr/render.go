@@ -214,6 +214,8 @@ func render(sb *strings.Builder, e Expr) {
 		if e.Escape != 0 {
 			sb.WriteString(" ESCAPE " + quoteString(string(e.Escape)))
 		}
+	case *Subscript:
+		renderSubscript(sb, e, func(x Expr) { render(sb, x) })
 	case *Cast:
 		sb.WriteString("CAST(")
 		render(sb, e.X)

@@ -1,0 +1,87 @@
+package expr
+
+import (
+	"github.com/deltalite-go/deltalite/schema"
+)
+
+// Subscript is x[index]: an element of an array (0-based) or the value of
+// a map's key.
+type Subscript struct {
+	At       int
+	X, Index Expr
+}
+
+func (e *Subscript) Pos() int       { return e.At }
+func (e *Subscript) String() string { return renderString(e) }
+func (*Subscript) expr()            {}
+
+// subscriptFn is the name a bound subscript's call carries: no function's
+// name, so that only the parser's brackets make one.
+const subscriptFn = "[]"
+
+// renderSubscript writes x[index], x in parentheses unless it is atomic.
+func renderSubscript(sb interface{ WriteString(string) (int, error) }, e *Subscript, render func(Expr)) {
+	if bindingPower(e.X) < bpAtom {
+		sb.WriteString("(")
+		render(e.X)
+		sb.WriteString(")")
+	} else {
+		render(e.X)
+	}
+	sb.WriteString("[")
+	render(e.Index)
+	sb.WriteString("]")
+}
+
+// subscript binds x[index], as Spark's GetArrayItem (ANSI: an index
+// outside the array fails, a NULL index is NULL) and GetMapValue (a
+// missing key is NULL).
+func (b *binder) subscript(e *Subscript) (node, error) {
+	x, err := b.bind(e.X)
+	if err != nil {
+		return nil, err
+	}
+	call := &Call{At: e.At, Name: "subscript", Args: []Expr{e.X, e.Index}}
+	switch t := x.Type().(type) {
+	case *schema.Array:
+		i, err := b.bind(e.Index)
+		if err != nil {
+			return nil, err
+		}
+		if !isIntegral(i.Type()) && !isVoid(i.Type()) {
+			return nil, errAt(e.Index, "an array's index is an integer, not %s (%s)", e.Index, typeName(i.Type()))
+		}
+		if i, err = b.coerce(i, tLong, e.Index); err != nil {
+			return nil, err
+		}
+		return &callN{fn: subscriptFn, args: []node{x, i}, t: t.Element}, nil
+	case *schema.Map:
+		k, err := b.keyOperand(call, e.Index, t.Key)
+		if err != nil {
+			return nil, err
+		}
+		return &callN{fn: subscriptFn, args: []node{x, k}, t: t.Value}, nil
+	}
+	return nil, errAt(e, "%s is of type %s, which has no elements to subscript", e.X, typeName(x.Type()))
+}
+
+// subscriptRow is one row of x[index].
+func subscriptRow(n *callN, v []any) (any, error) {
+	if v[0] == nil || v[1] == nil {
+		return nil, nil
+	}
+	if m, ok := v[0].(*strMap); ok {
+		kt := n.args[0].Type().(*schema.Map).Key
+		for i, k := range m.keys {
+			if compareNested(k, v[1], kt) == 0 {
+				return m.vals[i], nil
+			}
+		}
+		return nil, nil
+	}
+	a, i := v[0].([]any), v[1].(int64)
+	if i < 0 || i >= int64(len(a)) {
+		return nil, collectionErr("the index %d is out of bounds; the array has %d elements (the first has index 0)", i, len(a))
+	}
+	return a[i], nil
+}
