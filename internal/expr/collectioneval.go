@@ -88,7 +88,7 @@ func (ev *evaluator) collectionRow(n *callN, v []any) (any, error) {
 		return out, nil
 	case "map":
 		mt := n.t.(*schema.Map)
-		m := &strMap{}
+		m := newMapBuilder(mt.Key)
 		for i := 0; i < len(v); i += 2 {
 			k, err := castNested(v[i], argT(i), mt.Key, ev.loc)
 			if err != nil {
@@ -98,11 +98,11 @@ func (ev *evaluator) collectionRow(n *callN, v []any) (any, error) {
 			if err != nil {
 				return nil, err
 			}
-			if err := putMapEntry(m, k, x, mt.Key); err != nil {
+			if err := m.put(k, x); err != nil {
 				return nil, err
 			}
 		}
-		return m, nil
+		return m.m, nil
 	case "named_struct":
 		s := &structVal{}
 		for i := 1; i < len(v); i += 2 {
@@ -114,7 +114,7 @@ func (ev *evaluator) collectionRow(n *callN, v []any) (any, error) {
 			return nil, nil
 		}
 		mt := n.t.(*schema.Map)
-		m := &strMap{}
+		m := newMapBuilder(mt.Key)
 		for i, x := range v {
 			c, err := castNested(x, argT(i), mt, ev.loc)
 			if err != nil {
@@ -122,12 +122,12 @@ func (ev *evaluator) collectionRow(n *callN, v []any) (any, error) {
 			}
 			cm := c.(*strMap)
 			for j := range cm.keys {
-				if err := putMapEntry(m, cm.keys[j], cm.vals[j], mt.Key); err != nil {
+				if err := m.put(cm.keys[j], cm.vals[j]); err != nil {
 					return nil, err
 				}
 			}
 		}
-		return m, nil
+		return m.m, nil
 	case "map_entries":
 		if v[0] == nil {
 			return nil, nil
@@ -146,28 +146,28 @@ func (ev *evaluator) collectionRow(n *callN, v []any) (any, error) {
 		if len(ks) != len(xs) {
 			return nil, collectionErr("map_from_arrays: the key array has %d elements and the value array %d; they must have the same length", len(ks), len(xs))
 		}
-		m := &strMap{}
+		m := newMapBuilder(n.t.(*schema.Map).Key)
 		for i := range ks {
-			if err := putMapEntry(m, ks[i], xs[i], n.t.(*schema.Map).Key); err != nil {
+			if err := m.put(ks[i], xs[i]); err != nil {
 				return nil, err
 			}
 		}
-		return m, nil
+		return m.m, nil
 	case "map_from_entries":
 		if v[0] == nil {
 			return nil, nil
 		}
-		m := &strMap{}
+		m := newMapBuilder(n.t.(*schema.Map).Key)
 		for _, e := range v[0].([]any) {
 			if e == nil {
 				return nil, nil
 			}
 			s := e.(*structVal)
-			if err := putMapEntry(m, s.vals[0], s.vals[1], n.t.(*schema.Map).Key); err != nil {
+			if err := m.put(s.vals[0], s.vals[1]); err != nil {
 				return nil, err
 			}
 		}
-		return m, nil
+		return m.m, nil
 	case "array_repeat":
 		if v[1] == nil {
 			return nil, nil
@@ -323,7 +323,7 @@ func (ev *evaluator) collectionRow(n *callN, v []any) (any, error) {
 		}
 		return slices.Clone(arr[i:min(len(arr), i+length)]), nil
 	case "array_distinct":
-		return distinctInto(nil, arr, et), nil
+		return distinct(arr, et), nil
 	case "array_union", "array_intersect", "array_except", "arrays_overlap":
 		if v[1] == nil {
 			return nil, nil
@@ -456,20 +456,29 @@ func arrayInsert(a []any, pos int64, x any) (any, error) {
 	return out, nil
 }
 
-// putMapEntry adds key k (stored as Spark normalises it) with value x to
-// m: a NULL key or one m holds fails, as Spark's EXCEPTION policy fails.
-func putMapEntry(m *strMap, k, x any, kt schema.Type) error {
+// mapBuilder builds a map value as Spark's ArrayBasedMapBuilder does with
+// the EXCEPTION policy: a NULL key or one given twice fails; keys are
+// stored normalised (-0.0 as 0.0).
+type mapBuilder struct {
+	m    *strMap
+	keys *valueSet
+}
+
+func newMapBuilder(kt schema.Type) *mapBuilder {
+	return &mapBuilder{m: &strMap{}, keys: newValueSet(kt)}
+}
+
+func (b *mapBuilder) put(k, x any) error {
 	if k == nil {
 		return collectionErr("cannot use NULL as a map key")
 	}
 	k = normalizeFloat(k)
-	for _, have := range m.keys {
-		if compareNested(have, k, kt) == 0 {
-			return collectionErr("duplicate map key %s; a key may appear once (spark.sql.mapKeyDedupPolicy=EXCEPTION)", formatNested(k, kt))
-		}
+	if b.keys.has(k) {
+		return collectionErr("duplicate map key %s; a key may appear once (spark.sql.mapKeyDedupPolicy=EXCEPTION)", formatNested(k, b.keys.t))
 	}
-	m.keys = append(m.keys, k)
-	m.vals = append(m.vals, x)
+	b.keys.add(k)
+	b.m.keys = append(b.m.keys, k)
+	b.m.vals = append(b.m.vals, x)
 	return nil
 }
 
@@ -481,25 +490,15 @@ func formatNested(v any, t schema.Type) string {
 	return fmt.Sprint(v)
 }
 
-// contains reports whether set holds x (compared as Spark's ordering).
-func contains(set []any, x any, t schema.Type) bool {
-	for _, y := range set {
-		if y == nil && x == nil || y != nil && x != nil && compareNested(x, y, t) == 0 {
-			return true
-		}
-	}
-	return false
-}
-
-// distinctInto appends to out the elements of in that out does not hold,
-// each once, in order (-0.0 stored as 0.0).
-func distinctInto(out, in []any, t schema.Type) []any {
-	if out == nil {
-		out = []any{}
-	}
+// distinct is the elements of in, each once, in order (-0.0 stored as
+// 0.0, as Spark's hash sets store it).
+func distinct(in []any, t schema.Type) []any {
+	out := []any{}
+	seen := newValueSet(t)
 	for _, x := range in {
 		x = normalizeFloat(x)
-		if !contains(out, x, t) {
+		if !seen.has(x) {
+			seen.add(x)
 			out = append(out, x)
 		}
 	}
@@ -509,34 +508,37 @@ func distinctInto(out, in []any, t schema.Type) []any {
 // setOp is array_union, array_intersect, array_except or arrays_overlap
 // of a and b.
 func setOp(fn string, a, b []any, t schema.Type) any {
-	switch fn {
-	case "array_union":
-		return distinctInto(distinctInto(nil, a, t), b, t)
-	case "arrays_overlap":
+	if fn == "array_union" {
+		return distinct(append(slices.Clip(a), b...), t)
+	}
+	inB := newValueSet(t)
+	for _, x := range b {
+		inB.add(x)
+	}
+	if fn == "arrays_overlap" {
 		hasNull := false
 		for _, x := range a {
 			if x == nil {
 				hasNull = true
 				continue
 			}
-			if contains(b, x, t) {
+			if inB.has(x) {
 				return true
 			}
 		}
-		if len(a) > 0 && len(b) > 0 && (hasNull || contains(b, nil, t)) {
+		if len(a) > 0 && len(b) > 0 && (hasNull || inB.has(nil)) {
 			return nil
 		}
 		return false
 	}
 	keep := fn == "array_intersect"
-	out := []any{}
+	var out []any
 	for _, x := range a {
-		x = normalizeFloat(x)
-		if contains(b, x, t) == keep && !contains(out, x, t) {
+		if inB.has(x) == keep {
 			out = append(out, x)
 		}
 	}
-	return out
+	return distinct(out, t)
 }
 
 // sequenceRow is Spark's sequence of integers (step 1 or -1 by default)

@@ -42,6 +42,9 @@ var collectionExprs = []string{
 	`array_insert(ad, -2, NULL)`, `arrays_zip(a, ad)`, `arrays_zip(a, array(st.f))`, `arrays_zip(a)`,
 	`reverse(a)`, `reverse(ad)`, `reverse(st.f)`, `concat(a, array(9))`, `concat(a, ad)`, `concat(a, a, array(NULL))`, `concat(st.f, 'z')`,
 	`a || array(n)`, `size(concat(a, array(1)))`, `array_contains(array_union(a, array(4)), 4)`,
+	`array_distinct(array(CAST(n AS FLOAT) * -0.0F, 0.0F, CAST('NaN' AS FLOAT), CAST('NaN' AS FLOAT)))`,
+	`array_union(array(X'41', CAST(st.f AS BINARY)), array(X'41', X'42'))`, `array_except(array(a, array(1)), array(array(1)))`,
+	`array_intersect(array(st, st, NULL), array(named_struct('f', 'x', 'g', 1), NULL))`,
 	// subscripts
 	`a[0]`, `m['k']`, `m['zz']`, `ad[CAST(n AS BIGINT) - n]`, `array(st, st)[1]`, `map(n, a)[n]`, `sort_array(a, false)[0]`,
 	`(a)[0] + 1`, `array(array(n))[0][0]`, `map_from_arrays(array(1.5D), array(n))[1.5]`,

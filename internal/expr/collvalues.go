@@ -206,3 +206,67 @@ func normalizeFloat(v any) any {
 	}
 	return v
 }
+
+// valueSet holds values of one type for the functions that look values
+// up (distinct elements, set operations, map keys): atomic values hashed
+// by a key equal for the values Spark's ordering finds equal, nested ones
+// in a list compared one by one.
+type valueSet struct {
+	t      schema.Type
+	hashed map[any]bool
+	nested []any
+}
+
+func newValueSet(t schema.Type) *valueSet { return &valueSet{t: t, hashed: map[any]bool{}} }
+
+// nullKey, nanKey and bytesKey stand for NULL, NaN (of 32 or 64 bits) and
+// a binary value in a valueSet's keys.
+type (
+	nullKey  struct{}
+	nanKey   struct{ bits int }
+	bytesKey string
+)
+
+// hashKey is the comparable key of an atomic value; ok is false for an
+// array or struct.
+func hashKey(v any) (any, bool) {
+	switch x := v.(type) {
+	case nil:
+		return nullKey{}, true
+	case float64:
+		if math.IsNaN(x) {
+			return nanKey{64}, true
+		}
+		return x + 0, true // -0.0 + 0 is 0.0
+	case float32:
+		if x != x {
+			return nanKey{32}, true
+		}
+		return x + 0, true
+	case []byte:
+		return bytesKey(x), true
+	case []any, *strMap, *structVal:
+		return nil, false
+	}
+	return v, true
+}
+
+func (s *valueSet) has(x any) bool {
+	if k, ok := hashKey(x); ok {
+		return s.hashed[k]
+	}
+	for _, y := range s.nested {
+		if compareNested(x, y, s.t) == 0 {
+			return true
+		}
+	}
+	return false
+}
+
+func (s *valueSet) add(x any) {
+	if k, ok := hashKey(x); ok {
+		s.hashed[k] = true
+		return
+	}
+	s.nested = append(s.nested, x)
+}
