@@ -202,6 +202,8 @@ func (ev *evaluator) collectionRow(n *callN, v []any) (any, error) {
 		return out, nil
 	case "sequence":
 		return sequenceRow(n, v)
+	case "concat_ws":
+		return ev.concatWs(n, v)
 	case subscriptFn:
 		return subscriptRow(n, v)
 	}
@@ -398,6 +400,34 @@ func (ev *evaluator) collectionRow(n *callN, v []any) (any, error) {
 		return arrayInsert(a, int64(v[1].(int32)), x)
 	}
 	return nil, fmt.Errorf("function %s cannot be evaluated", n.fn)
+}
+
+// concatWs is one row of concat_ws: NULL for a NULL separator, the other
+// NULLs (arguments and elements) left out.
+func (ev *evaluator) concatWs(n *callN, v []any) (any, error) {
+	if v[0] == nil {
+		return nil, nil
+	}
+	var parts []string
+	for i, x := range v[1:] {
+		switch x := x.(type) {
+		case string:
+			parts = append(parts, x)
+		case []any:
+			et := elemType(n.args[i+1].Type())
+			for _, y := range x {
+				if y == nil {
+					continue
+				}
+				s, err := castValue(y, et, tString, ev.loc)
+				if err != nil {
+					return nil, err
+				}
+				parts = append(parts, s.(string))
+			}
+		}
+	}
+	return strings.Join(parts, v[0].(string)), nil
 }
 
 // et0 is the element type the set functions compare in: the result's, or

@@ -32,7 +32,7 @@ var collectionFuncs = map[string]bool{
 	"array_intersect": true, "array_except": true, "arrays_overlap": true, "array_max": true, "array_min": true,
 	"array_repeat": true, "slice": true, "sort_array": true, "array_sort": true, "flatten": true, "sequence": true,
 	"array_size": true, "array_compact": true, "array_append": true, "array_prepend": true, "array_insert": true,
-	"arrays_zip": true, "reverse": true, "concat": true,
+	"arrays_zip": true, "reverse": true, "concat": true, "concat_ws": true,
 	"map_concat": true, "map_entries": true, "map_from_arrays": true, "map_from_entries": true,
 }
 
@@ -201,6 +201,8 @@ func (b *binder) bindCollectionFunc(e *Call) (node, error) {
 			return &callN{fn: e.Name, args: []node{x}, t: at}, nil
 		}
 		return b.arraysOfOneType(e, 0)
+	case "concat_ws":
+		return b.bindConcatWs(e)
 	case "array":
 		return b.bindArray(e)
 	case "map":
@@ -384,6 +386,29 @@ func (b *binder) bindStringConcat(e *Call) (node, error) {
 			return nil, err
 		}
 		args[i] = n
+	}
+	return b.fold(&callN{fn: e.Name, args: args, t: tString}, e)
+}
+
+// bindConcatWs binds concat_ws(sep, ...): strings, and arrays whose
+// elements are written as strings (CAST ... AS STRING), as Spark takes them.
+func (b *binder) bindConcatWs(e *Call) (node, error) {
+	args := make([]node, len(e.Args))
+	for i, a := range e.Args {
+		x, err := b.bind(a)
+		if err != nil {
+			return nil, err
+		}
+		if at, ok := x.Type().(*schema.Array); ok && i > 0 {
+			if !isAtomic(at.Element) {
+				return nil, errAt(a, "concat_ws takes strings and arrays of atomic values, not %s (%s)", a, typeName(at))
+			}
+			args[i] = x
+			continue
+		}
+		if args[i], err = b.stringOperand(a); err != nil {
+			return nil, err
+		}
 	}
 	return b.fold(&callN{fn: e.Name, args: args, t: tString}, e)
 }

@@ -45,6 +45,7 @@ var collectionExprs = []string{
 	`array_distinct(array(CAST(n AS FLOAT) * -0.0F, 0.0F, CAST('NaN' AS FLOAT), CAST('NaN' AS FLOAT)))`,
 	`array_union(array(X'41', CAST(st.f AS BINARY)), array(X'41', X'42'))`, `array_except(array(a, array(1)), array(array(1)))`,
 	`array_intersect(array(st, st, NULL), array(named_struct('f', 'x', 'g', 1), NULL))`,
+	`concat_ws(',', array(st.f, NULL, 'c'), st.f, NULL, array())`, `concat_ws(st.f, a)`, `concat_ws('/', a, ad, n, array(d))`,
 	// subscripts
 	`a[0]`, `m['k']`, `m['zz']`, `ad[CAST(n AS BIGINT) - n]`, `array(st, st)[1]`, `map(n, a)[n]`, `sort_array(a, false)[0]`,
 	`(a)[0] + 1`, `array(array(n))[0][0]`, `map_from_arrays(array(1.5D), array(n))[1.5]`,

@@ -384,14 +384,6 @@ func (ev *evaluator) function(n *callN) (value, error) {
 			}
 			return substringSQL(v[0].(string), int64(v[1].(int32)), length), nil
 		})
-	case "concat":
-		return ev.mapRows(args, tString, true, func(v []any) (any, error) {
-			var sb strings.Builder
-			for _, x := range v {
-				sb.WriteString(x.(string))
-			}
-			return sb.String(), nil
-		})
 	case "date", "to_date":
 		if len(n.args) == 2 {
 			return ev.timeFunction(n, args)
@@ -426,19 +418,6 @@ func (ev *evaluator) function(n *callN) (value, error) {
 	case "datediff":
 		return ev.mapRows(args, tInt, true, func(v []any) (any, error) {
 			return int32(v[0].(arrow.Date32) - v[1].(arrow.Date32)), nil
-		})
-	case "concat_ws":
-		return ev.mapRows(args, tString, false, func(v []any) (any, error) {
-			if v[0] == nil {
-				return nil, nil
-			}
-			parts := make([]string, 0, len(v)-1)
-			for _, x := range v[1:] {
-				if x != nil {
-					parts = append(parts, x.(string))
-				}
-			}
-			return strings.Join(parts, v[0].(string)), nil
 		})
 	case "replace":
 		return ev.mapRows(args, tString, true, func(v []any) (any, error) {
