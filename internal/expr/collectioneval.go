@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
 
@@ -201,6 +202,9 @@ func (ev *evaluator) collectionRow(n *callN, v []any) (any, error) {
 		}
 		return out, nil
 	case "sequence":
+		if isTimestamp(elemType(n.t)) {
+			return ev.timestampSequence(n, v)
+		}
 		return sequenceRow(n, v)
 	case "concat_ws":
 		return ev.concatWs(n, v)
@@ -610,6 +614,37 @@ func sequenceRow(n *callN, v []any) (any, error) {
 		x += step
 	}
 	return out, nil
+}
+
+// timestampSequence is Spark's sequence of timestamps with its default
+// step, a day (back when stop is before start): start plus i days on the
+// local time-line of the session time zone (of UTC for TIMESTAMP_NTZ),
+// keeping start's offset where it is valid, as ZonedDateTime.plusDays.
+func (ev *evaluator) timestampSequence(n *callN, v []any) (any, error) {
+	if anyNil(v) {
+		return nil, nil
+	}
+	loc := ev.loc
+	if isType(elemType(n.t), schema.TimestampNTZ) {
+		loc = time.UTC
+	}
+	start, stop := int64(v[0].(arrow.Timestamp)), int64(v[1].(arrow.Timestamp))
+	day := int64(microsPerDay)
+	if stop < start {
+		day = -day
+	}
+	if count := (stop-start)/day + 2; count > maxArrayLength {
+		return nil, collectionErr("sequence: %d elements exceed the limit of %d an array holds", count, maxArrayLength)
+	}
+	off, w := offsetMicros(loc, start), localMicros(loc, start)
+	out := []any{}
+	for i := int64(0); ; i++ {
+		t := zonedMicrosKeeping(loc, w+i*day, off)
+		if day > 0 && t > stop || day < 0 && t < stop {
+			return out, nil
+		}
+		out = append(out, arrow.Timestamp(t))
+	}
 }
 
 func toInt64(v any) int64 {

@@ -16,9 +16,10 @@ import (
 // array_distinct, array_union, array_intersect, array_except,
 // arrays_overlap, array_max, array_min, array_repeat, slice, sort_array,
 // array_sort (without a comparator), flatten, sequence (of integers, and
-// of dates a day apart), array_size, array_compact, array_append,
-// array_prepend, array_insert, arrays_zip, and reverse and concat of
-// arrays (of strings they are strfuncs.go's and funcs.go's); the map
+// of dates and timestamps a day apart), array_size, array_compact, array_append,
+// array_prepend, array_insert, arrays_zip, reverse (of a string it is
+// strfuncs.go's), concat and concat_ws (of strings and arrays), and
+// subscripts (collsubscript.go); the map
 // functions map_concat, map_entries, map_from_arrays, map_from_entries.
 // Elements compare as Spark's ordering does (-0.0 equal to 0.0, NaN equal
 // to NaN and greater than any number); the functions that collect
@@ -580,9 +581,9 @@ func (b *binder) bindSequence(e *Call) (node, error) {
 				return nil, err
 			}
 		}
-	case isType(t, schema.Date) && len(args) == 2:
+	case (isType(t, schema.Date) || isTimestamp(t)) && len(args) == 2:
 	case isType(t, schema.Date), isTimestamp(t):
-		return nil, errAt(e, "sequence of %s values is supported for dates a day apart (no step); an interval step or timestamps are not supported", typeName(t))
+		return nil, errAt(e, "sequence of %s values is supported a day apart (no step); an interval step is not supported", typeName(t))
 	default:
 		return nil, errAt(e, "sequence needs integers or dates, not %s", typeName(t))
 	}

@@ -46,6 +46,8 @@ var collectionExprs = []string{
 	`array_union(array(X'41', CAST(st.f AS BINARY)), array(X'41', X'42'))`, `array_except(array(a, array(1)), array(array(1)))`,
 	`array_intersect(array(st, st, NULL), array(named_struct('f', 'x', 'g', 1), NULL))`,
 	`concat_ws(',', array(st.f, NULL, 'c'), st.f, NULL, array())`, `concat_ws(st.f, a)`, `concat_ws('/', a, ad, n, array(d))`,
+	`size(sequence(ts, TIMESTAMP'2026-01-03 09:00:00'))`, `sequence(TIMESTAMP'2026-01-03 10:00:00', greatest(ts, TIMESTAMP'2025-12-30 00:00:00'))`,
+	`sequence(CAST(greatest(ts, TIMESTAMP'2026-01-01 00:00:00') AS TIMESTAMP_NTZ), TIMESTAMP_NTZ'2026-01-02 12:00:00')`,
 	// subscripts
 	`a[0]`, `m['k']`, `m['zz']`, `ad[CAST(n AS BIGINT) - n]`, `array(st, st)[1]`, `map(n, a)[n]`, `sort_array(a, false)[0]`,
 	`(a)[0] + 1`, `array(array(n))[0][0]`, `map_from_arrays(array(1.5D), array(n))[1.5]`,
@@ -220,7 +222,7 @@ func TestCollectionRefusals(t *testing.T) {
 		{`array_union(a, m)`, `array_union needs an array, not m`},
 		{`array_distinct(array(m))`, `does not order maps`},
 		{`flatten(a)`, `flatten needs an array of arrays`},
-		{`sequence(ts, ts)`, `an interval step or timestamps are not supported`},
+		{`sequence(ts, ts, 1)`, `an interval step is not supported`},
 		{`sequence(1.5, 3)`, `sequence needs integers or dates`},
 		{`sequence(1, 3, 1.5)`, `steps by an integer`},
 		{`sort_array(a, n > 0)`, `must be TRUE or FALSE`},
@@ -263,5 +265,47 @@ func TestCollectionRendersBack(t *testing.T) {
 		if x[0] == "NULL" {
 			t.Errorf("%s is NULL", e)
 		}
+	}
+}
+
+// Spark's sequence of timestamps steps a day on the local time-line of
+// its session time zone, across daylight-saving changes.
+func TestCollectionSequenceInZones(t *testing.T) {
+	if testing.Short() {
+		t.Skip("interop with Spark: not in -short mode")
+	}
+	peers.Python(t)
+	s := peers.Spark(t)
+	t.Cleanup(func() { s.Run(t, peers.Op{"op": "sql", "sql": "SET spark.sql.session.timeZone=UTC"}) })
+	sc := mustSchema(t, `{"type":"struct","fields":[{"name":"n","type":"integer","nullable":true,"metadata":{}},
+{"name":"ts","type":"timestamp","nullable":true,"metadata":{}}]}`)
+	as, err := schema.ToArrow(sc, schema.ArrowOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	instants := []string{"2026-03-07T07:30:00Z", "2026-10-31T06:30:00Z", "2026-11-01T05:30:00Z", "2026-03-08T12:00:00Z"}
+	var rows []string
+	for i, ts := range instants {
+		rows = append(rows, fmt.Sprintf(`{"n":%d,"ts":%q}`, i, ts))
+	}
+	rec := jsonBatch(t, as, rows)
+	var exprs []string
+	for _, stop := range []string{"2026-03-10 04:00:00", "2026-11-03 01:30:00", "2026-03-05 02:30:00"} {
+		exprs = append(exprs, fmt.Sprintf("array_join(sequence(ts, TIMESTAMP'%s'), ',')", stop),
+			fmt.Sprintf("array_join(sequence(CAST(ts AS TIMESTAMP_NTZ), TIMESTAMP_NTZ'%s'), ',')", stop))
+	}
+	for _, zone := range []string{"America/New_York", "Europe/Berlin"} {
+		t.Run(zone, func(t *testing.T) {
+			sess, err := NewSession(zone)
+			if err != nil {
+				t.Fatal(err)
+			}
+			s.Run(t, peers.Op{"op": "sql", "sql": "SET spark.sql.session.timeZone=" + zone})
+			var vals []string
+			for i, ts := range instants {
+				vals = append(vals, fmt.Sprintf("(%d, CAST(TIMESTAMP_LTZ'%s' AS TIMESTAMP))", i, strings.Replace(strings.TrimSuffix(ts, "Z"), "T", " ", 1)+" UTC"))
+			}
+			sparkAgreesIn(t, s, sess, sc, rec, exprs, vals, "n, ts")
+		})
 	}
 }
