@@ -309,3 +309,17 @@ func TestCollectionSequenceInZones(t *testing.T) {
 		})
 	}
 }
+
+// A constant array, map or struct is no NULL to file pruning: a file is
+// skipped only when its statistics decide (never for an array column).
+func TestCollectionPredicatesDoNotPrune(t *testing.T) {
+	sc, _, _ := collectionBatch(t)
+	fs := statsFile(sc, `{"numRecords":4,"minValues":{"n":0},"maxValues":{"n":3},"nullCount":{"n":0,"a":1}}`)
+	for _, pred := range []string{`a = array(1, NULL, 3)`, `a <=> array(1)`, `st = named_struct('f', 'x', 'g', 1)`,
+		`array(n) = array(1)`, `array_contains(array(1, 2), n)`, `size(array(n, n)) = 2`, `a IS NULL`, `map('k', 1.5D)['k'] = n`} {
+		p := mustCompile(t, pred, map[string]*schema.Struct{"": sc})
+		if d := Decide(p, File{Stats: fs}); d == False {
+			t.Errorf("%s skips a file its statistics do not decide", pred)
+		}
+	}
+}

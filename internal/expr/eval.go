@@ -391,8 +391,13 @@ func withParentNulls(mem memory.Allocator, parent *array.Struct, child arrow.Arr
 	return array.MakeFromData(nd)
 }
 
-// constValue evaluates an expression without columns.
+// constValue evaluates an expression without columns. A value of an
+// array, map or struct type is no constant here (one holds atomic values
+// only): it fails, and a caller keeps the expression.
 func constValue(n node, loc *time.Location) (v any, err error) {
+	if !isAtomic(n.Type()) {
+		return nil, errs.New(errs.Internal, "", "a constant of type %s is computed with the rows", typeName(n.Type()))
+	}
 	ev := newEvaluator(context.Background(), nil, 1, loc)
 	defer ev.close()
 	defer func() {
