@@ -327,7 +327,13 @@ func (ev *evaluator) collectionRow(n *callN, v []any) (any, error) {
 		if i < 0 || i >= len(arr) {
 			return []any{}, nil
 		}
-		return slices.Clone(arr[i:min(len(arr), i+length)]), nil
+		// Spark adds the length to the index in 32 bits: past 2^31-1 the
+		// end wraps below the start and the slice is empty.
+		end := int(int32(i) + int32(length))
+		if end <= i {
+			return []any{}, nil
+		}
+		return slices.Clone(arr[i:min(len(arr), end)]), nil
 	case "array_distinct":
 		return distinct(arr, et), nil
 	case "array_union", "array_intersect", "array_except", "arrays_overlap":

@@ -48,6 +48,9 @@ var collectionExprs = []string{
 	`concat_ws(',', array(st.f, NULL, 'c'), st.f, NULL, array())`, `concat_ws(st.f, a)`, `concat_ws('/', a, ad, n, array(d))`,
 	`size(sequence(ts, TIMESTAMP'2026-01-03 09:00:00'))`, `sequence(TIMESTAMP'2026-01-03 10:00:00', greatest(ts, TIMESTAMP'2025-12-30 00:00:00'))`,
 	`sequence(CAST(greatest(ts, TIMESTAMP'2026-01-01 00:00:00') AS TIMESTAMP_NTZ), TIMESTAMP_NTZ'2026-01-02 12:00:00')`,
+	`array_sort(array('é', 'z', st.f, '😀', 'Z', ''))`, `array_max(array('é', '😀', st.f))`, `array_distinct(array('ß', 'ss', st.f, 'ß'))`,
+	`sequence(9223372036854775806L, 9223372036854775807L)`, `sequence(-9223372036854775807L, -9223372036854775807L - 1L, -1L)`,
+	`slice(a, 2, 2147483647)`, `slice(a, -2147483647, 2)`, `array_position(array(9223372036854775807L, n), n)`,
 	// subscripts
 	`a[0]`, `m['k']`, `m['zz']`, `ad[CAST(n AS BIGINT) - n]`, `array(st, st)[1]`, `map(n, a)[n]`, `sort_array(a, false)[0]`,
 	`(a)[0] + 1`, `array(array(n))[0][0]`, `map_from_arrays(array(1.5D), array(n))[1.5]`,
@@ -65,7 +68,8 @@ var collectionExprs = []string{
 var collectionErrors = []string{
 	`map(st.f, n, 'x', 1)`, `map(st.f, n)`, `map(n, 1, 0, 2)`, `slice(a, n - n, 1)`, `slice(a, 1, n - 2)`, `array_insert(a, n - n, 1)`,
 	`sequence(1, n, 0)`, `sequence(n, 5, -1)`, `map_concat(m, map('k', n))`, `map_from_arrays(a, array(1.0D))`,
-	`map_from_arrays(a, ad)`, `map_from_arrays(array(st.f), array(n))`, `array(n, st.f)`, `a[n]`, `a[-1]`, `ad[n - 3]`, `map_from_entries(array(named_struct('k', st.f, 'v', 1)))`,
+	`map_from_arrays(a, ad)`, `map_from_arrays(array(st.f), array(n))`, `array(n, st.f)`, `a[n]`, `a[-1]`, `ad[n - 3]`,
+	`array_repeat(n, 2147483647)`, `sequence(0, 2147483647)`, `array_insert(a, 2147483647, 1)`, `array_insert(a, -2147483647, 1)`, `map_from_entries(array(named_struct('k', st.f, 'v', 1)))`,
 }
 
 // Spark 4 computes the same values and types as this package for the
