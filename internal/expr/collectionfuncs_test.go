@@ -51,6 +51,8 @@ var collectionExprs = []string{
 	`array_sort(array('é', 'z', st.f, '😀', 'Z', ''))`, `array_max(array('é', '😀', st.f))`, `array_distinct(array('ß', 'ss', st.f, 'ß'))`,
 	`sequence(9223372036854775806L, 9223372036854775807L)`, `sequence(-9223372036854775807L, -9223372036854775807L - 1L, -1L)`,
 	`slice(a, 2, 2147483647)`, `slice(a, -2147483647, 2)`, `array_position(array(9223372036854775807L, n), n)`,
+	`element_at(array(a, array(n)), 2)`, `array_contains(array(a, array(1)), array(1))`,
+	`array_contains(array(st, NULL), named_struct('f', 'x', 'g', 1))`, `element_at(map(n, a), n)`, `element_at(map(array(n), n), array(n))`,
 	// subscripts
 	`a[0]`, `m['k']`, `m['zz']`, `ad[CAST(n AS BIGINT) - n]`, `array(st, st)[1]`, `map(n, a)[n]`, `sort_array(a, false)[0]`,
 	`(a)[0] + 1`, `array(array(n))[0][0]`, `map_from_arrays(array(1.5D), array(n))[1.5]`,

@@ -1,8 +1,6 @@
 package expr
 
 import (
-	"math"
-
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
@@ -15,8 +13,9 @@ import (
 // mode: size / cardinality (NULL for NULL), element_at (1-based, from the
 // end when negative; 0 or an index past the end fails, a missing map key
 // is NULL), array_contains (NULL when not found among nulls), map_keys and
-// map_values. Elements and keys compared are atomic; floats compare as
-// Spark's ordering does (NaN equal to NaN, -0.0 to 0.0).
+// map_values. Elements and keys compare as Spark's ordering does
+// (collvalues.go: NaN equal to NaN, -0.0 to 0.0; arrays and structs
+// element by element).
 
 // nestedFuncs are the functions of this file (their arities are in
 // functions).
@@ -54,8 +53,10 @@ func (b *binder) bindNestedFunc(e *Call) (node, error) {
 	default:
 		key, t = mt.Key, mt.Value
 	}
-	if !isAtomic(t) || key != nil && !isAtomic(key) {
-		return nil, errAt(e, "%s of nested elements is not supported", e.Name)
+	if key != nil {
+		if err := orderable(e, key); err != nil {
+			return nil, err
+		}
 	}
 	var k node
 	if key == nil {
@@ -112,7 +113,11 @@ func (ev *evaluator) nestedFunction(n *callN, args []value) (value, error) {
 	}
 	var getK func(int) any
 	if len(args) > 1 {
-		getK = anyOf(args[1])
+		getK = nestedOf(args[1])
+	}
+	var kt schema.Type // the type of what is looked for
+	if len(n.args) > 1 {
+		kt = n.args[1].Type()
 	}
 	b, err := newBuilder(ev.mem, n.t)
 	if err != nil {
@@ -136,10 +141,10 @@ func (ev *evaluator) nestedFunction(n *callN, args []value) (value, error) {
 		case "array_contains":
 			var out any = false
 			for j := start; j < end; j++ {
-				switch v := goValue(elems, int(j)); {
+				switch v := nestedGo(elems, int(j)); {
 				case v == nil:
 					out = nil
-				case sqlEqual(v, k):
+				case compareNested(v, k, kt) == 0:
 					out = true
 				}
 				if out == true {
@@ -151,12 +156,12 @@ func (ev *evaluator) nestedFunction(n *callN, args []value) (value, error) {
 			if keys != nil {
 				var out any
 				for j := start; j < end; j++ {
-					if sqlEqual(goValue(keys, int(j)), k) {
-						out = goValue(elems, int(j))
+					if compareNested(nestedGo(keys, int(j)), k, kt) == 0 {
+						out = nestedGo(elems, int(j))
 						break
 					}
 				}
-				appendValue(b, out)
+				appendNested(b, out)
 				continue
 			}
 			idx, size := int64(k.(int32)), end-start
@@ -166,29 +171,13 @@ func (ev *evaluator) nestedFunction(n *callN, args []value) (value, error) {
 			case idx > size || -idx > size:
 				return value{}, errs.New(errs.InvalidArgument, "", "element_at: the index %d is out of bounds; the array has %d elements", idx, size)
 			case idx > 0:
-				appendValue(b, goValue(elems, int(start+idx-1)))
+				appendNested(b, nestedGo(elems, int(start+idx-1)))
 			default:
-				appendValue(b, goValue(elems, int(end+idx)))
+				appendNested(b, nestedGo(elems, int(end+idx)))
 			}
 		}
 	}
 	return value{arr: b.NewArray()}, nil
-}
-
-// sqlEqual compares two values of one atomic type as Spark's ordering
-// does: floats by value with NaN equal to NaN.
-func sqlEqual(a, b any) bool {
-	switch x := a.(type) {
-	case float64:
-		y := b.(float64)
-		return x == y || math.IsNaN(x) && math.IsNaN(y)
-	case float32:
-		y := b.(float32)
-		return x == y || x != x && y != y
-	case []byte:
-		return string(x) == string(b.([]byte))
-	}
-	return a != nil && a == b
 }
 
 // mapEntries is map_keys or map_values of m: a list over the map's keys
