@@ -109,6 +109,8 @@ func (b *binder) bind(e Expr) (node, error) {
 		return b.cast(e)
 	case *Subscript:
 		return b.subscript(e)
+	case *FieldAccess:
+		return b.fieldAccess(e)
 	case *Call:
 		return b.call(e)
 	case *Case:

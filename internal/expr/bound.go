@@ -353,6 +353,9 @@ func unbind(n node, qualify bool) Expr {
 		if n.fn == subscriptFn {
 			return &Subscript{X: unbind(n.args[0], qualify), Index: unbind(n.args[1], qualify)}
 		}
+		if n.fn == fieldFn {
+			return &FieldAccess{X: unbind(n.args[0], qualify), Name: n.args[1].(*lit).v.(string)}
+		}
 		c := &Call{Name: n.fn}
 		for _, a := range n.args {
 			c.Args = append(c.Args, unbind(a, qualify))

@@ -210,6 +210,8 @@ func (ev *evaluator) collectionRow(n *callN, v []any) (any, error) {
 		return ev.concatWs(n, v)
 	case subscriptFn:
 		return subscriptRow(n, v)
+	case fieldFn:
+		return fieldRow(n, v), nil
 	}
 	// Functions of an array (the first argument) and more: NULL when the
 	// array is.

@@ -40,7 +40,7 @@ var collectionFuncs = map[string]bool{
 // collectionEvals are the names of the calls this file evaluates: its
 // functions and subscripts.
 var collectionEvals = func() map[string]bool {
-	m := map[string]bool{subscriptFn: true}
+	m := map[string]bool{subscriptFn: true, fieldFn: true}
 	for k := range collectionFuncs {
 		m[k] = true
 	}

@@ -53,6 +53,8 @@ var collectionExprs = []string{
 	`slice(a, 2, 2147483647)`, `slice(a, -2147483647, 2)`, `array_position(array(9223372036854775807L, n), n)`,
 	`element_at(array(a, array(n)), 2)`, `array_contains(array(a, array(1)), array(1))`,
 	`array_contains(array(st, NULL), named_struct('f', 'x', 'g', 1))`, `element_at(map(n, a), n)`, `element_at(map(array(n), n), array(n))`,
+	`element_at(array(st), -1).f`, `named_struct('a', n, 'b', a).b`, `map_entries(map_concat(map('a', 0.5D), m))[0].value`, `arrays_zip(a, ad)[0].ad`,
+	`(st).G`, `array(st)[0].g + 1`,
 	// subscripts
 	`a[0]`, `m['k']`, `m['zz']`, `ad[CAST(n AS BIGINT) - n]`, `array(st, st)[1]`, `map(n, a)[n]`, `sort_array(a, false)[0]`,
 	`(a)[0] + 1`, `array(array(n))[0][0]`, `map_from_arrays(array(1.5D), array(n))[1.5]`,
@@ -239,6 +241,8 @@ func TestCollectionRefusals(t *testing.T) {
 		{`concat(n, a)`, `where a string is needed`},
 		{`a['x']`, `an array's index is an integer`},
 		{`n[0]`, `which has no elements to subscript`},
+		{`named_struct('a', 1).b`, "has no field b (fields: a)"},
+		{`a[0].f`, "which has no field f"},
 		{`m[1]`, `cannot be used as STRING`},
 	} {
 		_, err := BindValue(mustParse(t, c.e), rels)
@@ -254,7 +258,7 @@ func TestCollectionRendersBack(t *testing.T) {
 	sc, rec, _ := collectionBatch(t)
 	rels := map[string]*schema.Struct{"": sc}
 	for _, e := range []string{`array(1, '2', n)`, `map('k', array(1.5D, -0.0D))`, `size(array(1, 2))`,
-		`named_struct('a', 1, 'b', array())`, `(a)[0]`, `(-a[0])`, `array(1)[n - n]`, `map('k', 1)['k'] + 1`, `m['k']`, `element_at(map_concat(map('x', 1), map('y', n)), 'y')`,
+		`named_struct('a', 1, 'b', array())`, `named_struct('a', n + 1).a`, `array(st)[0].f`, `(st).f`, `(a)[0]`, `(-a[0])`, `array(1)[n - n]`, `map('k', 1)['k'] + 1`, `m['k']`, `element_at(map_concat(map('x', 1), map('y', n)), 'y')`,
 		`sort_array(array(3, 1, 2), false)`, `a || array(1)`} {
 		b, err := BindValue(mustParse(t, e), rels)
 		if err != nil {

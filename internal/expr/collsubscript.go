@@ -85,3 +85,65 @@ func subscriptRow(n *callN, v []any) (any, error) {
 	}
 	return a[i], nil
 }
+
+// FieldAccess is x.name: a field of a struct value that is no column
+// path (a function's result, an array's element).
+type FieldAccess struct {
+	At   int
+	X    Expr
+	Name string
+}
+
+func (e *FieldAccess) Pos() int       { return e.At }
+func (e *FieldAccess) String() string { return renderString(e) }
+func (*FieldAccess) expr()            {}
+
+// fieldFn is the name a bound field access's call carries.
+const fieldFn = "."
+
+// renderFieldAccess writes x.name, x in parentheses unless it is a call
+// or a subscript (a column's fields are part of its path).
+func renderFieldAccess(sb interface{ WriteString(string) (int, error) }, e *FieldAccess, render func(Expr)) {
+	switch e.X.(type) {
+	case *Call, *Subscript, *FieldAccess:
+		render(e.X)
+	default:
+		sb.WriteString("(")
+		render(e.X)
+		sb.WriteString(")")
+	}
+	sb.WriteString("." + quoteIdent(e.Name))
+}
+
+// fieldAccess binds x.name, as Spark's GetStructField: NULL for a NULL
+// struct; the name matches case-insensitively.
+func (b *binder) fieldAccess(e *FieldAccess) (node, error) {
+	x, err := b.bind(e.X)
+	if err != nil {
+		return nil, err
+	}
+	st, ok := x.Type().(*schema.Struct)
+	if !ok {
+		return nil, errAt(e, "%s is of type %s, which has no field %s", e.X, typeName(x.Type()), quoteIdent(e.Name))
+	}
+	f := st.Field(e.Name)
+	if f == nil {
+		return nil, errAt(e, "%s has no field %s (fields: %s)", e.X, quoteIdent(e.Name), fieldList(st))
+	}
+	return &callN{fn: fieldFn, args: []node{x, &lit{v: f.Name, t: tString}}, t: f.Type}, nil
+}
+
+// fieldRow is one row of x.name.
+func fieldRow(n *callN, v []any) any {
+	if v[0] == nil {
+		return nil
+	}
+	st := n.args[0].Type().(*schema.Struct)
+	name := n.args[1].(*lit).v.(string)
+	for i, f := range st.Fields {
+		if f.Name == name {
+			return v[0].(*structVal).vals[i]
+		}
+	}
+	return nil
+}

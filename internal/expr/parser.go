@@ -143,7 +143,7 @@ func infixBP(t, nt token) int {
 			return bpAdditive
 		case "*", "/", "%":
 			return bpMultiplicative
-		case "::", "[":
+		case "::", "[", ".":
 			return bpPostfix
 		case "|":
 			return bpBitOr
@@ -188,6 +188,13 @@ func (p *parser) infix(left Expr) (Expr, error) {
 				return nil, err
 			}
 			return &Cast{At: at, X: left, Type: typ}, nil
+		}
+		if t.text == "." {
+			nt := p.next()
+			if nt.kind != tkIdent && nt.kind != tkQIdent {
+				return nil, p.errAt(nt, "expected a field name after '.', found %s", nt.describe())
+			}
+			return &FieldAccess{At: at, X: left, Name: nt.text}, nil
 		}
 		if t.text == "[" {
 			idx, err := p.expr(0)

@@ -40,6 +40,8 @@ func Qualify(e Expr, rel string) Expr {
 		return &Cast{At: n.At, X: q(n.X), Type: n.Type}
 	case *Subscript:
 		return &Subscript{At: n.At, X: q(n.X), Index: q(n.Index)}
+	case *FieldAccess:
+		return &FieldAccess{At: n.At, X: q(n.X), Name: n.Name}
 	case *Call:
 		return &Call{At: n.At, Name: n.Name, Args: list(n.Args)}
 	case *Case:

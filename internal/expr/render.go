@@ -216,6 +216,8 @@ func render(sb *strings.Builder, e Expr) {
 		}
 	case *Subscript:
 		renderSubscript(sb, e, func(x Expr) { render(sb, x) })
+	case *FieldAccess:
+		renderFieldAccess(sb, e, func(x Expr) { render(sb, x) })
 	case *Cast:
 		sb.WriteString("CAST(")
 		render(sb, e.X)
