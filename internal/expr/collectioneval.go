@@ -208,6 +208,13 @@ func (ev *evaluator) collectionRow(n *callN, v []any) (any, error) {
 		return sequenceRow(n, v)
 	case "concat_ws":
 		return ev.concatWs(n, v)
+	case "coalesce", "ifnull", "nvl":
+		for i, x := range v {
+			if x != nil {
+				return castNested(x, argT(i), n.t, ev.loc)
+			}
+		}
+		return nil, nil
 	case subscriptFn:
 		return subscriptRow(n, v)
 	case fieldFn:

@@ -391,6 +391,21 @@ func (b *binder) bindStringConcat(e *Call) (node, error) {
 	return b.fold(&callN{fn: e.Name, args: args, t: tString}, e)
 }
 
+// nestedCoalesce binds coalesce (ifnull, nvl) of arrays, maps or
+// structs: the arguments widen to one type, as Spark's coercion widens
+// them.
+func (b *binder) nestedCoalesce(e *Call, args []node) (node, error) {
+	ts := make([]schema.Type, len(args))
+	for i, a := range args {
+		ts[i] = a.Type()
+	}
+	t, err := widest(e, "values", e.Args, ts)
+	if err != nil {
+		return nil, err
+	}
+	return &callN{fn: e.Name, args: args, t: t}, nil
+}
+
 // bindConcatWs binds concat_ws(sep, ...): strings, and arrays whose
 // elements are written as strings (CAST ... AS STRING), as Spark takes them.
 func (b *binder) bindConcatWs(e *Call) (node, error) {

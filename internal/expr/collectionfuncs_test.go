@@ -55,6 +55,8 @@ var collectionExprs = []string{
 	`array_contains(array(st, NULL), named_struct('f', 'x', 'g', 1))`, `element_at(map(n, a), n)`, `element_at(map(array(n), n), array(n))`,
 	`element_at(array(st), -1).f`, `named_struct('a', n, 'b', a).b`, `map_entries(map_concat(map('a', 0.5D), m))[0].value`, `arrays_zip(a, ad)[0].ad`,
 	`(st).G`, `array(st)[0].g + 1`,
+	`coalesce(a, array())`, `size(coalesce(a, array(1L)))`, `nvl(m, map('z', 1))`, `ifnull(st, named_struct('f', 'q', 'g', 0))`,
+	`coalesce(CAST(NULL AS STRING), NULL, st.f)`,
 	// subscripts
 	`a[0]`, `m['k']`, `m['zz']`, `ad[CAST(n AS BIGINT) - n]`, `array(st, st)[1]`, `map(n, a)[n]`, `sort_array(a, false)[0]`,
 	`(a)[0] + 1`, `array(array(n))[0][0]`, `map_from_arrays(array(1.5D), array(n))[1.5]`,

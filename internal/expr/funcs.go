@@ -3,6 +3,7 @@ package expr
 import (
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 	"unicode/utf8"
@@ -158,6 +159,9 @@ func (b *binder) call(e *Call) (node, error) {
 			if args[i], err = b.bind(a); err != nil {
 				return nil, err
 			}
+		}
+		if slices.ContainsFunc(args, func(a node) bool { return isNestedType(a.Type()) }) {
+			return b.nestedCoalesce(e, args)
 		}
 		if args, err = b.unify(args, e.Args, e); err != nil {
 			return nil, err
@@ -356,6 +360,9 @@ func (ev *evaluator) function(n *callN) (value, error) {
 			return int32(utf8.RuneCountInString(v[0].(string))), nil
 		})
 	case "coalesce", "ifnull", "nvl":
+		if isNestedType(n.t) {
+			return ev.collectionFunction(n, args)
+		}
 		return ev.mapRows(args, n.t, false, func(v []any) (any, error) {
 			for _, x := range v {
 				if x != nil {
