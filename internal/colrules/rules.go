@@ -157,9 +157,11 @@ func bindGenerated(sess expr.Session, i int, f *schema.Field, text string, sc *s
 	if v, err = expr.Assign(v, f, false); err != nil {
 		return fail(err)
 	}
-	eq, err := sess.Compile("`"+strings.ReplaceAll(f.Name, "`", "``")+"` <=> ("+text+")", rels)
-	if err != nil {
-		return fail(err)
+	var eq *expr.Bound // nil for a map: Spark compares no maps, so a row may not give one
+	if !holdsMap(f.Type) {
+		if eq, err = sess.Compile("`"+strings.ReplaceAll(f.Name, "`", "``")+"` <=> ("+text+")", rels); err != nil {
+			return fail(err)
+		}
 	}
 	deps := map[string]bool{}
 	for _, c := range cols {
@@ -429,6 +431,11 @@ func (r *Rules) apply(ctx context.Context, rec arrow.RecordBatch, sel []bool, gi
 		if !given(g.field.Name) {
 			continue
 		}
+		if g.equal == nil {
+			out.Release()
+			return nil, errs.New(errs.InvalidArgument, "", "generated column %s = %s is of type %s, which holds a map: Spark compares no maps, so a row may not give it (as Spark refuses it); leave the column out and it is computed",
+				g.field.Name, g.text, g.field.Type)
+		}
 		if bad, err := firstFailing(ctx, out, g.equal, sel, false); err != nil || bad >= 0 {
 			defer out.Release()
 			if err != nil {
@@ -678,4 +685,22 @@ func (r *Rules) Metadata(md *protocol.Metadata, mode schema.Mode) (*protocol.Met
 		id.mu.Unlock()
 	}
 	return md.WithSchema(sc, mode), nil
+}
+
+// holdsMap reports whether values of t are or hold maps, which Spark
+// neither orders nor compares.
+func holdsMap(t schema.Type) bool {
+	switch t := t.(type) {
+	case *schema.Map:
+		return true
+	case *schema.Array:
+		return holdsMap(t.Element)
+	case *schema.Struct:
+		for _, f := range t.Fields {
+			if holdsMap(f.Type) {
+				return true
+			}
+		}
+	}
+	return false
 }
