@@ -275,6 +275,16 @@ func TestSparkRefusesInGeneratedColumns(t *testing.T) {
 		{"date_part('YEAR', d)", "INT", false},
 		{"make_timestamp_ntz(2024, 1, 1, 0, 0, 0)", "TIMESTAMP_NTZ", false},
 		{"encode(s, 'UTF-8')", "BINARY", false},
+		{"array_size(array(i))", "INT", true},
+		{"array_compact(array(i))", "ARRAY<INT>", true},
+		{"array_append(array(i), 1)", "ARRAY<INT>", true},
+		{"array_prepend(array(i), 1)", "ARRAY<INT>", true},
+		{"element_at(array_insert(array(i), 1, 1), 1)", "INT", true},
+		{"array_sort(array(i))", "ARRAY<INT>", true},
+		{"sort_array(array(i))[0]", "INT", false},
+		{"named_struct('a', i, 'b', array(s)).b", "ARRAY<STRING>", false},
+		{"map('a', i)['a']", "INT", true},
+		{"element_at(map('a', i), 'a')", "INT", false},
 		// Spark stores concat(s, '') here: the variable is unset.
 		{"concat(s, '${nobody}')", "STRING", true},
 	}

@@ -188,6 +188,9 @@ func CheckNewColumns(sc *schema.Struct) error {
 		if err == nil {
 			err = expr.GeneratedColumnAllowed(e)
 		}
+		if err == nil {
+			err = expr.MapSubscriptFree(e, sc)
+		}
 		if err != nil {
 			return errs.Wrap(errs.InvalidArgument, "", err, "generated column %s (GENERATED ALWAYS AS (%s))", f.Name, text)
 		}

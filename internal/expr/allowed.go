@@ -19,6 +19,8 @@ var notInGeneratedColumns = map[string]string{
 	"nullif":  "Spark rewrites it into a common expression",
 	"try_add": "", "try_subtract": "", "try_multiply": "", "try_divide": "", "try_to_binary": "", "try_to_number": "",
 	"to_number": "", "btrim": "",
+	"array_size": "", "array_compact": "", "array_append": "", "array_prepend": "", "array_insert": "",
+	"array_sort": "Spark rewrites it into a lambda comparator",
 }
 
 // GeneratedColumnAllowed refuses an expression Spark would not let a user
@@ -97,6 +99,10 @@ func visit(e Expr, f func(Expr)) {
 	case *Like:
 		kids = []Expr{x.X, x.Pattern}
 	case *Cast:
+		kids = []Expr{x.X}
+	case *Subscript:
+		kids = []Expr{x.X, x.Index}
+	case *FieldAccess:
 		kids = []Expr{x.X}
 	case *Call:
 		kids = x.Args

@@ -1,6 +1,7 @@
 package expr
 
 import (
+	"github.com/deltalite-go/deltalite/internal/errs"
 	"github.com/deltalite-go/deltalite/schema"
 )
 
@@ -146,4 +147,24 @@ func fieldRow(n *callN, v []any) any {
 		}
 	}
 	return nil
+}
+
+// MapSubscriptFree refuses a map subscript m[key] in e, bound over sc:
+// Delta refuses GetMapValue in a new generated column (element_at gives
+// the same value and is allowed). An expression that does not bind is
+// left to the binding that reports it.
+func MapSubscriptFree(e Expr, sc *schema.Struct) error {
+	b, err := BindValue(e, map[string]*schema.Struct{"": sc})
+	if err != nil {
+		return nil
+	}
+	var bad error
+	walk(b.root, func(n node) {
+		if c, ok := n.(*callN); ok && c.fn == subscriptFn && bad == nil {
+			if _, isMap := c.args[0].Type().(*schema.Map); isMap {
+				bad = errs.New(errs.InvalidArgument, "", "a map subscript %s cannot be used in a generated column, as Delta refuses it there; element_at(map, key) gives the same value (it can be a CHECK constraint)", unbind(c, false))
+			}
+		}
+	})
+	return bad
 }
