@@ -229,7 +229,7 @@ func (b *binder) bindCollectionFunc(e *Call) (node, error) {
 		if err != nil {
 			return nil, err
 		}
-		pos, err := b.intOperand(e, e.Args[1])
+		pos, err := b.narrowIntOperand(e, e.Args[1], false) // Spark's ArrayInsert takes no BIGINT
 		if err != nil {
 			return nil, err
 		}
@@ -304,8 +304,15 @@ func (b *binder) bindCollectionFunc(e *Call) (node, error) {
 		if err != nil {
 			return nil, err
 		}
-		k, err := b.intOperand(e, e.Args[1])
+		k, err := b.bind(e.Args[1])
 		if err != nil {
+			return nil, err
+		}
+		if !isType(k.Type(), schema.Integer) && !isVoid(k.Type()) {
+			// Spark's ArrayRepeat takes an INT only, casting nothing
+			return nil, errAt(e.Args[1], "array_repeat's count is an INT, not %s (%s); CAST it AS INT", e.Args[1], typeName(k.Type()))
+		}
+		if k, err = b.coerce(k, tInt, e.Args[1]); err != nil {
 			return nil, err
 		}
 		return &callN{fn: e.Name, args: []node{v, k}, t: &schema.Array{Element: v.Type(), ContainsNull: mayBeNull(v)}}, nil
