@@ -59,7 +59,8 @@ func nestedOf(v value) func(int) any {
 	return func(i int) any { return nestedGo(v.arr, i) }
 }
 
-// appendNested appends a Go value of any type to a builder of its type.
+// appendNested appends a Go value of any type to a builder of its type (a
+// struct as a *structVal, or as the []any of its fields).
 func appendNested(b array.Builder, v any) {
 	if v == nil {
 		b.AppendNull()
@@ -79,9 +80,12 @@ func appendNested(b array.Builder, v any) {
 			appendNested(b.ValueBuilder(), x)
 		}
 	case *array.StructBuilder:
-		s := v.(*structVal)
+		vals, ok := v.([]any) // from_json's structs
+		if !ok {
+			vals = v.(*structVal).vals
+		}
 		b.Append(true)
-		for j, x := range s.vals {
+		for j, x := range vals {
 			appendNested(b.FieldBuilder(j), x)
 		}
 	case *array.NullBuilder:

@@ -9,7 +9,6 @@ import (
 	"strings"
 	"unicode"
 
-	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
 
 	"github.com/deltalite-go/deltalite/internal/errs"
@@ -122,46 +121,16 @@ func (ev *evaluator) fromJSONFunction(n *callN, args []value) (value, error) {
 		case err != nil && strings.HasPrefix(strings.TrimLeft(text, " \t\r\n"), "{"):
 			return value{}, errs.New(errs.InvalidArgument, "", "from_json(%q): a malformed object, whose partial result Spark's parser gives by where it fails; not supported", text)
 		case err != nil || v.kind != 'o':
-			appendJSONValue(b, make([]any, len(st.Fields)))
+			appendNested(b, make([]any, len(st.Fields)))
 			continue
 		}
 		row, err := jsonToType(v, st)
 		if err != nil && !errors.Is(err, errNoFit) {
 			return value{}, errs.New(errs.InvalidArgument, "", "from_json(%q): %v", text, err)
 		}
-		appendJSONValue(b, row)
+		appendNested(b, row)
 	}
 	return value{arr: b.NewArray()}, nil
-}
-
-// appendJSONValue appends v (a struct as []any of its fields, an array as
-// []any, a map as *strMap) to b.
-func appendJSONValue(b array.Builder, v any) {
-	if v == nil {
-		b.AppendNull()
-		return
-	}
-	switch b := b.(type) {
-	case *array.StructBuilder:
-		b.Append(true)
-		for k, x := range v.([]any) {
-			appendJSONValue(b.FieldBuilder(k), x)
-		}
-	case *array.MapBuilder:
-		m := v.(*strMap)
-		b.Append(true)
-		for k := range m.keys {
-			appendJSONValue(b.KeyBuilder(), m.keys[k])
-			appendJSONValue(b.ItemBuilder(), m.vals[k])
-		}
-	case *array.ListBuilder:
-		b.Append(true)
-		for _, x := range v.([]any) {
-			appendJSONValue(b.ValueBuilder(), x)
-		}
-	default:
-		appendValue(b, v)
-	}
 }
 
 // jsonToType converts v to type t; errNoFit when it does not fit. A
