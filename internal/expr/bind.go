@@ -75,6 +75,9 @@ type binder struct {
 	now time.Time
 	// loc is the session time zone (Session).
 	loc *time.Location
+	// scope is the lambda variables in scope, innermost last: they shadow
+	// columns of the same name.
+	scope []*lambdaVarN
 }
 
 func (b *binder) bind(e Expr) (node, error) {
@@ -115,6 +118,8 @@ func (b *binder) bind(e Expr) (node, error) {
 		return b.call(e)
 	case *Case:
 		return b.caseExpr(e)
+	case *Lambda:
+		return nil, errAt(e, "the lambda function %s is not an argument of a higher-order function (%s)", e, hofNames())
 	}
 	return nil, bindErr("unsupported expression %T", e)
 }
@@ -122,6 +127,9 @@ func (b *binder) bind(e Expr) (node, error) {
 // column resolves a name: relation.column[.field...] first, then
 // column[.field...] in the one relation that has the column.
 func (b *binder) column(e *Column) (node, error) {
+	if v := b.lambdaVar(e); v != nil {
+		return b.lambdaRef(e, v)
+	}
 	if len(e.Parts) >= 2 {
 		for name, sc := range b.rels {
 			if name != "" && strings.EqualFold(name, e.Parts[0]) && sc.Field(e.Parts[1]) != nil {

@@ -161,6 +161,8 @@ func children(n node) []node {
 		return n.children()
 	case *assignN:
 		return []node{n.x}
+	case *lambdaN:
+		return []node{n.body}
 	}
 	return nil
 }
@@ -176,8 +178,9 @@ func walk(n node, f func(node)) {
 func hasColumns(n node) bool {
 	found := false
 	walk(n, func(m node) {
-		if _, ok := m.(*colRef); ok {
-			found = true
+		switch m.(type) {
+		case *colRef, *lambdaVarN:
+			found = true // a lambda variable varies as a column does
 		}
 	})
 	return found
@@ -343,6 +346,10 @@ func unbind(n node, qualify bool) Expr {
 		return unbindCase(n, qualify)
 	case *assignN:
 		return unbind(n.x, qualify) // the column's type is implied
+	case *lambdaN:
+		return unbindLambda(n, qualify)
+	case *lambdaVarN:
+		return &Column{Parts: []string{n.name}}
 	case *callN:
 		if op, ok := bitOps[n.fn]; ok {
 			if op == BitNot {

@@ -277,6 +277,23 @@ func (ev *evaluator) on(rows []int32, n node) (arrow.Array, error) {
 		defer v.release()
 		return ev.array(v)
 	}
+	sub, err := ev.subset(rows, n)
+	if err != nil {
+		return nil, err
+	}
+	defer sub.close()
+	v, err := sub.eval(n)
+	if err != nil {
+		return nil, err
+	}
+	defer v.release()
+	return sub.array(v)
+}
+
+// subset is an evaluator of n over the given rows of ev's inputs (in any
+// order, repeated or not): the top-level columns and the lambda variables
+// n reads, taken. The caller closes it.
+func (ev *evaluator) subset(rows []int32, n node) (*evaluator, error) {
 	ib := array.NewInt32Builder(ev.mem)
 	ib.AppendValues(rows, nil)
 	idx := ib.NewArray()
@@ -293,14 +310,12 @@ func (ev *evaluator) on(rows []int32, n node) (arrow.Array, error) {
 		}
 	})
 	inputs := map[string]arrow.RecordBatch{}
-	defer func() {
-		for _, r := range inputs {
-			r.Release()
-		}
-	}()
+	sub := newEvaluator(ev.ctx, inputs, len(rows), ev.loc)
+	sub.ownsInputs = true
 	for rel, names := range used {
 		rec := ev.inputs[rel]
 		if rec == nil {
+			sub.close()
 			return nil, errs.New(errs.InvalidArgument, "", "no input batch for relation %q", rel)
 		}
 		var fields []arrow.Field
@@ -315,6 +330,7 @@ func (ev *evaluator) on(rows []int32, n node) (arrow.Array, error) {
 				for _, c := range cols {
 					c.Release()
 				}
+				sub.close()
 				return nil, err
 			}
 			fields, cols = append(fields, rec.Schema().Field(i)), append(cols, col)
@@ -324,14 +340,11 @@ func (ev *evaluator) on(rows []int32, n node) (arrow.Array, error) {
 			c.Release()
 		}
 	}
-	sub := newEvaluator(ev.ctx, inputs, len(rows), ev.loc)
-	defer sub.close()
-	v, err := sub.eval(n)
-	if err != nil {
+	if err := sub.takeVars(ev, idx, n); err != nil {
+		sub.close()
 		return nil, err
 	}
-	defer v.release()
-	return sub.array(v)
+	return sub, nil
 }
 
 // unbindCase renders a CASE in the form it was written.

@@ -160,6 +160,10 @@ type evaluator struct {
 	n      int
 	cols   map[string]arrow.Array
 	loc    *time.Location // the session time zone
+	// vars holds the values of the lambda variables bound, one per row.
+	vars map[*lambdaVarN]arrow.Array
+	// ownsInputs is set when close releases the input batches.
+	ownsInputs bool
 }
 
 func newEvaluator(ctx context.Context, inputs map[string]arrow.RecordBatch, n int, loc *time.Location) *evaluator {
@@ -170,6 +174,14 @@ func newEvaluator(ctx context.Context, inputs map[string]arrow.RecordBatch, n in
 func (ev *evaluator) close() {
 	for _, a := range ev.cols {
 		a.Release()
+	}
+	for _, a := range ev.vars {
+		a.Release()
+	}
+	if ev.ownsInputs {
+		for _, r := range ev.inputs {
+			r.Release()
+		}
 	}
 }
 
@@ -265,6 +277,10 @@ func (ev *evaluator) eval(n node) (value, error) {
 		return ev.caseWhen(n)
 	case *assignN:
 		return ev.assign(n)
+	case *lambdaVarN:
+		return ev.lambdaVar(n)
+	case *lambdaN:
+		return value{}, nil // the higher-order function that takes it applies it
 	}
 	return value{}, fmt.Errorf("cannot evaluate %T", n)
 }

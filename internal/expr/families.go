@@ -34,6 +34,7 @@ func init() {
 		{fromJSONNames, fromJSONNames, (*binder).bindFromJSON, (*evaluator).fromJSONFunction},
 		{refusedBinds, nil, (*binder).bindRefused, nil},
 		{collectionFuncs, collectionEvals, (*binder).bindCollectionFunc, (*evaluator).collectionFunction},
+		{hofFuncs, hofFuncs, (*binder).bindHOF, (*evaluator).hofFunction},
 	}
 }
 

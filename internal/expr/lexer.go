@@ -45,7 +45,7 @@ func (t token) describe() string {
 }
 
 // symbols, longest first so that "<=>" wins over "<=".
-var symbols = []string{"<=>", "==", "!=", "<>", "<=", ">=", "||", "::",
+var symbols = []string{"<=>", "==", "!=", "<>", "<=", ">=", "||", "::", "->",
 	"=", "<", ">", "(", ")", "[", "]", ",", ".", "+", "-", "*", "/", "%", "!", "&", "|", "^", "~"}
 
 // lex splits src into tokens; the last one is tkEOF.

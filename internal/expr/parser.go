@@ -52,6 +52,9 @@ func Parse(src string) (e Expr, err error) {
 		return nil, err
 	}
 	if t := p.peek(); t.kind != tkEOF {
+		if isSym(t, "->") {
+			return nil, p.misplacedLambda(t)
+		}
 		return nil, p.errAt(t, "unexpected %s after the end of the expression", t.describe())
 	}
 	return e, nil
@@ -92,7 +95,9 @@ func (p *parser) acceptKw(kw string) bool {
 }
 
 func (p *parser) expectSym(s string) error {
-	if t := p.peek(); !isSym(t, s) {
+	if t := p.peek(); isSym(t, "->") {
+		return p.misplacedLambda(t)
+	} else if !isSym(t, s) {
 		return p.errAt(t, "expected '%s', found %s", s, t.describe())
 	}
 	p.i++
@@ -403,6 +408,9 @@ func (p *parser) prefix() (Expr, error) {
 	case "CASE":
 		return p.caseExpr(t)
 	case "INTERVAL", "EXISTS":
+		if nt := p.peekAt(1); isKw(t, "EXISTS") && isSym(p.peek(), "(") && !isKw(nt, "SELECT") && !isKw(nt, "WITH") {
+			return p.call(t) // the higher-order function exists(array, x -> ...)
+		}
 		return nil, p.errAt(t, "%s is not supported", strings.ToUpper(t.text))
 	case "AND", "OR", "IS", "IN", "BETWEEN", "LIKE", "ILIKE", "ESCAPE", "AS", "DIV":
 		return nil, p.errAt(t, "expected an expression, found %s", t.describe())
@@ -453,7 +461,7 @@ func (p *parser) call(name token) (Expr, error) {
 		if isSym(p.peek(), "*") {
 			return nil, p.errAt(p.peek(), "'*' is not supported as an argument")
 		}
-		e, err := p.expr(0)
+		e, err := p.argument()
 		if err != nil {
 			return nil, err
 		}
@@ -467,6 +475,9 @@ func (p *parser) call(name token) (Expr, error) {
 		}
 		if c.Name == "extract" && len(c.Args) == 1 && isKw(t, "FROM") {
 			continue // extract(FIELD FROM x)
+		}
+		if isSym(t, "->") {
+			return nil, p.misplacedLambda(t)
 		}
 		if c.Name == "trim" && len(c.Args) == 1 && isKw(t, "FROM") {
 			return p.trimFrom(c, "trim", c.Args[0]) // trim(chars FROM s)

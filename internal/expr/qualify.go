@@ -1,12 +1,18 @@
 package expr
 
+import "strings"
+
 // Qualify returns a copy of e whose column references are prefixed with
 // the relation rel (id becomes rel.id), so that a predicate written
 // against one table can join a MERGE condition over two, where an
 // unqualified name both sides have is ambiguous. References already
 // qualified with rel are kept; e is not modified.
-func Qualify(e Expr, rel string) Expr {
-	q := func(x Expr) Expr { return Qualify(x, rel) }
+func Qualify(e Expr, rel string) Expr { return qualify(e, rel, nil) }
+
+// qualify is Qualify but for the names of lambda variables in shadow
+// (lower case), which stay as they are.
+func qualify(e Expr, rel string, shadow map[string]bool) Expr {
+	q := func(x Expr) Expr { return qualify(x, rel, shadow) }
 	list := func(xs []Expr) []Expr {
 		out := make([]Expr, len(xs))
 		for i, x := range xs {
@@ -18,7 +24,7 @@ func Qualify(e Expr, rel string) Expr {
 	case nil:
 		return nil
 	case *Column:
-		if len(n.Parts) > 1 && n.Parts[0] == rel {
+		if len(n.Parts) > 1 && n.Parts[0] == rel || shadow[strings.ToLower(n.Parts[0])] {
 			return n
 		}
 		return &Column{At: n.At, Parts: append([]string{rel}, n.Parts...)}
@@ -50,6 +56,15 @@ func Qualify(e Expr, rel string) Expr {
 			c.Whens[i] = When{Cond: q(w.Cond), Then: q(w.Then)}
 		}
 		return c
+	case *Lambda:
+		inner := map[string]bool{}
+		for k := range shadow {
+			inner[k] = true
+		}
+		for _, p := range n.Params {
+			inner[strings.ToLower(p)] = true
+		}
+		return &Lambda{At: n.At, Params: n.Params, Body: qualify(n.Body, rel, inner)}
 	}
 	return e // a Literal
 }

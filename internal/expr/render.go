@@ -250,6 +250,8 @@ func render(sb *strings.Builder, e Expr) {
 			render(sb, e.Else)
 		}
 		sb.WriteString(" END")
+	case *Lambda:
+		renderLambda(sb, e)
 	}
 }
 
