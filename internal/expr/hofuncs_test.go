@@ -71,6 +71,12 @@ var hofExprs = []string{
 	txt(`transform(a, x -> aggregate(b, x, (acc, y) -> acc + y))`), txt(`transform(b, x -> exists(a, y -> y = x + 1))`),
 	txt(`transform(a, x -> size(filter(b, y -> y < x)))`), `size(transform(a, x -> x))`,
 	txt(`transform(a, 1)`), txt(`filter(b, k > 0)`), txt(`transform(b, k)`),
+	txt(`transform(a, x -> CASE WHEN x > 3 THEN 100 DIV (x - 3) + k ELSE x END)`),
+	txt(`transform(b, y -> CASE WHEN y > 1 THEN aggregate(a, y, (acc, x) -> acc + x) END)`),
+	txt(`transform(a, x -> if(x = 3, NULL, date_add(DATE'2024-02-28', x % 1000)))`),
+	`aggregate(a, CAST(0 AS DECIMAL(20, 2)), (acc, x) -> CAST(acc + x AS DECIMAL(20, 2)))`,
+	`aggregate(ad, CAST(NULL AS DOUBLE), (acc, x) -> greatest(acc, x))`, `exists(ad, x -> isnan(x))`,
+	txt(`filter(transform(s, x -> reverse(x)), x -> x IS NOT NULL)`), `forall(transform(a, x -> x * 0), x -> x = 0)`,
 }
 
 // Spark 4 computes the same values as this package for the higher-order
@@ -118,6 +124,9 @@ var hofFailures = []struct {
 	{`map_filter(a, (x, y) -> true)`, `map_filter needs a map, not a`, true},
 	{`upper(x -> x)`, `the lambda function x -> x is not an argument of a higher-order function`, true},
 	{`transform(a, x -> y.f)`, `unknown column y`, true},
+	{`aggregate(a, CAST(0 AS DECIMAL(20, 2)), (acc, x) -> acc + x)`, `gives DECIMAL(21,2) where the start value's type DECIMAL(20,2)`, true},
+	{`transform(a, x -> CASE WHEN x > 2 THEN 100 DIV (x - 3) ELSE x END)`, `division by zero`, false},
+	{`map_zip_with(m, map_keys(m), (x, y, z) -> 1)`, `map_zip_with needs a map, not map_keys(m)`, true},
 }
 
 // The failures of hofFailures name what fails.
