@@ -19,7 +19,8 @@ import (
 // decides and one gives NULL), aggregate / reduce (the accumulator of the
 // start's type), zip_with, transform_keys (a NULL or repeated key fails,
 // as spark.sql.mapKeyDedupPolicy=EXCEPTION does), transform_values,
-// map_filter and map_zip_with. A NULL array or map gives NULL. Each
+// map_filter and map_zip_with (float keys compared as Spark normalises
+// them: -0.0 is 0.0, every NaN one key). A NULL array or map gives NULL. Each
 // lambda's body is evaluated once per batch over every row's elements
 // (aggregate's merge once per element position), as lambda.go lays them
 // out; exists and forall stop at the element that decides, as Spark's do,
@@ -531,8 +532,9 @@ func (ev *evaluator) transformMap(n *callN, m *array.Map, l *lambdaN) (arrow.Arr
 	return ev.mapOf(n.t, m.IsValid, offs, keys2, vals2)
 }
 
-// mapKey is a map key as a comparable Go value equal for the keys Java's
-// equals takes as equal: floats by their bits, with one NaN.
+// mapKey is a map key as a comparable Go value equal for the keys Spark
+// takes as one: floats by their bits, normalised as Spark normalises map
+// keys (one NaN, -0.0 as 0.0; the key keeps its sign).
 func mapKey(v any) any {
 	switch x := v.(type) {
 	case []byte:
@@ -541,12 +543,12 @@ func mapKey(v any) any {
 		if x != x {
 			return nanKey{64}
 		}
-		return math.Float64bits(x)
+		return math.Float64bits(x + 0) // -0.0 + 0 is 0.0
 	case float32:
 		if x != x {
 			return nanKey{32}
 		}
-		return math.Float32bits(x)
+		return math.Float32bits(x + 0)
 	}
 	return v
 }
@@ -587,6 +589,7 @@ func (ev *evaluator) mapZipWith(n *callN, a, b *array.Map, l *lambdaN) (arrow.Ar
 	if err != nil {
 		return nil, err
 	}
+	keys = ev.normalizedKeys(keys)
 	defer keys.Release()
 	x, err := ev.takeNullable(a.Items(), ia)
 	if err != nil {
@@ -604,6 +607,30 @@ func (ev *evaluator) mapZipWith(n *callN, a, b *array.Map, l *lambdaN) (arrow.Ar
 	}
 	defer res.Release()
 	return ev.mapOf(n.t, valid, offs, keys, res)
+}
+
+// normalizedKeys is keys with -0.0 as 0.0, as map_zip_with gives its
+// float keys (taking keys' reference).
+func (ev *evaluator) normalizedKeys(keys arrow.Array) arrow.Array {
+	switch a := keys.(type) {
+	case *array.Float64:
+		b := array.NewFloat64Builder(ev.mem)
+		defer b.Release()
+		for _, x := range a.Float64Values() {
+			b.Append(x + 0) // -0.0 + 0 is 0.0
+		}
+		keys.Release()
+		return b.NewArray()
+	case *array.Float32:
+		b := array.NewFloat32Builder(ev.mem)
+		defer b.Release()
+		for _, x := range a.Float32Values() {
+			b.Append(x + 0)
+		}
+		keys.Release()
+		return b.NewArray()
+	}
+	return keys
 }
 
 // listOf is the array (of Delta type t) of n rows whose row i, when
