@@ -25,7 +25,8 @@ var sparkLambdaChecks = []struct{ name, expr string }{
 }
 
 // TestSparkLambdaConstraints: on a table Spark made, our ALTER adds CHECK
-// constraints of lambda functions (checking Spark's rows first); our
+// constraints of lambda functions (checking Spark's rows first; one whose
+// lambda reads a column, which Delta's writer fails on, is refused); our
 // writes and UPDATE (itself setting values with lambda functions) keep
 // them, a row one refuses is refused naming it (the table unchanged), and
 // Spark re-checks every row and writes again under them.
@@ -43,6 +44,10 @@ func TestSparkLambdaConstraints(t *testing.T) {
 	s.Run(t, ops...)
 	refusedUnchanged(t, dir, "a constraint a row of Spark's breaks", "positive", func() error {
 		_, err := openT(t, dir).Alter(ctx, deltalite.AlterOptions{AddConstraints: map[string]string{"positive": "forall(a, x -> x > 0)"}})
+		return err
+	})
+	refusedUnchanged(t, dir, "a constraint whose lambda reads a column", "the lambda function x -> x + id < 1000 reads the column id, which Delta's Spark writer cannot check", func() error {
+		_, err := openT(t, dir).Alter(ctx, deltalite.AlterOptions{AddConstraints: map[string]string{"outer": "a IS NULL OR forall(a, x -> x + id < 1000)"}})
 		return err
 	})
 	var wrong []string

@@ -316,6 +316,11 @@ func AddConstraint(ctx context.Context, snap *snapshot.Snapshot, name, exprText 
 	if _, err := sess.ParsePredicate(exprText, snap.Schema()); err != nil {
 		return nil, errs.Wrap(errs.InvalidArgument, uri, err, "add constraint %s", name)
 	}
+	if e, err := expr.Parse(exprText); err == nil {
+		if err := expr.ConstraintAllowed(e); err != nil {
+			return nil, errs.Wrap(errs.InvalidArgument, uri, err, "add constraint %s", name)
+		}
+	}
 	// Binding the table's rules with the new constraint refuses an
 	// expression this engine could not check on later writes.
 	if _, err := colrules.For(&md, snap.Schema(), sess); err != nil {

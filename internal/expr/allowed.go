@@ -2,6 +2,7 @@ package expr
 
 import (
 	"regexp"
+	"strings"
 
 	"github.com/deltalite-go/deltalite/internal/errs"
 )
@@ -83,6 +84,46 @@ func SubstitutionFree(text string) error {
 		return errs.New(errs.InvalidArgument, "", "%s in %q is a variable Spark substitutes in SQL text before it parses it; write its value instead", v, text)
 	}
 	return nil
+}
+
+// ConstraintAllowed refuses a new CHECK constraint Spark could not keep:
+// one whose lambda function reads a column (a name none of the lambdas
+// around it declares), on which Delta's writer fails (an unresolved
+// attribute in its invariant checker, Delta 4.4) rather than checking it.
+func ConstraintAllowed(e Expr) error {
+	if c, l := lambdaColumn(e, nil, nil); c != nil {
+		return errs.New(errs.InvalidArgument, "", "the lambda function %s reads the column %s, which Delta's Spark writer cannot check (it fails on every write); pass the column's values in another way", l, c)
+	}
+	return nil
+}
+
+// lambdaColumn is a column a lambda function within e reads, and that
+// lambda; vars are the variables in scope (lower case), nil outside any
+// lambda.
+func lambdaColumn(e Expr, vars map[string]bool, in *Lambda) (*Column, *Lambda) {
+	var col *Column
+	var lam *Lambda
+	visit(e, func(x Expr) {
+		if col != nil {
+			return
+		}
+		switch x := x.(type) {
+		case *Lambda:
+			inner := map[string]bool{}
+			for k := range vars {
+				inner[k] = true
+			}
+			for _, p := range x.Params {
+				inner[strings.ToLower(p)] = true
+			}
+			col, lam = lambdaColumn(x.Body, inner, x)
+		case *Column:
+			if vars != nil && !vars[strings.ToLower(x.Parts[0])] {
+				col, lam = x, in
+			}
+		}
+	})
+	return col, lam
 }
 
 // visit calls f on e and on each expression within it, parents first.

@@ -259,3 +259,22 @@ func TestHigherOrderFloatKeys(t *testing.T) {
 		}
 	}
 }
+
+// A new CHECK constraint whose lambda reads a column (an array of another
+// higher-order function's included) is refused naming them; variables,
+// a shadowed column's name among them, and columns outside lambdas are
+// not.
+func TestConstraintLambdaReadsColumn(t *testing.T) {
+	for _, c := range []struct{ e, want string }{
+		{`a IS NULL OR forall(a, x -> x < k)`, `the lambda function x -> x < k reads the column k`},
+		{`exists(a, x -> exists(b, y -> y = x + k))`, `the lambda function x -> exists(b, y -> y = x + k) reads the column b`},
+		{`exists(a, x -> x > 0 AND exists(b, y -> y > 0))`, `reads the column b`},
+		{`exists(a, x -> x > 0) AND forall(b, y -> y < 0) AND k > 0`, ``},
+		{`transform_keys(m, (K, v) -> k) IS NOT NULL`, ``},
+	} {
+		err := ConstraintAllowed(mustParse(t, c.e))
+		if c.want == "" && err != nil || c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)) {
+			t.Errorf("%s: %v, want %q", c.e, err, c.want)
+		}
+	}
+}
