@@ -163,6 +163,8 @@ func children(n node) []node {
 		return []node{n.x}
 	case *lambdaN:
 		return []node{n.body}
+	case *fieldN:
+		return []node{n.v}
 	}
 	return nil
 }
@@ -350,6 +352,8 @@ func unbind(n node, qualify bool) Expr {
 		return unbindLambda(n, qualify)
 	case *lambdaVarN:
 		return &Column{Parts: []string{n.name}}
+	case *fieldN:
+		return &Column{Parts: append([]string{n.v.name}, n.path...)}
 	case *callN:
 		if op, ok := bitOps[n.fn]; ok {
 			if op == BitNot {

@@ -279,6 +279,8 @@ func (ev *evaluator) eval(n node) (value, error) {
 		return ev.assign(n)
 	case *lambdaVarN:
 		return ev.lambdaVar(n)
+	case *fieldN:
+		return ev.field(n)
 	case *lambdaN:
 		return value{}, nil // the higher-order function that takes it applies it
 	}

@@ -164,19 +164,7 @@ func TestHigherOrderBatches(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", e, err)
 		}
-		rows := evalValue(t, b, rec)
-		mem := memory.NewCheckedAllocator(memory.DefaultAllocator)
-		arr, err := b.Eval(exec.WithAllocator(context.Background(), mem), rec)
-		if err != nil {
-			t.Fatalf("%s: %v", e, err)
-		}
-		for i := range rows {
-			if got := rowText(arr, i, b.Type()); got != rows[i] {
-				t.Errorf("%s: row %d is %s in the batch, %s alone", e, i, got, rows[i])
-			}
-		}
-		arr.Release()
-		mem.AssertSize(t, 0)
+		batchAgreesWithRows(t, b, rec)
 		again, err := BindValue(mustParse(t, b.String()), rels)
 		if err != nil || again.String() != b.String() {
 			t.Errorf("%s renders as %s, which binds to %v (%v)", e, b, again, err)
@@ -197,6 +185,25 @@ func TestHigherOrderBatches(t *testing.T) {
 	if got := q.String(); got != `exists(t.a, x -> x > t.k)` {
 		t.Errorf("qualified: %s", got)
 	}
+}
+
+// batchAgreesWithRows checks that b evaluates on rec as on its rows one
+// by one, releasing every buffer.
+func batchAgreesWithRows(t *testing.T, b *Bound, rec arrow.RecordBatch) {
+	t.Helper()
+	rows := evalValue(t, b, rec)
+	mem := memory.NewCheckedAllocator(memory.DefaultAllocator)
+	arr, err := b.Eval(exec.WithAllocator(context.Background(), mem), rec)
+	if err != nil {
+		t.Fatalf("%s: %v", b, err)
+	}
+	for i := range rows {
+		if got := rowText(arr, i, b.Type()); got != rows[i] {
+			t.Errorf("%s: row %d is %s in the batch, %s alone", b, i, got, rows[i])
+		}
+	}
+	arr.Release()
+	mem.AssertSize(t, 0)
 }
 
 func hofBatch(t *testing.T) (*schema.Struct, arrow.RecordBatch, []string) {
@@ -277,4 +284,43 @@ func TestConstraintLambdaReadsColumn(t *testing.T) {
 			t.Errorf("%s: %v, want %q", c.e, err, c.want)
 		}
 	}
+}
+
+// A lambda reads the fields of struct elements (x.f), NULL where the
+// element is, as Spark does.
+func TestHigherOrderStructElements(t *testing.T) {
+	sc := mustSchema(t, `{"type":"struct","fields":[{"name":"n","type":"integer","nullable":true,"metadata":{}},
+{"name":"st","type":{"type":"array","elementType":{"type":"struct","fields":[{"name":"f","type":"integer","nullable":true,"metadata":{}},{"name":"g","type":"string","nullable":true,"metadata":{}}]},"containsNull":true},"nullable":true,"metadata":{}}]}`)
+	as, err := schema.ToArrow(sc, schema.ArrowOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := jsonBatch(t, as, []string{`{"n":0,"st":[{"f":1,"g":"a"},null,{"f":null,"g":"b"}]}`, `{"n":1,"st":[]}`, `{"n":2}`, `{"n":3,"st":[{"f":5,"g":null}]}`})
+	vals := []string{`(0, array(named_struct('f', 1, 'g', 'a'), NULL, named_struct('f', CAST(NULL AS INT), 'g', 'b')))`,
+		`(1, CAST(array() AS ARRAY<STRUCT<f: INT, g: STRING>>))`, `(2, CAST(NULL AS ARRAY<STRUCT<f: INT, g: STRING>>))`,
+		`(3, array(named_struct('f', 5, 'g', CAST(NULL AS STRING))))`}
+	exprs := []string{txt(`transform(st, x -> x.f + 1)`), txt(`transform(st, x -> x.g)`), txt(`transform(st, (x, i) -> concat(x.g, i))`),
+		txt(`filter(transform(st, x -> x.g), y -> y IS NOT NULL)`), `exists(st, x -> x.f > 1)`, `forall(st, x -> x.f IS NULL OR x.F < 9)`,
+		`aggregate(st, 0, (acc, x) -> acc + coalesce(x.f, 0))`, `size(filter(st, x -> x.g = 'b'))`, `size(filter(st, x -> x IS NULL))`}
+	rels := map[string]*schema.Struct{"": sc}
+	for _, c := range []struct{ e, want string }{
+		{`transform(st, x -> x.h)`, "the struct x has no field h (fields: f, g)"},
+		{`transform(st, x -> x.f.g)`, "x.f is of type INT and has no field g"},
+	} {
+		if _, err := BindValue(mustParse(t, c.e), rels); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v, want an error naming %q", c.e, err, c.want)
+		}
+	}
+	for _, e := range exprs {
+		b, err := BindValue(mustParse(t, e), rels)
+		if err != nil {
+			t.Fatalf("%s: %v", e, err)
+		}
+		batchAgreesWithRows(t, b, rec)
+	}
+	if testing.Short() {
+		return
+	}
+	peers.Python(t)
+	sparkAgrees(t, peers.Spark(t), sc, rec, exprs, vals, "n, st")
 }

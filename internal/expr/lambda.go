@@ -143,10 +143,60 @@ func (b *binder) lambdaVar(e *Column) *lambdaVarN {
 
 // lambdaRef binds a reference to lambda variable v.
 func (b *binder) lambdaRef(e *Column, v *lambdaVarN) (node, error) {
-	if len(e.Parts) > 1 {
-		return nil, errAt(e, "%s reads a field of the lambda variable %s, which is not supported", e, quoteIdent(v.name))
+	if len(e.Parts) == 1 {
+		return v, nil
 	}
-	return v, nil
+	n := &fieldN{v: v}
+	t := v.t
+	for _, p := range e.Parts[1:] {
+		st, ok := t.(*schema.Struct)
+		if !ok {
+			return nil, errAt(e, "%s is of type %s and has no field %s", (&Column{Parts: append([]string{v.name}, n.path...)}), typeName(t), quoteIdent(p))
+		}
+		f := st.Field(p)
+		if f == nil {
+			return nil, errAt(e, "the struct %s has no field %s (fields: %s)", (&Column{Parts: append([]string{v.name}, n.path...)}), quoteIdent(p), fieldList(st))
+		}
+		n.path, t = append(n.path, f.Name), f.Type
+	}
+	n.t = t
+	return n, nil
+}
+
+// fieldN is a field of a lambda variable of a struct type (x.f.g): path
+// names the fields as the schema spells them.
+type fieldN struct {
+	v    *lambdaVarN
+	path []string
+	t    schema.Type
+}
+
+func (n *fieldN) Type() schema.Type { return n.t }
+
+// field is the value of a lambda variable's struct field: null where a
+// struct holding it is.
+func (ev *evaluator) field(n *fieldN) (value, error) {
+	v, err := ev.lambdaVar(n.v)
+	if err != nil {
+		return value{}, err
+	}
+	arr := v.arr
+	for _, p := range n.path {
+		st, ok := arr.(*array.Struct)
+		if !ok {
+			arr.Release()
+			return value{}, errs.New(errs.Internal, "", "the lambda variable %s is a %s, not a struct", quoteIdent(n.v.name), arr.DataType())
+		}
+		j := fieldIndex(st.DataType().(*arrow.StructType).Fields(), p)
+		if j < 0 {
+			arr.Release()
+			return value{}, errs.New(errs.Internal, "", "the lambda variable %s has no field %s", quoteIdent(n.v.name), quoteIdent(p))
+		}
+		child := withParentNulls(ev.mem, st, st.Field(j))
+		arr.Release()
+		arr = child
+	}
+	return value{arr: arr}, nil
 }
 
 // bindLambda binds argument e of higher-order function fn as a lambda
