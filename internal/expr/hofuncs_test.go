@@ -174,6 +174,10 @@ func TestHigherOrderBatches(t *testing.T) {
 		{`transform(a, x -> x + 1)`, `transform(a, x -> x + 1)`},
 		{`filter(a, (x, i) -> i > 0 AND x > k)`, `filter(a, (x, i) -> i > 0 AND x > k)`},
 		{"transform(a, `my x` -> `my x` + 1)", "transform(a, `my x` -> `my x` + 1)"},
+		{`transform(a, (x) -> (x))`, `transform(a, x -> x)`},
+		{`coalesce((a), k)`, `coalesce(a, k)`},
+		{`exists(a, x->x>1)`, `exists(a, x -> x > 1)`},
+		{`aggregate(a, 0, (acc, x) -> acc + x, acc -> acc)`, `aggregate(a, 0, (acc, x) -> acc + x, acc -> acc)`},
 	} {
 		if got := mustParse(t, c.in).String(); got != c.want {
 			t.Errorf("%s renders as %s, want %s", c.in, got, c.want)
