@@ -9,6 +9,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/compute"
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
+	"github.com/apache/arrow-go/v18/arrow/scalar"
 
 	"github.com/deltalite-go/deltalite/internal/errs"
 	"github.com/deltalite-go/deltalite/schema"
@@ -264,6 +265,102 @@ func (ev *evaluator) caseWhen(n *caseN) (value, error) {
 		return value{}, err
 	}
 	return value{arr: out}, nil
+}
+
+// logic evaluates AND and OR as Spark does, row by row from the left: the
+// right side only on the rows the left does not decide (OR: not TRUE;
+// AND: not FALSE), so that its errors (a division by zero, a failed cast)
+// arise only from those rows. A right side that cannot fail is evaluated
+// on every row, which is cheaper and gives the same result.
+func (ev *evaluator) logic(n *logicN) (value, error) {
+	name, decides := "and_kleene", false
+	if n.op == OpOr {
+		name, decides = "or_kleene", true
+	}
+	lv, err := ev.eval(n.l)
+	if err != nil {
+		return value{}, err
+	}
+	defer func() { lv.release() }()
+	var rows []int32 // where the right side is needed; nil for every row
+	if canFail(n.r) {
+		if lv.arr == nil {
+			if b, ok := lv.sc.(*scalar.Boolean); ok && b.Valid && b.Value == decides {
+				lv.sc = nil // the value moves to the caller
+				return value{sc: b}, nil
+			}
+		} else {
+			truth := lv.arr.(*array.Boolean)
+			rows = make([]int32, 0, ev.n)
+			for i := range ev.n {
+				if !truth.IsValid(i) || truth.Value(i) != decides {
+					rows = append(rows, int32(i))
+				}
+			}
+			if len(rows) == ev.n {
+				rows = nil
+			}
+		}
+	}
+	var rv value
+	if rows == nil {
+		if rv, err = ev.eval(n.r); err != nil {
+			return value{}, err
+		}
+	} else {
+		if rv.arr, err = ev.scatter(rows, n.r); err != nil {
+			return value{}, err
+		}
+	}
+	defer rv.release()
+	return ev.call(name, nil, lv, rv)
+}
+
+// scatter evaluates the boolean n on the given rows (ascending) only, as
+// an array of every row, NULL on the others.
+func (ev *evaluator) scatter(rows []int32, n node) (arrow.Array, error) {
+	b := array.NewBooleanBuilder(ev.mem)
+	defer b.Release()
+	if len(rows) == 0 {
+		b.AppendNulls(ev.n)
+		return b.NewArray(), nil
+	}
+	v, err := ev.on(rows, n)
+	if err != nil {
+		return nil, err
+	}
+	defer v.Release()
+	got := v.(*array.Boolean)
+	next := 0
+	for i := range ev.n {
+		if next < len(rows) && rows[next] == int32(i) {
+			if got.IsValid(next) {
+				b.Append(got.Value(next))
+			} else {
+				b.AppendNull()
+			}
+			next++
+		} else {
+			b.AppendNull()
+		}
+	}
+	return b.NewArray(), nil
+}
+
+// canFail reports whether evaluating n can fail a row: anything but
+// columns, constants, comparisons of atomic values and the logic over them.
+func canFail(n node) bool {
+	fails := false
+	walk(n, func(x node) {
+		switch x := x.(type) {
+		case *colRef, *lit, *logicN, *notN, *isNullN, *isBoolN:
+		case *cmpN:
+			fails = fails || isNestedType(x.l.Type()) || isNestedType(x.r.Type())
+		default:
+			fails = true
+		}
+	})
+	return fails
 }
 
 // on evaluates n on the given rows (ascending) of the inputs, as an array

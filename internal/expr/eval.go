@@ -245,11 +245,7 @@ func (ev *evaluator) eval(n node) (value, error) {
 	case *notN:
 		return ev.unaryOp(n.x, func(x value) (value, error) { return ev.call("not", nil, x) })
 	case *logicN:
-		name := "and_kleene"
-		if n.op == OpOr {
-			name = "or_kleene"
-		}
-		return ev.binaryOp(n.l, n.r, func(l, r value) (value, error) { return ev.call(name, nil, l, r) })
+		return ev.logic(n)
 	case *cmpN:
 		if isNestedType(n.l.Type()) || isNestedType(n.r.Type()) {
 			return ev.binaryOp(n.l, n.r, func(l, r value) (value, error) { return ev.nestedCompare(n, l, r) })
