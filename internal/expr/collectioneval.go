@@ -662,6 +662,8 @@ func (ev *evaluator) timestampSequence(n *callN, v []any) (any, error) {
 	}
 }
 
+// toInt64 is an integer, a date's day number or a timestamp's
+// microseconds as an int64; 0 for anything else.
 func toInt64(v any) int64 {
 	switch x := v.(type) {
 	case int8:
@@ -673,6 +675,8 @@ func toInt64(v any) int64 {
 	case int64:
 		return x
 	case arrow.Date32:
+		return int64(x)
+	case arrow.Timestamp:
 		return int64(x)
 	}
 	return 0

@@ -35,6 +35,7 @@ func init() {
 		{refusedBinds, nil, (*binder).bindRefused, nil},
 		{collectionFuncs, collectionEvals, (*binder).bindCollectionFunc, (*evaluator).collectionFunction},
 		{hofFuncs, hofFuncs, (*binder).bindHOF, (*evaluator).hofFunction},
+		{formatNames, formatNames, (*binder).bindFormatString, (*evaluator).formatStringFunction},
 	}
 }
 
