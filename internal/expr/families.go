@@ -36,6 +36,7 @@ func init() {
 		{collectionFuncs, collectionEvals, (*binder).bindCollectionFunc, (*evaluator).collectionFunction},
 		{hofFuncs, hofFuncs, (*binder).bindHOF, (*evaluator).hofFunction},
 		{formatNames, formatNames, (*binder).bindFormatString, (*evaluator).formatStringFunction},
+		{toNumberNames, toNumberNames, (*binder).bindToNumber, (*evaluator).toNumberFunction},
 	}
 }
 

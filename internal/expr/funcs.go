@@ -70,7 +70,7 @@ var functions = map[string][2]int{
 	"map_concat": {0, -1}, "map_entries": {1, 1}, "map_from_arrays": {2, 2}, "map_from_entries": {1, 1},
 	"transform": {2, 2}, "filter": {2, 2}, "exists": {2, 2}, "forall": {2, 2}, "aggregate": {3, 4}, "reduce": {3, 4},
 	"zip_with": {3, 3}, "transform_keys": {2, 2}, "transform_values": {2, 2}, "map_filter": {2, 2}, "map_zip_with": {3, 3},
-	"format_string": {1, -1}, "printf": {1, -1},
+	"format_string": {1, -1}, "printf": {1, -1}, "to_number": {2, 2}, "try_to_number": {2, 2},
 	"current_date": {0, 0}, "current_timestamp": {0, 0}, "now": {0, 0},
 }
 
