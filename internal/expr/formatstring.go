@@ -18,18 +18,17 @@ import (
 // format_string(fmt, args...) and printf as Spark's FormatString computes
 // them: java.util.Formatter with Locale.US over the arguments as Spark
 // holds them (a DATE is its day number, a TIMESTAMP its microseconds, a
-// DECIMAL Spark's Decimal, which only %s, %b and their upper cases
-// print). The format must be a constant: it is read as Java 17's
-// Formatter reads it, and a specifier Java refuses is refused when bound
-// with the name of Java's exception. A conversion given an argument of a
-// type it does not print fails the row as Java's
+// DECIMAL Spark's Decimal, which only %s, %b and their upper cases print).
+// The format is read as Java 17's Formatter reads it; a specifier Java
+// refuses is refused with the name of Java's exception, when bound for a
+// constant format, on the row for one a column gives. A conversion given
+// an argument of a type it does not print fails the row as Java's
 // IllegalFormatConversionException does (a NULL prints "null"). Java
 // prints a double from the digits of Double.toString, rounded half up;
-// they are the shortest that read back for the doubles between 2^-1022
-// and 2^53 (and floats between 2^-126 and 2^25 for %s), and depend on the
-// JVM version outside them, so a value there is refused on the row. %a,
-// %t and a binary, array, map, struct or interval argument are refused
-// when bound.
+// they are the shortest that read back for the doubles between 2^-1022 and
+// 2^53 (and floats between 2^-126 and 2^25 for %s), and depend on the JVM
+// version outside them, so a value there is refused on the row. %a, %t and
+// a binary, array, map, struct or interval argument are refused.
 
 // formatNames are the names of this file.
 var formatNames = map[string]bool{"format_string": true, "printf": true}
@@ -340,14 +339,11 @@ func convAccepts(c byte, k string) bool {
 
 // bindFormatString binds format_string and printf.
 func (b *binder) bindFormatString(e *Call) (node, error) {
-	format, err := b.constString(e, e.Args[0], "format")
+	f, err := b.stringOperand(e.Args[0])
 	if err != nil {
 		return nil, err
 	}
-	args := []node{&lit{v: nil, t: tString, src: e.Args[0]}}
-	if format != nil {
-		args[0] = &lit{v: *format, t: tString, src: e.Args[0]}
-	}
+	args := []node{f}
 	for _, a := range e.Args[1:] {
 		n, err := b.bind(a)
 		if err != nil {
@@ -355,48 +351,76 @@ func (b *binder) bindFormatString(e *Call) (node, error) {
 		}
 		args = append(args, n)
 	}
-	if format == nil {
+	l, constant := f.(*lit)
+	if !constant {
+		// A format read on each row may format any argument.
+		for i, a := range args[1:] {
+			if t := a.Type(); javaKind(t) == "" {
+				return nil, errAt(e.Args[i+1], "%s formats %s, of type %s, which Spark hands Java as an object whose text this engine does not reproduce; not supported", e.Name, e.Args[i+1], typeName(t))
+			}
+		}
+		return b.fold(&callN{fn: e.Name, args: args, t: tString}, e)
+	}
+	if l.v == nil {
 		return &lit{v: nil, t: tString, src: e}, nil
 	}
-	specs, err := parseJavaFormat(*format, len(args)-1)
+	format := l.v.(string)
+	specs, err := parseJavaFormat(format, len(args)-1)
+	if err == nil {
+		err = checkFormatArgs(specs, args)
+	}
 	if err != nil {
 		fe := err.(*formatError)
 		if fe.class == "" {
-			return nil, errAt(e.Args[0], "%s: the format %q: %s", e.Name, *format, fe.msg)
+			return nil, errAt(e.Args[0], "%s: the format %q: %s", e.Name, format, fe.msg)
 		}
-		return nil, errAt(e.Args[0], "%s: the format %q is refused, as Java's Formatter refuses it (%s)", e.Name, *format, fe)
-	}
-	for _, sp := range specs {
-		if sp.arg < 0 {
-			continue
-		}
-		a := e.Args[sp.arg+1]
-		t := args[sp.arg+1].Type()
-		k := javaKind(t)
-		switch {
-		case k == "":
-			return nil, errAt(a, "%s: %s formats %s, of type %s, which Spark hands Java as an object whose text this engine does not reproduce; not supported", e.Name, sp.src, a, typeName(t))
-		case sp.conv == 'h' && k == "org.apache.spark.sql.types.Decimal":
-			return nil, errAt(a, "%s: %s of the DECIMAL %s prints the hash code of Spark's Decimal, which this engine does not reproduce; not supported", e.Name, sp.src, a)
-		}
+		return nil, errAt(e.Args[0], "%s: the format %q is refused, as Java's Formatter refuses it (%s)", e.Name, format, fe)
 	}
 	return b.fold(&callN{fn: e.Name, args: args, t: tString}, e)
 }
 
+// checkFormatArgs refuses a specifier whose argument's Java text this
+// engine does not reproduce.
+func checkFormatArgs(specs []fmtSpec, args []node) error {
+	for _, sp := range specs {
+		if sp.arg < 0 {
+			continue
+		}
+		t := args[sp.arg+1].Type()
+		switch k := javaKind(t); {
+		case k == "":
+			return &formatError{"", fmt.Sprintf("%s formats argument %d, of type %s, which Spark hands Java as an object whose text this engine does not reproduce; not supported", sp.src, sp.arg+1, typeName(t))}
+		case sp.conv == 'h' && k == "org.apache.spark.sql.types.Decimal":
+			return &formatError{"", fmt.Sprintf("%s of the DECIMAL argument %d prints the hash code of Spark's Decimal, which this engine does not reproduce; not supported", sp.src, sp.arg+1)}
+		}
+	}
+	return nil
+}
+
 // formatStringFunction evaluates format_string and printf.
 func (ev *evaluator) formatStringFunction(n *callN, args []value) (value, error) {
-	format, _ := n.args[0].(*lit).v.(string)
-	specs, err := parseJavaFormat(format, len(n.args)-1)
-	if err != nil {
-		return value{}, err
-	}
 	types := make([]schema.Type, len(n.args))
 	for i, a := range n.args {
 		types[i] = a.Type()
 	}
+	last, lastSpecs := "", []fmtSpec(nil)
 	return ev.mapRows(args, tString, false, func(v []any) (any, error) {
+		format, ok := v[0].(string)
+		if !ok {
+			return nil, nil
+		}
+		if lastSpecs == nil || format != last {
+			specs, err := parseJavaFormat(format, len(n.args)-1)
+			if err == nil {
+				err = checkFormatArgs(specs, n.args)
+			}
+			if err != nil {
+				return nil, errs.New(errs.InvalidArgument, "", "%s(%q): %v", n.fn, format, err)
+			}
+			last, lastSpecs = format, specs
+		}
 		var sb strings.Builder
-		for _, sp := range specs {
+		for _, sp := range lastSpecs {
 			if sp.conv == 0 {
 				sb.WriteString(sp.text)
 				continue

@@ -43,6 +43,8 @@ var formatStringExprs = []string{
 	`format_string('%%|%5%|%-5%|%n|a%sb|%2$s%1$s', n, 'x')`,
 	`format_string('%s %s', 'only', 'extra', 'ignored')`,
 	`format_string(NULL, n)`,
+	`format_string(concat('%', CAST(n % 2 + 1 AS STRING), '$s|%.', CAST(n % 4 AS STRING), 'f|%<e'), dbl, dbl)`,
+	`format_string(if(n = 3, NULL, concat(s, ' %s')), n)`,
 	`format_string('%S|%s|%.2s|%5s|%-5s|%h|%H', 'straße', '😀x😀', '😀x😀', 'é', '😀', '😀x😀', '')`,
 }
 
@@ -89,7 +91,7 @@ func TestFormatStringRefusals(t *testing.T) {
 		{`format_string('%s', X'41')`, `not supported`},
 		{`format_string('%s', split(s, ','))`, `not supported`},
 		{`format_string('%h', 1.5)`, `hash code of Spark's Decimal`},
-		{`format_string(s, n)`, `constant format`},
+		{`format_string(s, split(s, ','))`, `not supported`},
 		{`format_string('%d', 1.5D)`, `IllegalFormatConversionException: d != java.lang.Double`},
 		{`format_string('%f', 1)`, `IllegalFormatConversionException: f != java.lang.Integer`},
 		{`format_string('%d', 1.5)`, `d != org.apache.spark.sql.types.Decimal`},
@@ -109,5 +111,7 @@ func TestFormatStringRefusals(t *testing.T) {
 		{`format_string('%s', CAST(s AS FLOAT) * CAST(1e8 AS FLOAT))`, `ERR|ERR|null`},
 		{`format_string('%S', concat(s, 'ﬀ'))`, `ERR|ERR|NULL`},
 		{`format_string('%d', CAST(s AS DOUBLE))`, `ERR|ERR|null`},
+		{`format_string(concat('%', s), n)`, `ERR|ERR|NULL`},
+		{`format_string(concat('%', s, '$s'), 'x')`, `ERR|x|NULL`},
 	})
 }
