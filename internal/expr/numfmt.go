@@ -23,12 +23,13 @@ import (
 // fraction digits cut them. A double of 2^53 or more is refused on the
 // row: its digits are those of the JVM's FloatingDecimal, which is not
 // shortest before Java 19 (1e23 prints as 99,999,999,999,999,990,000,000).
-// A pattern is read as DecimalFormat.applyLocalizedPattern reads it: a
+// A pattern (a column's, read on each row, or a constant) is read as
+// DecimalFormat.applyLocalizedPattern reads it: a
 // prefix and a suffix of literal text (quoted with '), an integer part of
 // # then 0 with , grouping, a fraction of 0 then #, % to multiply by 100
 // and a negative subpattern after ;. An exponent (E), per mille and
-// currency signs, and a pattern outside this shape are refused when
-// bound, naming the part.
+// currency signs, and a pattern outside this shape are refused, naming
+// the part (a constant pattern when bound).
 
 // decFormat is a parsed DecimalFormat pattern.
 type decFormat struct {
@@ -218,17 +219,12 @@ func (b *binder) bindFormatNumber(e *Call) (node, error) {
 		return nil, err
 	}
 	if isString(d.Type()) {
-		p, err := b.constString(e, e.Args[1], "DecimalFormat pattern")
-		if err != nil {
-			return nil, err
+		if l, ok := d.(*lit); ok && l.v != nil {
+			if _, err := parseDecimalPattern(l.v.(string)); err != nil {
+				return nil, errAt(e.Args[1], "format_number: %v", err)
+			}
 		}
-		if p == nil {
-			return &lit{v: nil, t: tString, src: e}, nil
-		}
-		if _, err := parseDecimalPattern(*p); err != nil {
-			return nil, errAt(e.Args[1], "format_number: %v", err)
-		}
-		return b.fold(&callN{fn: e.Name, args: []node{x, &lit{v: *p, t: tString, src: e.Args[1]}}, t: tString}, e)
+		return b.fold(&callN{fn: e.Name, args: []node{x, d}, t: tString}, e)
 	}
 	if d, err = b.narrowIntOperand(e, e.Args[1], false); err != nil {
 		return nil, err
@@ -239,22 +235,24 @@ func (b *binder) bindFormatNumber(e *Call) (node, error) {
 // formatNumberFunction evaluates format_number.
 func (ev *evaluator) formatNumberFunction(n *callN, args []value) (value, error) {
 	from := n.args[0].Type()
-	var pattern *decFormat
-	if l, ok := n.args[1].(*lit); ok && isString(l.t) {
-		p, err := parseDecimalPattern(l.v.(string))
-		if err != nil {
-			return value{}, err
-		}
-		pattern = p
-	}
+	last, lastFormat := "", (*decFormat)(nil)
 	return ev.mapRows(args, tString, true, func(v []any) (any, error) {
-		f := pattern
-		if f == nil {
-			d := int(v[1].(int32))
+		var f *decFormat
+		switch d := v[1].(type) {
+		case int32:
 			if d < 0 {
 				return nil, nil
 			}
-			f = fixedFormat(d)
+			f = fixedFormat(int(d))
+		case string:
+			if lastFormat == nil || d != last {
+				p, err := parseDecimalPattern(d)
+				if err != nil {
+					return nil, errs.New(errs.InvalidArgument, "", "format_number: %v", err)
+				}
+				last, lastFormat = d, p
+			}
+			f = lastFormat
 		}
 		return f.format(v[0], from)
 	})
