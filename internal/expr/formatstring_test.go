@@ -1,6 +1,9 @@
 package expr
 
 import (
+	"math"
+	"math/rand"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -114,4 +117,33 @@ func TestFormatStringRefusals(t *testing.T) {
 		{`format_string(concat('%', s), n)`, `ERR|ERR|NULL`},
 		{`format_string(concat('%', s, '$s'), 'x')`, `ERR|x|NULL`},
 	})
+}
+
+// Spark formats thousands of doubles as this package does: random bits
+// from 2^-1022 to 2^53, short decimals and ties of every magnitude, with
+// the precisions where Java's half-up rounding of its shortest digits
+// differs from rounding the binary value.
+func TestFormatStringDoublesAgreeWithSpark(t *testing.T) {
+	if testing.Short() {
+		t.Skip("interop with Spark: not in -short mode")
+	}
+	peers.Python(t)
+	s := peers.Spark(t)
+	r := rand.New(rand.NewSource(28))
+	var texts []*string
+	add := func(x float64) {
+		v := strconv.FormatFloat(x, 'e', -1, 64)
+		texts = append(texts, &v)
+	}
+	for i := 0; i < 600; i++ {
+		add(math.Float64frombits(r.Uint64()&(1<<52-1) | uint64(1+r.Intn(1075))<<52)) // 2^-1022 to 2^53
+		add(float64(r.Intn(2000001)-1000000) * math.Pow(10, float64(-r.Intn(25))))
+		add((float64(r.Intn(100000)) + 0.5) / math.Pow(10, float64(r.Intn(8))))
+	}
+	sc, rec, vals := regexBatch(t, texts)
+	var exprs []string
+	for _, f := range []string{"%s", "%e", "%.0e", "%.3e", "%.16e", "%f", "%.0f", "%.1f", "%.2f", "%.5f", "%.20f", "%g", "%.1g", "%.3g", "%.17g", "%,.2f"} {
+		exprs = append(exprs, "format_string('"+f+"', CAST(s AS DOUBLE))")
+	}
+	sparkAgrees(t, s, sc, rec, exprs, vals, "n, s")
 }
