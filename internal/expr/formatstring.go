@@ -224,11 +224,9 @@ func (sp *parsedSpec) check() error {
 	precision := &formatError{"IllegalFormatPrecisionException", strconv.Itoa(sp.prec)}
 	switch sp.conv {
 	case 'b', 'h', 's':
-		if sp.conv != 's' && sp.alt {
-			return mismatch('#')
-		}
-		if sp.conv == 's' && sp.alt {
-			// Only a java.util.Formattable takes '#', which no Spark value is.
+		if sp.alt {
+			// %s takes '#' only for a java.util.Formattable, which no
+			// Spark value is.
 			return mismatch('#')
 		}
 		if sp.width == -1 && sp.minus {
@@ -712,10 +710,10 @@ func (sp *fmtSpec) trailingSign(sb *strings.Builder, neg bool) {
 
 // adjustWidth is the width less the closing parenthesis of a negative.
 func (sp *fmtSpec) adjustWidth(neg bool) int {
-	if sp.width != -1 && neg && sp.paren {
-		return sp.width - 1
+	if sp.width == -1 {
+		return -1
 	}
-	return sp.width
+	return sp.adjustWidthOf(sp.width, neg)
 }
 
 // magnitude is Java's localizedMagnitude: the digits of mag (and its
@@ -838,6 +836,7 @@ func (sp *fmtSpec) printFloat(x float64) (string, error) {
 	return sp.justify(sb.String()), nil
 }
 
+// expLetter is the letter before the exponent.
 func (sp *fmtSpec) expLetter() string {
 	if sp.upper {
 		return "E"
@@ -845,6 +844,7 @@ func (sp *fmtSpec) expLetter() string {
 	return "e"
 }
 
+// adjustWidthOf is width w less the closing parenthesis of a negative.
 func (sp *fmtSpec) adjustWidthOf(w int, neg bool) int {
 	if neg && sp.paren {
 		return w - 1
