@@ -27,8 +27,10 @@ import (
 // prints a double from the digits of Double.toString, rounded half up;
 // they are the shortest that read back for the doubles between 2^-1022 and
 // 2^53 (and floats between 2^-126 and 2^25 for %s), and depend on the JVM
-// version outside them, so a value there is refused on the row. %a, %t and
-// a binary, array, map, struct or interval argument are refused.
+// version outside them, so a value there is refused on the row. %a is
+// Double.toHexString's significand rounded half to even, as Java's
+// Formatter.hexDouble rounds it. %t and a binary, array, map, struct or
+// interval argument are refused.
 
 // formatNames are the names of this file.
 var formatNames = map[string]bool{"format_string": true, "printf": true}
@@ -171,9 +173,6 @@ func parseSpec(format string, start int) (parsedSpec, int, error) {
 	if !strings.ContainsRune("bBhHsScCdoxXeEfgGaA%n", rune(c)) {
 		return sp, 0, &formatError{"UnknownFormatConversionException", "Conversion = '" + string(c) + "'"}
 	}
-	if c == 'a' || c == 'A' {
-		return sp, 0, &formatError{"", "the hexadecimal float conversion %a is not supported"}
-	}
 	for k := 0; k < len(flags); k++ {
 		if strings.IndexByte(flags[:k], flags[k]) >= 0 {
 			return sp, 0, &formatError{"DuplicateFormatFlagsException", "Flags = '" + flags[k:k+1] + "'"}
@@ -243,7 +242,7 @@ func (sp *parsedSpec) check() error {
 		if sp.width == -1 && sp.minus {
 			return missingWidth
 		}
-	case 'd', 'o', 'x', 'e', 'f', 'g':
+	case 'd', 'o', 'x', 'e', 'f', 'g', 'a':
 		if sp.width == -1 && (sp.minus || sp.zero) {
 			return missingWidth
 		}
@@ -265,6 +264,8 @@ func (sp *parsedSpec) check() error {
 			return bad(",")
 		case 'g':
 			return bad("#")
+		case 'a':
+			return bad("(,")
 		}
 	case '%':
 		if sp.prec != -1 {
@@ -329,7 +330,7 @@ func convAccepts(c byte, k string) bool {
 		return k == "java.lang.Byte" || k == "java.lang.Short" || k == "java.lang.Integer"
 	case 'd', 'o', 'x':
 		return k == "java.lang.Byte" || k == "java.lang.Short" || k == "java.lang.Integer" || k == "java.lang.Long"
-	case 'e', 'f', 'g':
+	case 'e', 'f', 'g', 'a':
 		return k == "java.lang.Float" || k == "java.lang.Double"
 	}
 	return false
@@ -767,6 +768,10 @@ func (sp *fmtSpec) printFloat(x float64) (string, error) {
 		sp.trailingSign(&sb, neg)
 		return sp.justify(sb.String()), nil
 	}
+	if sp.conv == 'a' {
+		sp.printHex(&sb, a, neg)
+		return sp.justify(sb.String()), nil
+	}
 	if err := checkJavaDigits(a); err != nil {
 		return "", err
 	}
@@ -927,4 +932,99 @@ func sciDigits(digits string, decExp, prec int, zero bool) (string, string) {
 		es = "0" + es
 	}
 	return mant, sign + es
+}
+
+// printHex is Java's %a of a (not negative, finite) after its sign:
+// Double.toHexString's significand, rounded half to even to the
+// precision's hexadecimal digits (a subnormal normalized first).
+func (sp *fmtSpec) printHex(sb *strings.Builder, a float64, neg bool) {
+	prec := sp.prec
+	switch prec {
+	case -1:
+		prec = 0
+	case 0:
+		prec = 1
+	}
+	s := hexDouble(a, prec)
+	if sp.upper {
+		sb.WriteString("0X")
+	} else {
+		sb.WriteString("0x")
+	}
+	if sp.zero {
+		lead := 2
+		if sp.space || sp.plus || neg {
+			lead = 3
+		}
+		if n := sp.width - len(s) - lead; n > 0 {
+			sb.WriteString(strings.Repeat("0", n))
+		}
+	}
+	mant, exp, _ := strings.Cut(s, "p")
+	if sp.upper {
+		mant = strings.ToUpper(mant)
+	}
+	if prec != 0 {
+		_, frac, _ := strings.Cut(mant, ".")
+		if len(frac) < prec {
+			mant += strings.Repeat("0", prec-len(frac))
+		}
+	}
+	sb.WriteString(mant)
+	if sp.upper {
+		sb.WriteByte('P')
+	} else {
+		sb.WriteByte('p')
+	}
+	sb.WriteString(exp)
+}
+
+// hexDouble is Java's Formatter.hexDouble: Double.toHexString without
+// its 0x, the significand rounded half to even to prec hexadecimal digits
+// when prec is 1 to 12.
+func hexDouble(d float64, prec int) string {
+	if d == 0 || prec == 0 || prec >= 13 {
+		return javaHexString(d)
+	}
+	subnormal := math.Float64bits(d)>>52 == 0
+	if subnormal {
+		d *= 0x1p54
+	}
+	shift := 52 - prec*4
+	bits := math.Float64bits(d)
+	signif := bits >> shift
+	rest := bits & (1<<shift - 1)
+	half := uint64(1) << (shift - 1)
+	if rest > half || rest == half && signif&1 == 1 {
+		signif++
+	}
+	r := math.Float64frombits(signif << shift)
+	if math.IsInf(r, 0) {
+		return "1.0p1024"
+	}
+	s := javaHexString(r)
+	if !subnormal {
+		return s
+	}
+	mant, exp, _ := strings.Cut(s, "p")
+	e, _ := strconv.Atoi(exp)
+	return mant + "p" + strconv.Itoa(e-54)
+}
+
+// javaHexString is Double.toHexString of d (not negative, finite)
+// without its 0x: 1.hhhp±e, 0.hhhp-1022 for a subnormal, trailing zeros of
+// the significand cut to one.
+func javaHexString(d float64) string {
+	if d == 0 {
+		return "0.0p0"
+	}
+	bits := math.Float64bits(d)
+	frac := strings.TrimRight(fmt.Sprintf("%013x", bits&(1<<52-1)), "0")
+	if frac == "" {
+		frac = "0"
+	}
+	if bits>>52 == 0 {
+		return "0." + frac + "p-1022"
+	}
+	return "1." + frac + "p" + strconv.Itoa(int(bits>>52)-1023)
 }

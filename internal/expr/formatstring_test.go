@@ -32,6 +32,8 @@ var formatStringExprs = []string{
 	`format_string('%,f|%,.2f|%+,015.2f|%(,.3f|% .2f|%10.3f|%-10.1f|%010.2f|%(010.2f', dbl, dbl, dbl, dbl, dbl, dbl, dbl, dbl, dbl)`,
 	`format_string('%g|%G|%.0g|%.1g|%.2g|%.3g|%.10g|%,g|%12.3g|%012.4g|%+g|%(g|%.17g', dbl, dbl, dbl, dbl, dbl, dbl, dbl, dbl, dbl, dbl, dbl, dbl, dbl)`,
 	`printf('%1$.2f %1$s %<e %2$d', dbl, n)`,
+	`format_string('%a|%A|%.0a|%.2a|%.12a|%.14a|%-22a|%022a|% a|%#a', dbl, dbl, dbl, dbl, dbl, dbl, dbl, dbl, dbl, dbl)`,
+	`format_string('%a|%.1a', dbl * 1e-310, CAST(dbl AS FLOAT) * 1e-310)`,
 	`format_string('%.3f|%s|%e', CAST(dbl / 1e3 AS FLOAT), CAST(n / 7 AS FLOAT), CAST(dbl / 1e3 AS FLOAT))`,
 	`format_string('%.1s|%5.3s|%-8s|%S|%10S', s, s, s, s, s)`,
 	`format_string('%d|%5d|%-7d|%07d|%+d|% d|%(d|%,d|%+,012d|%(,9d', n * 987654 - 7000000, n - 17, n * -3, n - 20, n, n, n - 17, n * 123457, -n * 98765, n * -1000)`,
@@ -90,7 +92,7 @@ func TestFormatStringRefusals(t *testing.T) {
 		{`format_string('%.2c', n)`, `IllegalFormatPrecisionException`},
 		{`format_string('%5n', n)`, `IllegalFormatWidthException`},
 		{`format_string('%tY', n)`, `date/time conversions`},
-		{`format_string('%a', 1.5D)`, `hexadecimal float`},
+		{`format_string('%(a', 1.5D)`, `FormatFlagsConversionMismatchException`},
 		{`format_string('%s', X'41')`, `not supported`},
 		{`format_string('%s', split(s, ','))`, `not supported`},
 		{`format_string('%h', 1.5)`, `hash code of Spark's Decimal`},
@@ -142,7 +144,7 @@ func TestFormatStringDoublesAgreeWithSpark(t *testing.T) {
 	}
 	sc, rec, vals := regexBatch(t, texts)
 	var exprs []string
-	for _, f := range []string{"%s", "%e", "%.0e", "%.3e", "%.16e", "%f", "%.0f", "%.1f", "%.2f", "%.5f", "%.20f", "%g", "%.1g", "%.3g", "%.17g", "%,.2f"} {
+	for _, f := range []string{"%s", "%e", "%.0e", "%.3e", "%.16e", "%f", "%.0f", "%.1f", "%.2f", "%.5f", "%.20f", "%g", "%.1g", "%.3g", "%.17g", "%,.2f", "%a", "%.1a", "%.3a", "%+020.13A"} {
 		exprs = append(exprs, "format_string('"+f+"', CAST(s AS DOUBLE))")
 	}
 	sparkAgrees(t, s, sc, rec, exprs, vals, "n, s")
