@@ -25,9 +25,8 @@ import (
 // an argument of a type it does not print fails the row as Java's
 // IllegalFormatConversionException does (a NULL prints "null"). Java
 // prints a double from the digits of Double.toString, rounded half up;
-// they are the shortest that read back for the doubles between 2^-1022 and
-// 2^53 (and floats between 2^-126 and 2^25 for %s), and depend on the JVM
-// version outside them, so a value there is refused on the row. %a is
+// they are the shortest that read back but where they depend on the JVM
+// version (jvmDependentDigits), where a value is refused on the row. %a is
 // Double.toHexString's significand rounded half to even, as Java's
 // Formatter.hexDouble rounds it. %t and a binary, array, map, struct or
 // interval argument are refused.
@@ -614,9 +613,8 @@ func javaToString(v any, t schema.Type) (string, error) {
 	case string:
 		return x, nil
 	case float32:
-		a := math.Abs(float64(x))
-		if a != 0 && !math.IsInf(a, 0) && !math.IsNaN(a) && (a < 0x1p-126 || a >= 0x1p25) {
-			return "", fmt.Errorf("the digits Java 17's Float.toString prints for %v depend on the JVM version (below 2^-126 or from 2^25); not supported", x)
+		if jvmDependentDigits(float64(x), 32) {
+			return "", fmt.Errorf("the digits Java 17's Float.toString prints for %v depend on the JVM version (subnormal, or from 2^24 to 2^66); not supported", x)
 		}
 		return formatDouble(float64(x), 32), nil
 	case float64:
@@ -631,11 +629,10 @@ func javaToString(v any, t schema.Type) (string, error) {
 }
 
 // checkJavaDigits refuses a double whose Double.toString digits Java 17
-// does not choose as the shortest.
+// does not choose as the shortest (jvmDependentDigits).
 func checkJavaDigits(x float64) error {
-	a := math.Abs(x)
-	if a != 0 && !math.IsInf(a, 0) && !math.IsNaN(a) && (a < 0x1p-1022 || a >= 0x1p53) {
-		return fmt.Errorf("the digits Java 17's Double.toString prints for %v depend on the JVM version (below 2^-1022 or from 2^53); not supported", x)
+	if jvmDependentDigits(x, 64) {
+		return fmt.Errorf("the digits Java 17's Double.toString prints for %v depend on the JVM version (subnormal, or from 2^52 to 2^85); not supported", x)
 	}
 	return nil
 }
