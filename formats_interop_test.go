@@ -16,25 +16,11 @@ import (
 // sparkGeneratedFormats are generated columns of format_string, printf
 // and format_number with a pattern, on a table Spark creates
 // (ts TIMESTAMP, v INT, s STRING, x DOUBLE, ...).
-var sparkGeneratedFormats = []generatedCol{
+var sparkGeneratedFormats = []struct{ col, typ, expr string }{
 	{"fs", "STRING", "format_string('%08.3f|%-7s|%e|%,.2f|%(.1f', x, s, x, x * 1000, -x)"},
 	{"pf", "STRING", "printf('%2$S %1$.0f %<g %3$05x %3$d', x, s, hour(ts))"},
 	{"fp", "STRING", "format_number(x * 1000, '#,##0.0#;(#)')"},
 	{"fpd", "STRING", "format_number(CAST(x AS DECIMAL(12, 4)), '0.00%')"},
-}
-
-// generatedCol is a generated column: its name, type and expression.
-type generatedCol struct{ col, typ, expr string }
-
-// generatedDDL is the column definitions of gs for Spark's CREATE TABLE
-// and, for each, the condition of a row whose value is not its
-// expression.
-func generatedDDL(gs []generatedCol) (cols, wrong []string) {
-	for _, g := range gs {
-		cols = append(cols, fmt.Sprintf("%s %s GENERATED ALWAYS AS (%s)", g.col, g.typ, g.expr))
-		wrong = append(wrong, fmt.Sprintf("%s IS DISTINCT FROM %s", g.col, g.expr))
-	}
-	return cols, wrong
 }
 
 // TestSparkGeneratedFormatColumns: on a table Spark creates with
