@@ -83,35 +83,20 @@ func (ev *evaluator) bitFunction(n *callN, args []value) (value, error) {
 				}
 				return int32(0), nil
 			}
-			return int32(bits.OnesCount64(uint64(integral64(v[0])))), nil
+			return int32(bits.OnesCount64(uint64(toInt64(v[0])))), nil
 		}
-		x := integral64(v[0])
+		x := toInt64(v[0])
 		var r int64
 		switch n.fn {
 		case "~":
 			r = ^x
 		case "&":
-			r = x & integral64(v[1])
+			r = x & toInt64(v[1])
 		case "|":
-			r = x | integral64(v[1])
+			r = x | toInt64(v[1])
 		default:
-			r = x ^ integral64(v[1])
+			r = x ^ toInt64(v[1])
 		}
 		return narrowInt(r, n.t) // within the type: the operands are
 	})
-}
-
-// integral64 is an integral Go value (int8 to int64) as an int64.
-func integral64(v any) int64 {
-	switch x := v.(type) {
-	case int8:
-		return int64(x)
-	case int16:
-		return int64(x)
-	case int32:
-		return int64(x)
-	case int64:
-		return x
-	}
-	return 0
 }
