@@ -2,7 +2,6 @@ package deltalite_test
 
 import (
 	"context"
-	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -100,14 +99,4 @@ func TestSparkGeneratedCollectionColumns(t *testing.T) {
 		return err
 	})
 	sparkRechecksGenerated(t, s, dir, wrong)
-}
-
-// generatedDDL is the column definitions of gens for Spark's CREATE TABLE,
-// and for each the condition of a row whose value is not its expression.
-func generatedDDL(gens []struct{ col, typ, expr string }) (cols, wrong []string) {
-	for _, g := range gens {
-		cols = append(cols, fmt.Sprintf("%s %s GENERATED ALWAYS AS (%s)", g.col, g.typ, g.expr))
-		wrong = append(wrong, fmt.Sprintf("%s IS DISTINCT FROM %s", g.col, g.expr))
-	}
-	return cols, wrong
 }

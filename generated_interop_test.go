@@ -50,11 +50,8 @@ func TestSparkGeneratedDatetimeColumns(t *testing.T) {
 	}
 	ctx := context.Background()
 	dir := filepath.Join(t.TempDir(), "gen")
-	var cols, wrong, sparkValues, ours []string
-	for _, g := range sparkGeneratedDatetime {
-		cols = append(cols, fmt.Sprintf("%s %s GENERATED ALWAYS AS (%s)", g.col, g.typ, g.expr))
-		wrong = append(wrong, fmt.Sprintf("%s IS DISTINCT FROM %s", g.col, g.expr))
-	}
+	var sparkValues, ours []string
+	cols, wrong := generatedDDL(sparkGeneratedDatetime)
 	for i, ts := range sparkGeneratedTimestamps {
 		sparkValues = append(sparkValues, fmt.Sprintf("(TIMESTAMP '%s', %d)", ts, i))
 		ours = append(ours, fmt.Sprintf(`{"ts":"%sZ","v":%d}`, strings.Replace(ts, " ", "T", 1), 100+i))
@@ -328,4 +325,14 @@ func TestSparkRefusesInGeneratedColumns(t *testing.T) {
 			t.Errorf("%s: the refusal left a log", c.expr)
 		}
 	}
+}
+
+// generatedDDL is the column definitions of gens for Spark's CREATE TABLE,
+// and for each the condition of a row whose value is not its expression.
+func generatedDDL(gens []struct{ col, typ, expr string }) (cols, wrong []string) {
+	for _, g := range gens {
+		cols = append(cols, fmt.Sprintf("%s %s GENERATED ALWAYS AS (%s)", g.col, g.typ, g.expr))
+		wrong = append(wrong, fmt.Sprintf("%s IS DISTINCT FROM %s", g.col, g.expr))
+	}
+	return cols, wrong
 }

@@ -39,11 +39,7 @@ func TestSparkGeneratedJSONColumns(t *testing.T) {
 	}
 	ctx := context.Background()
 	dir := filepath.Join(t.TempDir(), "genjson")
-	var cols, wrong []string
-	for _, g := range sparkGeneratedJSON {
-		cols = append(cols, fmt.Sprintf("%s %s GENERATED ALWAYS AS (%s)", g.col, g.typ, g.expr))
-		wrong = append(wrong, fmt.Sprintf("%s IS DISTINCT FROM %s", g.col, g.expr))
-	}
+	cols, wrong := generatedDDL(sparkGeneratedJSON)
 	const check = `length(to_json(st)) >= 2 AND get_json_object(s, '$.k[*].v') IS DISTINCT FROM '"bad"'`
 	rows := []struct{ spark, ours string }{
 		{`('{"k":[{"v":1},{"v":"x"},{"w":2}]}', named_struct('a', 1, 'b', array('x', NULL), 'd', DATE'2024-02-29'), map('a', 1, 'b', NULL))`,

@@ -77,11 +77,8 @@ func TestSparkGeneratedScalarColumns(t *testing.T) {
 // predicates of a row differing from its expressions.
 func sparkGeneratedTable(t *testing.T, dir string, gens []struct{ col, typ, expr string }, then ...string) (*peers.SparkSession, []arrow.Field, []string) {
 	t.Helper()
-	var cols, wrong, theirs, ours []string
-	for _, g := range gens {
-		cols = append(cols, fmt.Sprintf("%s %s GENERATED ALWAYS AS (%s)", g.col, g.typ, g.expr))
-		wrong = append(wrong, fmt.Sprintf("%s IS DISTINCT FROM %s", g.col, g.expr))
-	}
+	var theirs, ours []string
+	cols, wrong := generatedDDL(gens)
 	secs := []int64{1709287445, -1, 0, 4102444800, 86399}
 	for i, ts := range sparkGeneratedTimestamps {
 		text := strings.ReplaceAll(ts[:19], "-", "/")

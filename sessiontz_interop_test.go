@@ -72,11 +72,8 @@ func sessionZoneRoundTrip(t *testing.T, s *peers.SparkSession, zone string) {
 		}
 	}
 	dir := filepath.Join(t.TempDir(), "tz")
-	var cols, wrong, sparkValues, ours []string
-	for _, g := range sessionZoneGenerated {
-		cols = append(cols, fmt.Sprintf("%s %s GENERATED ALWAYS AS (%s)", g.col, g.typ, g.expr))
-		wrong = append(wrong, fmt.Sprintf("%s IS DISTINCT FROM %s", g.col, g.expr))
-	}
+	var sparkValues, ours []string
+	cols, wrong := generatedDDL(sessionZoneGenerated)
 	row := func(at string, v int) (spark, ours string) {
 		tm, err := time.Parse(time.RFC3339, at)
 		if err != nil {
